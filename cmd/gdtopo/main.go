@@ -1,0 +1,14 @@
+// Command gdtopo tells how well GPUDirect RDMA can work on a machine: it reads
+// the PCIe tree, labels every accelerator-NIC path the way nvidia-smi and
+// NCCL do, and says why. Run "gdtopo help" for the commands.
+package main
+
+import (
+	"os"
+
+	"github.com/gdtopo/gdtopo/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+}

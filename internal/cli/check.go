@@ -1,0 +1,306 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gdtopo/gdtopo/internal/render"
+	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// checkOptions are gdtopo check's inputs.
+type checkOptions struct {
+	*globalOptions
+	Source string
+}
+
+func newCmdCheck(g *globalOptions) *cobra.Command {
+	opts := &checkOptions{globalOptions: g}
+	return &cobra.Command{
+		Use:   "check [SOURCE]",
+		Short: "Report how every accelerator reaches every NIC",
+		Long: `Check reads SOURCE (this machine when omitted) and prints a summary of the host,
+the accelerator x NIC matrix in nvidia-smi's labels with CPU and NUMA affinity,
+and one row per accelerator-NIC pair: nvidia-smi's label, NCCL's label, the path
+in plain words and its narrowest PCIe link.`,
+		Example: `  $ gdtopo check
+  $ gdtopo check fixtures/hgx-h100
+  $ gdtopo check host.tar.bz2 -o json`,
+		Args: args(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if len(a) == 1 {
+				opts.Source = a[0]
+			}
+			return checkRun(opts)
+		},
+	}
+}
+
+func checkRun(opts *checkOptions) error {
+	f, err := opts.format()
+	if err != nil {
+		return err
+	}
+	a, err := opts.load(opts.Source, false)
+	if err != nil {
+		return err
+	}
+	pairs := a.g.Pairs()
+	if f == render.JSON {
+		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, pairs))
+	}
+	w := opts.IO.Out
+	if f == render.Markdown {
+		fmt.Fprintf(w, "# gdtopo check: %s\n", a.src.Name)
+	}
+	render.Heading(w, f, "Summary")
+	if err := render.Table(w, f, []string{"Item", "Value"}, a.summary()); err != nil {
+		return err
+	}
+	accels := a.g.OfKind(topology.KindAccelerator)
+	if len(accels) == 0 {
+		fmt.Fprintf(w, "\nno accelerators found among %d PCI functions\n", len(a.g.Devices))
+		return a.writeWarnings(w, f)
+	}
+	nics := a.g.OfKind(topology.KindNIC)
+	accelNIC := topology.PairsOf(pairs, topology.KindAccelerator, topology.KindNIC)
+	if len(nics) == 0 {
+		fmt.Fprintf(w, "\nno NICs found among %d PCI functions: nothing for GPUDirect RDMA to use\n", len(a.g.Devices))
+	} else {
+		render.Heading(w, f, "Accelerator x NIC (nvidia-smi labels)")
+		if err := a.writeMatrix(w, f, accels, nics, pairs); err != nil {
+			return err
+		}
+		render.Heading(w, f, "Accelerator-NIC pairs")
+		if err := a.writePairs(w, f, accelNIC); err != nil {
+			return err
+		}
+	}
+	return a.writeWarnings(w, f)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// summary is the check's first table.
+func (a *analysis) summary() [][]string {
+	s := a.g.System
+	unknown := func(v string) string {
+		if v == "" {
+			return "unknown"
+		}
+		return v
+	}
+	cpu := unknown(s.CPUModel)
+	if s.Sockets > 0 {
+		cpu = fmt.Sprintf("%d x %s", s.Sockets, cpu)
+	}
+	if s.CPUVendor != "" && s.CPUFamily >= 0 {
+		cpu += fmt.Sprintf(" (%s family %d model %d)", s.CPUVendor, s.CPUFamily, s.CPUModelID)
+	}
+	if s.LogicalCPUs > 0 {
+		cpu += fmt.Sprintf(", %d logical CPUs", s.LogicalCPUs)
+	}
+	numa := "unknown"
+	if n := len(s.NUMANodes); n > 0 {
+		var per []string
+		for _, node := range s.NUMANodes {
+			sock := "socket ?"
+			if node.Socket >= 0 {
+				sock = "socket " + strconv.Itoa(node.Socket)
+			}
+			per = append(per, fmt.Sprintf("%d: %s", node.ID, sock))
+		}
+		numa = fmt.Sprintf("%d (%s)", n, strings.Join(per, ", "))
+	}
+	lacks := "nothing"
+	if len(a.g.Lacks) > 0 {
+		lacks = strings.Join(a.g.Lacks, "; ")
+	}
+	switches := a.g.Switches()
+	return [][]string{
+		{"Source", fmt.Sprintf("%s (%s)", a.src.Name, a.src.Format)},
+		{"Host", unknown(s.Hostname)},
+		{"CPU", cpu},
+		{"NUMA nodes", numa},
+		{"Accelerators", a.census(a.g.OfKind(topology.KindAccelerator))},
+		{"NICs", a.census(a.g.OfKind(topology.KindNIC))},
+		{"PCIe switches", a.census(switches)},
+		{"PCI functions", strconv.Itoa(len(a.g.Devices))},
+		{"Source lacks", lacks},
+	}
+}
+
+// census counts devices by model: "8 x NVIDIA H100 SXM5 80GB".
+func (a *analysis) census(ds []*topology.Device) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	count := map[string]int{}
+	var order []string
+	for _, d := range ds {
+		n := d.Name
+		if d.PortRateGbps > 0 {
+			n += fmt.Sprintf(" (%g Gb/s)", d.PortRateGbps)
+		}
+		if count[n] == 0 {
+			order = append(order, n)
+		}
+		count[n]++
+	}
+	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] > count[order[j]] })
+	parts := make([]string, len(order))
+	for i, n := range order {
+		parts[i] = fmt.Sprintf("%d x %s", count[n], n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// pairIndex finds a pair's labels by its two devices, either order.
+func pairIndex(pairs []topology.Pair) map[[2]*topology.Device]topology.Pair {
+	idx := make(map[[2]*topology.Device]topology.Pair, 2*len(pairs))
+	for _, p := range pairs {
+		idx[[2]*topology.Device{p.A, p.B}] = p
+		idx[[2]*topology.Device{p.B, p.A}] = p
+	}
+	return idx
+}
+
+// affinity returns a device's CPU and NUMA affinity columns.
+func affinity(d *topology.Device) (string, string) {
+	cpus, numa := d.LocalCPUs, "N/A"
+	if cpus == "" {
+		cpus = "N/A"
+	}
+	if d.NUMANode >= 0 {
+		numa = strconv.Itoa(d.NUMANode)
+		if d.NUMAFrom == topology.NUMAFromHostBridge {
+			numa += " (host bridge)"
+		}
+	}
+	return cpus, numa
+}
+
+// writeMatrix writes rows × cols of nvidia-smi labels with affinity columns
+// for the rows, "X" where a device meets itself, and a NIC legend.
+func (a *analysis) writeMatrix(w io.Writer, f render.Format, rows, cols []*topology.Device, pairs []topology.Pair) error {
+	idx := pairIndex(pairs)
+	header := []string{""}
+	for _, c := range cols {
+		header = append(header, a.aliases[c])
+	}
+	header = append(header, "CPU Affinity", "NUMA Affinity")
+	var body [][]string
+	for _, r := range rows {
+		line := []string{a.aliases[r]}
+		for _, c := range cols {
+			switch p, ok := idx[[2]*topology.Device{r, c}]; {
+			case r == c:
+				line = append(line, "X")
+			case ok:
+				line = append(line, labelText(p.SMI, p.LabelUncertain))
+			default:
+				line = append(line, "")
+			}
+		}
+		cpus, numa := "", ""
+		if r.Kind == topology.KindAccelerator {
+			cpus, numa = affinity(r)
+		}
+		body = append(body, append(line, cpus, numa))
+	}
+	if err := render.Table(w, f, header, body); err != nil {
+		return err
+	}
+	var legend []string
+	for _, c := range cols {
+		if c.Kind == topology.KindNIC {
+			legend = append(legend, fmt.Sprintf("%s: %s", a.aliases[c], nicLegend(c)))
+		}
+	}
+	if len(legend) > 0 {
+		fmt.Fprintf(w, "\nNIC legend: %s\n", strings.Join(legend, ", "))
+	}
+	return nil
+}
+
+// labelText marks a label that rests on a guess with "?".
+func labelText(l topology.Label, uncertain bool) string {
+	if uncertain {
+		return string(l) + "?"
+	}
+	return string(l)
+}
+
+func nicLegend(d *topology.Device) string {
+	s := nicName(d)
+	if s == "" {
+		return d.BDF()
+	}
+	return s + " (" + d.BDF() + ")"
+}
+
+// writePairs writes one row per accelerator-NIC pair.
+func (a *analysis) writePairs(w io.Writer, f render.Format, pairs []topology.Pair) error {
+	var rows [][]string
+	var notes []string
+	for _, p := range pairs {
+		bottleneck := "unknown"
+		if p.BottleneckGbps > 0 {
+			bottleneck = fmt.Sprintf("%g Gb/s", p.BottleneckGbps)
+		}
+		rows = append(rows, []string{
+			a.aliases[p.A] + " " + p.A.BDF(), a.label(p.B) + " " + p.B.BDF(),
+			labelText(p.SMI, p.LabelUncertain), labelText(p.NCCL, p.LabelUncertain), p.Path, bottleneck, strconv.Itoa(len(p.Hops)),
+		})
+		for _, n := range p.Notes {
+			notes = append(notes, fmt.Sprintf("%s-%s: %s", a.aliases[p.A], a.aliases[p.B], n))
+		}
+	}
+	if err := render.Table(w, f, []string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops"}, rows); err != nil {
+		return err
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(w, "\nNotes:\n")
+		for _, n := range dedupe(notes) {
+			fmt.Fprintf(w, "  %s\n", n)
+		}
+	}
+	return nil
+}
+
+// dedupe drops repeated lines, keeping the first of each.
+func dedupe(lines []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lines {
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// writeWarnings lists what could not be read.
+func (a *analysis) writeWarnings(w io.Writer, f render.Format) error {
+	if len(a.g.Warnings) == 0 {
+		return nil
+	}
+	render.Heading(w, f, fmt.Sprintf("Warnings (%d)", len(a.g.Warnings)))
+	var rows [][]string
+	for _, x := range a.g.Warnings {
+		rows = append(rows, []string{x.Subject, x.Message})
+	}
+	return render.Table(w, f, []string{"Where", "What"}, rows)
+}

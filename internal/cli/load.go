@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/gdtopo/gdtopo/internal/names"
+	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// analysis is a source read into a graph, with names resolved.
+type analysis struct {
+	src     *source.Source
+	g       *topology.Graph
+	names   *names.Resolver
+	aliases map[*topology.Device]string
+}
+
+// load opens SOURCE ("" for the live machine) and reads its graph. Model
+// names are set for accelerators, NICs and switches, from the built-in table
+// first so pci.ids is parsed only when needed; allNames names every device.
+func (o *globalOptions) load(name string, allNames bool) (*analysis, error) {
+	var src *source.Source
+	if name == "" {
+		src = source.Live()
+	} else {
+		var err error
+		if src, err = source.Open(name); err != nil {
+			return nil, err
+		}
+	}
+	g, err := topology.ReadSysfs(src.Root)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", src.Name, err)
+	}
+	for _, w := range src.Warnings {
+		g.Warnings = append(g.Warnings, topology.Warning{Subject: src.Name, Message: w})
+	}
+	if name == "" && os.Geteuid() != 0 {
+		g.Lacks = append(g.Lacks, "root: config space past 64 bytes (ACS, ATS, DevCtl) needs it; run as root to see them")
+	}
+	a := &analysis{src: src, g: g, names: names.New(o.PCIIDs), aliases: report.Aliases(g)}
+	for _, d := range g.Devices {
+		switch {
+		case allNames, d.Kind == topology.KindAccelerator, d.Kind == topology.KindNIC,
+			d.Kind == topology.KindNVSwitch, d.Role == topology.RoleUpstream:
+			d.Name = a.names.Device(d.VendorID, d.DeviceID)
+		}
+	}
+	if err := a.names.Err(); err != nil && o.PCIIDs != "" {
+		return nil, err
+	}
+	return a, nil
+}
+
+// sourceInfo describes the source for reports.
+func (a *analysis) sourceInfo() report.Source {
+	return report.Source{Name: a.src.Name, Kind: string(a.src.Kind), Format: a.src.Format}
+}
+
+// label names a device in tables: "GPU0", "NIC0 (mlx5_0)", or its BDF.
+func (a *analysis) label(d *topology.Device) string {
+	s := a.aliases[d]
+	if s == "" {
+		return d.BDF()
+	}
+	if d.Kind == topology.KindNIC {
+		if n := nicName(d); n != "" {
+			s += " " + n
+		}
+	}
+	return s
+}
+
+// nicName is a NIC's RDMA name, else its first network interface.
+func nicName(d *topology.Device) string {
+	if len(d.RDMA) > 0 {
+		return d.RDMA[0]
+	}
+	if len(d.Netdevs) > 0 {
+		return d.Netdevs[0]
+	}
+	return ""
+}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gdtopo/gdtopo/internal/render"
+	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// matrixOptions are gdtopo matrix's inputs.
+type matrixOptions struct {
+	*globalOptions
+	Source string
+}
+
+func newCmdMatrix(g *globalOptions) *cobra.Command {
+	opts := &matrixOptions{globalOptions: g}
+	return &cobra.Command{
+		Use:   "matrix [SOURCE]",
+		Short: "Print the nvidia-smi topo -m style matrix of accelerators and NICs",
+		Long: `Matrix prints every accelerator and NIC against every other with nvidia-smi's
+labels, CPU and NUMA affinity for accelerators, and the NIC legend.
+
+NVLink is not visible in sysfs: accelerator pairs show their PCIe path, where
+nvidia-smi would print NV# for NVLink-connected GPUs.`,
+		Example: `  $ gdtopo matrix fixtures/dgx-a100`,
+		Args:    args(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if len(a) == 1 {
+				opts.Source = a[0]
+			}
+			return matrixRun(opts)
+		},
+	}
+}
+
+func matrixRun(opts *matrixOptions) error {
+	f, err := opts.format()
+	if err != nil {
+		return err
+	}
+	a, err := opts.load(opts.Source, false)
+	if err != nil {
+		return err
+	}
+	pairs := a.g.Pairs()
+	if f == render.JSON {
+		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, pairs).Pairs)
+	}
+	ends := append(a.g.OfKind(topology.KindAccelerator), a.g.OfKind(topology.KindNIC)...)
+	if len(ends) == 0 {
+		fmt.Fprintf(opts.IO.Out, "no accelerators or NICs found among %d PCI functions\n", len(a.g.Devices))
+		return nil
+	}
+	if err := a.writeMatrix(opts.IO.Out, f, ends, ends, pairs); err != nil {
+		return err
+	}
+	fmt.Fprint(opts.IO.Out, legend)
+	return nil
+}
+
+// legend is nvidia-smi's, verbatim (nccl-semantics.md §2.1), less NV#.
+const legend = `
+Legend:
+
+  X    = Self
+  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)
+  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node
+  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)
+  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)
+  PIX  = Connection traversing at most a single PCIe bridge
+  ?    = the label rests on an unknown NUMA node (see gdtopo check)
+`

@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gdtopo/gdtopo/internal/render"
+	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// pathOptions are gdtopo path's inputs.
+type pathOptions struct {
+	*globalOptions
+	A, B   string
+	Source string
+}
+
+func newCmdPath(g *globalOptions) *cobra.Command {
+	opts := &pathOptions{globalOptions: g}
+	return &cobra.Command{
+		Use:   "path A B [SOURCE]",
+		Short: "Show the path between two devices hop by hop",
+		Long: `Path shows every hop between devices A and B with the link it crosses, and the
+labels nvidia-smi and NCCL give the pair.
+
+A device is named by its address (0000:18:00.0 or 18:00.0), its RDMA or network
+interface name (mlx5_0, ibp24s0), or its index in gdtopo's tables (GPU0, NIC3).`,
+		Example: `  $ gdtopo path GPU0 mlx5_0
+  $ gdtopo path 18:00.0 NIC1 fixtures/hgx-h100`,
+		Args: args(cobra.RangeArgs(2, 3)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			opts.A, opts.B = a[0], a[1]
+			if len(a) == 3 {
+				opts.Source = a[2]
+			}
+			return pathRun(opts)
+		},
+	}
+}
+
+func pathRun(opts *pathOptions) error {
+	f, err := opts.format()
+	if err != nil {
+		return err
+	}
+	a, err := opts.load(opts.Source, false)
+	if err != nil {
+		return err
+	}
+	da, err := a.find(opts.A)
+	if err != nil {
+		return err
+	}
+	db, err := a.find(opts.B)
+	if err != nil {
+		return err
+	}
+	if da == db {
+		return fmt.Errorf("%s and %s are the same device (%s)", opts.A, opts.B, da.BDF())
+	}
+	p := a.g.Classify(da, db)
+	if f == render.JSON {
+		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, []topology.Pair{p}).Pairs[0])
+	}
+	w := opts.IO.Out
+	fmt.Fprintf(w, "%s %s -> %s %s: nvidia-smi %s, NCCL %s, %s\n",
+		a.label(da), da.BDF(), a.label(db), db.BDF(),
+		labelText(p.SMI, p.LabelUncertain), labelText(p.NCCL, p.LabelUncertain), p.Path)
+	var rows [][]string
+	for i, h := range p.Hops {
+		link, gbps := "", ""
+		if h.Kind == topology.HopPCIe {
+			link, gbps = "unknown", "unknown"
+			if h.Link.Known() {
+				link, gbps = h.Link.String(), fmt.Sprintf("%g", h.Gbps)
+			}
+		}
+		rows = append(rows, []string{strconv.Itoa(i + 1), h.From, h.To, strings.ReplaceAll(string(h.Kind), "_", " "), link, gbps})
+	}
+	render.Heading(w, f, "Hops")
+	if err := render.Table(w, f, []string{"#", "From", "To", "Crosses", "Link", "Gb/s"}, rows); err != nil {
+		return err
+	}
+	if p.BottleneckGbps > 0 {
+		fmt.Fprintf(w, "\nBottleneck: %g Gb/s (narrowest current PCIe link, by NCCL's per-lane table)\n", p.BottleneckGbps)
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(w, "Note: %s\n", n)
+	}
+	return nil
+}
+
+// find resolves a device name given on the command line.
+func (a *analysis) find(name string) (*topology.Device, error) {
+	upper := strings.ToUpper(name)
+	for d, alias := range a.aliases {
+		if alias == upper {
+			return d, nil
+		}
+	}
+	if addr, err := topology.ParseBDF(name); err == nil {
+		if d := a.g.Device(addr); d != nil {
+			return d, nil
+		}
+		if !strings.Contains(strings.TrimSuffix(name, ":"), ":") || strings.Count(name, ":") == 1 {
+			// A short address may name a function in any domain.
+			var found []*topology.Device
+			for _, d := range a.g.Devices {
+				if d.Addr.Bus == addr.Bus && d.Addr.Device == addr.Device && d.Addr.Function == addr.Function {
+					found = append(found, d)
+				}
+			}
+			if len(found) == 1 {
+				return found[0], nil
+			}
+			if len(found) > 1 {
+				return nil, fmt.Errorf("%s is ambiguous in %s: give the domain, e.g. %s", name, a.src.Name, found[0].BDF())
+			}
+		}
+	}
+	for _, d := range a.g.Devices {
+		for _, n := range append(append([]string{}, d.RDMA...), d.Netdevs...) {
+			if n == name {
+				return d, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("no device %q in %s: name one by address (0000:18:00.0 or 18:00.0), RDMA or network name (mlx5_0), or table index (GPU0, NIC0)", name, a.src.Name)
+}

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/gdtopo/gdtopo/internal/render"
+)
+
+// version is gdtopo's version, shown by --version.
+const version = "0.1.0-dev"
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	IO     *Streams
+	Output string // -o
+	PCIIDs string // --pci-ids
+}
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(io *Streams) *cobra.Command {
+	opts := &globalOptions{IO: io}
+	root := &cobra.Command{
+		Use:   "gdtopo",
+		Short: "Tell how well GPUDirect RDMA can work on a machine, why, and what to change",
+		Long: `gdtopo reads a machine's PCIe tree and NUMA layout and labels every
+accelerator-NIC path the way nvidia-smi topo -m (PIX, PXB, PHB, NODE, SYS) and
+NCCL do, with the links on the way and the narrowest of them.
+
+SOURCE is what to read, recognised by what it is:
+  (nothing)         this machine's live /sys and /proc
+  DIR               a captured tree: a folder holding sys/ (and proc/)
+  FILE.tar[.gz|.bz2|.zst]
+                    a snapshot archive, read in memory (hwloc-gather-topology
+                    tarballs and ghw snapshots as they are)
+
+Exit status: 0 ok, 1 error, 2 usage, 3 problems found at or above --fail-on.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(io.Out)
+	root.SetErr(io.Err)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.CompletionOptions.HiddenDefaultCmd = true
+	root.PersistentFlags().StringVarP(&opts.Output, "output", "o", string(render.Text), "output format: table, json or markdown")
+	root.PersistentFlags().StringVar(&opts.PCIIDs, "pci-ids", "", "pci.ids file for device names (default: the system's, never downloaded)")
+	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(render.Formats, cobra.ShellCompDirectiveNoFileComp))
+	root.AddCommand(newCmdCheck(opts), newCmdMatrix(opts), newCmdTree(opts), newCmdPath(opts))
+	return root
+}
+
+// format checks -o.
+func (o *globalOptions) format() (render.Format, error) {
+	f, err := render.ParseFormat(o.Output)
+	if err != nil {
+		return "", &usageError{err}
+	}
+	return f, nil
+}

@@ -1,0 +1,214 @@
+// Package report turns a topology graph into gdtopo's documented JSON
+// schema. The structs here are gdtopo's own: stable snake_case fields that
+// change only with SchemaVersion.
+package report
+
+import (
+	"fmt"
+
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// SchemaVersion is the version of the JSON layout below.
+const SchemaVersion = 1
+
+// Report is one source's analysis.
+type Report struct {
+	SchemaVersion int          `json:"schema_version"`
+	Source        Source       `json:"source"`
+	System        System       `json:"system"`
+	HostBridges   []HostBridge `json:"host_bridges"`
+	Devices       []Device     `json:"devices"`
+	Pairs         []Pair       `json:"pairs"`
+	Warnings      []Warning    `json:"warnings"`
+	Lacks         []string     `json:"lacks"`
+}
+
+// Source names what was read.
+type Source struct {
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	Format string `json:"format"`
+}
+
+// System is the host around the PCI tree; "" and -1 mean unknown.
+type System struct {
+	Hostname    string     `json:"hostname"`
+	CPUVendor   string     `json:"cpu_vendor"`
+	CPUModel    string     `json:"cpu_model"`
+	CPUFamily   int        `json:"cpu_family"`
+	CPUModelID  int        `json:"cpu_model_id"`
+	Sockets     int        `json:"sockets"`
+	LogicalCPUs int        `json:"logical_cpus"`
+	NUMANodes   []NUMANode `json:"numa_nodes"`
+	Cmdline     *string    `json:"kernel_cmdline"` // null when not captured
+}
+
+// NUMANode is one NUMA node.
+type NUMANode struct {
+	ID        int    `json:"id"`
+	CPUs      string `json:"cpus"`
+	Distances []int  `json:"distances"`
+	Socket    int    `json:"socket"`
+}
+
+// HostBridge is one PCI root bus.
+type HostBridge struct {
+	Name     string `json:"name"`
+	NUMANode int    `json:"numa_node"`
+	Socket   int    `json:"socket"`
+}
+
+// Link is a PCIe link; zeros mean unknown.
+type Link struct {
+	CurrentGTs   float64 `json:"current_gts"`
+	CurrentWidth int     `json:"current_width"`
+	MaxGTs       float64 `json:"max_gts"`
+	MaxWidth     int     `json:"max_width"`
+}
+
+// Device is one PCI function.
+type Device struct {
+	BDF               string   `json:"bdf"`
+	Alias             string   `json:"alias,omitempty"` // GPU0, NIC0: the index used in tables
+	Kind              string   `json:"kind"`
+	Role              string   `json:"role,omitempty"`
+	Class             string   `json:"class"` // 6 hex digits: base, sub-class, prog-if
+	VendorID          string   `json:"vendor_id"`
+	DeviceID          string   `json:"device_id"`
+	SubsystemVendorID string   `json:"subsystem_vendor_id,omitempty"`
+	SubsystemDeviceID string   `json:"subsystem_device_id,omitempty"`
+	Name              string   `json:"name,omitempty"`
+	Parent            string   `json:"parent"`
+	HostBridge        string   `json:"host_bridge"`
+	NUMANode          int      `json:"numa_node"`
+	NUMAFrom          string   `json:"numa_from,omitempty"` // numa_node, local_cpus or host_bridge
+	LocalCPUs         string   `json:"local_cpus,omitempty"`
+	Driver            string   `json:"driver,omitempty"`
+	IOMMUGroup        string   `json:"iommu_group,omitempty"`
+	PhysFn            string   `json:"physfn,omitempty"`
+	Link              Link     `json:"link"`
+	RDMA              []string `json:"rdma"`
+	Netdev            []string `json:"netdev"`
+	PortRateGbps      float64  `json:"port_rate_gbps,omitempty"`
+	ConfigBytes       int      `json:"config_bytes"`
+}
+
+// Hop is one step of a pair's path.
+type Hop struct {
+	From         string  `json:"from"`
+	To           string  `json:"to"`
+	Kind         string  `json:"kind"`
+	CurrentGTs   float64 `json:"current_gts,omitempty"`
+	CurrentWidth int     `json:"current_width,omitempty"`
+	Gbps         float64 `json:"gbps,omitempty"`
+}
+
+// Pair is the classification of two devices.
+type Pair struct {
+	A              string   `json:"a"`
+	B              string   `json:"b"`
+	Kinds          []string `json:"kinds"`
+	SMI            string   `json:"smi"`
+	NCCL           string   `json:"nccl"`
+	Path           string   `json:"path"`
+	Hops           []Hop    `json:"hops"`
+	BottleneckGbps float64  `json:"bottleneck_gbps"`
+	LabelUncertain bool     `json:"label_uncertain"`
+	Notes          []string `json:"notes,omitempty"`
+}
+
+// Warning is a problem that did not stop the read.
+type Warning struct {
+	Subject string `json:"subject"`
+	Message string `json:"message"`
+}
+
+// Aliases numbers accelerators GPU0.. and NICs NIC0.. in address order, as
+// nvidia-smi does with CUDA_DEVICE_ORDER=PCI_BUS_ID. Virtual functions get
+// none.
+func Aliases(g *topology.Graph) map[*topology.Device]string {
+	out := map[*topology.Device]string{}
+	for i, d := range g.OfKind(topology.KindAccelerator) {
+		out[d] = fmt.Sprintf("GPU%d", i)
+	}
+	for i, d := range g.OfKind(topology.KindNIC) {
+		out[d] = fmt.Sprintf("NIC%d", i)
+	}
+	return out
+}
+
+// New builds the report of g read from src.
+func New(src Source, g *topology.Graph, pairs []topology.Pair) *Report {
+	r := &Report{SchemaVersion: SchemaVersion, Source: src,
+		HostBridges: []HostBridge{}, Devices: []Device{}, Pairs: []Pair{}, Warnings: []Warning{}, Lacks: []string{}}
+	s := g.System
+	r.System = System{Hostname: s.Hostname, CPUVendor: s.CPUVendor, CPUModel: s.CPUModel, CPUFamily: s.CPUFamily,
+		CPUModelID: s.CPUModelID, Sockets: s.Sockets, LogicalCPUs: s.LogicalCPUs, NUMANodes: []NUMANode{}}
+	if s.CmdlineRead {
+		c := s.Cmdline
+		r.System.Cmdline = &c
+	}
+	for _, n := range s.NUMANodes {
+		d := n.Distances
+		if d == nil {
+			d = []int{}
+		}
+		r.System.NUMANodes = append(r.System.NUMANodes, NUMANode{ID: n.ID, CPUs: n.CPUs, Distances: d, Socket: n.Socket})
+	}
+	for _, hb := range g.HostBridges {
+		r.HostBridges = append(r.HostBridges, HostBridge{Name: hb.Name, NUMANode: hb.NUMANode, Socket: hb.Socket})
+	}
+	aliases := Aliases(g)
+	for _, d := range g.Devices {
+		r.Devices = append(r.Devices, device(d, aliases[d]))
+	}
+	for _, p := range pairs {
+		r.Pairs = append(r.Pairs, pair(p))
+	}
+	for _, w := range g.Warnings {
+		r.Warnings = append(r.Warnings, Warning{Subject: w.Subject, Message: w.Message})
+	}
+	r.Lacks = append(r.Lacks, g.Lacks...)
+	return r
+}
+
+func hex4(v uint16) string { return fmt.Sprintf("%04x", v) }
+
+func device(d *topology.Device, alias string) Device {
+	out := Device{
+		BDF: d.BDF(), Alias: alias, Kind: string(d.Kind), Role: string(d.Role),
+		Class: fmt.Sprintf("%06x", d.Class), VendorID: hex4(d.VendorID), DeviceID: hex4(d.DeviceID),
+		Name: d.Name, NUMANode: d.NUMANode, NUMAFrom: d.NUMAFrom, LocalCPUs: d.LocalCPUs,
+		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn, PortRateGbps: d.PortRateGbps,
+		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs),
+		Link: Link{CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth, MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth},
+	}
+	if d.SubsystemKnown {
+		out.SubsystemVendorID, out.SubsystemDeviceID = hex4(d.SubVendorID), hex4(d.SubDeviceID)
+	}
+	if d.Parent != nil {
+		out.Parent = d.Parent.BDF()
+	}
+	if d.HostBridge != nil {
+		out.HostBridge = d.HostBridge.Name
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func pair(p topology.Pair) Pair {
+	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: []string{string(p.A.Kind), string(p.B.Kind)},
+		SMI: string(p.SMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: p.BottleneckGbps, LabelUncertain: p.LabelUncertain, Notes: p.Notes, Hops: []Hop{}}
+	for _, h := range p.Hops {
+		out.Hops = append(out.Hops, Hop{From: h.From, To: h.To, Kind: string(h.Kind),
+			CurrentGTs: h.Link.CurrentGTs, CurrentWidth: h.Link.CurrentWidth, Gbps: h.Gbps})
+	}
+	return out
+}

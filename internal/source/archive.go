@@ -1,0 +1,272 @@
+package source
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// readArchive reads the snapshot archive f, named name, into memory. The
+// format comes from the first bytes, not from the name.
+func readArchive(name string, f io.Reader, lim Limits) (*Source, error) {
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, err := br.Peek(512)
+	if len(head) == 0 {
+		if err == io.EOF {
+			return nil, fmt.Errorf("%s: empty file", name)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var stream io.Reader = br
+	format := "tar"
+	switch {
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		format = "tar.gz"
+		if stream, err = gzip.NewReader(br); err != nil {
+			return nil, fmt.Errorf("%s: corrupt gzip stream: %w", name, err)
+		}
+	case bytes.HasPrefix(head, []byte("BZh")):
+		format, stream = "tar.bz2", bzip2.NewReader(br)
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		format = "tar.zst"
+		dec, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
+		if err != nil {
+			return nil, fmt.Errorf("%s: corrupt zstd stream: %w", name, err)
+		}
+		defer dec.Close()
+		stream = dec
+	case bytes.HasPrefix(head, []byte("\xfd7zXZ\x00")):
+		return nil, fmt.Errorf("%s: xz-compressed archives are not supported; recompress with gzip, bzip2 or zstd", name)
+	case !isTar(head):
+		return nil, fmt.Errorf("%s: %w", name, ErrUnrecognized)
+	}
+	r := &archiveReader{name: name, format: format + " archive", lim: lim, m: newMemFS(),
+		in: &capReader{r: stream, left: lim.MaxExpanded,
+			err: fmt.Errorf("%s: archive expands beyond %s; refusing", name, size(lim.MaxExpanded))}}
+	if err := r.readAll(); err != nil {
+		return nil, err
+	}
+	return r.source()
+}
+
+// isTar reports whether the first block of a file is a tar header.
+func isTar(head []byte) bool {
+	if len(head) < 512 {
+		return false
+	}
+	if string(head[257:262]) == "ustar" {
+		return true
+	}
+	_, err := tar.NewReader(bytes.NewReader(head)).Next()
+	return err == nil
+}
+
+// archiveReader turns a tar stream into a memFS.
+type archiveReader struct {
+	name, format string // the input and its format, for messages
+	lim          Limits
+	in           *capReader
+	m            *memFS
+	absLinks     [][2]string // symbolic links with absolute targets, as {member, target}; never stored
+	warnings     []string
+	member       string // the member being read, for messages
+}
+
+// readAll reads every member, then the rest of a compressed stream so that a
+// corrupt end is noticed.
+func (r *archiveReader) readAll() error {
+	tr := tar.NewReader(r.in)
+	for count := 0; ; count++ {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if count == 0 && errors.Is(err, tar.ErrHeader) && r.in.left >= 0 {
+				return fmt.Errorf("%s: %s stream holds no tar archive: %w", r.name, r.format, ErrUnrecognized)
+			}
+			return r.streamErr(err)
+		}
+		if count >= r.lim.MaxEntries {
+			return fmt.Errorf("%s: archive has more than %d members; refusing", r.name, r.lim.MaxEntries)
+		}
+		r.member = hdr.Name
+		if err := r.add(hdr, tr); err != nil {
+			return err
+		}
+	}
+	if r.format != "tar archive" {
+		if _, err := io.Copy(io.Discard, r.in); err != nil && !errors.Is(err, gzip.ErrHeader) {
+			return r.streamErr(err) // gzip.ErrHeader: trailing garbage, which gzip(1) ignores too
+		}
+	}
+	return nil
+}
+
+// add stores the member hdr, whose content tr is positioned at.
+func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
+	p, err := memberPath(hdr.Name)
+	if err != nil {
+		return r.refuse(err.Error())
+	}
+	if p == "." {
+		return nil
+	}
+	n := &node{mode: fs.FileMode(hdr.Mode) & fs.ModePerm, modTime: hdr.ModTime}
+	switch hdr.Typeflag {
+	case tar.TypeDir:
+		n.mode |= fs.ModeDir
+	case tar.TypeReg:
+		if hdr.Size > r.lim.MaxMember {
+			r.warn("skipped: its %s are over the %s member limit", size(hdr.Size), size(r.lim.MaxMember))
+			if _, err := io.Copy(io.Discard, tr); err != nil {
+				return r.streamErr(err)
+			}
+			return nil
+		}
+		n.data = make([]byte, hdr.Size)
+		if _, err := io.ReadFull(tr, n.data); err != nil {
+			return r.streamErr(err)
+		}
+	case tar.TypeSymlink:
+		n.mode |= fs.ModeSymlink
+		n.target = hdr.Linkname
+		if path.IsAbs(n.target) {
+			r.absLinks = append(r.absLinks, [2]string{p, n.target})
+			return nil
+		}
+		if t := path.Join(path.Dir(p), n.target); t == ".." || strings.HasPrefix(t, "../") {
+			return r.refuse(fmt.Sprintf("symbolic link to %q climbs above the archive root", n.target))
+		}
+	case tar.TypeLink:
+		t, err := memberPath(hdr.Linkname)
+		if err != nil {
+			return r.refuse("hard link: " + err.Error())
+		}
+		if src := r.m.nodes[t]; src != nil && src.mode.IsRegular() {
+			n.data = src.data
+		} else {
+			r.warn("skipped: hard link to %q, which is not an earlier regular file", hdr.Linkname)
+			return nil
+		}
+	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo, tar.TypeXGlobalHeader:
+		return nil
+	default:
+		r.warn("skipped: unsupported tar type %q", hdr.Typeflag)
+		return nil
+	}
+	if err := r.m.put(p, n); err != nil {
+		return r.refuse(err.Error())
+	}
+	return nil
+}
+
+// memberPath cleans a member name ("./" prefixes are fine), refusing absolute
+// names and names with a ".." component.
+func memberPath(name string) (string, error) {
+	if strings.HasPrefix(name, "/") {
+		return "", errors.New("absolute path")
+	}
+	for _, elem := range strings.Split(name, "/") {
+		if elem == ".." {
+			return "", errors.New(`path with a ".." component`)
+		}
+	}
+	return path.Clean(name), nil
+}
+
+// source roots the finished tree at sys/'s parent and settles the links
+// with absolute targets.
+func (r *archiveReader) source() (*Source, error) {
+	r.m.finish()
+	root := "."
+	if !r.m.isDir("sys") {
+		var dirs []string
+		for _, name := range r.m.nodes["."].names {
+			if r.m.isDir(name) {
+				dirs = append(dirs, name)
+			}
+		}
+		if len(dirs) != 1 || !r.m.isDir(dirs[0]+"/sys") {
+			return nil, fmt.Errorf("%s: archive holds no sys/ folder", r.name)
+		}
+		root = dirs[0]
+	}
+	for _, l := range r.absLinks {
+		r.member = l[0]
+		rel, under := l[0], true
+		if root != "." {
+			rel, under = strings.CutPrefix(l[0], root+"/")
+		}
+		if top, _, _ := strings.Cut(rel, "/"); under && (top == "sys" || top == "proc") {
+			return nil, r.refuse(fmt.Sprintf("symbolic link to absolute path %q", l[1]))
+		}
+		r.warn("skipped: symbolic link to absolute path %q, outside sys/ and proc/", l[1])
+	}
+	src := &Source{Name: r.name, Kind: KindArchive, Format: r.format, Root: r.m, Warnings: r.warnings}
+	if root != "." {
+		src.Root = r.m.sub(root)
+	}
+	return src, nil
+}
+
+// warn records a recoverable problem with the current member.
+func (r *archiveReader) warn(format string, args ...any) {
+	r.warnings = append(r.warnings, fmt.Sprintf("%s: member %q ", r.name, r.member)+fmt.Sprintf(format, args...))
+}
+
+// refuse is the error that rejects the whole archive for the current member.
+func (r *archiveReader) refuse(why string) error {
+	return fmt.Errorf("%s: member %q: %s; refusing the archive", r.name, r.member, why)
+}
+
+// streamErr is the error for a failed read of the stream.
+func (r *archiveReader) streamErr(err error) error {
+	if r.in.left < 0 {
+		return r.in.err
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%s: truncated %s (at member %q): %w", r.name, r.format, r.member, err)
+	}
+	return fmt.Errorf("%s: corrupt %s (at member %q): %w", r.name, r.format, r.member, err)
+}
+
+// capReader fails with err once more than left bytes were read through it.
+type capReader struct {
+	r    io.Reader
+	left int64
+	err  error
+}
+
+// Read reads from the underlying stream, at most one byte past the cap.
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, c.err
+	}
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.r.Read(p)
+	if c.left -= int64(n); c.left < 0 {
+		return n, c.err
+	}
+	return n, err
+}
+
+// size writes a byte count for messages: "4 MiB" when whole, else "N bytes".
+func size(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,280 @@
+package source
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// maxLinkHops is how many symbolic links one lookup follows, as Linux's MAXSYMLINKS.
+const maxLinkHops = 40
+
+// errLinkLoop is returned once a lookup has followed maxLinkHops links.
+var errLinkLoop = errors.New("too many levels of symbolic links")
+
+// node is one entry of an in-memory tree.
+type node struct {
+	mode    fs.FileMode // type bits and permissions
+	modTime time.Time
+	data    []byte   // content of a regular file; shared by hard links, never written
+	target  string   // target of a symbolic link, as stored
+	names   []string // sorted child names of a folder
+}
+
+// memFS is a read-only tree held in memory, keyed by cleaned slash paths with
+// "." as the root. It is safe for concurrent reads once built.
+type memFS struct {
+	nodes map[string]*node
+}
+
+var _ interface {
+	FS
+	fs.ReadDirFS
+	fs.ReadFileFS
+	fs.StatFS
+} = (*memFS)(nil)
+
+// newMemFS returns a tree holding only its root folder.
+func newMemFS() *memFS {
+	return &memFS{nodes: map[string]*node{".": {mode: fs.ModeDir | 0o555}}}
+}
+
+// put stores n at the cleaned path p, creating missing parent folders.
+func (m *memFS) put(p string, n *node) error {
+	for i := range len(p) {
+		if p[i] != '/' {
+			continue
+		}
+		switch parent := m.nodes[p[:i]]; {
+		case parent == nil:
+			m.nodes[p[:i]] = &node{mode: fs.ModeDir | 0o755, modTime: n.modTime}
+		case !parent.mode.IsDir():
+			return fmt.Errorf("parent %q is not a folder", p[:i])
+		}
+	}
+	if old := m.nodes[p]; old != nil && old.mode.IsDir() {
+		if !n.mode.IsDir() {
+			return errors.New("would replace a folder")
+		}
+		old.mode, old.modTime = n.mode, n.modTime
+		return nil
+	}
+	m.nodes[p] = n
+	return nil
+}
+
+// finish fills the sorted child lists; call it once, after the last put.
+func (m *memFS) finish() {
+	for p := range m.nodes {
+		if p != "." {
+			parent := m.nodes[path.Dir(p)]
+			parent.names = append(parent.names, path.Base(p))
+		}
+	}
+	for _, n := range m.nodes {
+		slices.Sort(n.names)
+	}
+}
+
+// sub returns the finished tree below the folder dir.
+func (m *memFS) sub(dir string) *memFS {
+	s := &memFS{nodes: map[string]*node{".": m.nodes[dir]}}
+	prefix := dir + "/"
+	for p, n := range m.nodes {
+		if rest, ok := strings.CutPrefix(p, prefix); ok {
+			s.nodes[rest] = n
+		}
+	}
+	return s
+}
+
+// isDir reports whether p is a folder, without following links.
+func (m *memFS) isDir(p string) bool {
+	n := m.nodes[p]
+	return n != nil && n.mode.IsDir()
+}
+
+// walk looks name up, following symbolic links in every component but the
+// last, and in the last too when follow is set. It returns the resolved path.
+func (m *memFS) walk(op, name string, follow bool) (string, *node, error) {
+	fail := func(err error) (string, *node, error) {
+		return "", nil, &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	if !fs.ValidPath(name) {
+		return fail(fs.ErrInvalid)
+	}
+	cur, rest, hops := ".", name, 0
+	for rest != "" {
+		var elem string
+		elem, rest, _ = strings.Cut(rest, "/")
+		switch elem {
+		case "", ".":
+			continue
+		case "..": // only from link targets, after the links before it were followed
+			if cur == "." {
+				return fail(fs.ErrNotExist)
+			}
+			cur = path.Dir(cur)
+			continue
+		}
+		next := path.Join(cur, elem)
+		n := m.nodes[next]
+		switch {
+		case n == nil:
+			return fail(fs.ErrNotExist)
+		case n.mode.Type() == fs.ModeSymlink && (rest != "" || follow):
+			if hops++; hops > maxLinkHops {
+				return fail(errLinkLoop)
+			}
+			if path.IsAbs(n.target) {
+				return fail(fs.ErrNotExist)
+			}
+			if rest != "" {
+				rest = n.target + "/" + rest
+			} else {
+				rest = n.target
+			}
+		case rest != "" && !n.mode.IsDir():
+			return fail(syscall.ENOTDIR)
+		default:
+			cur = next
+		}
+	}
+	return cur, m.nodes[cur], nil
+}
+
+// Open opens name, following symbolic links.
+func (m *memFS) Open(name string) (fs.File, error) {
+	p, n, err := m.walk("open", name, true)
+	if err != nil {
+		return nil, err
+	}
+	info := fileInfo{name: path.Base(name), n: n}
+	if n.mode.IsDir() {
+		return &openDir{info: info, entries: m.entries(p, n)}, nil
+	}
+	return &openFile{Reader: bytes.NewReader(n.data), info: info}, nil
+}
+
+// ReadDir lists the folder name, sorted by name; links are not followed.
+func (m *memFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	p, n, err := m.walk("readdir", name, true)
+	if err != nil {
+		return nil, err
+	}
+	if !n.mode.IsDir() {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: syscall.ENOTDIR}
+	}
+	return m.entries(p, n), nil
+}
+
+// ReadFile returns a copy of the content of name, following symbolic links.
+func (m *memFS) ReadFile(name string) ([]byte, error) {
+	_, n, err := m.walk("read", name, true)
+	if err != nil {
+		return nil, err
+	}
+	if n.mode.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
+	}
+	return bytes.Clone(n.data), nil
+}
+
+// Stat describes name, following symbolic links.
+func (m *memFS) Stat(name string) (fs.FileInfo, error) {
+	_, n, err := m.walk("stat", name, true)
+	if err != nil {
+		return nil, err
+	}
+	return fileInfo{name: path.Base(name), n: n}, nil
+}
+
+// Lstat describes name without following it if it is a symbolic link.
+func (m *memFS) Lstat(name string) (fs.FileInfo, error) {
+	_, n, err := m.walk("lstat", name, false)
+	if err != nil {
+		return nil, err
+	}
+	return fileInfo{name: path.Base(name), n: n}, nil
+}
+
+// ReadLink returns the target of the symbolic link name, as stored.
+func (m *memFS) ReadLink(name string) (string, error) {
+	_, n, err := m.walk("readlink", name, false)
+	if err != nil {
+		return "", err
+	}
+	if n.mode.Type() != fs.ModeSymlink {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+	}
+	return n.target, nil
+}
+
+// entries lists the folder n found at p.
+func (m *memFS) entries(p string, n *node) []fs.DirEntry {
+	list := make([]fs.DirEntry, len(n.names))
+	for i, name := range n.names {
+		list[i] = fs.FileInfoToDirEntry(fileInfo{name: name, n: m.nodes[path.Join(p, name)]})
+	}
+	return list
+}
+
+// fileInfo describes a node under a name; its methods implement fs.FileInfo.
+type fileInfo struct {
+	name string
+	n    *node
+}
+
+func (fi fileInfo) Name() string       { return fi.name }
+func (fi fileInfo) Mode() fs.FileMode  { return fi.n.mode }
+func (fi fileInfo) ModTime() time.Time { return fi.n.modTime }
+func (fi fileInfo) IsDir() bool        { return fi.n.mode.IsDir() }
+func (fi fileInfo) Sys() any           { return nil }
+func (fi fileInfo) Size() int64 {
+	if fi.n.mode.Type() == fs.ModeSymlink {
+		return int64(len(fi.n.target))
+	}
+	return int64(len(fi.n.data))
+}
+
+// openFile is an open regular file; it implements fs.File, io.Seeker and io.ReaderAt.
+type openFile struct {
+	*bytes.Reader
+	info fileInfo
+}
+
+func (f *openFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *openFile) Close() error               { return nil }
+
+// openDir is an open folder, listed when opened; it implements fs.ReadDirFile.
+type openDir struct {
+	info    fileInfo
+	entries []fs.DirEntry
+	off     int
+}
+
+func (d *openDir) Stat() (fs.FileInfo, error) { return d.info, nil }
+func (d *openDir) Close() error               { return nil }
+func (d *openDir) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.info.name, Err: syscall.EISDIR}
+}
+
+// ReadDir returns the next count entries, or all the rest when count <= 0.
+func (d *openDir) ReadDir(count int) ([]fs.DirEntry, error) {
+	rest := d.entries[d.off:]
+	if count > 0 && len(rest) == 0 {
+		return nil, io.EOF
+	}
+	if count > 0 && count < len(rest) {
+		rest = rest[:count]
+	}
+	d.off += len(rest)
+	return rest, nil
+}

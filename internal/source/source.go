@@ -1,0 +1,157 @@
+// Package source turns what the user typed as SOURCE (nothing, a folder or a
+// snapshot archive) into a read-only file tree rooted where sys/ and proc/ live.
+//
+// Every gdtopo reader takes the tree as an FS and reads it with fs.ReadFile,
+// fs.ReadDir, fs.ReadLink and fs.Lstat. Live machines and captured folders are
+// read through os.DirFS; archives are read as a stream into memory and never
+// extracted to disk.
+package source
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// FS is a read-only file tree with symbolic links, as every gdtopo reader takes it.
+type FS interface {
+	fs.FS
+	fs.ReadLinkFS // ReadLink and Lstat (Go 1.25)
+}
+
+// Kind says what a source is.
+type Kind string
+
+// The kinds of source.
+const (
+	KindLive      Kind = "live"      // the running machine's /sys and /proc
+	KindDirectory Kind = "directory" // a captured tree on disk
+	KindArchive   Kind = "archive"   // a snapshot archive read into memory
+)
+
+// Source is an opened input.
+type Source struct {
+	Name     string   // what the user gave; "/" for live
+	Kind     Kind     // live, directory or archive
+	Format   string   // human words: "live /sys", "sysfs directory", "tar.gz archive", ...
+	Root     FS       // rooted so that "sys/bus/pci/devices" is a valid path (when present)
+	Warnings []string // recoverable problems, e.g. members skipped; each names the input and the member
+}
+
+// Limits bound what an archive may cost. A zero field takes its default.
+type Limits struct {
+	MaxExpanded int64 // total decompressed bytes read from the stream (default 512 MiB)
+	MaxMember   int64 // largest member kept in memory (default 4 MiB); larger regular members are skipped with a warning
+	MaxEntries  int   // most archive members, of any type (default 500 000)
+}
+
+// DefaultLimits returns the limits Open uses.
+func DefaultLimits() Limits {
+	return Limits{MaxExpanded: 512 << 20, MaxMember: 4 << 20, MaxEntries: 500_000}
+}
+
+// withDefaults fills the zero fields of l from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxExpanded <= 0 {
+		l.MaxExpanded = d.MaxExpanded
+	}
+	if l.MaxMember <= 0 {
+		l.MaxMember = d.MaxMember
+	}
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = d.MaxEntries
+	}
+	return l
+}
+
+// ErrUnrecognized is wrapped when a regular file is none of the formats,
+// so that a later lspci or XML reader can try it.
+var ErrUnrecognized = errors.New("not a sysfs tree or snapshot archive")
+
+// Live returns the running machine's /sys and /proc.
+func Live() *Source {
+	return &Source{Name: "/", Kind: KindLive, Format: "live /sys", Root: dirFS("/")}
+}
+
+// Open opens name with DefaultLimits. An empty name or "/" means the live machine.
+func Open(name string) (*Source, error) {
+	return OpenWithLimits(name, DefaultLimits())
+}
+
+// OpenWithLimits opens name: the live machine for "" or "/", a captured tree for
+// a folder, and a snapshot archive (tar, tar.gz, tar.bz2, tar.zst) for a file.
+// Zero fields of lim take their defaults.
+func OpenWithLimits(name string, lim Limits) (*Source, error) {
+	if name == "" || name == "/" {
+		return Live(), nil
+	}
+	info, err := os.Stat(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, bareErr(err))
+	}
+	switch {
+	case info.IsDir():
+		return openFolder(name)
+	case info.Mode().IsRegular():
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, bareErr(err))
+		}
+		defer f.Close()
+		return readArchive(name, f, lim.withDefaults())
+	default:
+		return nil, fmt.Errorf("%s: not a regular file or folder", name)
+	}
+}
+
+// openFolder roots a captured tree: a folder holding sys/, a mounted sysfs
+// itself, or an extracted hwloc-gather-topology tarball (one folder holding sys/).
+func openFolder(name string) (*Source, error) {
+	src := &Source{Name: name, Kind: KindDirectory, Format: "sysfs directory"}
+	switch {
+	case isDir(name, "sys"):
+		src.Root = dirFS(name)
+	case isDir(name, "bus", "pci", "devices") || isDir(name, "devices", "system"):
+		src.Root = sysView{dirFS(name)}
+	default:
+		entries, err := os.ReadDir(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, bareErr(err))
+		}
+		var dirs []string
+		for _, e := range entries {
+			if e.IsDir() {
+				dirs = append(dirs, e.Name())
+			}
+		}
+		if len(dirs) != 1 || !isDir(name, dirs[0], "sys") {
+			return nil, fmt.Errorf("%s: not a sysfs tree: no sys/ folder (give a folder holding sys/, "+
+				"a snapshot archive, or nothing for this machine's /sys)", name)
+		}
+		src.Root = dirFS(filepath.Join(name, dirs[0]))
+	}
+	return src, nil
+}
+
+// isDir reports whether the joined path is a folder, following symbolic links.
+func isDir(elem ...string) bool {
+	info, err := os.Stat(filepath.Join(elem...))
+	return err == nil && info.IsDir()
+}
+
+// dirFS is os.DirFS, which implements ReadLink and Lstat since Go 1.25.
+func dirFS(dir string) FS {
+	return os.DirFS(dir).(FS)
+}
+
+// bareErr strips the *fs.PathError around err, whose path the caller names itself.
+func bareErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

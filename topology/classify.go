@@ -1,0 +1,363 @@
+package topology
+
+import "fmt"
+
+// Label is a path type in nvidia-smi's vocabulary (nccl-semantics.md §2.1).
+// NCCL uses the same words for the PCIe part of its own scale (§1.3), with no
+// NODE.
+type Label string
+
+// Path labels, best first.
+const (
+	PIX  Label = "PIX"  // at most one PCIe switch
+	PXB  Label = "PXB"  // several switches, no host bridge
+	PHB  Label = "PHB"  // through a PCIe host bridge (the CPU's root complex)
+	NODE Label = "NODE" // across host bridges within one NUMA node
+	SYS  Label = "SYS"  // across NUMA nodes (sockets, or sub-NUMA domains)
+)
+
+var labelRank = map[Label]int{PIX: 0, PXB: 1, PHB: 2, NODE: 3, SYS: 4}
+
+// Worse reports whether l is a worse path than o.
+func (l Label) Worse(o Label) bool { return labelRank[l] > labelRank[o] }
+
+// Path words for the plain-language label.
+const (
+	PathSameDevice     = "same device"
+	PathSameSwitch     = "same switch"
+	PathAcrossSwitches = "across switches"
+	PathRootComplex    = "through the root complex"
+	PathHostBridges    = "across host bridges"
+	PathNUMANodes      = "across NUMA nodes of one socket"
+	PathSockets        = "across sockets"
+)
+
+// HopKind says what a hop crosses.
+type HopKind string
+
+// Hop kinds.
+const (
+	HopPCIe        HopKind = "pcie"              // a physical PCIe link
+	HopSwitch      HopKind = "switch_internal"   // downstream port to upstream port inside one switch
+	HopRootComplex HopKind = "root_complex"      // root port or root-bus device to its host bridge
+	HopHostBridges HopKind = "host_bridges"      // between host bridges of one NUMA node
+	HopNUMA        HopKind = "numa_interconnect" // between NUMA nodes (UPI, xGMI/Infinity Fabric)
+)
+
+// Hop is one step of a path. From and To are BDFs or host bridge names.
+type Hop struct {
+	From, To string
+	Kind     HopKind
+	Link     Link    // for PCIe hops
+	Gbps     float64 // current link bandwidth by NCCL's table; 0 unknown or not a PCIe link
+}
+
+// Pair is the classification of one unordered pair of devices.
+type Pair struct {
+	A, B           *Device
+	SMI            Label // what nvidia-smi topo -m prints
+	NCCL           Label // NCCL's own path type (PCIe topology only, before GDR and PXN rules)
+	Path           string
+	Hops           []Hop
+	BottleneckGbps float64 // lowest current PCIe link bandwidth on the path; 0 unknown
+	// LabelUncertain is set when the labels rest on a guess, such as an
+	// unknown NUMA node; Notes say which.
+	LabelUncertain bool
+	Notes          []string
+}
+
+// Pairs classifies every unordered pair among accelerators and NICs (virtual
+// functions left out): accelerator pairs, then accelerator-NIC pairs with
+// the accelerator as A, then NIC pairs, each in address order.
+func (g *Graph) Pairs() []Pair {
+	ends := append(g.OfKind(KindAccelerator), g.OfKind(KindNIC)...)
+	n := len(ends)
+	out := make([]Pair, 0, n*(n-1)/2)
+	for i := range ends {
+		for j := i + 1; j < n; j++ {
+			out = append(out, g.Classify(ends[i], ends[j]))
+		}
+	}
+	return out
+}
+
+// Classify labels the path between a and b.
+func (g *Graph) Classify(a, b *Device) Pair {
+	p := Pair{A: a, B: b}
+	p.SMI, p.Path, p.Notes = g.smiLabel(a, b)
+	p.LabelUncertain = len(p.Notes) > 0
+	p.NCCL = g.ncclLabel(a, b)
+	p.Hops = g.hops(a, b)
+	for _, h := range p.Hops {
+		if h.Kind == HopPCIe && h.Gbps > 0 && (p.BottleneckGbps == 0 || h.Gbps < p.BottleneckGbps) {
+			p.BottleneckGbps = h.Gbps
+		}
+	}
+	if p.BottleneckGbps == 0 {
+		p.Notes = append(p.Notes, "link speeds unknown: no bottleneck computed")
+	}
+	return p
+}
+
+// ancestors returns d's bridges from its parent up to the top.
+func ancestors(d *Device) []*Device {
+	var out []*Device
+	for p := d.Parent; p != nil; p = p.Parent {
+		out = append(out, p)
+	}
+	return out
+}
+
+// commonAncestor returns the lowest bridge above both a and b and the
+// bridges crossed below it on each side, or nil when they meet only at (or
+// above) a host bridge.
+func commonAncestor(a, b *Device) (lca *Device, upA, upB []*Device) {
+	aa, bb := ancestors(a), ancestors(b)
+	onB := make(map[*Device]int, len(bb))
+	for i, x := range bb {
+		onB[x] = i
+	}
+	for i, x := range aa {
+		if j, ok := onB[x]; ok {
+			return x, aa[:i], bb[:j]
+		}
+	}
+	return nil, aa, bb
+}
+
+// switchOf names the switch a bridge belongs to: a downstream port belongs
+// to its upstream port's switch; any other bridge stands alone.
+func switchOf(d *Device) *Device {
+	if d.Role == RoleDownstream && d.Parent != nil && d.Parent.Role == RoleUpstream {
+		return d.Parent
+	}
+	return d
+}
+
+// numaOf returns the effective NUMA node of d.
+func numaOf(d *Device) int { return d.NUMANode }
+
+// smiLabel follows nvidia-smi / NVML (nccl-semantics.md §2): a "bridge" in
+// its legend is a switch, so devices under one switch are PIX, under several
+// PXB, meeting at the host bridge PHB, across host bridges of one NUMA node
+// NODE, across NUMA nodes SYS. Two functions of one device are PIX.
+func (g *Graph) smiLabel(a, b *Device) (Label, string, []string) {
+	if a.Addr.SameDevice(b.Addr) {
+		return PIX, PathSameDevice, nil
+	}
+	if a.HostBridge != nil && a.HostBridge == b.HostBridge {
+		lca, upA, upB := commonAncestor(a, b)
+		if lca == nil || lca.Role == RoleRootPort {
+			return PHB, PathRootComplex, nil
+		}
+		switches := map[*Device]bool{switchOf(lca): true}
+		for _, x := range append(upA, upB...) {
+			switches[switchOf(x)] = true
+		}
+		if len(switches) <= 1 {
+			return PIX, PathSameSwitch, nil
+		}
+		return PXB, PathAcrossSwitches, nil
+	}
+	na, nb := numaOf(a), numaOf(b)
+	switch {
+	case na >= 0 && nb >= 0 && na == nb:
+		return NODE, PathHostBridges, nil
+	case na >= 0 && nb >= 0:
+		if sa, sb := g.System.NodeSocket(na), g.System.NodeSocket(nb); sa >= 0 && sa == sb {
+			return SYS, PathNUMANodes, nil
+		}
+		return SYS, PathSockets, nil
+	case !g.MultiNUMA():
+		return NODE, PathHostBridges, nil
+	default:
+		return NODE, PathHostBridges, []string{fmt.Sprintf(
+			"NUMA node of %s unknown on a %d-node machine: taken as one node, as NCCL does; it may be SYS",
+			unknownOf(a, b), len(g.System.NUMANodes))}
+	}
+}
+
+func unknownOf(a, b *Device) string {
+	if numaOf(a) < 0 && numaOf(b) < 0 {
+		return a.BDF() + " and " + b.BDF()
+	}
+	if numaOf(a) < 0 {
+		return a.BDF()
+	}
+	return b.BDF()
+}
+
+// ncclNode is a node of NCCL's collapsed PCI tree (nccl-semantics.md §1.4):
+// a device, a PCI node named after a bridge, or a CPU keyed by NUMA id.
+type ncclNode struct {
+	dev *Device // nil for a CPU node
+	cpu int     // NUMA id of a CPU node
+}
+
+// ncclParent returns the NCCL parent of d: its sysfs grandparent, skipping
+// one bridge level, or the CPU of the top-most PCI node's numa_node once the
+// walk reaches a host bridge (§1.4 step 3). Broadcom Gen4/Gen5 sub-switches
+// are flattened into their parent switch (§1.6).
+func ncclParent(d *Device) ncclNode {
+	p := d.Parent
+	if p == nil || p.Parent == nil {
+		return ncclNode{cpu: d.RawNUMANode}
+	}
+	gp := p.Parent
+	if gen := bcmGen(gp, 1); gen != 0 {
+		if top := ncclParent(gp); top.dev != nil && bcmGen(top.dev, 0) == gen {
+			return top
+		}
+	}
+	return ncclNode{dev: gp}
+}
+
+// bcmGen implements NCCL's getBcmGen (topo.cc): the generation of a Broadcom
+// PEX switch whose two-level hierarchy NCCL flattens, or 0. level 0 asks
+// about the parent switch, level 1 about a sub-switch.
+func bcmGen(d *Device, level int) int {
+	if d.VendorID != 0x1000 || d.SubVendorID != 0x1000 || !d.SubsystemKnown {
+		return 0
+	}
+	switch {
+	case d.DeviceID == 0xc010 && d.SubDeviceID&0xf000 == 0xa000:
+		return 4
+	case d.DeviceID == 0xc030 && d.SubDeviceID&0xf000 == uint16(level)<<12:
+		return 5
+	}
+	return 0
+}
+
+// ncclLabel computes NCCL's path type between two leaves of its tree
+// (§1.7): a hop between two PCI nodes is PXB, a hop into a CPU is PHB, a
+// hop between CPUs is SYS, any other PCI hop PIX; the path takes the worst.
+func (g *Graph) ncclLabel(a, b *Device) Label {
+	chain := func(d *Device) []ncclNode {
+		out := []ncclNode{{dev: d}}
+		for cur := d; ; {
+			n := ncclParent(cur)
+			out = append(out, n)
+			if n.dev == nil {
+				return out
+			}
+			cur = n.dev
+		}
+	}
+	ca, cb := chain(a), chain(b)
+	// The IB plugin merges the ports of a multi-port NIC into one NIC node
+	// (net_ib/init.cc), and both functions share a parent: PIX.
+	if a.Addr.SameDevice(b.Addr) {
+		return PIX
+	}
+	worst := PIX
+	step := func(child, parent ncclNode) {
+		hop := PIX
+		switch {
+		case parent.dev == nil:
+			hop = PHB
+		case child.dev != a && child.dev != b:
+			hop = PXB // PCI node to PCI node
+		}
+		if hop.Worse(worst) {
+			worst = hop
+		}
+	}
+	idx := make(map[ncclNode]int, len(cb))
+	for i, n := range cb {
+		idx[n] = i
+	}
+	for i, n := range ca {
+		j, ok := idx[n]
+		if !ok {
+			continue
+		}
+		for k := 0; k < i; k++ {
+			step(ca[k], ca[k+1])
+		}
+		for k := 0; k < j; k++ {
+			step(cb[k], cb[k+1])
+		}
+		return worst
+	}
+	// Different CPU nodes: both climb to their CPU (PHB), then CPU to CPU.
+	return SYS
+}
+
+// hops lists the path from a to b: up to where they meet, then down.
+func (g *Graph) hops(a, b *Device) []Hop {
+	lca, upA, upB := commonAncestor(a, b)
+	var up, down []Hop
+	climb := func(d *Device, above []*Device, out *[]Hop) {
+		chain := append([]*Device{d}, above...)
+		for i, x := range chain {
+			var to string
+			switch {
+			case i+1 < len(chain):
+				to = chain[i+1].BDF()
+			case lca != nil:
+				to = lca.BDF()
+			case x.Parent == nil && x.HostBridge != nil:
+				to = x.HostBridge.Name
+			default:
+				to = "?"
+			}
+			*out = append(*out, upstreamHop(x, to))
+		}
+	}
+	climb(a, upA, &up)
+	climb(b, upB, &down)
+	if lca == nil && !a.Addr.SameDevice(b.Addr) && a.HostBridge != b.HostBridge {
+		kind := HopHostBridges
+		if numaOf(a) != numaOf(b) && numaOf(a) >= 0 && numaOf(b) >= 0 {
+			kind = HopNUMA
+		}
+		up = append(up, Hop{From: hbName(a), To: hbName(b), Kind: kind})
+	}
+	for i := len(down) - 1; i >= 0; i-- {
+		h := down[i]
+		h.From, h.To = h.To, h.From
+		up = append(up, h)
+	}
+	return up
+}
+
+func hbName(d *Device) string {
+	for x := d; x != nil; x = x.Parent {
+		if x.Parent == nil && x.HostBridge != nil {
+			return x.HostBridge.Name
+		}
+	}
+	return "?"
+}
+
+// upstreamHop describes the step from d to the node above it. A downstream
+// port's upstream side is the switch's internal bus and a root port's is the
+// root complex; every other device reaches its parent over its own link.
+func upstreamHop(d *Device, to string) Hop {
+	h := Hop{From: d.BDF(), To: to}
+	switch {
+	case d.Role == RoleDownstream:
+		h.Kind = HopSwitch
+	case d.Role == RoleRootPort || d.Parent == nil:
+		h.Kind = HopRootComplex
+	default:
+		h.Kind = HopPCIe
+		h.Link = d.Link
+		if !h.Link.Known() && d.Parent != nil {
+			h.Link = d.Parent.Link // the port's side of the same link
+		}
+		h.Gbps = h.Link.CurrentGbps()
+	}
+	return h
+}
+
+// PairsOf returns the pairs whose A is of kind ka and B of kind kb.
+func PairsOf(pairs []Pair, ka, kb Kind) []Pair {
+	var out []Pair
+	for _, p := range pairs {
+		if p.A.Kind == ka && p.B.Kind == kb {
+			out = append(out, p)
+		}
+	}
+	return out
+}

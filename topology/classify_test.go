@@ -1,0 +1,278 @@
+package topology
+
+import (
+	"strings"
+	"testing"
+)
+
+// builder makes graphs by hand for label tests.
+type builder struct{ g *Graph }
+
+func newBuilder(nodes ...NUMANode) *builder {
+	return &builder{g: &Graph{System: System{NUMANodes: nodes}}}
+}
+
+func (b *builder) hostBridge(name string, numa int) *HostBridge {
+	dom, bus, _ := parseHostBridge(name)
+	hb := &HostBridge{Name: name, Domain: dom, Bus: bus, NUMANode: numa, Socket: b.g.System.NodeSocket(numa)}
+	b.g.HostBridges = append(b.g.HostBridges, hb)
+	return hb
+}
+
+// dev adds a function under parent (a *Device) or directly on a host bridge
+// (a *HostBridge).
+func (b *builder) dev(bdf string, above any, kind Kind, role Role) *Device {
+	addr, err := ParseBDF(bdf)
+	if err != nil {
+		panic(err)
+	}
+	d := &Device{Addr: addr, Kind: kind, Role: role, NUMANode: -1, RawNUMANode: -1,
+		Link: Link{CurrentGTs: 16, CurrentWidth: 16, MaxGTs: 16, MaxWidth: 16}}
+	switch p := above.(type) {
+	case *Device:
+		d.Parent, d.HostBridge = p, p.HostBridge
+		p.Children = append(p.Children, d)
+	case *HostBridge:
+		d.HostBridge = p
+		p.Devices = append(p.Devices, d)
+	}
+	if d.HostBridge != nil {
+		d.NUMANode, d.RawNUMANode = d.HostBridge.NUMANode, d.HostBridge.NUMANode
+	}
+	b.g.Devices = append(b.g.Devices, d)
+	return d
+}
+
+func (b *builder) rp(bdf string, hb *HostBridge) *Device {
+	return b.dev(bdf, hb, KindBridge, RoleRootPort)
+}
+
+// sw adds a switch's upstream port under parent and returns it.
+func (b *builder) usp(bdf string, parent *Device, vendor, device, subVendor, subDevice uint16) *Device {
+	u := b.dev(bdf, parent, KindBridge, RoleUpstream)
+	u.VendorID, u.DeviceID, u.SubVendorID, u.SubDeviceID, u.SubsystemKnown = vendor, device, subVendor, subDevice, true
+	return u
+}
+
+func (b *builder) dsp(bdf string, usp *Device) *Device {
+	d := b.dev(bdf, usp, KindBridge, RoleDownstream)
+	d.VendorID, d.DeviceID, d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = usp.VendorID, usp.DeviceID, usp.SubVendorID, usp.SubDeviceID, true
+	return d
+}
+
+func (b *builder) gpu(bdf string, above any) *Device {
+	return b.dev(bdf, above, KindAccelerator, RoleNone)
+}
+func (b *builder) nic(bdf string, above any) *Device { return b.dev(bdf, above, KindNIC, RoleNone) }
+
+func twoSockets() []NUMANode {
+	return []NUMANode{{ID: 0, Socket: 0}, {ID: 1, Socket: 1}}
+}
+
+func TestLabels(t *testing.T) {
+	type want struct {
+		smi, nccl Label
+		path      string
+		note      string // substring of a note, "" for none
+	}
+	tests := []struct {
+		name  string
+		build func() (*Graph, *Device, *Device)
+		want  want
+	}{
+		{"two functions of one device", func() (*Graph, *Device, *Device) {
+			b := newBuilder(twoSockets()...)
+			rp := b.rp("0000:20:01.1", b.hostBridge("pci0000:20", 0))
+			return b.g, b.nic("0000:21:00.0", rp), b.nic("0000:21:00.1", rp)
+		}, want{PIX, PIX, PathSameDevice, ""}},
+		{"same switch", func() (*Graph, *Device, *Device) {
+			b := newBuilder(twoSockets()...)
+			u := b.usp("0000:01:00.0", b.rp("0000:00:01.0", b.hostBridge("pci0000:00", 0)), 0x10b5, 0x9797, 0x10b5, 0x9797)
+			return b.g, b.gpu("0000:03:00.0", b.dsp("0000:02:04.0", u)), b.nic("0000:04:00.0", b.dsp("0000:02:08.0", u))
+		}, want{PIX, PIX, PathSameSwitch, ""}},
+		{"cascaded switches", func() (*Graph, *Device, *Device) {
+			b := newBuilder(twoSockets()...)
+			u1 := b.usp("0000:01:00.0", b.rp("0000:00:01.0", b.hostBridge("pci0000:00", 0)), 0x10b5, 0x9797, 0x10b5, 0x9797)
+			u2 := b.usp("0000:03:00.0", b.dsp("0000:02:04.0", u1), 0x10b5, 0x9797, 0x10b5, 0x9797)
+			return b.g, b.gpu("0000:05:00.0", b.dsp("0000:04:00.0", u2)), b.nic("0000:06:00.0", b.dsp("0000:02:08.0", u1))
+		}, want{PXB, PXB, PathAcrossSwitches, ""}},
+		{"Broadcom Gen4 sub-switches flattened by NCCL", func() (*Graph, *Device, *Device) {
+			b := newBuilder(twoSockets()...)
+			top := b.usp("0000:01:00.0", b.rp("0000:00:01.0", b.hostBridge("pci0000:00", 0)), 0x1000, 0xc010, 0x1000, 0xa064)
+			subA := b.usp("0000:03:00.0", b.dsp("0000:02:00.0", top), 0x1000, 0xc010, 0x1000, 0xa064)
+			subB := b.usp("0000:08:00.0", b.dsp("0000:02:01.0", top), 0x1000, 0xc010, 0x1000, 0xa064)
+			return b.g, b.gpu("0000:05:00.0", b.dsp("0000:04:00.0", subA)), b.nic("0000:0a:00.0", b.dsp("0000:09:00.0", subB))
+		}, want{PXB, PIX, PathAcrossSwitches, ""}},
+		{"Broadcom Gen5 parent and child levels flattened", func() (*Graph, *Device, *Device) {
+			b := newBuilder(twoSockets()...)
+			top := b.usp("0000:01:00.0", b.rp("0000:00:01.0", b.hostBridge("pci0000:00", 0)), 0x1000, 0xc030, 0x1000, 0x0100)
+			subA := b.usp("0000:03:00.0", b.dsp("0000:02:00.0", top), 0x1000, 0xc030, 0x1000, 0x1100)
+			return b.g, b.gpu("0000:05:00.0", b.dsp("0000:04:00.0", subA)), b.nic("0000:06:00.0", b.dsp("0000:02:01.0", top))
+		}, want{PXB, PIX, PathAcrossSwitches, ""}},
+		{"Broadcom Gen5 with two parent-level switches is not flattened", func() (*Graph, *Device, *Device) {
+			b := newBuilder(twoSockets()...)
+			top := b.usp("0000:01:00.0", b.rp("0000:00:01.0", b.hostBridge("pci0000:00", 0)), 0x1000, 0xc030, 0x1000, 0x0100)
+			subA := b.usp("0000:03:00.0", b.dsp("0000:02:00.0", top), 0x1000, 0xc030, 0x1000, 0x0100)
+			return b.g, b.gpu("0000:05:00.0", b.dsp("0000:04:00.0", subA)), b.nic("0000:06:00.0", b.dsp("0000:02:01.0", top))
+		}, want{PXB, PXB, PathAcrossSwitches, ""}},
+		{"PLX cascade is not flattened", func() (*Graph, *Device, *Device) {
+			b := newBuilder(twoSockets()...)
+			top := b.usp("0000:01:00.0", b.rp("0000:00:01.0", b.hostBridge("pci0000:00", 0)), 0x10b5, 0x9797, 0x10b5, 0xa064)
+			subA := b.usp("0000:03:00.0", b.dsp("0000:02:00.0", top), 0x10b5, 0x9797, 0x10b5, 0xa064)
+			return b.g, b.gpu("0000:05:00.0", b.dsp("0000:04:00.0", subA)), b.nic("0000:06:00.0", b.dsp("0000:02:01.0", top))
+		}, want{PXB, PXB, PathAcrossSwitches, ""}},
+		{"different root ports of one host bridge", func() (*Graph, *Device, *Device) {
+			b := newBuilder(twoSockets()...)
+			hb := b.hostBridge("pci0000:c0", 0)
+			return b.g, b.gpu("0000:c1:00.0", b.rp("0000:c0:01.1", hb)), b.gpu("0000:c2:00.0", b.rp("0000:c0:03.1", hb))
+		}, want{PHB, PHB, PathRootComplex, ""}},
+		{"AMD: host bridges of one NUMA node are NODE, PHB in NCCL", func() (*Graph, *Device, *Device) {
+			b := newBuilder(NUMANode{ID: 0, Socket: 0})
+			return b.g, b.gpu("0000:c1:00.0", b.rp("0000:c0:01.1", b.hostBridge("pci0000:c0", 0))),
+				b.nic("0000:21:00.0", b.rp("0000:20:01.1", b.hostBridge("pci0000:20", 0)))
+		}, want{NODE, PHB, PathHostBridges, ""}},
+		{"across sockets", func() (*Graph, *Device, *Device) {
+			b := newBuilder(twoSockets()...)
+			return b.g, b.gpu("0000:17:00.0", b.rp("0000:16:00.0", b.hostBridge("pci0000:16", 0))),
+				b.nic("0000:b1:00.0", b.rp("0000:b0:00.0", b.hostBridge("pci0000:b0", 1)))
+		}, want{SYS, SYS, PathSockets, ""}},
+		{"sub-NUMA domains of one socket", func() (*Graph, *Device, *Device) {
+			b := newBuilder(NUMANode{ID: 0, Socket: 0}, NUMANode{ID: 1, Socket: 0}, NUMANode{ID: 2, Socket: 1}, NUMANode{ID: 3, Socket: 1})
+			return b.g, b.gpu("0000:17:00.0", b.rp("0000:16:00.0", b.hostBridge("pci0000:16", 0))),
+				b.nic("0000:38:00.0", b.rp("0000:37:00.0", b.hostBridge("pci0000:37", 1)))
+		}, want{SYS, SYS, PathNUMANodes, ""}},
+		{"numa_node -1 on a two-node machine", func() (*Graph, *Device, *Device) {
+			b := newBuilder(twoSockets()...)
+			return b.g, b.gpu("0001:00:00.0", b.hostBridge("pci0001:00", -1)), b.nic("0101:00:00.0", b.hostBridge("pci0101:00", -1))
+		}, want{NODE, PHB, PathHostBridges, "may be SYS"}},
+		{"numa_node -1 on a one-node machine", func() (*Graph, *Device, *Device) {
+			b := newBuilder(NUMANode{ID: 0, Socket: 0})
+			return b.g, b.gpu("0001:00:00.0", b.hostBridge("pci0001:00", -1)), b.nic("0101:00:00.0", b.hostBridge("pci0101:00", -1))
+		}, want{NODE, PHB, PathHostBridges, ""}},
+		{"devices directly on one root bus", func() (*Graph, *Device, *Device) {
+			b := newBuilder(twoSockets()...)
+			hb := b.hostBridge("pci0000:00", 0)
+			return b.g, b.gpu("0000:00:04.0", hb), b.nic("0000:00:05.0", hb)
+		}, want{PHB, PHB, PathRootComplex, ""}},
+		{"endpoint behind a lone bridge meets a NIC at the CPU", func() (*Graph, *Device, *Device) {
+			b := newBuilder(twoSockets()...)
+			hb := b.hostBridge("pci0000:00", 0)
+			br := b.dev("0000:01:00.0", b.rp("0000:00:01.0", hb), KindBridge, RolePCIBridge)
+			return b.g, b.gpu("0000:02:00.0", br), b.nic("0000:03:00.0", b.rp("0000:00:02.0", hb))
+		}, want{PHB, PHB, PathRootComplex, ""}},
+		{"GPU and NIC on one root port's switch, NCCL sees the RP-less collapse", func() (*Graph, *Device, *Device) {
+			b := newBuilder(twoSockets()...)
+			hb := b.hostBridge("pci0000:00", 0)
+			u := b.usp("0000:01:00.0", b.rp("0000:00:01.0", hb), 0x10b5, 0x8747, 0x10b5, 0x8747)
+			return b.g, b.gpu("0000:03:00.0", b.dsp("0000:02:08.0", u)), b.gpu("0000:04:00.0", b.dsp("0000:02:10.0", u))
+		}, want{PIX, PIX, PathSameSwitch, ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, a, b := tt.build()
+			for _, order := range [][2]*Device{{a, b}, {b, a}} {
+				p := g.Classify(order[0], order[1])
+				got := want{p.SMI, p.NCCL, p.Path, ""}
+				if tt.want.note != "" && strings.Contains(strings.Join(p.Notes, "; "), tt.want.note) {
+					got.note = tt.want.note
+				}
+				if got != tt.want {
+					t.Errorf("Classify(%s, %s) = %+v (notes %q), want %+v", order[0].BDF(), order[1].BDF(), got, p.Notes, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestHopsAndBottleneck(t *testing.T) {
+	b := newBuilder(twoSockets()...)
+	hb := b.hostBridge("pci0000:00", 0)
+	u := b.usp("0000:01:00.0", b.rp("0000:00:01.0", hb), 0x1000, 0xc030, 0x1000, 0x0100)
+	u.Link = Link{CurrentGTs: 32, CurrentWidth: 16, MaxGTs: 32, MaxWidth: 16}
+	gpu := b.gpu("0000:03:00.0", b.dsp("0000:02:00.0", u))
+	gpu.Link = Link{CurrentGTs: 32, CurrentWidth: 16, MaxGTs: 32, MaxWidth: 16}
+	nic := b.nic("0000:04:00.0", b.dsp("0000:02:01.0", u))
+	nic.Link = Link{CurrentGTs: 32, CurrentWidth: 8, MaxGTs: 32, MaxWidth: 16}
+	p := b.g.Classify(gpu, nic)
+	var steps []string
+	for _, h := range p.Hops {
+		steps = append(steps, h.From+">"+h.To+":"+string(h.Kind))
+	}
+	wantSteps := "0000:03:00.0>0000:02:00.0:pcie 0000:02:00.0>0000:01:00.0:switch_internal " +
+		"0000:01:00.0>0000:02:01.0:switch_internal 0000:02:01.0>0000:04:00.0:pcie"
+	if got := strings.Join(steps, " "); got != wantSteps {
+		t.Errorf("hops:\n got %s\nwant %s", got, wantSteps)
+	}
+	if p.BottleneckGbps != 192 { // Gen5 x8: 8 lanes × 240 / 80 GB/s × 8 = 192 Gb/s
+		t.Errorf("bottleneck = %v Gb/s, want 192", p.BottleneckGbps)
+	}
+
+	// Across sockets the path climbs to both host bridges and crosses between them.
+	b2 := newBuilder(twoSockets()...)
+	g0 := b2.gpu("0000:17:00.0", b2.rp("0000:16:00.0", b2.hostBridge("pci0000:16", 0)))
+	n1 := b2.nic("0000:b1:00.0", b2.rp("0000:b0:00.0", b2.hostBridge("pci0000:b0", 1)))
+	p = b2.g.Classify(g0, n1)
+	steps = steps[:0]
+	for _, h := range p.Hops {
+		steps = append(steps, h.From+">"+h.To+":"+string(h.Kind))
+	}
+	wantSteps = "0000:17:00.0>0000:16:00.0:pcie 0000:16:00.0>pci0000:16:root_complex pci0000:16>pci0000:b0:numa_interconnect " +
+		"pci0000:b0>0000:b0:00.0:root_complex 0000:b0:00.0>0000:b1:00.0:pcie"
+	if got := strings.Join(steps, " "); got != wantSteps {
+		t.Errorf("cross-socket hops:\n got %s\nwant %s", got, wantSteps)
+	}
+}
+
+func TestLinkBandwidth(t *testing.T) {
+	tests := []struct {
+		l    Link
+		want float64
+		str  string
+	}{
+		{Link{CurrentGTs: 8, CurrentWidth: 16}, 96, "Gen3 x16"},
+		{Link{CurrentGTs: 16, CurrentWidth: 16, MaxGTs: 16, MaxWidth: 16}, 192, "Gen4 x16"},
+		{Link{CurrentGTs: 32, CurrentWidth: 16}, 384, "Gen5 x16"},
+		{Link{CurrentGTs: 2.5, CurrentWidth: 1}, 1.5, "Gen1 x1"},
+		{Link{CurrentGTs: 2.5, CurrentWidth: 16, MaxGTs: 32, MaxWidth: 16}, 24, "Gen1 x16 (max Gen5 x16)"},
+		{Link{CurrentGTs: 16, CurrentWidth: 8, MaxGTs: 16, MaxWidth: 16}, 96, "Gen4 x8 (max Gen4 x16)"},
+		{Link{}, 0, "Gen? x?"},
+		{Link{CurrentGTs: 7, CurrentWidth: 16}, 0, "Gen? x16"},
+	}
+	for _, tt := range tests {
+		if got := tt.l.CurrentGbps(); got != tt.want {
+			t.Errorf("%+v.CurrentGbps() = %v, want %v", tt.l, got, tt.want)
+		}
+		if got := tt.l.String(); got != tt.str {
+			t.Errorf("%+v.String() = %q, want %q", tt.l, got, tt.str)
+		}
+	}
+}
+
+func TestParseBDF(t *testing.T) {
+	good := map[string]string{
+		"0000:01:00.0": "0000:01:00.0", "01:00.0": "0000:01:00.0", "0000:C1:1F.7": "0000:c1:1f.7", "10000:e1:00.0": "10000:e1:00.0",
+	}
+	for in, want := range good {
+		b, err := ParseBDF(in)
+		if err != nil || b.String() != want {
+			t.Errorf("ParseBDF(%q) = %v, %v; want %s", in, b, err, want)
+		}
+	}
+	for _, in := range []string{"", "01:00", "0000:01:00:0", "zz:00.0", "0000:01:20.0", "0000:01:00.8", "pci0000:00", "1:0.0", "0000:001:00.0"} {
+		if _, err := ParseBDF(in); err == nil {
+			t.Errorf("ParseBDF(%q) accepted", in)
+		}
+	}
+}
+
+func TestParseCPUList(t *testing.T) {
+	got, err := ParseCPUList("0-3,8,10-11\n")
+	if err != nil || len(got) != 7 || got[0] != 0 || got[4] != 8 || got[6] != 11 {
+		t.Errorf("ParseCPUList = %v, %v", got, err)
+	}
+	for _, bad := range []string{"3-1", "a", "0-99999999", "-1", "1,,2"} {
+		if _, err := ParseCPUList(bad); err == nil {
+			t.Errorf("ParseCPUList(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,260 @@
+// Package topology holds gdtopo's device graph: host bridges, PCIe bridges and
+// endpoints read from sysfs, and the rules that label every path between two
+// devices the way nvidia-smi and NCCL do.
+//
+// The graph types carry no I/O: readers (ReadSysfs) fill them, and the label
+// rules (Classify) are tested on hand-built graphs.
+package topology
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Kind says what an endpoint is for gdtopo's purposes.
+type Kind string
+
+// Device kinds.
+const (
+	KindAccelerator Kind = "accelerator" // GPUs and other compute accelerators
+	KindNIC         Kind = "nic"         // Ethernet (0200) and InfiniBand (0207) functions
+	KindNVMe        Kind = "nvme"        // NVM Express storage (0108)
+	KindNVSwitch    Kind = "nvswitch"    // NVIDIA NVSwitch management functions
+	KindBridge      Kind = "bridge"      // PCI-to-PCI bridges, root ports and switch ports (0604)
+	KindOther       Kind = "other"       // everything else
+)
+
+// Role is the place of a bridge in the PCIe hierarchy.
+type Role string
+
+// Bridge roles. Endpoints have RoleNone.
+const (
+	RoleNone          Role = ""
+	RoleRootPort      Role = "root_port"
+	RoleUpstream      Role = "switch_upstream"
+	RoleDownstream    Role = "switch_downstream"
+	RolePCIBridge     Role = "pci_bridge"
+	roleFromConfig         = "config"
+	roleFromStructure      = "structure"
+)
+
+// Link is a PCIe link's trained (current) and capable (max) state. Zero
+// values mean unknown.
+type Link struct {
+	CurrentGTs   float64 // current_link_speed
+	CurrentWidth int     // current_link_width
+	MaxGTs       float64 // max_link_speed
+	MaxWidth     int     // max_link_width
+}
+
+// Known reports whether the current speed and width are both known.
+func (l Link) Known() bool { return l.CurrentGTs > 0 && l.CurrentWidth > 0 }
+
+// Degraded reports whether the link trained below its capability in speed or
+// width. Unknown values never count as degraded.
+func (l Link) Degraded() bool {
+	return (l.MaxGTs > 0 && l.CurrentGTs > 0 && l.CurrentGTs < l.MaxGTs) ||
+		(l.MaxWidth > 0 && l.CurrentWidth > 0 && l.CurrentWidth < l.MaxWidth)
+}
+
+// String renders a link as "Gen4 x16" or, when it trained lower,
+// "Gen3 x8 (max Gen4 x16)".
+func (l Link) String() string {
+	cur := speedWidth(l.CurrentGTs, l.CurrentWidth)
+	if l.Degraded() {
+		return fmt.Sprintf("%s (max %s)", cur, speedWidth(l.MaxGTs, l.MaxWidth))
+	}
+	return cur
+}
+
+func speedWidth(gts float64, width int) string {
+	s, w := "Gen?", "x?"
+	if g := Generation(gts); g > 0 {
+		s = fmt.Sprintf("Gen%d", g)
+	}
+	if width > 0 {
+		w = fmt.Sprintf("x%d", width)
+	}
+	return s + " " + w
+}
+
+// Generation maps a transfer rate in GT/s to its PCIe generation, 0 if unknown.
+func Generation(gts float64) int {
+	for i, r := range pcieRates {
+		if gts == r.gts {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// pcieRates is NCCL's per-lane bandwidth table (nccl-semantics.md §4.1,
+// kvDictPciGen in topo.cc): width × value / 80 GB/s, value in units of
+// 100 Mb/s per lane, indexed by generation - 1.
+var pcieRates = [...]struct {
+	gts   float64
+	value float64
+}{{2.5, 15}, {5, 30}, {8, 60}, {16, 120}, {32, 240}, {64, 480}}
+
+// CurrentGbps is the link's current bandwidth in Gb/s by NCCL's per-lane table
+// (width × value / 80 GB/s, times 8): Gen4 x16 is 24 GB/s = 192 Gb/s. It is 0
+// when the link is unknown.
+func (l Link) CurrentGbps() float64 { return linkGbps(l.CurrentGTs, l.CurrentWidth) }
+
+// MaxGbps is CurrentGbps for the link's capability.
+func (l Link) MaxGbps() float64 { return linkGbps(l.MaxGTs, l.MaxWidth) }
+
+func linkGbps(gts float64, width int) float64 {
+	g := Generation(gts)
+	if g == 0 || width <= 0 {
+		return 0
+	}
+	return float64(width) * pcieRates[g-1].value / 80 * 8
+}
+
+// Device is one PCI function.
+type Device struct {
+	Addr       BDF
+	Parent     *Device     // the bridge above; nil directly under a host bridge
+	HostBridge *HostBridge // the root complex it hangs from; nil when unknown
+	Children   []*Device
+
+	Class                        uint32 // class code: base<<16 | sub<<8 | prog-if
+	VendorID, DeviceID           uint16
+	SubVendorID, SubDeviceID     uint16
+	SubsystemKnown               bool
+	Kind                         Kind
+	Role                         Role
+	RoleFrom                     string // "config" (PCIe port type) or "structure"
+	Driver                       string // basename of the driver link
+	IOMMUGroup                   string // basename of the iommu_group link
+	PhysFn                       string // BDF of the physical function, for SR-IOV virtual functions
+	NUMANode                     int    // effective node; -1 unknown
+	NUMAFrom                     string // where NUMANode came from: "numa_node", "local_cpus" or "host_bridge"
+	RawNUMANode                  int    // numa_node as the file says (-1 when absent), which is what NCCL reads
+	LocalCPUs                    string // local_cpulist (or local_cpus as a list)
+	Link                         Link
+	RDMA                         []string // /sys/class/infiniband names
+	Netdevs                      []string // /sys/class/net names
+	PortRateGbps                 float64  // fastest active port, 0 unknown
+	ConfigLen                    int      // bytes of config space read; 0 when absent
+	Name                         string   // model name, set by the names resolver
+	ACSRedirect, ACSKnown        bool     // ACS request/completion redirect on this port, and whether config showed it
+	MaxReadRequest, MaxPayload   int      // DevCtl, bytes; 0 unknown
+	RelaxedOrdering, DevCtlKnown bool
+}
+
+// BDF returns the canonical lowercase address, e.g. "0000:01:00.0".
+func (d *Device) BDF() string { return d.Addr.String() }
+
+// NUMA sources for Device.NUMAFrom.
+const (
+	NUMAFromFile       = "numa_node"
+	NUMAFromLocalCPUs  = "local_cpus"
+	NUMAFromHostBridge = "host_bridge"
+)
+
+// IsVirtualFunction reports whether d is an SR-IOV virtual function.
+func (d *Device) IsVirtualFunction() bool { return d.PhysFn != "" }
+
+// IsSwitchPort reports whether d is an upstream or downstream port of a PCIe switch.
+func (d *Device) IsSwitchPort() bool { return d.Role == RoleUpstream || d.Role == RoleDownstream }
+
+// HostBridge is a PCI root bus (sysfs pciDDDD:BB), one root complex or
+// part of one.
+type HostBridge struct {
+	Name     string // "pci0000:00"
+	Domain   uint32
+	Bus      uint8
+	NUMANode int       // -1 unknown
+	Socket   int       // -1 unknown
+	Devices  []*Device // functions on the root bus
+	Inferred bool      // named from a device's bus because the capture lacked its /sys/devices path
+}
+
+// NUMANode is one node of /sys/devices/system/node.
+type NUMANode struct {
+	ID        int
+	CPUs      string // cpulist
+	Distances []int  // SLIT row
+	Socket    int    // package of its first CPU; -1 unknown
+}
+
+// System describes the host around the PCI tree. Empty strings and -1 mean
+// unknown.
+type System struct {
+	Hostname    string
+	CPUVendor   string // vendor_id: GenuineIntel, AuthenticAMD
+	CPUModel    string // model name
+	CPUFamily   int    // cpu family, -1 unknown
+	CPUModelID  int    // model number, -1 unknown
+	Sockets     int    // distinct physical packages, 0 unknown
+	LogicalCPUs int    // 0 unknown
+	NUMANodes   []NUMANode
+	Cmdline     string
+	CmdlineRead bool
+}
+
+// NodeSocket returns the socket of NUMA node id, or -1.
+func (s *System) NodeSocket(id int) int {
+	for _, n := range s.NUMANodes {
+		if n.ID == id {
+			return n.Socket
+		}
+	}
+	return -1
+}
+
+// Warning is a problem with one file or device that did not stop the read.
+type Warning struct {
+	Subject string // the file or device
+	Message string
+}
+
+func (w Warning) String() string { return w.Subject + ": " + w.Message }
+
+// Graph is one machine's PCI hierarchy and the system around it.
+type Graph struct {
+	System      System
+	HostBridges []*HostBridge
+	Devices     []*Device // sorted by address
+	Warnings    []Warning
+	// Lacks lists what the source did not hold, in words for the summary,
+	// e.g. "config space past 64 bytes (ACS, DevCtl unknown: capture as root)".
+	Lacks []string
+}
+
+// Device returns the function at addr, or nil.
+func (g *Graph) Device(addr BDF) *Device {
+	i := sort.Search(len(g.Devices), func(i int) bool { return !g.Devices[i].Addr.Less(addr) })
+	if i < len(g.Devices) && g.Devices[i].Addr == addr {
+		return g.Devices[i]
+	}
+	return nil
+}
+
+// OfKind returns the devices of kind k in address order, leaving out SR-IOV
+// virtual functions.
+func (g *Graph) OfKind(k Kind) []*Device {
+	var out []*Device
+	for _, d := range g.Devices {
+		if d.Kind == k && !d.IsVirtualFunction() {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Switches returns the upstream port of every PCIe switch.
+func (g *Graph) Switches() []*Device {
+	var out []*Device
+	for _, d := range g.Devices {
+		if d.Role == RoleUpstream {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// MultiNUMA reports whether the machine has more than one NUMA node.
+func (g *Graph) MultiNUMA() bool { return len(g.System.NUMANodes) > 1 }

@@ -1,0 +1,35 @@
+package topology
+
+// The files gdtopo reads, relative to a source root (the folder that holds
+// sys/ and proc/). Keeping them in one place shows what gdtopo touches and is
+// the list a capture must keep.
+const (
+	pathPCIDevices = "sys/bus/pci/devices"
+	pathInfiniband = "sys/class/infiniband"
+	pathNet        = "sys/class/net"
+	pathNodes      = "sys/devices/system/node"
+	pathCPUs       = "sys/devices/system/cpu"
+	pathCPUInfo    = "proc/cpuinfo"
+	pathCmdline    = "proc/cmdline"
+	pathHostname   = "proc/sys/kernel/hostname"
+)
+
+// DeviceFiles are the attribute files read in each PCI function's folder.
+var DeviceFiles = []string{
+	"class", "vendor", "device", "subsystem_vendor", "subsystem_device", "revision",
+	"modalias", "numa_node", "local_cpulist",
+	"current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
+	"config",
+}
+
+// DeviceLinks are the symbolic links read in each PCI function's folder.
+var DeviceLinks = []string{"driver", "iommu_group", "physfn"}
+
+// Size limits for reads, so a hostile or broken tree cannot make gdtopo
+// read without end.
+const (
+	maxAttrBytes   = 4096    // one attribute file
+	maxConfigBytes = 4096    // PCIe extended config space
+	maxProcBytes   = 8 << 20 // /proc/cpuinfo of a large machine
+	maxCPUs        = 1 << 16 // CPUs named by one cpulist
+)

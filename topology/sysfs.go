@@ -1,0 +1,562 @@
+package topology
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gdtopo/gdtopo/internal/pciconfig"
+)
+
+// ErrNoPCI means a source holds no PCI devices to analyse.
+var ErrNoPCI = errors.New("no PCI devices")
+
+// ReadSysfs reads the PCI hierarchy, RDMA and network names, NUMA nodes and
+// CPUs from a sysfs tree. fsys is rooted where sys/ (and proc/) live: "/" for
+// the running machine, or a capture. Problems with single files or devices
+// become warnings; only a tree with no PCI devices is an error.
+func ReadSysfs(fsys fs.FS) (*Graph, error) {
+	r := &reader{fsys: fsys, g: &Graph{}, missing: map[string][]string{}}
+	entries, err := fs.ReadDir(fsys, pathPCIDevices)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s is missing (a capture without PCI data?)", ErrNoPCI, pathPCIDevices)
+		}
+		return nil, fmt.Errorf("read %s: %w", pathPCIDevices, err)
+	}
+	r.readSystem()
+	dirs := map[BDF]string{}
+	for _, e := range entries {
+		addr, err := ParseBDF(e.Name())
+		if err != nil {
+			r.warn(path.Join(pathPCIDevices, e.Name()), "not a PCI address: skipped")
+			continue
+		}
+		dir, err := r.resolve(path.Join(pathPCIDevices, e.Name()))
+		if err != nil {
+			r.warn(path.Join(pathPCIDevices, e.Name()), err.Error())
+			continue
+		}
+		dirs[addr] = dir
+		r.g.Devices = append(r.g.Devices, r.readDevice(addr, dir))
+	}
+	if len(r.g.Devices) == 0 {
+		return nil, fmt.Errorf("%w: %s is empty", ErrNoPCI, pathPCIDevices)
+	}
+	sort.Slice(r.g.Devices, func(i, j int) bool { return r.g.Devices[i].Addr.Less(r.g.Devices[j].Addr) })
+	r.link(dirs)
+	r.readClass(pathInfiniband, func(d *Device, name string) {
+		d.RDMA = append(d.RDMA, name)
+		if rate := r.ibRate(path.Join(pathInfiniband, name)); rate > d.PortRateGbps {
+			d.PortRateGbps = rate
+		}
+	})
+	r.readClass(pathNet, func(d *Device, name string) {
+		d.Netdevs = append(d.Netdevs, name)
+		if d.PortRateGbps == 0 {
+			if mbps, err := r.int(path.Join(pathNet, name, "speed")); err == nil && mbps > 0 {
+				d.PortRateGbps = float64(mbps) / 1000
+			}
+		}
+	})
+	r.summarize()
+	return r.g, nil
+}
+
+// reader carries one ReadSysfs call's state.
+type reader struct {
+	fsys    fs.FS
+	g       *Graph
+	parents map[*Device]string  // resolved folder of each device
+	missing map[string][]string // attribute file -> devices lacking it
+	short   []string            // devices whose config stopped at 64 bytes
+}
+
+func (r *reader) warn(subject, msg string) {
+	r.g.Warnings = append(r.g.Warnings, Warning{Subject: subject, Message: msg})
+}
+
+// read returns a file's contents, at most limit bytes.
+func (r *reader) read(name string, limit int64) ([]byte, error) {
+	f, err := r.fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return b[:limit], fmt.Errorf("over %d bytes", limit)
+	}
+	return b, nil
+}
+
+// text reads a small attribute file and trims it.
+func (r *reader) text(name string) (string, error) {
+	b, err := r.read(name, maxAttrBytes)
+	return strings.TrimSpace(string(b)), err
+}
+
+func (r *reader) int(name string) (int, error) {
+	s, err := r.text(name)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(s)
+}
+
+// resolve follows the symbolic link at name once and returns the cleaned
+// path it points to inside the tree.
+func (r *reader) resolve(name string) (string, error) {
+	target, err := fs.ReadLink(r.fsys, name)
+	if err != nil {
+		var pe *fs.PathError
+		if fi, serr := fs.Stat(r.fsys, name); serr == nil && fi.IsDir() && errors.As(err, &pe) {
+			return name, nil // old kernels and some captures keep real folders here
+		}
+		return "", fmt.Errorf("read link: %w", err)
+	}
+	if strings.HasPrefix(target, "/") {
+		target = strings.TrimPrefix(target, "/") // an absolute /sys link of the live tree
+	} else {
+		target = path.Join(path.Dir(name), target)
+	}
+	if target == ".." || strings.HasPrefix(target, "../") {
+		return "", fmt.Errorf("link points outside the tree: %s", target)
+	}
+	return target, nil
+}
+
+// hexAttr parses a "0x10de" style attribute.
+func parseHex(s string, bits int) (uint64, error) {
+	return strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(s), "0x"), 16, bits)
+}
+
+// readDevice reads one function's attribute files from its folder dir.
+func (r *reader) readDevice(addr BDF, dir string) *Device {
+	d := &Device{Addr: addr, NUMANode: -1, RawNUMANode: -1}
+	bdf := addr.String()
+	attr := func(file string) (string, bool) {
+		s, err := r.text(path.Join(dir, file))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			r.missing[file] = append(r.missing[file], bdf)
+			return "", false
+		case err != nil:
+			r.warn(bdf+"/"+file, err.Error())
+			return "", false
+		}
+		return s, true
+	}
+	hexField := func(file string, bits int) (uint64, bool) {
+		s, ok := attr(file)
+		if !ok {
+			return 0, false
+		}
+		v, err := parseHex(s, bits)
+		if err != nil {
+			r.warn(bdf+"/"+file, fmt.Sprintf("invalid value %q", s))
+			return 0, false
+		}
+		return v, true
+	}
+
+	cfg := r.readConfig(d, dir)
+	idsKnown := false
+	if v, ok := hexField("vendor", 16); ok {
+		d.VendorID, idsKnown = uint16(v), true
+	}
+	if v, ok := hexField("device", 16); ok {
+		d.DeviceID = uint16(v)
+	}
+	classKnown := false
+	if v, ok := hexField("class", 24); ok {
+		d.Class, classKnown = uint32(v), true
+	}
+	sv, ok1 := hexField("subsystem_vendor", 16)
+	sd, ok2 := hexField("subsystem_device", 16)
+	if ok1 && ok2 {
+		d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = uint16(sv), uint16(sd), true
+	}
+	if cfg != nil { // fill what the attribute files lacked from config space
+		if !idsKnown {
+			d.VendorID, d.DeviceID, idsKnown = cfg.VendorID, cfg.DeviceID, true
+		}
+		if !classKnown {
+			d.Class, classKnown = cfg.Class, true
+		}
+		if !d.SubsystemKnown && cfg.HeaderType == 0 {
+			d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = cfg.SubsystemVendor, cfg.SubsystemDevice, true
+		}
+	}
+	if !idsKnown || !classKnown {
+		r.fromModalias(d, dir, !idsKnown, !classKnown)
+	}
+
+	if s, ok := attr("numa_node"); ok {
+		if n, err := strconv.Atoi(s); err == nil && n >= -1 && n < 1<<16 {
+			d.RawNUMANode = n
+		} else {
+			r.warn(bdf+"/numa_node", fmt.Sprintf("invalid value %q", s))
+		}
+	}
+	if s, ok := attr("local_cpulist"); ok {
+		d.LocalCPUs = s
+	} else if s, err := r.text(path.Join(dir, "local_cpus")); err == nil {
+		d.LocalCPUs = maskToList(s)
+	}
+	if d.RawNUMANode >= 0 {
+		d.NUMANode, d.NUMAFrom = d.RawNUMANode, NUMAFromFile
+	} else if n := r.g.System.nodeOfCPUs(d.LocalCPUs); n >= 0 {
+		// As hwloc does: local CPUs that all lie in one node place the
+		// device there. With numa_node -1 the kernel lists every CPU, so
+		// this never guesses on a multi-node machine.
+		d.NUMANode, d.NUMAFrom = n, NUMAFromLocalCPUs
+	}
+	d.Link = r.readLink(d, dir, attr, cfg)
+	d.Driver = r.linkBase(dir, "driver")
+	d.IOMMUGroup = r.linkBase(dir, "iommu_group")
+	if pf := r.linkBase(dir, "physfn"); pf != "" {
+		d.PhysFn = pf
+	}
+	d.Kind = kindOf(d.Class, d.VendorID)
+	return d
+}
+
+// readConfig decodes the config file and records what it shows; nil when
+// absent or unreadable.
+func (r *reader) readConfig(d *Device, dir string) *pciconfig.Config {
+	b, err := r.read(path.Join(dir, "config"), maxConfigBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		r.missing["config"] = append(r.missing["config"], d.BDF())
+		return nil
+	}
+	if err != nil && len(b) < maxConfigBytes {
+		r.warn(d.BDF()+"/config", err.Error())
+		return nil
+	}
+	cfg, err := pciconfig.Parse(b)
+	if err != nil {
+		r.warn(d.BDF()+"/config", err.Error())
+		return nil
+	}
+	d.ConfigLen = cfg.Len
+	if !cfg.CapsReadable {
+		r.short = append(r.short, d.BDF())
+	}
+	if x := cfg.Express; x != nil {
+		d.Role, d.RoleFrom = roleOfPort(x.PortType), roleFromConfig
+		d.MaxPayload, d.MaxReadRequest, d.RelaxedOrdering, d.DevCtlKnown = x.MaxPayload, x.MaxReadRequest, x.RelaxedOrdering, true
+	} else if cfg.CapsReadable && cfg.HeaderType == 1 {
+		d.Role, d.RoleFrom = RolePCIBridge, roleFromConfig // a conventional PCI bridge
+	}
+	if cfg.ACS != nil {
+		d.ACSKnown, d.ACSRedirect = true, cfg.ACS.Redirects()
+	} else if cfg.ExtReadable {
+		d.ACSKnown = true // read, and the port has no ACS capability
+	}
+	return &cfg
+}
+
+// fromModalias fills IDs or class from modalias
+// ("pci:v000010DEd00002330sv000010DEsd000016C1bc03sc02i00"), which ghw
+// snapshots keep when other files are missing.
+func (r *reader) fromModalias(d *Device, dir string, ids, class bool) {
+	s, err := r.text(path.Join(dir, "modalias"))
+	if err != nil {
+		return
+	}
+	var v, dv, sv, sd uint32
+	var bc, sc, pi uint8
+	if _, err := fmt.Sscanf(s, "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X", &v, &dv, &sv, &sd, &bc, &sc, &pi); err != nil {
+		r.warn(d.BDF()+"/modalias", fmt.Sprintf("invalid value %q", s))
+		return
+	}
+	if ids {
+		d.VendorID, d.DeviceID = uint16(v), uint16(dv)
+	}
+	if !d.SubsystemKnown {
+		d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = uint16(sv), uint16(sd), true
+	}
+	if class {
+		d.Class = uint32(bc)<<16 | uint32(sc)<<8 | uint32(pi)
+	}
+}
+
+// readLink reads the link files, falling back to the config space's link
+// registers where the files are absent or say "Unknown".
+func (r *reader) readLink(d *Device, dir string, attr func(string) (string, bool), cfg *pciconfig.Config) Link {
+	var l Link
+	speed := func(file string) float64 {
+		s, ok := attr(file)
+		if !ok {
+			return 0
+		}
+		g, ok := pciconfig.ParseSysfsSpeed(s)
+		if !ok && s != "Unknown" && s != "Unknown speed" {
+			r.warn(d.BDF()+"/"+file, fmt.Sprintf("invalid value %q", s))
+		}
+		return g
+	}
+	width := func(file string) int {
+		s, ok := attr(file)
+		if !ok {
+			return 0
+		}
+		w, err := strconv.Atoi(s)
+		if err != nil || w < 0 || w > 32 {
+			r.warn(d.BDF()+"/"+file, fmt.Sprintf("invalid value %q", s))
+			return 0
+		}
+		return w
+	}
+	l.CurrentGTs, l.CurrentWidth = speed("current_link_speed"), width("current_link_width")
+	l.MaxGTs, l.MaxWidth = speed("max_link_speed"), width("max_link_width")
+	if cfg != nil && cfg.Express != nil && cfg.Express.LinkKnown {
+		x := cfg.Express
+		if l.CurrentGTs == 0 {
+			l.CurrentGTs = pciconfig.SpeedGTs(x.CurSpeed)
+		}
+		if l.CurrentWidth == 0 {
+			l.CurrentWidth = x.CurWidth
+		}
+		if l.MaxGTs == 0 {
+			l.MaxGTs = pciconfig.SpeedGTs(x.MaxSpeed)
+		}
+		if l.MaxWidth == 0 {
+			l.MaxWidth = x.MaxWidth
+		}
+	}
+	return l
+}
+
+// linkBase returns the last element of the link dir/name's target, or "".
+func (r *reader) linkBase(dir, name string) string {
+	t, err := fs.ReadLink(r.fsys, path.Join(dir, name))
+	if err != nil {
+		return ""
+	}
+	return path.Base(t)
+}
+
+// link builds parents, host bridges and roles from each device's folder.
+func (r *reader) link(dirs map[BDF]string) {
+	hbs := map[string]*HostBridge{}
+	for _, d := range r.g.Devices {
+		parts := strings.Split(dirs[d.Addr], "/")
+		hbAt := -1
+		for i, p := range parts {
+			if _, _, ok := parseHostBridge(p); ok {
+				hbAt = i
+			}
+		}
+		var name string
+		if hbAt >= 0 {
+			name = parts[hbAt]
+		} else {
+			// A capture that kept the device folder but not its place in
+			// /sys/devices: like hwloc, take its own bus as the root bus.
+			name = fmt.Sprintf("pci%04x:%02x", d.Addr.Domain, d.Addr.Bus)
+			r.warn(d.BDF(), "its folder "+dirs[d.Addr]+" is under no host bridge (pciDDDD:BB): parent unknown, host bridge "+name+" assumed")
+		}
+		hb := hbs[name]
+		if hb == nil {
+			dom, bus, _ := parseHostBridge(name)
+			hb = &HostBridge{Name: name, Domain: dom, Bus: bus, NUMANode: -1, Socket: -1, Inferred: hbAt < 0}
+			hbs[name] = hb
+			r.g.HostBridges = append(r.g.HostBridges, hb)
+		}
+		d.HostBridge = hb
+		// The nearest folder above that is a known PCI function is the
+		// parent; a bridge missing from a partial capture is skipped, as
+		// hwloc does.
+		for i := len(parts) - 2; i > hbAt && hbAt >= 0; i-- {
+			pa, err := ParseBDF(parts[i])
+			if err != nil {
+				continue
+			}
+			if p := r.g.Device(pa); p != nil {
+				d.Parent = p
+				p.Children = append(p.Children, d)
+				break
+			}
+			r.warn(d.BDF(), "bridge "+parts[i]+" above it is not in "+pathPCIDevices+": skipped")
+		}
+		if d.Parent == nil {
+			hb.Devices = append(hb.Devices, d)
+		}
+	}
+	sort.Slice(r.g.HostBridges, func(i, j int) bool {
+		a, b := r.g.HostBridges[i], r.g.HostBridges[j]
+		return a.Domain < b.Domain || a.Domain == b.Domain && a.Bus < b.Bus
+	})
+	for _, d := range r.g.Devices {
+		if d.Kind == KindBridge && d.RoleFrom == "" {
+			d.Role, d.RoleFrom = structuralRole(d), roleFromStructure
+		}
+		if d.HostBridge != nil && d.HostBridge.NUMANode < 0 && d.NUMANode >= 0 {
+			d.HostBridge.NUMANode = d.NUMANode
+		}
+	}
+	for _, hb := range r.g.HostBridges {
+		hb.Socket = r.g.System.NodeSocket(hb.NUMANode)
+	}
+	for _, d := range r.g.Devices {
+		if d.NUMANode < 0 && d.HostBridge != nil && d.HostBridge.NUMANode >= 0 {
+			d.NUMANode, d.NUMAFrom = d.HostBridge.NUMANode, NUMAFromHostBridge
+		}
+	}
+}
+
+// structuralRole guesses a bridge's role from where it sits, for trees whose
+// config space does not show the PCIe port type.
+func structuralRole(d *Device) Role {
+	switch {
+	case d.Parent == nil:
+		return RoleRootPort
+	case d.Parent.Role == RoleUpstream:
+		return RoleDownstream
+	}
+	for _, c := range d.Children {
+		if c.Kind == KindBridge {
+			return RoleUpstream
+		}
+	}
+	return RolePCIBridge
+}
+
+func roleOfPort(t pciconfig.PortType) Role {
+	switch t {
+	case pciconfig.RootPort:
+		return RoleRootPort
+	case pciconfig.UpstreamPort:
+		return RoleUpstream
+	case pciconfig.DownstreamPort:
+		return RoleDownstream
+	case pciconfig.PCIeToPCIBridge, pciconfig.PCIToPCIeBridge:
+		return RolePCIBridge
+	}
+	return RoleNone
+}
+
+// PCI vendor IDs that matter to classification.
+const (
+	VendorNVIDIA   = 0x10de
+	VendorAMD      = 0x1002
+	VendorIntel    = 0x8086
+	VendorMellanox = 0x15b3
+	VendorBroadcom = 0x1000
+)
+
+// kindOf classifies a function by class code and vendor.
+func kindOf(class uint32, vendor uint16) Kind {
+	base, sub := class>>16, class>>8&0xff
+	switch {
+	case base == 0x03 && (vendor == VendorNVIDIA || vendor == VendorAMD):
+		return KindAccelerator // VGA, 3D and display controllers of GPU vendors
+	case base == 0x03 && vendor == VendorIntel && (sub == 0x02 || sub == 0x80):
+		return KindAccelerator // Intel data-centre GPUs; VGA-class Intel is integrated graphics
+	case base == 0x12, base == 0x0b && sub == 0x40:
+		return KindAccelerator // processing accelerators, co-processors
+	case base == 0x02 && (sub == 0x00 || sub == 0x07):
+		return KindNIC
+	case base == 0x01 && sub == 0x08:
+		return KindNVMe
+	case base == 0x06 && sub == 0x80 && vendor == VendorNVIDIA:
+		return KindNVSwitch
+	case base == 0x06 && (sub == 0x04 || sub == 0x09):
+		return KindBridge
+	}
+	return KindOther
+}
+
+// readClass maps /sys/class/<class>/<name> links to their PCI function.
+func (r *reader) readClass(dir string, add func(*Device, string)) {
+	entries, err := fs.ReadDir(r.fsys, dir)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			r.warn(dir, err.Error())
+		}
+		return
+	}
+	for _, e := range entries {
+		target, err := r.resolve(path.Join(dir, e.Name()))
+		if err != nil || strings.Contains(target, "/virtual/") {
+			continue
+		}
+		// The last path element that is a PCI address is the function
+		// (hwloc_linuxfs_find_osdev_parent; virtio sits one level lower).
+		parts := strings.Split(target, "/")
+		for i := len(parts) - 1; i >= 0; i-- {
+			if addr, err := ParseBDF(parts[i]); err == nil {
+				if d := r.g.Device(addr); d != nil {
+					add(d, e.Name())
+				}
+				break
+			}
+		}
+	}
+}
+
+// ibRate returns the fastest ACTIVE port rate of an RDMA device in Gb/s, from
+// ports/N/rate ("400 Gb/sec (4X NDR)").
+func (r *reader) ibRate(dev string) float64 {
+	ports, err := fs.ReadDir(r.fsys, path.Join(dev, "ports"))
+	if err != nil {
+		return 0
+	}
+	best := 0.0
+	for _, p := range ports {
+		s, err := r.text(path.Join(dev, "ports", p.Name(), "rate"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(s)
+		if len(f) < 2 || !strings.HasPrefix(f[1], "Gb/sec") {
+			continue
+		}
+		if v, err := strconv.ParseFloat(f[0], 64); err == nil && v > best {
+			best = v
+		}
+	}
+	return best
+}
+
+// summarize turns per-file gaps into one warning each and the summary's
+// list of what the source lacked.
+func (r *reader) summarize() {
+	n := len(r.g.Devices)
+	files := make([]string, 0, len(r.missing))
+	for f := range r.missing {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		devs := r.missing[f]
+		r.warn(f, fmt.Sprintf("missing for %d of %d functions (first %s)", len(devs), n, devs[0]))
+	}
+	if len(r.missing["current_link_speed"]) == n {
+		r.g.Lacks = append(r.g.Lacks, "link speed and width files")
+	}
+	if len(r.missing["config"]) == n {
+		r.g.Lacks = append(r.g.Lacks, "config space (port types from structure; ACS, DevCtl unknown)")
+	} else if len(r.short) > 0 {
+		r.g.Lacks = append(r.g.Lacks, fmt.Sprintf("config space past 64 bytes on %d functions (ACS, DevCtl, link registers unknown: capture as root)", len(r.short)))
+	}
+	if len(r.missing["numa_node"]) == n {
+		r.g.Lacks = append(r.g.Lacks, "numa_node files")
+	}
+	if len(r.g.System.NUMANodes) == 0 {
+		r.g.Lacks = append(r.g.Lacks, "NUMA nodes ("+pathNodes+")")
+	}
+	if r.g.System.CPUModel == "" {
+		r.g.Lacks = append(r.g.Lacks, pathCPUInfo)
+	}
+}

@@ -1,0 +1,231 @@
+package topology
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// readSystem reads NUMA nodes, CPUs, the kernel command line and the host
+// name. Every part is optional: what is missing stays unknown.
+func (r *reader) readSystem() {
+	s := &r.g.System
+	s.CPUFamily, s.CPUModelID = -1, -1
+	packages := r.readCPUInfo(s)
+	r.readNodes(s, packages)
+	if b, err := r.read(pathCmdline, maxAttrBytes); err == nil {
+		s.Cmdline, s.CmdlineRead = strings.TrimSpace(string(b)), true
+	}
+	if h, err := r.text(pathHostname); err == nil {
+		s.Hostname = h
+	}
+}
+
+// readCPUInfo parses /proc/cpuinfo (x86 "key<TABs>: value" blocks, one per
+// logical CPU) and returns each CPU's physical package.
+func (r *reader) readCPUInfo(s *System) map[int]int {
+	packages := map[int]int{}
+	b, err := r.read(pathCPUInfo, maxProcBytes)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			r.warn(pathCPUInfo, err.Error())
+		}
+		return packages
+	}
+	cpu := -1
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch k {
+		case "processor":
+			if n, err := strconv.Atoi(v); err == nil {
+				cpu = n
+				s.LogicalCPUs++
+			}
+		case "vendor_id":
+			s.CPUVendor = v
+		case "model name":
+			s.CPUModel = v
+		case "cpu family":
+			s.CPUFamily = atoiOr(v, -1)
+		case "model":
+			s.CPUModelID = atoiOr(v, -1)
+		case "physical id":
+			if p, err := strconv.Atoi(v); err == nil && cpu >= 0 {
+				packages[cpu] = p
+			}
+		}
+	}
+	return packages
+}
+
+func atoiOr(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return def
+}
+
+// readNodes reads /sys/devices/system/node/node*/{cpulist,distance} and
+// places each node on the package of its first CPU.
+func (r *reader) readNodes(s *System, packages map[int]int) {
+	entries, err := fs.ReadDir(r.fsys, pathNodes)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			r.warn(pathNodes, err.Error())
+		}
+	}
+	for _, e := range entries {
+		idText, ok := strings.CutPrefix(e.Name(), "node")
+		id, err := strconv.Atoi(idText)
+		if !ok || err != nil || id < 0 {
+			continue
+		}
+		n := NUMANode{ID: id, Socket: -1}
+		dir := path.Join(pathNodes, e.Name())
+		if cl, err := r.text(path.Join(dir, "cpulist")); err == nil {
+			n.CPUs = cl
+			if cpus, err := ParseCPUList(cl); err != nil {
+				r.warn(dir+"/cpulist", err.Error())
+			} else if len(cpus) > 0 {
+				n.Socket = r.packageOf(cpus[0], packages)
+			}
+		}
+		if ds, err := r.text(path.Join(dir, "distance")); err == nil {
+			for _, f := range strings.Fields(ds) {
+				v, err := strconv.Atoi(f)
+				if err != nil {
+					r.warn(dir+"/distance", fmt.Sprintf("invalid value %q", ds))
+					n.Distances = nil
+					break
+				}
+				n.Distances = append(n.Distances, v)
+			}
+		}
+		s.NUMANodes = append(s.NUMANodes, n)
+	}
+	sort.Slice(s.NUMANodes, func(i, j int) bool { return s.NUMANodes[i].ID < s.NUMANodes[j].ID })
+	sockets := map[int]bool{}
+	for _, p := range packages {
+		sockets[p] = true
+	}
+	for _, n := range s.NUMANodes {
+		if n.Socket >= 0 {
+			sockets[n.Socket] = true
+		}
+	}
+	s.Sockets = len(sockets)
+}
+
+// packageOf returns a CPU's physical package from sysfs topology, else from
+// /proc/cpuinfo, else -1.
+func (r *reader) packageOf(cpu int, packages map[int]int) int {
+	f := path.Join(pathCPUs, "cpu"+strconv.Itoa(cpu), "topology", "physical_package_id")
+	if v, err := r.int(f); err == nil && v >= 0 {
+		return v
+	}
+	if p, ok := packages[cpu]; ok {
+		return p
+	}
+	return -1
+}
+
+// ParseCPUList parses a kernel cpulist such as "0-3,8,10-11".
+func ParseCPUList(s string) ([]int, error) {
+	var out []int
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		b := a
+		if err == nil && isRange {
+			b, err = strconv.Atoi(hi)
+		}
+		if err != nil || a < 0 || b < a || b >= maxCPUs || len(out)+b-a >= maxCPUs {
+			return nil, fmt.Errorf("invalid cpulist %q", s)
+		}
+		for c := a; c <= b; c++ {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// nodeOfCPUs returns the NUMA node holding every CPU of a cpulist, or -1
+// when they span nodes, are unknown, or the list is empty.
+func (s *System) nodeOfCPUs(list string) int {
+	cpus, err := ParseCPUList(list)
+	if err != nil || len(cpus) == 0 {
+		return -1
+	}
+	for _, n := range s.NUMANodes {
+		in, err := ParseCPUList(n.CPUs)
+		if err != nil {
+			continue
+		}
+		set := make(map[int]bool, len(in))
+		for _, c := range in {
+			set[c] = true
+		}
+		all := true
+		for _, c := range cpus {
+			if !set[c] {
+				all = false
+				break
+			}
+		}
+		if all {
+			return n.ID
+		}
+	}
+	return -1
+}
+
+// maskToList turns a kernel cpumask ("ff,00000000": hex 32-bit words, most
+// significant first) into a cpulist ("32-39"); "" if it does not parse.
+func maskToList(mask string) string {
+	words := strings.Split(strings.TrimSpace(mask), ",")
+	if len(words)*32 > maxCPUs {
+		return ""
+	}
+	var parts []string
+	start, cpu := -1, 0
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		if start == end {
+			parts = append(parts, strconv.Itoa(start))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", start, end))
+		}
+		start = -1
+	}
+	for i := len(words) - 1; i >= 0; i-- {
+		w, err := strconv.ParseUint(words[i], 16, 32)
+		if err != nil {
+			return ""
+		}
+		for bit := 0; bit < 32; bit, cpu = bit+1, cpu+1 {
+			if w&(1<<bit) != 0 {
+				if start < 0 {
+					start = cpu
+				}
+			} else {
+				flush(cpu - 1)
+			}
+		}
+	}
+	flush(cpu - 1)
+	return strings.Join(parts, ",")
+}
