@@ -147,7 +147,9 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 		s, err := r.text(path.Join(dir, file))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			r.missing[file] = append(r.missing[file], bdf)
+			if trackedFiles[file] {
+				r.missing[file] = append(r.missing[file], bdf)
+			}
 			return "", false
 		case err != nil:
 			r.warn(bdf+"/"+file, err.Error())
@@ -196,7 +198,7 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 			d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = cfg.SubsystemVendor, cfg.SubsystemDevice, true
 		}
 	}
-	if !idsKnown || !classKnown {
+	if !idsKnown || !classKnown || !d.SubsystemKnown {
 		r.fromModalias(d, dir, !idsKnown, !classKnown)
 	}
 
@@ -529,34 +531,59 @@ func (r *reader) ibRate(dev string) float64 {
 	return best
 }
 
-// summarize turns per-file gaps into one warning each and the summary's
-// list of what the source lacked.
+// trackedFiles are the attribute files whose absence changes what gdtopo
+// can tell; the others are optional.
+var trackedFiles = map[string]bool{
+	"current_link_speed": true, "current_link_width": true, "max_link_speed": true, "max_link_width": true,
+	"numa_node": true, "config": true, "subsystem_vendor": true,
+}
+
+// summarize turns per-file gaps into the summary's list of what the source
+// lacked (a file missing everywhere) or one warning per file (missing on
+// some functions).
 func (r *reader) summarize() {
 	n := len(r.g.Devices)
-	files := make([]string, 0, len(r.missing))
-	for f := range r.missing {
-		files = append(files, f)
+	lacks := func(file, words string) bool {
+		if len(r.missing[file]) == n {
+			r.g.Lacks = append(r.g.Lacks, words)
+			return true
+		}
+		return false
 	}
-	sort.Strings(files)
-	for _, f := range files {
-		devs := r.missing[f]
-		r.warn(f, fmt.Sprintf("missing for %d of %d functions (first %s)", len(devs), n, devs[0]))
+	whole := map[string]bool{}
+	if lacks("current_link_speed", "link speed and width files") {
+		for _, f := range []string{"current_link_speed", "current_link_width", "max_link_speed", "max_link_width"} {
+			whole[f] = true
+		}
 	}
-	if len(r.missing["current_link_speed"]) == n {
-		r.g.Lacks = append(r.g.Lacks, "link speed and width files")
+	whole["config"] = lacks("config", "config space (port types from structure; ACS, DevCtl unknown)")
+	whole["numa_node"] = lacks("numa_node", "numa_node files")
+	subsystemKnown := false
+	for _, d := range r.g.Devices {
+		subsystemKnown = subsystemKnown || d.SubsystemKnown
 	}
-	if len(r.missing["config"]) == n {
-		r.g.Lacks = append(r.g.Lacks, "config space (port types from structure; ACS, DevCtl unknown)")
-	} else if len(r.short) > 0 {
-		r.g.Lacks = append(r.g.Lacks, fmt.Sprintf("config space past 64 bytes on %d functions (ACS, DevCtl, link registers unknown: capture as root)", len(r.short)))
+	whole["subsystem_vendor"] = len(r.missing["subsystem_vendor"]) == n
+	if !subsystemKnown {
+		r.g.Lacks = append(r.g.Lacks, "subsystem IDs (NCCL's Broadcom switch flattening cannot be told)")
 	}
-	if len(r.missing["numa_node"]) == n {
-		r.g.Lacks = append(r.g.Lacks, "numa_node files")
+	if !whole["config"] && len(r.short) > 0 {
+		r.g.Lacks = append(r.g.Lacks, fmt.Sprintf("config space past 64 bytes on %d of %d functions (ACS, DevCtl, link registers unknown: reading them needs root)", len(r.short), n))
 	}
 	if len(r.g.System.NUMANodes) == 0 {
 		r.g.Lacks = append(r.g.Lacks, "NUMA nodes ("+pathNodes+")")
 	}
 	if r.g.System.CPUModel == "" {
 		r.g.Lacks = append(r.g.Lacks, pathCPUInfo)
+	}
+	files := make([]string, 0, len(r.missing))
+	for f := range r.missing {
+		if !whole[f] {
+			files = append(files, f)
+		}
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		devs := r.missing[f]
+		r.warn(f, fmt.Sprintf("missing for %d of %d functions (first %s)", len(devs), n, devs[0]))
 	}
 }

@@ -46,6 +46,15 @@ var builtinDevices = map[uint32]string{
 	0x1d0fefa0: "Amazon EFA", 0x1d0fefa1: "Amazon EFA", 0x1d0fefa2: "Amazon EFA",
 	0x14e41750: "Broadcom BCM57508 NetXtreme-E",
 	0x80861592: "Intel E810-C", 0x80861593: "Intel E810-C SFP", 0x8086159b: "Intel E810-XXV",
+	// Common server Ethernet, so a check rarely needs pci.ids.
+	0x80861572: "Intel X710 10GbE SFP+", 0x80861583: "Intel XL710 40GbE QSFP+", 0x80861584: "Intel XL710 40GbE QSFP+",
+	0x8086158b: "Intel XXV710 25GbE SFP28", 0x808615ff: "Intel X710 10GBASE-T", 0x80861521: "Intel I350 Gigabit",
+	0x80861563: "Intel X550 10GBASE-T", 0x808610fb: "Intel 82599ES 10GbE SFP+", 0x80861889: "Intel Ethernet Adaptive VF",
+	0x808637d0: "Intel X722 10GbE SFP+", 0x808637d1: "Intel X722 1GbE", 0x808637d2: "Intel X722 10GBASE-T", 0x808637d3: "Intel X722 10GbE SFP+",
+	0x14e416d7: "Broadcom BCM57414 NetXtreme-E 25GbE", 0x14e416d8: "Broadcom BCM57416 NetXtreme-E 10GBASE-T",
+	0x14e41751: "Broadcom BCM57504 NetXtreme-E", 0x14e4165f: "Broadcom BCM5720 Gigabit", 0x14e41657: "Broadcom BCM5719 Gigabit",
+	0x15b31011: "Mellanox Connect-IB", 0x15b3a2d2: "Mellanox BlueField", 0x1d0fec20: "Amazon ENA",
+	0x1af41041: "Virtio network device", 0x1af41000: "Virtio network device (legacy)",
 	// PCIe switches.
 	0x1000c010: "Broadcom PEX88000 Gen4 switch", 0x1000c030: "Broadcom PEX89000 Gen5 switch",
 	0x10b58747: "PLX PEX 8747 Gen3 switch", 0x10b58764: "PLX PEX 8764 Gen3 switch", 0x10b58796: "PLX PEX 8796 Gen3 switch",

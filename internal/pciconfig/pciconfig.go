@@ -401,8 +401,8 @@ func ParseLspciHex(rows []string) ([]byte, error) {
 		if line == "" {
 			continue
 		}
-		// A device line's first field is a BDF ("03:00.0"); a row's ("00:") has no dot.
-		if first && strings.Contains(strings.Fields(line)[0], ".") {
+		// A device line starts with a BDF ("03:00.0 "); a row starts with "OFF:".
+		if f := strings.Fields(line)[0]; first && strings.Contains(f, ".") && !strings.HasSuffix(f, ":") {
 			first = false
 			continue
 		}

@@ -34,10 +34,9 @@ const (
 // extCap is one extended capability: ID, then the 16-bit registers at +4 and +6.
 type extCap struct{ id, reg4, reg6 uint16 }
 
-// dev describes a PCIe function: a PM capability at 0x40 chaining to the PCIe
+// dev describes a 4096-byte PCIe function: a PM capability at 0x40 chaining to the PCIe
 // capability at 0x60, and extended capabilities chained from 0x100 (0x40 apart).
 type dev struct {
-	size                    int  // bytes kept; the build is 4096 bytes
 	bridge                  bool // header type 1 with a PCI bridge class
 	buses                   [3]uint8
 	vendor, device          uint16 // 0: the default identity
@@ -70,11 +69,7 @@ func (d dev) build() cfg {
 		}
 		c.w32(off, uint32(e.id)|1<<16|next<<20).w16(off+4, e.reg4).w16(off+6, e.reg6)
 	}
-	size := d.size
-	if size == 0 {
-		size = ExtendedSize
-	}
-	return c[:size]
+	return c
 }
 
 // gpuHeader and swHeader are the Config fields dev.build writes in the header.
@@ -94,8 +89,10 @@ func with(base Config, caps bool, e *Express, ext bool, acs *ACS, ats *ATS) Conf
 	return base
 }
 
-// The §6 H100: Gen5 x16 capable, trained at Gen4 x16, MPS 256 of 512, MRRS 4096, RlxdOrd+.
-var gpu = dev{flags: 0x0002, devCap: 0x10008022, devCtl: 0x5930, lnkCap: 0x07100105, lnkSta: 0x2104, lnkCap2: 0x3e}
+// gpuDev is the §6 H100: Gen5 x16 capable, trained at Gen4 x16, MPS 256 of 512, MRRS 4096, RlxdOrd+.
+func gpuDev() dev {
+	return dev{flags: 0x0002, devCap: 0x10008022, devCtl: 0x5930, lnkCap: 0x07100105, lnkSta: 0x2104, lnkCap2: 0x3e}
+}
 
 func gpuExpress(off int) *Express {
 	return &Express{Offset: off, Version: 2, PortType: Endpoint, MaxPayloadSupported: 512, RelaxedOrdering: true,
@@ -109,18 +106,22 @@ func dspExpress() *Express {
 		LinkKnown: true, MaxSpeed: 5, MaxWidth: 16, CurSpeed: 5, CurWidth: 16, SupportedSpeeds: 0x3e}
 }
 
-// dsp is the §6 switch downstream port with ACSCap 0x001d and ACSCtl 0x000c.
-var dsp = dev{bridge: true, buses: [3]uint8{2, 3, 3}, flags: 0x0162, devCap: 0x8022, devCtl: 0x2930,
-	lnkCap: 0x00100105, lnkSta: 0x2105, lnkCap2: 0x3e, ext: []extCap{{extCapIDACS, 0x001d, 0x000c}}}
+// dspDev is the §6 switch downstream port with ACSCap 0x001d and ACSCtl 0x000c.
+func dspDev() dev {
+	return dev{bridge: true, buses: [3]uint8{2, 3, 3}, flags: 0x0162, devCap: 0x8022, devCtl: 0x2930,
+		lnkCap: 0x00100105, lnkSta: 0x2105, lnkCap2: 0x3e, ext: []extCap{{extCapIDACS, 0x001d, 0x000c}}}
+}
 
 func TestParse(t *testing.T) {
-	gpuATS := gpu
+	gpuATS := gpuDev()
 	gpuATS.ext = []extCap{{0x0001, 0, 0}, {extCapIDATS, 0x0005, 0x8003}} // AER, then ATS
-	rciep := gpu
+	rciep := gpuDev()
 	rciep.flags = 0x0092
-	gpuV1 := gpu
+	gpuV1 := gpuDev()
 	gpuV1.flags = 0x0001
-	bridge := dsp
+	atsFirst := gpuDev()
+	atsFirst.ext = []extCap{{extCapIDATS, 0, 0x8000}}
+	bridge := dspDev()
 	bridge.buses = [3]uint8{0x02, 0x03, 0x05}
 	bridge.ext = nil
 
@@ -129,15 +130,15 @@ func TestParse(t *testing.T) {
 		in   []byte
 		want Config
 	}{
-		{"unprivileged 64-byte read", gpu.build()[:64], with(gpuHeader(64), false, nil, false, nil, nil)},
-		{"256-byte endpoint", gpu.build()[:256], with(gpuHeader(256), true, gpuExpress(expOff), false, nil, nil)},
-		{"4096-byte downstream port with ACS", dsp.build(), with(swHeader(4096, dsp.buses), true, dspExpress(),
+		{"unprivileged 64-byte read", gpuDev().build()[:64], with(gpuHeader(64), false, nil, false, nil, nil)},
+		{"256-byte endpoint", gpuDev().build()[:256], with(gpuHeader(256), true, gpuExpress(expOff), false, nil, nil)},
+		{"4096-byte downstream port with ACS", dspDev().build(), with(swHeader(4096, dspDev().buses), true, dspExpress(),
 			true, &ACS{Offset: 0x100, Cap: 0x001d, Ctl: 0x000c}, nil)},
 		{"endpoint with ATS enabled after AER", gpuATS.build(), with(gpuHeader(4096), true, gpuExpress(expOff), true,
 			nil, &ATS{Offset: 0x140, InvalidateQueueDepth: 5, Enabled: true, SmallestTranslationUnit: 3})},
 		{"type-1 bridge bus numbers, subsystem bytes ignored", bridge.build().w32(0x2c, 0xdeadbeef)[:64],
 			with(swHeader(64, bridge.buses), false, nil, false, nil, nil)},
-		{"multi-function header bit", gpu.build().b8(0x0e, 0x80)[:64], func() Config {
+		{"multi-function header bit", gpuDev().build().b8(0x0e, 0x80)[:64], func() Config {
 			c := gpuHeader(64)
 			c.MultiFunction = true
 			return c
@@ -145,7 +146,7 @@ func TestParse(t *testing.T) {
 		{"RC integrated endpoint has no link", rciep.build()[:256], with(gpuHeader(256), true,
 			&Express{Offset: expOff, Version: 2, PortType: RCIntegratedEndpoint, MaxPayloadSupported: 512,
 				RelaxedOrdering: true, MaxPayload: 256, MaxReadRequest: 4096}, false, nil, nil)},
-		{"x32 link at 8 GT/s, port 255", gpu.build().w32(expOff+0x0c, 0xff000203).w16(expOff+0x12, 0x0203)[:256], func() Config {
+		{"x32 link at 8 GT/s, port 255", gpuDev().build().w32(expOff+0x0c, 0xff000203).w16(expOff+0x12, 0x0203)[:256], func() Config {
 			e := gpuExpress(expOff)
 			e.MaxSpeed, e.MaxWidth, e.PortNumber, e.CurSpeed, e.CurWidth = 3, 32, 255, 3, 32
 			return with(gpuHeader(256), true, e, false, nil, nil)
@@ -155,38 +156,44 @@ func TestParse(t *testing.T) {
 			e.Version, e.SupportedSpeeds = 1, 0
 			return with(gpuHeader(256), true, e, false, nil, nil)
 		}()},
-		{"PCIe capability cut mid device registers", gpu.build()[:expOff+0x0b],
+		{"PCIe capability cut mid device registers", gpuDev().build()[:expOff+0x0b],
 			with(gpuHeader(expOff+0x0b), false, nil, false, nil, nil)},
-		{"PCIe capability cut before link registers", gpu.build()[:expOff+0x13], func() Config {
+		{"PCIe capability cut before link registers", gpuDev().build()[:expOff+0x13], func() Config {
 			e := gpuExpress(expOff)
 			e.LinkKnown, e.MaxSpeed, e.MaxWidth, e.PortNumber, e.CurSpeed, e.CurWidth, e.SupportedSpeeds = false, 0, 0, 0, 0, 0, 0
 			return with(gpuHeader(expOff+0x13), true, e, false, nil, nil)
 		}()},
-		{"cap list loop 0x40 to 0x40", gpu.build().b8(pmOff+1, pmOff)[:256], with(gpuHeader(256), true, nil, false, nil, nil)},
-		{"cap list loop through PCIe", gpu.build().b8(expOff+1, pmOff)[:256],
+		{"cap list loop 0x40 to 0x40", gpuDev().build().b8(pmOff+1, pmOff)[:256], with(gpuHeader(256), true, nil, false, nil, nil)},
+		{"cap list loop through PCIe", gpuDev().build().b8(expOff+1, pmOff)[:256],
 			with(gpuHeader(256), true, gpuExpress(expOff), false, nil, nil)},
-		{"cap pointer beyond Len", gpu.build().b8(0x34, 0xc0)[:128], with(gpuHeader(128), false, nil, false, nil, nil)},
-		{"cap pointer below 0x40 ends the list", gpu.build().b8(0x34, 0x20)[:256], with(gpuHeader(256), true, nil, false, nil, nil)},
-		{"cap ID 0xff ends the list", gpu.build().b8(pmOff, 0xff)[:256], with(gpuHeader(256), true, nil, false, nil, nil)},
-		{"no capability list (Status bit 4 clear)", gpu.build().w16(0x06, 0)[:64], with(gpuHeader(64), true, nil, false, nil, nil)},
-		{"CardBus header uses pointer at 0x14", gpu.build().b8(0x0e, 2).b8(0x14, expOff)[:256], func() Config {
+		{"cap pointer beyond Len", gpuDev().build().b8(0x34, 0xc0)[:128], with(gpuHeader(128), false, nil, false, nil, nil)},
+		{"cap pointer below 0x40 ends the list", gpuDev().build().b8(0x34, 0x20)[:256], with(gpuHeader(256), true, nil, false, nil, nil)},
+		{"cap ID 0xff ends the list", gpuDev().build().b8(pmOff, 0xff)[:256], with(gpuHeader(256), true, nil, false, nil, nil)},
+		{"no capability list (Status bit 4 clear)", gpuDev().build().w16(0x06, 0)[:64], with(gpuHeader(64), true, nil, false, nil, nil)},
+		{"CardBus header uses pointer at 0x14", gpuDev().build().b8(0x0e, 2).b8(0x14, expOff)[:256], func() Config {
 			c := with(gpuHeader(256), true, gpuExpress(expOff), false, nil, nil)
 			c.HeaderType, c.SubsystemVendor, c.SubsystemDevice = 2, 0, 0
 			return c
 		}()},
-		{"unknown header type: caps unknown", gpu.build().b8(0x0e, 0x05)[:256], func() Config {
+		{"unknown header type: caps unknown", gpuDev().build().b8(0x0e, 0x05)[:256], func() Config {
 			c := gpuHeader(256)
 			c.HeaderType, c.SubsystemVendor, c.SubsystemDevice = 5, 0, 0
 			return c
 		}()},
-		{"ext cap loop (next = self)", gpu.build().w32(0x100, 0x10010001), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
-		{"ext cap loop through ACS", dsp.build().w32(0x100, 0x1401000d).w32(0x140, 0x10010001),
-			with(swHeader(4096, dsp.buses), true, dspExpress(), true, &ACS{Offset: 0x100, Cap: 0x001d, Ctl: 0x000c}, nil)},
-		{"ext next pointer below 0x100 ends the list", gpu.build().w32(0x100, 0x0c010001), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
-		{"ext header all ones", gpu.build().w32(0x100, 0xffffffff), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
+		{"ext cap loop (next = self)", gpuDev().build().w32(0x100, 0x10010001), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
+		{"ext cap loop through ACS", dspDev().build().w32(0x100, 0x1401000d).w32(0x140, 0x10010001),
+			with(swHeader(4096, dspDev().buses), true, dspExpress(), true, &ACS{Offset: 0x100, Cap: 0x001d, Ctl: 0x000c}, nil)},
+		{"ext next pointer below 0x100 ends the list", gpuDev().build().w32(0x100, 0x0c010001), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
+		{"ext header all ones", gpuDev().build().w32(0x100, 0xffffffff), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
 		{"ext list leaves the bytes", gpuATS.build()[:0x110], with(gpuHeader(0x110), true, gpuExpress(expOff), false, nil, nil)},
-		{"ext ACS registers cut", dsp.build()[:0x106], with(swHeader(0x106, dsp.buses), true, dspExpress(), false, nil, nil)},
-		{"bytes beyond 4096 ignored", append(gpu.build(), 1, 2, 3), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
+		{"ext ACS registers cut", dspDev().build()[:0x106], with(swHeader(0x106, dspDev().buses), true, dspExpress(), false, nil, nil)},
+		{"ext ATS registers cut", atsFirst.build()[:0x106], with(gpuHeader(0x106), true, gpuExpress(expOff), false, nil, nil)},
+		{"cap chain through all 48 dword slots hits the TTL", capChain(gpuDev().build()[:256]), with(gpuHeader(256), true, nil, false, nil, nil)},
+		{"ext chain of 481 entries hits the TTL before ACS", extChain(dspDev().build(), 481),
+			with(swHeader(4096, dspDev().buses), true, dspExpress(), true, nil, nil)},
+		{"ext chain of 480 entries ends in ACS", extChain(dspDev().build(), 480),
+			with(swHeader(4096, dspDev().buses), true, dspExpress(), true, &ACS{Offset: 0x100 + 479*4, Cap: 0x001d, Ctl: 0x000c}, nil)},
+		{"bytes beyond 4096 ignored", append(gpuDev().build(), 1, 2, 3), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,6 +206,29 @@ func TestParse(t *testing.T) {
 			}
 		})
 	}
+}
+
+// capChain links vendor-specific capabilities 0x40 -> 0x44 -> ... -> 0xfc -> 0x40.
+func capChain(c cfg) cfg {
+	for off := HeaderSize; off < LegacySize; off += 4 {
+		next := off + 4
+		if next == LegacySize {
+			next = HeaderSize
+		}
+		c.b8(off, 0x09).b8(off+1, uint8(next))
+	}
+	return c
+}
+
+// extChain writes n-1 vendor-specific headers 4 bytes apart from 0x100, then
+// an ACS header with no registers after it: it is the n-th entry.
+func extChain(c cfg, n int) cfg {
+	off := LegacySize
+	for range n - 1 {
+		c.w32(off, 0x0001000b|uint32(off+4)<<20)
+		off += 4
+	}
+	return c.w32(off, 0x0001000d).w32(off+4, 0x000c001d)
 }
 
 func mustParse(t *testing.T, b []byte) Config {
@@ -217,8 +247,8 @@ func TestParseErrors(t *testing.T) {
 		want string
 	}{
 		{"nil", nil, "config space: 0 bytes, need at least 64"},
-		{"63 bytes", gpu.build()[:63], "config space: 63 bytes, need at least 64"},
-		{"no device", gpu.build().w16(0, 0xffff)[:64], "config space: vendor id 0xffff, no device"},
+		{"63 bytes", gpuDev().build()[:63], "config space: 63 bytes, need at least 64"},
+		{"no device", gpuDev().build().w16(0, 0xffff)[:64], "config space: vendor id 0xffff, no device"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -337,6 +367,7 @@ func TestParseLspciHex(t *testing.T) {
 		{"annotation after bytes", []string{"00: de 10   vendor"}, nil, "lspci hex line 1: malformed"},
 		{"second device line", []string{"03:00.0 x", "00: 00", "04:00.0 y"}, nil, "lspci hex line 3: malformed"},
 		{"no colon", []string{"de 10 30 23"}, nil, "lspci hex line 1: malformed"},
+		{"dotted offset is not a device line", []string{"00.5: 11"}, nil, "lspci hex line 1: malformed"},
 		{"ellipsis", []string{"50: 00 00 04 21 ..."}, nil, "lspci hex line 1: malformed"},
 	}
 	for _, tt := range tests {
@@ -395,12 +426,12 @@ func TestReferenceExample(t *testing.T) {
 
 // seeds are the hand-built inputs, also the fuzz corpus.
 func seeds() [][]byte {
-	gpuATS := gpu
+	gpuATS := gpuDev()
 	gpuATS.ext = []extCap{{0x0001, 0, 0}, {extCapIDATS, 0x0005, 0x8003}}
 	return [][]byte{
-		gpu.build()[:64], gpu.build()[:256], gpu.build(), dsp.build(), gpuATS.build(), dsp.build()[:0x106],
-		gpu.build().b8(pmOff+1, pmOff)[:256], gpu.build().w32(0x100, 0x10010001), gpu.build().b8(0x34, 0xc0)[:128],
-		gpu.build().b8(0x0e, 2).b8(0x14, expOff)[:256],
+		gpuDev().build()[:64], gpuDev().build()[:256], gpuDev().build(), dspDev().build(), gpuATS.build(), dspDev().build()[:0x106],
+		gpuDev().build().b8(pmOff+1, pmOff)[:256], gpuDev().build().w32(0x100, 0x10010001), gpuDev().build().b8(0x34, 0xc0)[:128],
+		gpuDev().build().b8(0x0e, 2).b8(0x14, expOff)[:256],
 	}
 }
 
@@ -472,13 +503,13 @@ func FuzzParse(f *testing.F) {
 // peerConfigs are the devices of the lspci peer check: the named cases, then
 // random but well-formed PCIe functions (every register bit random).
 func peerConfigs() []cfg {
-	gpuATS := gpu
+	gpuATS := gpuDev()
 	gpuATS.ext = []extCap{{extCapIDATS, 0x0000, 0x0000}}
-	x8 := gpu
+	x8 := gpuDev()
 	x8.lnkSta, x8.ext = 0x1085, []extCap{{0x0001, 0, 0}, {extCapIDATS, 0x0005, 0x8003}}
-	named := []cfg{dsp.build(), gpuATS.build(), x8.build(), gpu.build()[:64]}
+	named := []cfg{dspDev().build(), gpuATS.build(), x8.build(), gpuDev().build()[:64]}
 	for _, pt := range []PortType{LegacyEndpoint, RootPort, UpstreamPort, PCIeToPCIBridge, PCIToPCIeBridge, RCIntegratedEndpoint, RCEventCollector} {
-		d := dsp
+		d := dspDev()
 		d.flags = 0x0102 | uint16(pt)<<4
 		named = append(named, d.build())
 	}

@@ -93,7 +93,7 @@ func (r *archiveReader) readAll() error {
 		}
 		if err != nil {
 			if count == 0 && errors.Is(err, tar.ErrHeader) && r.in.left >= 0 {
-				return fmt.Errorf("%s: %s stream holds no tar archive: %w", r.name, r.format, ErrUnrecognized)
+				return fmt.Errorf("%s: no tar archive inside: %w", r.name, ErrUnrecognized)
 			}
 			return r.streamErr(err)
 		}
@@ -134,10 +134,11 @@ func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
 			}
 			return nil
 		}
-		n.data = make([]byte, hdr.Size)
-		if _, err := io.ReadFull(tr, n.data); err != nil {
+		buf := bytes.NewBuffer(make([]byte, 0, min(hdr.Size, 64<<10))) // not the size a header claims
+		if _, err := buf.ReadFrom(tr); err != nil {
 			return r.streamErr(err)
 		}
+		n.data = buf.Bytes()
 	case tar.TypeSymlink:
 		n.mode |= fs.ModeSymlink
 		n.target = hdr.Linkname
@@ -235,10 +236,14 @@ func (r *archiveReader) streamErr(err error) error {
 	if r.in.left < 0 {
 		return r.in.err
 	}
+	what, near := "corrupt", ""
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%s: truncated %s (at member %q): %w", r.name, r.format, r.member, err)
+		what = "truncated"
 	}
-	return fmt.Errorf("%s: corrupt %s (at member %q): %w", r.name, r.format, r.member, err)
+	if r.member != "" {
+		near = fmt.Sprintf(" near member %q", r.member)
+	}
+	return fmt.Errorf("%s: %s %s%s: %w", r.name, what, r.format, near, err)
 }
 
 // capReader fails with err once more than left bytes were read through it.

@@ -37,8 +37,6 @@ type memFS struct {
 var _ interface {
 	FS
 	fs.ReadDirFS
-	fs.ReadFileFS
-	fs.StatFS
 } = (*memFS)(nil)
 
 // newMemFS returns a tree holding only its root folder.
@@ -133,7 +131,7 @@ func (m *memFS) walk(op, name string, follow bool) (string, *node, error) {
 			if hops++; hops > maxLinkHops {
 				return fail(errLinkLoop)
 			}
-			if path.IsAbs(n.target) {
+			if path.IsAbs(n.target) || n.target == "" {
 				return fail(fs.ErrNotExist)
 			}
 			if rest != "" {
@@ -173,27 +171,6 @@ func (m *memFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: syscall.ENOTDIR}
 	}
 	return m.entries(p, n), nil
-}
-
-// ReadFile returns a copy of the content of name, following symbolic links.
-func (m *memFS) ReadFile(name string) ([]byte, error) {
-	_, n, err := m.walk("read", name, true)
-	if err != nil {
-		return nil, err
-	}
-	if n.mode.IsDir() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
-	}
-	return bytes.Clone(n.data), nil
-}
-
-// Stat describes name, following symbolic links.
-func (m *memFS) Stat(name string) (fs.FileInfo, error) {
-	_, n, err := m.walk("stat", name, true)
-	if err != nil {
-		return nil, err
-	}
-	return fileInfo{name: path.Base(name), n: n}, nil
 }
 
 // Lstat describes name without following it if it is a symbolic link.

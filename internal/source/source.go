@@ -55,16 +55,16 @@ func DefaultLimits() Limits {
 // withDefaults fills the zero fields of l from DefaultLimits.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	if l.MaxExpanded <= 0 {
-		l.MaxExpanded = d.MaxExpanded
+	return Limits{orDefault(l.MaxExpanded, d.MaxExpanded), orDefault(l.MaxMember, d.MaxMember),
+		orDefault(l.MaxEntries, d.MaxEntries)}
+}
+
+// orDefault is v, or d when v is not positive.
+func orDefault[T int | int64](v, d T) T {
+	if v <= 0 {
+		return d
 	}
-	if l.MaxMember <= 0 {
-		l.MaxMember = d.MaxMember
-	}
-	if l.MaxEntries <= 0 {
-		l.MaxEntries = d.MaxEntries
-	}
-	return l
+	return v
 }
 
 // ErrUnrecognized is wrapped when a regular file is none of the formats,
