@@ -139,6 +139,7 @@ type Device struct {
 	PortRateGbps                 float64  // fastest active port, 0 unknown
 	ConfigLen                    int      // bytes of config space read; 0 when absent
 	Name                         string   // model name, set by the names resolver
+	BARs                         []BAR    // memory BARs from the resource file; nil when not captured
 	ACSRedirect, ACSKnown        bool     // ACS request/completion redirect on this port, and whether config showed it
 	MaxReadRequest, MaxPayload   int      // DevCtl, bytes; 0 unknown
 	RelaxedOrdering, DevCtlKnown bool
@@ -213,9 +214,30 @@ type Warning struct {
 
 func (w Warning) String() string { return w.Subject + ": " + w.Message }
 
+// BAR is one memory region of a function (a line of its resource file).
+type BAR struct {
+	Index        int // 0-5 for BARs, 6 for the expansion ROM
+	Size         uint64
+	Prefetchable bool
+	Is64         bool
+}
+
+// Platform is host-wide evidence that bears on GPUDirect RDMA and is not a
+// PCI function. Each "Read" flag says whether the source held that part at
+// all, so that absent evidence is not taken for a negative answer.
+type Platform struct {
+	IOMMUs          []string          // /sys/class/iommu entries: dmar0, ivhd0, smmu3.0x...
+	IOMMUClassRead  bool              // /sys/class/iommu was in the source
+	IOMMUGroupTypes map[string]string // group number -> default domain type (identity, DMA, DMA-FQ)
+	PeerMemory      []string          // evidence found: sys/module/nvidia_peermem, sys/module/nv_peer_mem, sys/kernel/mm/memory_peers/nv_mem
+	ModulesRead     bool              // /sys/module was in the source
+	Hypervisor      bool              // /proc/cpuinfo flags include "hypervisor"
+}
+
 // Graph is one machine's PCI hierarchy and the system around it.
 type Graph struct {
 	System      System
+	Platform    Platform
 	HostBridges []*HostBridge
 	Devices     []*Device // sorted by address
 	Warnings    []Warning

@@ -12,14 +12,27 @@ const (
 	pathCPUInfo    = "proc/cpuinfo"
 	pathCmdline    = "proc/cmdline"
 	pathHostname   = "proc/sys/kernel/hostname"
+	pathIOMMU      = "sys/class/iommu"
+	pathIOMMUGroup = "sys/kernel/iommu_groups"
+	pathModules    = "sys/module"
 )
+
+// peerMemoryEvidence are the files whose presence NCCL takes as GPUDirect
+// RDMA peer-memory support (nccl-semantics.md §3.1, net_ib/gdr.cc), plus the
+// module folders themselves.
+var peerMemoryEvidence = []string{
+	"sys/module/nvidia_peermem",
+	"sys/module/nv_peer_mem",
+	"sys/kernel/mm/memory_peers/nv_mem/version",
+	"sys/kernel/mm/memory_peers/nv_mem_nc/version",
+}
 
 // DeviceFiles are the attribute files read in each PCI function's folder.
 var DeviceFiles = []string{
 	"class", "vendor", "device", "subsystem_vendor", "subsystem_device", "revision",
 	"modalias", "numa_node", "local_cpulist",
 	"current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
-	"config",
+	"config", "resource",
 }
 
 // DeviceLinks are the symbolic links read in each PCI function's folder.

@@ -228,8 +228,41 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 	if pf := r.linkBase(dir, "physfn"); pf != "" {
 		d.PhysFn = pf
 	}
+	d.BARs = r.readBARs(d, dir)
 	d.Kind = kindOf(d.Class, d.VendorID)
 	return d
+}
+
+// Resource flag bits (include/linux/ioport.h) used to read BARs.
+const (
+	resourceMem      = 0x200
+	resourcePrefetch = 0x2000
+	resourceMem64    = 0x100000
+)
+
+// readBARs reads the memory regions of the resource file: one
+// "start end flags" line per BAR, then the ROM (sysfs-reference.md §1.5).
+func (r *reader) readBARs(d *Device, dir string) []BAR {
+	s, err := r.text(path.Join(dir, "resource"))
+	if err != nil {
+		return nil
+	}
+	var bars []BAR
+	for i, line := range strings.Split(s, "\n") {
+		if i > 6 {
+			break // SR-IOV and bridge windows follow
+		}
+		var start, end, flags uint64
+		if _, err := fmt.Sscanf(line, "0x%x 0x%x 0x%x", &start, &end, &flags); err != nil {
+			r.warn(d.BDF()+"/resource", fmt.Sprintf("line %d: invalid value %q", i+1, line))
+			return bars
+		}
+		if flags&resourceMem == 0 || end <= start {
+			continue
+		}
+		bars = append(bars, BAR{Index: i, Size: end - start + 1, Prefetchable: flags&resourcePrefetch != 0, Is64: flags&resourceMem64 != 0})
+	}
+	return bars
 }
 
 // readConfig decodes the config file and records what it shows; nil when

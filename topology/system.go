@@ -23,6 +23,34 @@ func (r *reader) readSystem() {
 	if h, err := r.text(pathHostname); err == nil {
 		s.Hostname = h
 	}
+	r.readPlatform()
+}
+
+// readPlatform gathers IOMMU and peer-memory evidence.
+func (r *reader) readPlatform() {
+	p := &r.g.Platform
+	if entries, err := fs.ReadDir(r.fsys, pathIOMMU); err == nil {
+		p.IOMMUClassRead = true
+		for _, e := range entries {
+			p.IOMMUs = append(p.IOMMUs, e.Name())
+		}
+	}
+	if groups, err := fs.ReadDir(r.fsys, pathIOMMUGroup); err == nil {
+		p.IOMMUGroupTypes = map[string]string{}
+		for _, e := range groups {
+			if t, err := r.text(path.Join(pathIOMMUGroup, e.Name(), "type")); err == nil {
+				p.IOMMUGroupTypes[e.Name()] = t
+			}
+		}
+	}
+	if _, err := fs.Stat(r.fsys, pathModules); err == nil {
+		p.ModulesRead = true
+	}
+	for _, f := range peerMemoryEvidence {
+		if _, err := fs.Stat(r.fsys, f); err == nil {
+			p.PeerMemory = append(p.PeerMemory, f)
+		}
+	}
 }
 
 // readCPUInfo parses /proc/cpuinfo (x86 "key<TABs>: value" blocks, one per
@@ -57,6 +85,14 @@ func (r *reader) readCPUInfo(s *System) map[int]int {
 			s.CPUFamily = atoiOr(v, -1)
 		case "model":
 			s.CPUModelID = atoiOr(v, -1)
+		case "flags":
+			if !r.g.Platform.Hypervisor && cpu <= 0 {
+				for _, f := range strings.Fields(v) {
+					if f == "hypervisor" {
+						r.g.Platform.Hypervisor = true
+					}
+				}
+			}
 		case "physical id":
 			if p, err := strconv.Atoi(v); err == nil && cpu >= 0 {
 				packages[cpu] = p

@@ -69,18 +69,27 @@ func Table(w io.Writer, f Format, header []string, rows [][]string) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
-	// The borderless preset pads every line with spaces on both sides.
-	for _, line := range strings.SplitAfter(buf.String(), "\n") {
-		if f != Markdown {
-			line = strings.TrimPrefix(line, " ")
-		}
-		if trimmed := strings.TrimRight(line, " \n"); trimmed != "" || line != "" {
-			if _, err := io.WriteString(w, trimmed+strings.Repeat("\n", strings.Count(line, "\n"))); err != nil {
-				return err
-			}
+	if f == Markdown {
+		_, err := w.Write(buf.Bytes())
+		return err
+	}
+	// The borderless preset pads every line with a space on both sides and
+	// draws the header rule across the padding: trim both.
+	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	width := 0
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(strings.TrimPrefix(l, " "), " ")
+		if strings.Trim(lines[i], "-") != "" && len(lines[i]) > width {
+			width = len(lines[i])
 		}
 	}
-	return nil
+	for i, l := range lines {
+		if l != "" && strings.Trim(l, "-") == "" {
+			lines[i] = strings.Repeat("-", width)
+		}
+	}
+	_, err := io.WriteString(w, strings.Join(lines, "\n")+"\n")
+	return err
 }
 
 // Heading writes a section title: "## title" in markdown, the plain title
