@@ -79,7 +79,69 @@ func TestFixturesAgreeWithPeers(t *testing.T) {
 				got, ok := ours[bdf]
 				if !ok || got != h.Device {
 					t.Errorf("lstopo: %+v; gdtopo: %+v", h.Device, got)
+					continue
 				}
+				agreeLocality(t, g, bdf, h)
+			}
+		})
+	}
+}
+
+// agreeLocality checks that where hwloc places a function on exactly one
+// NUMA node, gdtopo puts it on the same node, and that hwloc's OS devices
+// include gdtopo's RDMA and network names.
+func agreeLocality(t *testing.T, g *topology.Graph, bdf string, h peers.HwlocDevice) {
+	t.Helper()
+	addr, _ := topology.ParseBDF(bdf)
+	d := g.Device(addr)
+	if len(h.NUMANodes) == 1 && len(g.System.NUMANodes) > 1 && d.NUMANode != h.NUMANodes[0] {
+		t.Errorf("%s: NUMA node %d, hwloc places it on node %d (%s)", bdf, d.NUMANode, h.NUMANodes[0], h.Locality)
+	}
+	osdev := map[string]bool{}
+	for _, n := range h.OSDevices {
+		osdev[n] = true
+	}
+	for _, n := range append(append([]string{}, d.RDMA...), d.Netdevs...) {
+		if !osdev[n] {
+			t.Errorf("%s: gdtopo names it %s, hwloc's OS devices are %v", bdf, n, h.OSDevices)
+		}
+	}
+}
+
+// TestCorpusAgreesWithHwlocXML compares gdtopo's reading of real captures
+// with the hwloc XML the hwloc test suite recorded for them.
+func TestCorpusAgreesWithHwlocXML(t *testing.T) {
+	dir := corpusDir(t)
+	for _, name := range []string{"32em64t-2n8c+dax+nvme+mic+dimms", "40intel64-2g2n4c+pcilocality"} {
+		t.Run(name, func(t *testing.T) {
+			g := readSource(t, filepath.Join(dir, "hwloc", name+".tar.bz2"))
+			xml, err := os.ReadFile(filepath.Join(dir, "hwloc", name+".xml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			hw, err := peers.ParseHwlocXML(xml)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hw) == 0 {
+				t.Fatal("hwloc XML lists no PCI objects")
+			}
+			for bdf, h := range hw {
+				addr, _ := topology.ParseBDF(bdf)
+				d := g.Device(addr)
+				if d == nil {
+					t.Errorf("%s: in hwloc's XML, not read by gdtopo", bdf)
+					continue
+				}
+				parent := ""
+				if d.Parent != nil {
+					parent = d.Parent.BDF()
+				}
+				if parent != h.Parent || d.VendorID != h.VendorID || d.DeviceID != h.DeviceID {
+					t.Errorf("%s: gdtopo parent %q ids %04x:%04x; hwloc parent %q ids %04x:%04x",
+						bdf, parent, d.VendorID, d.DeviceID, h.Parent, h.VendorID, h.DeviceID)
+				}
+				agreeLocality(t, g, bdf, h)
 			}
 		})
 	}

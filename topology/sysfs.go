@@ -75,6 +75,8 @@ type reader struct {
 	parents map[*Device]string  // resolved folder of each device
 	missing map[string][]string // attribute file -> devices lacking it
 	short   []string            // devices whose config stopped at 64 bytes
+	// linkExpected counts the functions that should have a PCIe link.
+	linkExpected int
 }
 
 func (r *reader) warn(subject, msg string) {
@@ -230,6 +232,15 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 	}
 	d.BARs = r.readBARs(d, dir)
 	d.Kind = kindOf(d.Class, d.VendorID)
+	// Only PCI Express functions have links: count the unknown ones among
+	// those that should have one.
+	pcie := cfg != nil && cfg.Express != nil && cfg.Express.LinkKnown
+	if pcie || (cfg == nil || !cfg.CapsReadable) && (d.Kind == KindAccelerator || d.Kind == KindNIC || d.Kind == KindBridge) {
+		r.linkExpected++
+		if !d.Link.Known() {
+			r.missing[linkFiles] = append(r.missing[linkFiles], bdf)
+		}
+	}
 	return d
 }
 
@@ -566,10 +577,10 @@ func (r *reader) ibRate(dev string) float64 {
 
 // trackedFiles are the attribute files whose absence changes what gdtopo
 // can tell; the others are optional.
-var trackedFiles = map[string]bool{
-	"current_link_speed": true, "current_link_width": true, "max_link_speed": true, "max_link_width": true,
-	"numa_node": true, "config": true, "subsystem_vendor": true,
-}
+var trackedFiles = map[string]bool{"numa_node": true, "config": true, "subsystem_vendor": true}
+
+// linkFiles names the link attributes in warnings.
+const linkFiles = "link speed and width"
 
 // summarize turns per-file gaps into the summary's list of what the source
 // lacked (a file missing everywhere) or one warning per file (missing on
@@ -584,10 +595,9 @@ func (r *reader) summarize() {
 		return false
 	}
 	whole := map[string]bool{}
-	if lacks("current_link_speed", "link speed and width files") {
-		for _, f := range []string{"current_link_speed", "current_link_width", "max_link_speed", "max_link_width"} {
-			whole[f] = true
-		}
+	if m := len(r.missing[linkFiles]); m > 0 && m == r.linkExpected {
+		r.g.Lacks = append(r.g.Lacks, "link speed and width (no *_link_* files or readable link registers)")
+		whole[linkFiles] = true
 	}
 	whole["config"] = lacks("config", "config space (port types from structure; ACS, DevCtl unknown)")
 	whole["numa_node"] = lacks("numa_node", "numa_node files")
@@ -616,7 +626,10 @@ func (r *reader) summarize() {
 	}
 	sort.Strings(files)
 	for _, f := range files {
-		devs := r.missing[f]
-		r.warn(f, fmt.Sprintf("missing for %d of %d functions (first %s)", len(devs), n, devs[0]))
+		devs, of := r.missing[f], n
+		if f == linkFiles {
+			of = r.linkExpected
+		}
+		r.warn(f, fmt.Sprintf("unknown for %d of %d functions (first %s)", len(devs), of, devs[0]))
 	}
 }

@@ -69,8 +69,17 @@ func checkRun(opts *checkOptions) error {
 		fmt.Fprintf(w, "\nno accelerators found among %d PCI functions\n", len(a.g.Devices))
 		return a.writeWarnings(w, f)
 	}
-	nics := a.g.OfKind(topology.KindNIC)
-	accelNIC := topology.PairsOf(pairs, topology.KindAccelerator, topology.KindNIC)
+	nics, hidden := a.shownNICs()
+	shown := map[*topology.Device]bool{}
+	for _, n := range nics {
+		shown[n] = true
+	}
+	var accelNIC []topology.Pair
+	for _, p := range topology.PairsOf(pairs, topology.KindAccelerator, topology.KindNIC) {
+		if shown[p.B] {
+			accelNIC = append(accelNIC, p)
+		}
+	}
 	if len(nics) == 0 {
 		fmt.Fprintf(w, "\nno NICs found among %d PCI functions: nothing for GPUDirect RDMA to use\n", len(a.g.Devices))
 	} else {
@@ -81,6 +90,10 @@ func checkRun(opts *checkOptions) error {
 		render.Heading(w, f, "Accelerator-NIC pairs")
 		if err := a.writePairs(w, f, accelNIC); err != nil {
 			return err
+		}
+		if len(hidden) > 0 {
+			fmt.Fprintf(w, "\n%d NIC functions without an RDMA device are not shown (GPUDirect RDMA needs one; -o json lists every pair): %s\n",
+				len(hidden), bdfs(hidden))
 		}
 	}
 	return a.writeWarnings(w, f)
@@ -303,4 +316,13 @@ func (a *analysis) writeWarnings(w io.Writer, f render.Format) error {
 		rows = append(rows, []string{x.Subject, x.Message})
 	}
 	return render.Table(w, f, []string{"Where", "What"}, rows)
+}
+
+// bdfs joins devices' addresses.
+func bdfs(ds []*topology.Device) string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.BDF()
+	}
+	return strings.Join(out, ", ")
 }

@@ -80,3 +80,14 @@ func nicName(d *topology.Device) string {
 	}
 	return ""
 }
+
+// shownNICs are the NICs the tables show: the RDMA-capable ones when the
+// source names any (GPUDirect RDMA needs one; nvidia-smi shows only those),
+// else every NIC. hidden are the rest.
+func (a *analysis) shownNICs() (shown, hidden []*topology.Device) {
+	rdma, plain := report.SplitNICs(a.g)
+	if len(rdma) == 0 {
+		return plain, nil
+	}
+	return rdma, plain
+}

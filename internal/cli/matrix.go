@@ -50,7 +50,8 @@ func matrixRun(opts *matrixOptions) error {
 	if f == render.JSON {
 		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, pairs).Pairs)
 	}
-	ends := append(a.g.OfKind(topology.KindAccelerator), a.g.OfKind(topology.KindNIC)...)
+	nics, hidden := a.shownNICs()
+	ends := append(a.g.OfKind(topology.KindAccelerator), nics...)
 	if len(ends) == 0 {
 		fmt.Fprintf(opts.IO.Out, "no accelerators or NICs found among %d PCI functions\n", len(a.g.Devices))
 		return nil
@@ -59,6 +60,15 @@ func matrixRun(opts *matrixOptions) error {
 		return err
 	}
 	fmt.Fprint(opts.IO.Out, legend)
+	for _, p := range pairs {
+		if p.LabelUncertain {
+			fmt.Fprint(opts.IO.Out, uncertainLegend)
+			break
+		}
+	}
+	if len(hidden) > 0 {
+		fmt.Fprintf(opts.IO.Out, "\nNot shown, no RDMA device: %s\n", bdfs(hidden))
+	}
 	return nil
 }
 
@@ -72,5 +82,7 @@ Legend:
   PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)
   PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)
   PIX  = Connection traversing at most a single PCIe bridge
-  ?    = the label rests on an unknown NUMA node (see gdtopo check)
 `
+
+// uncertainLegend explains the mark on labels that rest on a guess.
+const uncertainLegend = "  ?    = the label rests on an unknown NUMA node (see gdtopo check)\n"

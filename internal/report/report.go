@@ -124,18 +124,33 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
-// Aliases numbers accelerators GPU0.. and NICs NIC0.. in address order, as
-// nvidia-smi does with CUDA_DEVICE_ORDER=PCI_BUS_ID. Virtual functions get
-// none.
+// Aliases numbers accelerators GPU0.. in address order, as nvidia-smi does
+// with CUDA_DEVICE_ORDER=PCI_BUS_ID, and NICs NIC0.. with the RDMA-capable
+// ones first (nvidia-smi lists only those), each group in address order.
+// Virtual functions get none.
 func Aliases(g *topology.Graph) map[*topology.Device]string {
 	out := map[*topology.Device]string{}
 	for i, d := range g.OfKind(topology.KindAccelerator) {
 		out[d] = fmt.Sprintf("GPU%d", i)
 	}
-	for i, d := range g.OfKind(topology.KindNIC) {
+	rdma, plain := SplitNICs(g)
+	for i, d := range append(rdma, plain...) {
 		out[d] = fmt.Sprintf("NIC%d", i)
 	}
 	return out
+}
+
+// SplitNICs separates NICs with an RDMA device from the others, each in
+// address order.
+func SplitNICs(g *topology.Graph) (rdma, plain []*topology.Device) {
+	for _, d := range g.OfKind(topology.KindNIC) {
+		if len(d.RDMA) > 0 {
+			rdma = append(rdma, d)
+		} else {
+			plain = append(plain, d)
+		}
+	}
+	return rdma, plain
 }
 
 // New builds the report of g read from src.
