@@ -278,5 +278,20 @@ func (g *Graph) Switches() []*Device {
 	return out
 }
 
+// TopSwitches returns the upstream ports that head a switch hierarchy: those
+// not directly below a downstream port of the same vendor and device. A
+// two-level switch chip such as Broadcom's PEX88xxx/PEX89xxx counts once.
+func (g *Graph) TopSwitches() []*Device {
+	var out []*Device
+	for _, u := range g.Switches() {
+		p := u.Parent
+		if p != nil && p.Role == RoleDownstream && p.VendorID == u.VendorID && p.DeviceID == u.DeviceID {
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
 // MultiNUMA reports whether the machine has more than one NUMA node.
 func (g *Graph) MultiNUMA() bool { return len(g.System.NUMANodes) > 1 }

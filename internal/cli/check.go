@@ -140,7 +140,10 @@ func (a *analysis) summary() [][]string {
 	if len(a.g.Lacks) > 0 {
 		lacks = strings.Join(a.g.Lacks, "; ")
 	}
-	switches := a.g.Switches()
+	switches := a.census(a.g.TopSwitches())
+	if levels, top := len(a.g.Switches()), len(a.g.TopSwitches()); levels != top {
+		switches += fmt.Sprintf(" (%d switch levels)", levels)
+	}
 	return [][]string{
 		{"Source", fmt.Sprintf("%s (%s)", a.src.Name, a.src.Format)},
 		{"Host", unknown(s.Hostname)},
@@ -148,7 +151,7 @@ func (a *analysis) summary() [][]string {
 		{"NUMA nodes", numa},
 		{"Accelerators", a.census(a.g.OfKind(topology.KindAccelerator))},
 		{"NICs", a.census(a.g.OfKind(topology.KindNIC))},
-		{"PCIe switches", a.census(switches)},
+		{"PCIe switches", switches},
 		{"PCI functions", strconv.Itoa(len(a.g.Devices))},
 		{"Source lacks", lacks},
 	}
