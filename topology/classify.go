@@ -113,16 +113,15 @@ func ancestors(d *Device) []*Device {
 // above) a host bridge.
 func commonAncestor(a, b *Device) (lca *Device, upA, upB []*Device) {
 	aa, bb := ancestors(a), ancestors(b)
-	onB := make(map[*Device]int, len(bb))
-	for i, x := range bb {
-		onB[x] = i
+	// Both chains end at the top of the tree: strip their common tail.
+	i, j := len(aa)-1, len(bb)-1
+	for i >= 0 && j >= 0 && aa[i] == bb[j] {
+		i, j = i-1, j-1
 	}
-	for i, x := range aa {
-		if j, ok := onB[x]; ok {
-			return x, aa[:i], bb[:j]
-		}
+	if i+1 < len(aa) {
+		lca = aa[i+1]
 	}
-	return nil, aa, bb
+	return lca, aa[:i+1], bb[:j+1]
 }
 
 // switchOf names the switch a bridge belongs to: a downstream port belongs
@@ -286,14 +285,18 @@ func (g *Graph) ncclLabel(a, b *Device) Label {
 // hops lists the path from a to b: up to where they meet, then down.
 func (g *Graph) hops(a, b *Device) []Hop {
 	lca, upA, upB := commonAncestor(a, b)
-	var up, down []Hop
+	up := make([]Hop, 0, len(upA)+len(upB)+3)
+	down := make([]Hop, 0, len(upB)+1)
 	climb := func(d *Device, above []*Device, out *[]Hop) {
-		chain := append([]*Device{d}, above...)
-		for i, x := range chain {
+		for i := -1; i < len(above); i++ {
+			x := d
+			if i >= 0 {
+				x = above[i]
+			}
 			var to string
 			switch {
-			case i+1 < len(chain):
-				to = chain[i+1].BDF()
+			case i+1 < len(above):
+				to = above[i+1].BDF()
 			case lca != nil:
 				to = lca.BDF()
 			case x.Parent == nil && x.HostBridge != nil:

@@ -115,6 +115,7 @@ func linkGbps(gts float64, width int) float64 {
 // Device is one PCI function.
 type Device struct {
 	Addr       BDF
+	bdf        string      // Addr formatted once by the reader; tables and pairs ask for it often
 	Parent     *Device     // the bridge above; nil directly under a host bridge
 	HostBridge *HostBridge // the root complex it hangs from; nil when unknown
 	Children   []*Device
@@ -146,7 +147,12 @@ type Device struct {
 }
 
 // BDF returns the canonical lowercase address, e.g. "0000:01:00.0".
-func (d *Device) BDF() string { return d.Addr.String() }
+func (d *Device) BDF() string {
+	if d.bdf != "" {
+		return d.bdf
+	}
+	return d.Addr.String()
+}
 
 // NUMA sources for Device.NUMAFrom.
 const (

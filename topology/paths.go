@@ -41,8 +41,7 @@ var DeviceLinks = []string{"driver", "iommu_group", "physfn"}
 // Size limits for reads, so a hostile or broken tree cannot make gdtopo
 // read without end.
 const (
-	maxAttrBytes   = 4096    // one attribute file
-	maxConfigBytes = 4096    // PCIe extended config space
+	maxConfigBytes = 4096    // PCIe extended config space, and any attribute file
 	maxProcBytes   = 8 << 20 // /proc/cpuinfo of a large machine
 	maxCPUs        = 1 << 16 // CPUs named by one cpulist
 )

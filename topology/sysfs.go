@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/bits"
 	"path"
 	"sort"
 	"strconv"
@@ -75,6 +76,7 @@ type reader struct {
 	parents map[*Device]string  // resolved folder of each device
 	missing map[string][]string // attribute file -> devices lacking it
 	short   []string            // devices whose config stopped at 64 bytes
+	scratch []byte              // readSmall's buffer
 	// linkExpected counts the functions that should have a PCIe link.
 	linkExpected int
 }
@@ -83,7 +85,7 @@ func (r *reader) warn(subject, msg string) {
 	r.g.Warnings = append(r.g.Warnings, Warning{Subject: subject, Message: msg})
 }
 
-// read returns a file's contents, at most limit bytes.
+// read returns a file's contents, at most limit bytes, in a new slice.
 func (r *reader) read(name string, limit int64) ([]byte, error) {
 	f, err := r.fsys.Open(name)
 	if err != nil {
@@ -100,9 +102,38 @@ func (r *reader) read(name string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
+// readSmall reads a file of at most maxConfigBytes into the reader's
+// scratch buffer, which the next call overwrites. Thousands of attribute
+// files per tree make a fresh buffer each a large share of gdtopo's run.
+func (r *reader) readSmall(name string) ([]byte, error) {
+	f, err := r.fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if r.scratch == nil {
+		r.scratch = make([]byte, maxConfigBytes+1)
+	}
+	n := 0
+	for n < len(r.scratch) {
+		m, err := f.Read(r.scratch[n:])
+		n += m
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if n > maxConfigBytes {
+		return r.scratch[:maxConfigBytes], fmt.Errorf("over %d bytes", maxConfigBytes)
+	}
+	return r.scratch[:n], nil
+}
+
 // text reads a small attribute file and trims it.
 func (r *reader) text(name string) (string, error) {
-	b, err := r.read(name, maxAttrBytes)
+	b, err := r.readSmall(name)
 	return strings.TrimSpace(string(b)), err
 }
 
@@ -143,8 +174,8 @@ func parseHex(s string, bits int) (uint64, error) {
 
 // readDevice reads one function's attribute files from its folder dir.
 func (r *reader) readDevice(addr BDF, dir string) *Device {
-	d := &Device{Addr: addr, NUMANode: -1, RawNUMANode: -1}
 	bdf := addr.String()
+	d := &Device{Addr: addr, bdf: bdf, NUMANode: -1, RawNUMANode: -1}
 	attr := func(file string) (string, bool) {
 		s, err := r.text(path.Join(dir, file))
 		switch {
@@ -172,37 +203,39 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 		return v, true
 	}
 
+	// The config header (the first 64 bytes, readable without root) holds
+	// the IDs and class the kernel's attribute files are made from, so a
+	// readable config saves six file reads per function. SR-IOV virtual
+	// functions read vendor 0xffff there and fall back to the files.
 	cfg := r.readConfig(d, dir)
-	idsKnown := false
-	if v, ok := hexField("vendor", 16); ok {
-		d.VendorID, idsKnown = uint16(v), true
-	}
-	if v, ok := hexField("device", 16); ok {
-		d.DeviceID = uint16(v)
-	}
-	classKnown := false
-	if v, ok := hexField("class", 24); ok {
-		d.Class, classKnown = uint32(v), true
-	}
-	sv, ok1 := hexField("subsystem_vendor", 16)
-	sd, ok2 := hexField("subsystem_device", 16)
-	if ok1 && ok2 {
-		d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = uint16(sv), uint16(sd), true
-	}
-	if cfg != nil { // fill what the attribute files lacked from config space
-		if !idsKnown {
-			d.VendorID, d.DeviceID, idsKnown = cfg.VendorID, cfg.DeviceID, true
-		}
-		if !classKnown {
-			d.Class, classKnown = cfg.Class, true
-		}
-		if !d.SubsystemKnown && cfg.HeaderType == 0 {
+	idsKnown, classKnown := false, false
+	if cfg != nil {
+		d.VendorID, d.DeviceID, d.Class, idsKnown, classKnown = cfg.VendorID, cfg.DeviceID, cfg.Class, true, true
+		if cfg.HeaderType == 0 {
 			d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = cfg.SubsystemVendor, cfg.SubsystemDevice, true
+		}
+	} else {
+		if v, ok := hexField("vendor", 16); ok {
+			d.VendorID, idsKnown = uint16(v), true
+		}
+		if v, ok := hexField("device", 16); ok {
+			d.DeviceID = uint16(v)
+		}
+		if v, ok := hexField("class", 24); ok {
+			d.Class, classKnown = uint32(v), true
+		}
+	}
+	if !d.SubsystemKnown { // bridges keep theirs in a capability: use the files
+		sv, ok1 := hexField("subsystem_vendor", 16)
+		sd, ok2 := hexField("subsystem_device", 16)
+		if ok1 && ok2 {
+			d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = uint16(sv), uint16(sd), true
 		}
 	}
 	if !idsKnown || !classKnown || !d.SubsystemKnown {
 		r.fromModalias(d, dir, !idsKnown, !classKnown)
 	}
+	d.Kind = kindOf(d.Class, d.VendorID)
 
 	if s, ok := attr("numa_node"); ok {
 		if n, err := strconv.Atoi(s); err == nil && n >= -1 && n < 1<<16 {
@@ -211,10 +244,14 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 			r.warn(bdf+"/numa_node", fmt.Sprintf("invalid value %q", s))
 		}
 	}
-	if s, ok := attr("local_cpulist"); ok {
-		d.LocalCPUs = s
-	} else if s, err := r.text(path.Join(dir, "local_cpus")); err == nil {
-		d.LocalCPUs = maskToList(s)
+	// Local CPUs matter for the endpoints gdtopo reports, and for placing a
+	// function whose numa_node says nothing.
+	if d.Kind == KindAccelerator || d.Kind == KindNIC || d.RawNUMANode < 0 {
+		if s, ok := attr("local_cpulist"); ok {
+			d.LocalCPUs = s
+		} else if s, err := r.text(path.Join(dir, "local_cpus")); err == nil {
+			d.LocalCPUs = maskToList(s)
+		}
 	}
 	if d.RawNUMANode >= 0 {
 		d.NUMANode, d.NUMAFrom = d.RawNUMANode, NUMAFromFile
@@ -230,8 +267,9 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 	if pf := r.linkBase(dir, "physfn"); pf != "" {
 		d.PhysFn = pf
 	}
-	d.BARs = r.readBARs(d, dir)
-	d.Kind = kindOf(d.Class, d.VendorID)
+	if d.Kind == KindAccelerator {
+		d.BARs = r.readBARs(d, dir)
+	}
 	// Only PCI Express functions have links: count the unknown ones among
 	// those that should have one.
 	pcie := cfg != nil && cfg.Express != nil && cfg.Express.LinkKnown
@@ -279,7 +317,7 @@ func (r *reader) readBARs(d *Device, dir string) []BAR {
 // readConfig decodes the config file and records what it shows; nil when
 // absent or unreadable.
 func (r *reader) readConfig(d *Device, dir string) *pciconfig.Config {
-	b, err := r.read(path.Join(dir, "config"), maxConfigBytes)
+	b, err := r.readSmall(path.Join(dir, "config"))
 	if errors.Is(err, fs.ErrNotExist) {
 		r.missing["config"] = append(r.missing["config"], d.BDF())
 		return nil
@@ -336,10 +374,19 @@ func (r *reader) fromModalias(d *Device, dir string, ids, class bool) {
 	}
 }
 
-// readLink reads the link files, falling back to the config space's link
-// registers where the files are absent or say "Unknown".
+// readLink takes the link from the config space's link registers when they
+// are readable (the kernel makes the *_link_* files from the same
+// registers), else from the files.
 func (r *reader) readLink(d *Device, dir string, attr func(string) (string, bool), cfg *pciconfig.Config) Link {
-	var l Link
+	if cfg != nil && cfg.Express != nil && cfg.Express.LinkKnown {
+		x := cfg.Express
+		maxCode := x.MaxSpeed
+		if x.SupportedSpeeds != 0 { // max_link_speed comes from LnkCap2 when set
+			maxCode = bits.Len8(x.SupportedSpeeds) - 1
+		}
+		return Link{CurrentGTs: pciconfig.SpeedGTs(x.CurSpeed), CurrentWidth: x.CurWidth,
+			MaxGTs: pciconfig.SpeedGTs(maxCode), MaxWidth: x.MaxWidth}
+	}
 	speed := func(file string) float64 {
 		s, ok := attr(file)
 		if !ok {
@@ -363,24 +410,8 @@ func (r *reader) readLink(d *Device, dir string, attr func(string) (string, bool
 		}
 		return w
 	}
-	l.CurrentGTs, l.CurrentWidth = speed("current_link_speed"), width("current_link_width")
-	l.MaxGTs, l.MaxWidth = speed("max_link_speed"), width("max_link_width")
-	if cfg != nil && cfg.Express != nil && cfg.Express.LinkKnown {
-		x := cfg.Express
-		if l.CurrentGTs == 0 {
-			l.CurrentGTs = pciconfig.SpeedGTs(x.CurSpeed)
-		}
-		if l.CurrentWidth == 0 {
-			l.CurrentWidth = x.CurWidth
-		}
-		if l.MaxGTs == 0 {
-			l.MaxGTs = pciconfig.SpeedGTs(x.MaxSpeed)
-		}
-		if l.MaxWidth == 0 {
-			l.MaxWidth = x.MaxWidth
-		}
-	}
-	return l
+	return Link{CurrentGTs: speed("current_link_speed"), CurrentWidth: width("current_link_width"),
+		MaxGTs: speed("max_link_speed"), MaxWidth: width("max_link_width")}
 }
 
 // linkBase returns the last element of the link dir/name's target, or "".

@@ -17,7 +17,7 @@ func (r *reader) readSystem() {
 	s.CPUFamily, s.CPUModelID = -1, -1
 	packages := r.readCPUInfo(s)
 	r.readNodes(s, packages)
-	if b, err := r.read(pathCmdline, maxAttrBytes); err == nil {
+	if b, err := r.readSmall(pathCmdline); err == nil {
 		s.Cmdline, s.CmdlineRead = strings.TrimSpace(string(b)), true
 	}
 	if h, err := r.text(pathHostname); err == nil {

@@ -56,18 +56,18 @@ func checkRun(opts *checkOptions) error {
 	if f == render.JSON {
 		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, pairs))
 	}
-	w := opts.IO.Out
+	p := render.NewPrinter(opts.IO.Out, f)
 	if f == render.Markdown {
-		fmt.Fprintf(w, "# gdtopo check: %s\n", a.src.Name)
+		p.Printf("# gdtopo check: %s\n", a.src.Name)
 	}
-	render.Heading(w, f, "Summary")
-	if err := render.Table(w, f, []string{"Item", "Value"}, a.summary()); err != nil {
+	p.Heading("Summary")
+	if err := p.Table([]string{"Item", "Value"}, a.summary()); err != nil {
 		return err
 	}
 	accels := a.g.OfKind(topology.KindAccelerator)
 	if len(accels) == 0 {
-		fmt.Fprintf(w, "\nno accelerators found among %d PCI functions\n", len(a.g.Devices))
-		return a.writeWarnings(w, f)
+		p.Printf("\nno accelerators found among %d PCI functions\n", len(a.g.Devices))
+		return a.writeWarnings(p)
 	}
 	nics, hidden := a.shownNICs()
 	shown := map[*topology.Device]bool{}
@@ -75,28 +75,28 @@ func checkRun(opts *checkOptions) error {
 		shown[n] = true
 	}
 	var accelNIC []topology.Pair
-	for _, p := range topology.PairsOf(pairs, topology.KindAccelerator, topology.KindNIC) {
-		if shown[p.B] {
-			accelNIC = append(accelNIC, p)
+	for _, pr := range topology.PairsOf(pairs, topology.KindAccelerator, topology.KindNIC) {
+		if shown[pr.B] {
+			accelNIC = append(accelNIC, pr)
 		}
 	}
 	if len(nics) == 0 {
-		fmt.Fprintf(w, "\nno NICs found among %d PCI functions: nothing for GPUDirect RDMA to use\n", len(a.g.Devices))
+		p.Printf("\nno NICs found among %d PCI functions: nothing for GPUDirect RDMA to use\n", len(a.g.Devices))
 	} else {
-		render.Heading(w, f, "Accelerator x NIC (nvidia-smi labels)")
-		if err := a.writeMatrix(w, f, accels, nics, pairs); err != nil {
+		p.Heading("Accelerator x NIC (nvidia-smi labels)")
+		if err := a.writeMatrix(p, accels, nics, pairs); err != nil {
 			return err
 		}
-		render.Heading(w, f, "Accelerator-NIC pairs")
-		if err := a.writePairs(w, f, accelNIC); err != nil {
+		p.Heading("Accelerator-NIC pairs")
+		if err := a.writePairs(p, accelNIC); err != nil {
 			return err
 		}
 		if len(hidden) > 0 {
-			fmt.Fprintf(w, "\n%d NIC functions without an RDMA device are not shown (GPUDirect RDMA needs one; -o json lists every pair): %s\n",
+			p.Printf("\n%d NIC functions without an RDMA device are not shown (GPUDirect RDMA needs one; -o json lists every pair): %s\n",
 				len(hidden), bdfs(hidden))
 		}
 	}
-	return a.writeWarnings(w, f)
+	return a.writeWarnings(p)
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -209,7 +209,7 @@ func affinity(d *topology.Device) (string, string) {
 
 // writeMatrix writes rows × cols of nvidia-smi labels with affinity columns
 // for the rows, "X" where a device meets itself, and a NIC legend.
-func (a *analysis) writeMatrix(w io.Writer, f render.Format, rows, cols []*topology.Device, pairs []topology.Pair) error {
+func (a *analysis) writeMatrix(p *render.Printer, rows, cols []*topology.Device, pairs []topology.Pair) error {
 	idx := pairIndex(pairs)
 	header := []string{""}
 	for _, c := range cols {
@@ -220,11 +220,11 @@ func (a *analysis) writeMatrix(w io.Writer, f render.Format, rows, cols []*topol
 	for _, r := range rows {
 		line := []string{a.aliases[r]}
 		for _, c := range cols {
-			switch p, ok := idx[[2]*topology.Device{r, c}]; {
+			switch pr, ok := idx[[2]*topology.Device{r, c}]; {
 			case r == c:
 				line = append(line, "X")
 			case ok:
-				line = append(line, labelText(p.SMI, p.LabelUncertain))
+				line = append(line, labelText(pr.SMI, pr.LabelUncertain))
 			default:
 				line = append(line, "")
 			}
@@ -235,7 +235,7 @@ func (a *analysis) writeMatrix(w io.Writer, f render.Format, rows, cols []*topol
 		}
 		body = append(body, append(line, cpus, numa))
 	}
-	if err := render.Table(w, f, header, body); err != nil {
+	if err := p.Table(header, body); err != nil {
 		return err
 	}
 	var legend []string
@@ -245,7 +245,7 @@ func (a *analysis) writeMatrix(w io.Writer, f render.Format, rows, cols []*topol
 		}
 	}
 	if len(legend) > 0 {
-		fmt.Fprintf(w, "\nNIC legend: %s\n", strings.Join(legend, ", "))
+		p.Printf("\nNIC legend: %s\n", strings.Join(legend, ", "))
 	}
 	return nil
 }
@@ -267,7 +267,7 @@ func nicLegend(d *topology.Device) string {
 }
 
 // writePairs writes one row per accelerator-NIC pair.
-func (a *analysis) writePairs(w io.Writer, f render.Format, pairs []topology.Pair) error {
+func (a *analysis) writePairs(pr *render.Printer, pairs []topology.Pair) error {
 	var rows [][]string
 	var notes []string
 	for _, p := range pairs {
@@ -283,13 +283,13 @@ func (a *analysis) writePairs(w io.Writer, f render.Format, pairs []topology.Pai
 			notes = append(notes, fmt.Sprintf("%s-%s: %s", a.aliases[p.A], a.aliases[p.B], n))
 		}
 	}
-	if err := render.Table(w, f, []string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops"}, rows); err != nil {
+	if err := pr.Table([]string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops"}, rows); err != nil {
 		return err
 	}
 	if len(notes) > 0 {
-		fmt.Fprintf(w, "\nNotes:\n")
+		pr.Printf("\nNotes:\n")
 		for _, n := range dedupe(notes) {
-			fmt.Fprintf(w, "  %s\n", n)
+			pr.Printf("  %s\n", n)
 		}
 	}
 	return nil
@@ -309,16 +309,16 @@ func dedupe(lines []string) []string {
 }
 
 // writeWarnings lists what could not be read.
-func (a *analysis) writeWarnings(w io.Writer, f render.Format) error {
+func (a *analysis) writeWarnings(p *render.Printer) error {
 	if len(a.g.Warnings) == 0 {
 		return nil
 	}
-	render.Heading(w, f, fmt.Sprintf("Warnings (%d)", len(a.g.Warnings)))
+	p.Heading(fmt.Sprintf("Warnings (%d)", len(a.g.Warnings)))
 	var rows [][]string
 	for _, x := range a.g.Warnings {
 		rows = append(rows, []string{x.Subject, x.Message})
 	}
-	return render.Table(w, f, []string{"Where", "What"}, rows)
+	return p.Table([]string{"Where", "What"}, rows)
 }
 
 // bdfs joins devices' addresses.

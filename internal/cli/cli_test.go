@@ -227,7 +227,7 @@ func TestHelpIsComplete(t *testing.T) {
 // BenchmarkCheck measures a whole gdtopo check (open, read, classify, name,
 // render) on the largest bundled fixture.
 func BenchmarkCheck(b *testing.B) {
-	dir := filepath.Join("..", "..", "fixtures", "hgx-h100")
+	dir := filepath.Join("..", "..", "fixtures", "dgx-a100") // 76 functions, the largest
 	if _, err := os.Stat(dir); err != nil {
 		b.Skip(err)
 	}

@@ -56,7 +56,7 @@ func matrixRun(opts *matrixOptions) error {
 		fmt.Fprintf(opts.IO.Out, "no accelerators or NICs found among %d PCI functions\n", len(a.g.Devices))
 		return nil
 	}
-	if err := a.writeMatrix(opts.IO.Out, f, ends, ends, pairs); err != nil {
+	if err := a.writeMatrix(render.NewPrinter(opts.IO.Out, f), ends, ends, pairs); err != nil {
 		return err
 	}
 	fmt.Fprint(opts.IO.Out, legend)

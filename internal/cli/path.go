@@ -81,8 +81,9 @@ func pathRun(opts *pathOptions) error {
 		}
 		rows = append(rows, []string{strconv.Itoa(i + 1), h.From, h.To, strings.ReplaceAll(string(h.Kind), "_", " "), link, gbps})
 	}
-	render.Heading(w, f, "Hops")
-	if err := render.Table(w, f, []string{"#", "From", "To", "Crosses", "Link", "Gb/s"}, rows); err != nil {
+	pr := render.NewPrinter(w, f)
+	pr.Heading("Hops")
+	if err := pr.Table([]string{"#", "From", "To", "Crosses", "Link", "Gb/s"}, rows); err != nil {
 		return err
 	}
 	if p.BottleneckGbps > 0 {

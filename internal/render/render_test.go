@@ -19,7 +19,7 @@ func TestParseFormat(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	var b bytes.Buffer
-	if err := Table(&b, Text, []string{"GPU", "NIC"}, [][]string{{"GPU0", "NIC0 mlx5_0"}, {"GPU1", ""}}); err != nil {
+	if err := NewPrinter(&b, Text).Table([]string{"GPU", "NIC"}, [][]string{{"GPU0", "NIC0 mlx5_0"}, {"GPU1", ""}}); err != nil {
 		t.Fatal(err)
 	}
 	want := "GPU   NIC\n-----------------\nGPU0  NIC0 mlx5_0\nGPU1\n"
@@ -27,10 +27,27 @@ func TestTable(t *testing.T) {
 		t.Errorf("text table:\n%q\nwant\n%q", b.String(), want)
 	}
 	b.Reset()
-	if err := Table(&b, Markdown, []string{"GPU", "NIC"}, [][]string{{"GPU0", "NIC0"}}); err != nil {
+	if err := NewPrinter(&b, Markdown).Table([]string{"GPU", "NIC"}, [][]string{{"GPU0", "NIC0"}}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(b.String(), "| GPU  | NIC  |\n|:-----|:-----|\n| GPU0 | NIC0 |") {
 		t.Errorf("markdown table:\n%s", b.String())
+	}
+}
+
+// TestPrinterReuse checks that a second table on one printer does not
+// inherit the first one's rows or widths.
+func TestPrinterReuse(t *testing.T) {
+	var b bytes.Buffer
+	p := NewPrinter(&b, Text)
+	if err := p.Table([]string{"A"}, [][]string{{"a very long cell"}}); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := p.Table([]string{"B"}, [][]string{{"x"}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "B\n-\nx\n"; b.String() != want {
+		t.Errorf("second table %q, want %q", b.String(), want)
 	}
 }

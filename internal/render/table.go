@@ -6,9 +6,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twcache"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -36,9 +38,20 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("invalid output format %q: valid formats are %s", s, strings.Join(Formats, ", "))
 }
 
-// Table writes one table: borderless, left-aligned columns for text, a pipe
-// table for markdown. Headers are printed as given.
-func Table(w io.Writer, f Format, header []string, rows [][]string) error {
+// Printer writes tables and headings in one format. It keeps one
+// tablewriter table and resets it between tables: each new tablewriter
+// table allocates its caches afresh, which costs a short-lived command more
+// than the drawing does.
+type Printer struct {
+	w   io.Writer
+	f   Format
+	buf bytes.Buffer
+	t   *tablewriter.Table
+}
+
+// NewPrinter returns a Printer writing to w in format f (Text or Markdown).
+func NewPrinter(w io.Writer, f Format) *Printer {
+	p := &Printer{w: w, f: f}
 	var r tw.Renderer
 	if f == Markdown {
 		r = renderer.NewMarkdown()
@@ -52,8 +65,7 @@ func Table(w io.Writer, f Format, header []string, rows [][]string) error {
 			},
 		})
 	}
-	var buf bytes.Buffer
-	t := tablewriter.NewTable(&buf,
+	p.t = tablewriter.NewTable(&p.buf,
 		tablewriter.WithRenderer(r),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
@@ -61,21 +73,38 @@ func Table(w io.Writer, f Format, header []string, rows [][]string) error {
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
 		tablewriter.WithTrimSpace(tw.On),
+		// Reset purges the stringer cache by allocating it anew at its
+		// default size; gdtopo passes strings only, so a tiny one will do.
+		tablewriter.WithStringerCacheCustom(twcache.NewLRU[reflect.Type, reflect.Value](1)),
 	)
-	t.Header(header)
-	if err := t.Bulk(rows); err != nil {
+	return p
+}
+
+// Format is the printer's format.
+func (p *Printer) Format() Format { return p.f }
+
+// Printf writes free text between tables.
+func (p *Printer) Printf(format string, a ...any) { fmt.Fprintf(p.w, format, a...) }
+
+// Table writes one table: borderless, left-aligned columns for text, a pipe
+// table for markdown. Headers are printed as given.
+func (p *Printer) Table(header []string, rows [][]string) error {
+	p.buf.Reset()
+	p.t.Reset()
+	p.t.Header(header)
+	if err := p.t.Bulk(rows); err != nil {
 		return err
 	}
-	if err := t.Render(); err != nil {
+	if err := p.t.Render(); err != nil {
 		return err
 	}
-	if f == Markdown {
-		_, err := w.Write(buf.Bytes())
+	if p.f == Markdown {
+		_, err := p.w.Write(p.buf.Bytes())
 		return err
 	}
 	// The borderless preset pads every line with a space on both sides and
 	// draws the header rule across the padding: trim both.
-	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(p.buf.String(), "\n"), "\n")
 	width := 0
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(strings.TrimPrefix(l, " "), " ")
@@ -88,16 +117,16 @@ func Table(w io.Writer, f Format, header []string, rows [][]string) error {
 			lines[i] = strings.Repeat("-", width)
 		}
 	}
-	_, err := io.WriteString(w, strings.Join(lines, "\n")+"\n")
+	_, err := io.WriteString(p.w, strings.Join(lines, "\n")+"\n")
 	return err
 }
 
 // Heading writes a section title: "## title" in markdown, the plain title
 // otherwise.
-func Heading(w io.Writer, f Format, title string) {
-	if f == Markdown {
-		fmt.Fprintf(w, "\n## %s\n\n", title)
+func (p *Printer) Heading(title string) {
+	if p.f == Markdown {
+		fmt.Fprintf(p.w, "\n## %s\n\n", title)
 		return
 	}
-	fmt.Fprintf(w, "\n%s\n", title)
+	fmt.Fprintf(p.w, "\n%s\n", title)
 }

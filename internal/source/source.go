@@ -144,7 +144,7 @@ func isDir(elem ...string) bool {
 
 // dirFS is os.DirFS, which implements ReadLink and Lstat since Go 1.25.
 func dirFS(dir string) FS {
-	return os.DirFS(dir).(FS)
+	return newRawDir(dir)
 }
 
 // bareErr strips the *fs.PathError around err, whose path the caller names itself.
