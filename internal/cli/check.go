@@ -44,11 +44,7 @@ in plain words and its narrowest PCIe link.`,
 }
 
 func checkRun(opts *checkOptions) error {
-	f, err := opts.format()
-	if err != nil {
-		return err
-	}
-	a, err := opts.load(opts.Source, false)
+	f, a, err := opts.start(opts.Source, false)
 	if err != nil {
 		return err
 	}

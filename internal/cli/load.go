@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gdtopo/gdtopo/internal/names"
+	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
@@ -15,6 +16,16 @@ type analysis struct {
 	g       *topology.Graph
 	names   *names.Resolver
 	aliases map[*topology.Device]string
+}
+
+// start checks -o and loads SOURCE: what every reporting command does first.
+func (o *globalOptions) start(name string, allNames bool) (render.Format, *analysis, error) {
+	f, err := o.format()
+	if err != nil {
+		return "", nil, err
+	}
+	a, err := o.load(name, allNames)
+	return f, a, err
 }
 
 // load opens SOURCE ("" for the live machine) and reads its graph. Model

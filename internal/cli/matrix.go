@@ -38,11 +38,7 @@ nvidia-smi would print NV# for NVLink-connected GPUs.`,
 }
 
 func matrixRun(opts *matrixOptions) error {
-	f, err := opts.format()
-	if err != nil {
-		return err
-	}
-	a, err := opts.load(opts.Source, false)
+	f, a, err := opts.start(opts.Source, false)
 	if err != nil {
 		return err
 	}

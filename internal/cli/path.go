@@ -43,11 +43,7 @@ interface name (mlx5_0, ibp24s0), or its index in gdtopo's tables (GPU0, NIC3).`
 }
 
 func pathRun(opts *pathOptions) error {
-	f, err := opts.format()
-	if err != nil {
-		return err
-	}
-	a, err := opts.load(opts.Source, false)
+	f, a, err := opts.start(opts.Source, false)
 	if err != nil {
 		return err
 	}

@@ -46,11 +46,7 @@ NVSwitch are shown; --all shows every function.`,
 }
 
 func treeRun(opts *treeOptions) error {
-	f, err := opts.format()
-	if err != nil {
-		return err
-	}
-	a, err := opts.load(opts.Source, true)
+	f, a, err := opts.start(opts.Source, true)
 	if err != nil {
 		return err
 	}
