@@ -1,0 +1,221 @@
+// Package advisor turns a topology graph into advice for GPUDirect RDMA: a
+// throughput prediction for every accelerator–NIC pair (with NCCL's
+// GPUDirect RDMA decision for a chosen NCCL version), findings with stable
+// codes and concrete remedies, and a rail plan assigning accelerators to
+// NICs. It does no I/O beyond reading a model override (LoadModel).
+//
+// A pair's prediction, in Gb/s, with the numbers of Model:
+//
+//	link     = GT/s × lanes × encoding × MPS/(MPS + tlp_overhead_bytes), current speed and width
+//	path     = the lowest link from the accelerator to the NIC; with ACS redirect or IOMMU
+//	           translation on a PIX/PXB path, also the links up to the root complex
+//	NIC      = min(port rate, the NIC's own link)
+//	expected = min(NIC, path × phb_factor_<cpu> when PHB/NODE or redirected)
+//	           at SYS: min(NIC, path) × sys_gdr_factor, at most inter_socket_gbps_<cpu>
+//	           × iommu_factor when the IOMMU translates
+//	staged   = min(NIC, accelerator's and NIC's links to the CPU, inter-socket at SYS) × host_staged_factor
+package advisor
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// Severity of a finding.
+type Severity string
+
+// Severities, worst first.
+const (
+	Critical Severity = "critical"
+	Warning  Severity = "warning"
+	Info     Severity = "info"
+)
+
+var severityRank = map[Severity]int{Info: 1, Warning: 2, Critical: 3}
+
+// AtLeast reports whether s is as bad as o or worse.
+func (s Severity) AtLeast(o Severity) bool { return severityRank[s] >= severityRank[o] }
+
+// ParseSeverity parses "critical", "warning" or "info", in any letter case.
+func ParseSeverity(s string) (Severity, error) {
+	v := Severity(strings.ToLower(strings.TrimSpace(s)))
+	if severityRank[v] == 0 {
+		return "", fmt.Errorf("invalid severity %q: want critical, warning or info", s)
+	}
+	return v, nil
+}
+
+// Finding is one problem on the machine.
+type Finding struct {
+	Code     string   `json:"code"` // a key of Codes
+	Severity Severity `json:"severity"`
+	Devices  []string `json:"devices"` // BDFs
+	Message  string   `json:"message"`
+	Remedy   string   `json:"remedy"`   // commands, kernel parameters or BIOS settings; one per line
+	Evidence string   `json:"evidence"` // the file (relative to the source root) or value it rests on
+}
+
+// Step is one line of the --explain arithmetic: Value is the running
+// figure after the step.
+type Step struct {
+	What   string  `json:"what"`
+	Value  float64 `json:"value"`
+	Unit   string  `json:"unit"`
+	Source string  `json:"source"`
+}
+
+// Prediction is the expected direct-RDMA throughput of one accelerator–NIC pair.
+type Prediction struct {
+	GPU, NIC     *topology.Device
+	ExpectedGbps float64 // direct-RDMA throughput to expect, Gb/s (if NCCL does not use GDR: what forcing it would give)
+	NICGbps      float64 // the NIC alone: port rate capped by its own PCIe link
+	Efficiency   float64 // ExpectedGbps / NICGbps, 0..1; 0 when NICGbps is unknown
+	GDR          bool    // NCCL would use GPUDirect RDMA for this pair (receive side)
+	GDRRead      bool    // and the send side reads GPU memory directly (NCCL's pre-Ampere rule)
+	GDRReason    string  // why not, or why reads are off, in words
+	// HostStagedGbps is the throughput when NCCL stages through host
+	// memory: set when !GDR, or for the send side when !GDRRead; else 0.
+	HostStagedGbps float64
+	Uncertain      []string // what the prediction assumed because data was unknown
+	Explain        []Step
+}
+
+// Options for Analyze.
+type Options struct {
+	NCCLVersion string // "2.30.7", "2.27", "v2.19.3-1"; default DefaultNCCLVersion
+	Model       *Model // default DefaultModel()
+}
+
+// Result of Analyze.
+type Result struct {
+	NCCLVersion string // the version whose rules were applied
+	Predictions []Prediction
+	Findings    []Finding // worst first, then by code, then by devices
+	Plan        Plan
+}
+
+// DefaultNCCLVersion is the newest NCCL release read for nccl-semantics.md.
+const DefaultNCCLVersion = "2.30.7"
+
+// SupportedNCCLVersions lists the release series whose GPUDirect RDMA rules
+// gdtopo knows (nccl-semantics.md §3: read at v2.12.12 … v2.30.7). Patch
+// releases of a series are accepted; a newer series gets 2.30.7's rules.
+func SupportedNCCLVersions() []string {
+	var out []string
+	for minor := 12; minor < 30; minor++ {
+		out = append(out, fmt.Sprintf("2.%d", minor))
+	}
+	return append(out, DefaultNCCLVersion)
+}
+
+// ncclVersion is a parsed major.minor.patch.
+type ncclVersion struct{ major, minor, patch int }
+
+// parseNCCLVersion accepts "2.30", "2.30.7", "v2.30.7-1".
+func parseNCCLVersion(s string) (ncclVersion, error) {
+	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
+	t, _, _ = strings.Cut(t, "-")
+	parts := strings.Split(t, ".")
+	var v ncclVersion
+	nums := []*int{&v.major, &v.minor, &v.patch}
+	if len(parts) < 2 || len(parts) > 3 {
+		return v, fmt.Errorf("invalid NCCL version %q: want 2.MINOR or 2.MINOR.PATCH, e.g. %s", s, DefaultNCCLVersion)
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return v, fmt.Errorf("invalid NCCL version %q: want 2.MINOR or 2.MINOR.PATCH, e.g. %s", s, DefaultNCCLVersion)
+		}
+		*nums[i] = n
+	}
+	if v.major != 2 || v.minor < 12 {
+		return v, fmt.Errorf("unsupported NCCL version %q: gdtopo knows the rules of 2.12 to %s", s, DefaultNCCLVersion)
+	}
+	return v, nil
+}
+
+func (v ncclVersion) String() string { return fmt.Sprintf("%d.%d.%d", v.major, v.minor, v.patch) }
+
+// newer reports whether v is past the newest release whose rules are known.
+func (v ncclVersion) newer() bool { return v.minor > 30 || (v.minor == 30 && v.patch > 7) }
+
+// analysis carries one Analyze call.
+type analysis struct {
+	g        *topology.Graph
+	m        *Model
+	v        ncclVersion
+	pairs    []topology.Pair // accelerator–NIC pairs
+	preds    []Prediction
+	findings []Finding
+}
+
+// Analyze predicts every accelerator–NIC pair of pairs (nil: g.Pairs()),
+// gathers findings and plans rails. It fails only on a bad NCCL version.
+func Analyze(g *topology.Graph, pairs []topology.Pair, opts Options) (*Result, error) {
+	vs := opts.NCCLVersion
+	if vs == "" {
+		vs = DefaultNCCLVersion
+	}
+	v, err := parseNCCLVersion(vs)
+	if err != nil {
+		return nil, err
+	}
+	a := &analysis{g: g, m: opts.Model, v: v}
+	if a.m == nil {
+		a.m = DefaultModel()
+	}
+	if pairs == nil {
+		pairs = g.Pairs()
+	}
+	a.pairs = topology.PairsOf(pairs, topology.KindAccelerator, topology.KindNIC)
+	for _, p := range a.pairs {
+		a.preds = append(a.preds, a.predict(p))
+	}
+	plan := a.plan()
+	a.find(plan)
+	sort.SliceStable(a.findings, func(i, j int) bool {
+		x, y := a.findings[i], a.findings[j]
+		if x.Severity != y.Severity {
+			return severityRank[x.Severity] > severityRank[y.Severity]
+		}
+		if x.Code != y.Code {
+			return x.Code < y.Code
+		}
+		return strings.Join(x.Devices, ",") < strings.Join(y.Devices, ",")
+	})
+	return &Result{NCCLVersion: v.String(), Predictions: a.preds, Findings: a.findings, Plan: plan}, nil
+}
+
+// cpuKind names the CPU family that picks the model's root-complex factor
+// and inter-socket bandwidth (nccl-semantics.md §4.2, ncclTopoCpuType).
+func (a *analysis) cpuKind() (phb, interSocket *Param, name string) {
+	s, m := a.g.System, a.m
+	switch s.CPUVendor {
+	case "GenuineIntel":
+		switch {
+		case s.CPUFamily == 6 && s.CPUModelID >= 0xcf:
+			return &m.PHBFactorIntel, &m.InterSocketERP, "Intel Emerald Rapids or newer"
+		case s.CPUFamily == 6 && s.CPUModelID >= 0x8f:
+			return &m.PHBFactorIntel, &m.InterSocketSRP, "Intel Sapphire Rapids"
+		case s.CPUFamily == 6 && s.CPUModelID >= 0x55:
+			return &m.PHBFactorIntel, &m.InterSocketSKL, "Intel Skylake-SP to Ice Lake-SP"
+		}
+		return &m.PHBFactorIntel, &m.InterSocketBDW, "Intel Broadwell or older"
+	case "AuthenticAMD":
+		return &m.PHBFactorAMD, &m.InterSocketAMD, "AMD"
+	case "CentaurHauls", "  Shanghai  ", "Shanghai":
+		if s.CPUFamily == 7 && s.CPUModelID == 0x5b {
+			return &m.PHBFactorOther, &m.InterSocketYongfeng, "Zhaoxin Yongfeng"
+		}
+		return &m.PHBFactorOther, &m.InterSocketZhaoxin, "Zhaoxin"
+	}
+	name = "unknown CPU"
+	if s.CPUVendor != "" {
+		name = "CPU " + s.CPUVendor
+	}
+	return &m.PHBFactorOther, nil, name
+}

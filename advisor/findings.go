@@ -1,0 +1,425 @@
+package advisor
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// Codes documents every finding code. Codes are stable: alerting may key on them.
+var Codes = map[string]string{
+	"acs-redirect": "ACS Request/Completion Redirect is on at a switch downstream port or root port on an accelerator–NIC path: " +
+		"peer-to-peer goes up to the root complex. Critical on a PIX/PXB path, else warning. In a VM the remedy is ATS on the NIC.",
+	"acs-unknown":          "Info: the ACS state of bridges on accelerator–NIC paths could not be read (config space past 64 bytes needs root).",
+	"iommu-translation":    "An IOMMU translates DMA (group type DMA/DMA-FQ, or an IOMMU with no iommu=pt): GPUDirect RDMA needs passthrough. Critical on bare metal, warning in a VM, info on Arm SMMU (Grace).",
+	"link-width-degraded":  "Warning: a PCIe link of an accelerator or NIC, or of a switch above it, trained narrower than both ends support.",
+	"link-speed-degraded":  "A PCIe link trained slower than both ends support: info on an accelerator's own link (idle GPUs slow their link), warning elsewhere.",
+	"no-local-nic":         "Warning: an accelerator's best NIC is through the root complex (PHB/NODE) or another NUMA node of its socket; NCCL's default turns GPUDirect RDMA off there.",
+	"cross-socket":         "Warning: an accelerator's best NIC is on another socket (SYS): GDR off by default, traffic crosses the inter-socket link.",
+	"nic-shared":           "Several accelerators must share one NIC (info) or one switch uplink past its bandwidth (warning): follow the rail plan.",
+	"numa-unknown":         "Warning: numa_node is -1 for an accelerator or NIC on a multi-NUMA machine: NCCL sees one CPU node and cannot tell SYS from PHB.",
+	"peer-memory-missing":  "Warning: NVIDIA accelerators and RDMA NICs, but no nvidia_peermem / nv_peer_mem / memory_peers evidence: NCCL turns GDR off unless dma-buf works.",
+	"peer-memory-unknown":  "Info: the source holds no sys/module, so peer-memory support could not be checked.",
+	"max-read-request-low": "Warning: an accelerator's or NIC's DevCtl MaxReadReq is below min_max_read_request_bytes.",
+	"relaxed-ordering-off": "Warning: a NIC has PCIe Relaxed Ordering disabled in DevCtl, so NCCL's relaxed-ordering memory registrations cannot take effect.",
+	"bar-small":            "Warning: an NVIDIA accelerator's largest prefetchable BAR (BAR1) is below min_bar_gib: GPUDirect RDMA can map little GPU memory.",
+	"virtual-topology":     "Warning: the PCI tree is a hypervisor's (hypervisor flag, QEMU root ports 1b36:000c, or numa -1 everywhere on a multi-node box): labels describe the virtual tree; use the provider's NCCL_TOPO_FILE.",
+}
+
+// group gathers one finding: its devices, a message part and a remedy line
+// per item, and the evidence of the first.
+type group struct {
+	devs, parts, fixes []string
+	ev                 string
+}
+
+func (g *group) add(devs []*topology.Device, part, fix, ev string) {
+	for _, d := range devs {
+		if !slices.Contains(g.devs, d.BDF()) {
+			g.devs = append(g.devs, d.BDF())
+		}
+	}
+	if part != "" {
+		g.parts = append(g.parts, part)
+	}
+	if fix != "" {
+		g.fixes = append(g.fixes, fix)
+	}
+	if g.ev == "" {
+		g.ev = ev
+	}
+}
+
+// emit adds g, when it holds anything, as one finding: msg takes the parts
+// where it says %s; the remedy is head, the fixes, then tail.
+func (a *analysis) emit(code string, sev Severity, g *group, msg string, head, tail []string) {
+	if len(g.devs) == 0 && len(g.parts) == 0 {
+		return
+	}
+	if strings.Contains(msg, "%s") {
+		msg = fmt.Sprintf(msg, strings.Join(g.parts, "; "))
+	}
+	remedy := append(append(append([]string(nil), head...), g.fixes...), tail...)
+	a.findings = append(a.findings, Finding{Code: code, Severity: sev, Devices: g.devs, Message: msg,
+		Remedy: strings.Join(remedy, "\n"), Evidence: g.ev})
+}
+
+func bdfs(ds []*topology.Device) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.BDF()
+	}
+	return out
+}
+
+func sysfsFile(d *topology.Device, name string) string {
+	return "sys/bus/pci/devices/" + d.BDF() + "/" + name
+}
+
+// find gathers every finding.
+func (a *analysis) find(plan Plan) {
+	rail := map[*topology.Device]bool{}
+	for _, n := range a.railNICs() {
+		rail[n] = true
+	}
+	var pairs []topology.Pair // accelerator–rail NIC
+	for _, p := range a.pairs {
+		if rail[p.B] {
+			pairs = append(pairs, p)
+		}
+	}
+	ends := append(a.g.OfKind(topology.KindAccelerator), a.railNICs()...)
+	a.findACS(pairs)
+	a.findIOMMU(ends)
+	a.findLinks(ends)
+	a.findLocality(pairs)
+	a.findSharing(plan)
+	a.findDevices(ends)
+	a.findPlatform(ends)
+}
+
+// findACS reports ports with ACS redirect, or unreadable ACS, on the paths.
+func (a *analysis) findACS(pairs []topology.Pair) {
+	sev := map[*topology.Device]Severity{}
+	var redirected, nics []*topology.Device
+	var unknown group
+	seen := map[*topology.Device]bool{}
+	example := map[*topology.Device]string{}
+	for _, p := range pairs {
+		for _, b := range pathBridges(p.A, p.B) {
+			switch {
+			case !b.ACSKnown && !seen[b]:
+				unknown.add([]*topology.Device{b}, b.BDF(), "", sysfsFile(b, "config")+": 64 bytes readable (sysfs-reference.md §1.6)")
+			case b.ACSKnown && b.ACSRedirect:
+				pair := fmt.Sprintf("%s–%s (%s)", p.A.BDF(), p.B.BDF(), p.SMI)
+				if sev[b] == "" {
+					redirected, example[b], sev[b] = append(redirected, b), pair, Warning
+				}
+				if (p.SMI == topology.PIX || p.SMI == topology.PXB) && sev[b] != Critical {
+					sev[b], example[b] = Critical, pair
+				}
+				if !seen[p.B] {
+					nics = append(nics, p.B)
+				}
+				seen[p.B] = true
+			}
+			seen[b] = true
+		}
+	}
+	slices.SortFunc(redirected, func(x, y *topology.Device) int {
+		if x.Addr.Less(y.Addr) {
+			return -1
+		}
+		return 1
+	})
+	for _, s := range []Severity{Critical, Warning} {
+		var g group
+		var ports []string
+		for _, b := range redirected {
+			if sev[b] == s {
+				g.add([]*topology.Device{b}, b.BDF()+" on "+example[b], "setpci -s "+b.BDF()+" ECAP_ACS+0x6.w=0000",
+					sysfsFile(b, "config")+": ACS Control (ECAP_ACS+0x6) has ReqRedir or CmpltRedir set")
+				ports = append(ports, b.BDF())
+			}
+		}
+		head := []string{"# clear ACS control on each port, every boot (NCCL troubleshooting, \"PCI Access Control Services\"):"}
+		tail := []string{"# or persistently, on the kernel command line, quoted (clears ReqRedir, CmpltRedir, EgressCtrl):",
+			"pci=disable_acs_redir=" + strings.Join(ports, ";"), "# or disable ACS / IO virtualization in the BIOS if nothing needs it"}
+		if a.g.Platform.Hypervisor {
+			head, tail = []string{"# in a VM ACS must stay on (NCCL troubleshooting): enable ATS on the NICs instead, on the host (ConnectX; host-side BDF), then reboot the host:"}, nil
+			g.fixes = nil
+			for _, n := range nics {
+				g.fixes = append(g.fixes, "mlxconfig -d "+n.BDF()+" set ATS_ENABLED=true")
+			}
+		}
+		a.emit("acs-redirect", s, &g, "ACS Request/Completion Redirect is on at %s: accelerator–NIC peer-to-peer goes up to the root complex", head, tail)
+	}
+	a.emit("acs-unknown", Info, &unknown, "ACS state unknown at bridges on accelerator–NIC paths (%s): config space was read only to 64 bytes",
+		[]string{"run gdtopo as root (sudo), or take the capture as root: reading config past 64 bytes needs CAP_SYS_ADMIN",
+			"# by hand: sudo lspci -vvv | grep ACSCtl"}, nil)
+}
+
+// findIOMMU reports accelerators and NICs whose DMA an IOMMU translates.
+func (a *analysis) findIOMMU(ends []*topology.Device) {
+	var g group
+	for _, d := range ends {
+		if tr, _, ev := a.translating(d); tr {
+			g.add([]*topology.Device{d}, d.BDF(), "", ev)
+		}
+	}
+	p, s := a.g.Platform, a.g.System
+	first := ""
+	if len(p.IOMMUs) > 0 {
+		first = p.IOMMUs[0]
+	}
+	sev, param, tail := Critical, "iommu.passthrough=1", []string{"# or disable VT-d / AMD-Vi in the BIOS when no VM or SR-IOV needs it"}
+	switch {
+	case strings.HasPrefix(first, "smmu"):
+		sev, tail = Info, append(tail, "# on Grace-based platforms NVIDIA's GDS guide asks for the IOMMU enabled and passthrough disabled: leave it there")
+	case p.Hypervisor:
+		sev = Warning
+	}
+	switch {
+	case s.CPUVendor == "GenuineIntel" || strings.HasPrefix(first, "dmar"):
+		param = "intel_iommu=on iommu=pt"
+	case s.CPUVendor == "AuthenticAMD" || strings.HasPrefix(first, "ivhd"):
+		param = "iommu=pt"
+	}
+	a.emit("iommu-translation", sev, &g,
+		"the IOMMU translates DMA for %s: GPUDirect RDMA needs it off or in passthrough (CUDA GPUDirect RDMA §3.4), and P2P goes through the root ports",
+		[]string{"add " + param + " to the kernel command line (GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub or grub2-mkconfig) and reboot"}, tail)
+}
+
+// findLinks reports links of accelerators and NICs, and of the switches
+// above them, that trained below what both ends support.
+func (a *analysis) findLinks(ends []*topology.Device) {
+	var width, speed, idle group
+	seen := map[*topology.Device]bool{}
+	capOf := func(x, y float64) float64 { // the lower known capability
+		if x <= 0 || (y > 0 && y < x) {
+			return y
+		}
+		return x
+	}
+	for _, d := range ends {
+		for _, r := range upLinks(d, nil) {
+			if seen[r.dev] {
+				continue
+			}
+			seen[r.dev] = true
+			dev, port, cur := r.dev, r.dev.Parent, r.link
+			retrain := "setpci -s " + port.BDF() + " CAP_EXP+0x10.w=0020:0020   # retrain: Link Control bit 5 of the port"
+			if w := capOf(float64(dev.Link.MaxWidth), float64(port.Link.MaxWidth)); cur.CurrentWidth > 0 && float64(cur.CurrentWidth) < w {
+				width.add([]*topology.Device{dev, port}, fmt.Sprintf("%s x%d (both ends support x%g)", dev.BDF(), cur.CurrentWidth, w), retrain,
+					fmt.Sprintf("%s = %d, max_link_width = %d", sysfsFile(dev, "current_link_width"), cur.CurrentWidth, dev.Link.MaxWidth))
+			}
+			if s := capOf(dev.Link.MaxGTs, port.Link.MaxGTs); cur.CurrentGTs > 0 && cur.CurrentGTs < s {
+				g := &speed
+				if dev.Kind == topology.KindAccelerator {
+					g, retrain = &idle, ""
+				}
+				g.add([]*topology.Device{dev, port}, fmt.Sprintf("%s %g GT/s (both ends support %g GT/s)", dev.BDF(), cur.CurrentGTs, s), retrain,
+					fmt.Sprintf("%s = %g GT/s, max_link_speed = %g GT/s", sysfsFile(dev, "current_link_speed"), cur.CurrentGTs, dev.Link.MaxGTs))
+			}
+		}
+	}
+	a.emit("link-width-degraded", Warning, &width, "PCIe links lost lanes: %s",
+		[]string{"reseat the card; check the slot, riser, cable and the BIOS bifurcation setting; then retrain:"}, nil)
+	a.emit("link-speed-degraded", Warning, &speed, "PCIe links trained slow: %s",
+		[]string{"check the BIOS PCIe speed setting of the slot (Auto, or the generation both ends support), reseat, then retrain:"}, nil)
+	a.emit("link-speed-degraded", Info, &idle, "accelerator links below their speed: %s; idle GPUs drop link speed to save power: check under load",
+		[]string{"read the link again while a GPU workload runs: nvidia-smi --query-gpu=pci.bus_id,pcie.link.gen.current,pcie.link.gen.max --format=csv, or sudo lspci -vv | grep LnkSta"}, nil)
+}
+
+// findLocality reports accelerators whose best NIC is far away.
+func (a *analysis) findLocality(pairs []topology.Pair) {
+	expected := map[[2]*topology.Device]float64{}
+	for _, p := range a.preds {
+		expected[[2]*topology.Device{p.GPU, p.NIC}] = p.ExpectedGbps
+	}
+	better := func(p, q topology.Pair) bool { // nearer label, same socket, then faster
+		if p.SMI != q.SMI {
+			return q.SMI.Worse(p.SMI)
+		}
+		if ps, qs := p.Path == topology.PathSockets, q.Path == topology.PathSockets; ps != qs {
+			return qs
+		}
+		return expected[[2]*topology.Device{p.A, p.B}] > expected[[2]*topology.Device{q.A, q.B}]
+	}
+	best := map[*topology.Device]topology.Pair{}
+	var order []*topology.Device
+	for _, p := range pairs {
+		b, ok := best[p.A]
+		if !ok {
+			order = append(order, p.A)
+		}
+		if !ok || better(p, b) {
+			best[p.A] = p
+		}
+	}
+	var far, cross group
+	for _, gpu := range order {
+		p := best[gpu]
+		part := fmt.Sprintf("%s: best NIC %s is %s (%s)", gpu.BDF(), p.B.BDF(), p.SMI, p.Path)
+		switch {
+		case p.SMI == topology.SYS && p.Path == topology.PathSockets:
+			cross.add([]*topology.Device{gpu, p.B}, part, "", "numa_node of the devices; sys/devices/system/node (sockets)")
+		case p.SMI.Worse(topology.PXB):
+			far.add([]*topology.Device{gpu, p.B}, part, "", "labels of the accelerator–NIC pairs (nvidia-smi semantics)")
+		}
+	}
+	a.emit("no-local-nic", Warning, &far, "%s", []string{"move the NIC or the accelerator under one PCIe switch (see gdtopo tree)",
+		"# or, after measuring with ib_write_bw --use_cuda, let NCCL use GDR through the host bridge:", "NCCL_NET_GDR_LEVEL=PHB"}, nil)
+	a.emit("cross-socket", Warning, &cross, "%s", []string{"put a NIC on every socket that holds accelerators, or move cards; bind ranks with the plan's numactl",
+		"# NCCL stages through host memory here (GDR off at SYS); NCCL_NET_GDR_LEVEL=SYS forces GDR, which the CUDA GPUDirect RDMA guide calls possibly \"extremely performance-limited\""}, nil)
+}
+
+// findSharing reports NICs serving several accelerators, and switch uplinks
+// whose planned flows want more than the link carries.
+func (a *analysis) findSharing(plan Plan) {
+	users := map[*topology.Device][]*topology.Device{}
+	flows := map[*topology.Device][]Assignment{}
+	var nics, uplinks []*topology.Device
+	for _, as := range plan.Assignments {
+		if len(users[as.NIC]) == 0 {
+			nics = append(nics, as.NIC)
+		}
+		users[as.NIC] = append(users[as.NIC], as.GPU)
+		top := lca(as.GPU, as.NIC)
+		if l := a.g.Classify(as.GPU, as.NIC).SMI; l != topology.PIX && l != topology.PXB {
+			top = nil
+		}
+		for _, r := range append(upLinks(as.GPU, top), upLinks(as.NIC, top)...) {
+			if r.dev.Kind == topology.KindBridge {
+				if len(flows[r.dev]) == 0 {
+					uplinks = append(uplinks, r.dev)
+				}
+				flows[r.dev] = append(flows[r.dev], as)
+			}
+		}
+	}
+	for _, n := range nics {
+		if gs := users[n]; len(gs) > 1 {
+			var g group
+			g.add(append([]*topology.Device{n}, gs...), fmt.Sprintf("%d accelerators share NIC %s (%s): each gets about 1/%d of it when all send at once",
+				len(gs), n.BDF(), strings.Join(bdfs(gs), ", "), len(gs)), "", "rail plan: more accelerators than NICs")
+			a.emit("nic-shared", Info, &g, "%s", []string{"give each rank its NIC from the plan (NCCL_IB_HCA per rank); add NICs for one per accelerator"}, nil)
+		}
+	}
+	for _, u := range uplinks {
+		capGbps, _, _ := a.narrowest(upLinks(u, u.Parent))
+		demand, gs := 0.0, []*topology.Device{u}
+		for _, f := range flows[u] {
+			demand, gs = demand+f.ExpectedGbps, append(gs, f.GPU)
+		}
+		if len(gs) > 2 && capGbps > 0 && demand > capGbps {
+			var g group
+			g.add(gs, fmt.Sprintf("the uplink above %s (%.0f Gb/s) carries %d planned flows (%s) wanting %.0f Gb/s",
+				u.BDF(), capGbps, len(gs)-1, strings.Join(bdfs(gs[1:]), ", "), demand), "", sysfsFile(u, "current_link_width"))
+			a.emit("nic-shared", Warning, &g, "%s", []string{"place a NIC under this switch, or move accelerators so each flow stays under its own switch; follow the rail plan"}, nil)
+		}
+	}
+}
+
+// findDevices reports per-device settings: NUMA node, read request size,
+// relaxed ordering, BAR size.
+func (a *analysis) findDevices(ends []*topology.Device) {
+	var numa, mrrs, ro, bar group
+	minBAR := uint64(a.m.MinBAR.Value * (1 << 30))
+	for _, d := range ends {
+		one := []*topology.Device{d}
+		if a.g.MultiNUMA() && d.RawNUMANode < 0 {
+			fix := ""
+			if d.NUMANode >= 0 {
+				fix = fmt.Sprintf("echo %d > /%s   # node inferred from %s; taints the kernel", d.NUMANode, sysfsFile(d, "numa_node"), d.NUMAFrom)
+			}
+			numa.add(one, d.BDF(), fix, sysfsFile(d, "numa_node")+" = -1")
+		}
+		nic := d.Kind == topology.KindNIC
+		if d.DevCtlKnown && d.MaxReadRequest > 0 && float64(d.MaxReadRequest) < a.m.MinMaxReadRequestBytes.Value {
+			target := a.m.MinMaxReadRequestBytes.Value
+			if nic {
+				target = a.m.NICMaxReadRequestBytes.Value
+			}
+			n := bits.Len(uint(target/128)) - 1 // MaxReadReq = 128 << n, DevCtl bits 14:12
+			mrrs.add(one, fmt.Sprintf("%s %d B", d.BDF(), d.MaxReadRequest),
+				fmt.Sprintf("setpci -s %s CAP_EXP+0x8.w=%04x:7000   # MaxReadReq %d B: n = %d, 128 << n = %d B", d.BDF(), n<<12, d.MaxReadRequest, n, 128<<n),
+				sysfsFile(d, "config")+": DevCtl (CAP_EXP+0x8) bits 14:12")
+		}
+		if nic && d.DevCtlKnown && !d.RelaxedOrdering {
+			ro.add(one, d.BDF(), "setpci -s "+d.BDF()+" CAP_EXP+0x8.w=0010:0010   # DevCtl bit 4, Relaxed Ordering",
+				sysfsFile(d, "config")+": DevCtl (CAP_EXP+0x8) bit 4 clear")
+		}
+		if d.Kind == topology.KindAccelerator && d.VendorID == topology.VendorNVIDIA && d.BARs != nil {
+			var largest uint64
+			for _, b := range d.BARs {
+				if b.Prefetchable && b.Size > largest {
+					largest = b.Size
+				}
+			}
+			if largest < minBAR {
+				bar.add(one, fmt.Sprintf("%s %d MiB", d.BDF(), largest>>20), "", sysfsFile(d, "resource"))
+			}
+		}
+	}
+	a.emit("numa-unknown", Warning, &numa, fmt.Sprintf("numa_node is -1 for %%s on a %d-node machine: NCCL puts them on one CPU node and cannot see SYS", len(a.g.System.NUMANodes)),
+		[]string{"update the BIOS and check that NUMA is on (no node interleaving) so firmware reports locality (ACPI _PXM)",
+			"# meanwhile give NCCL the locality with NCCL_TOPO_FILE, or set it until reboot:"}, nil)
+	a.emit("max-read-request-low", Warning, &mrrs, fmt.Sprintf("MaxReadReq below %g B: %%s", a.m.MinMaxReadRequestBytes.Value), nil,
+		[]string{"# lasts until the device resets; the NIC target is the model's nic_max_read_request_bytes"})
+	a.emit("relaxed-ordering-off", Warning, &ro, "PCIe Relaxed Ordering is off on %s (measured 10 → 40 GB/s with it on, ConnectX-4 Lx on Arm; nccl-semantics.md §5.4)", nil,
+		[]string{"# check dmesg first: the kernel turns it off behind root ports known to mishandle it"})
+	a.emit("bar-small", Warning, &bar, fmt.Sprintf("largest prefetchable BAR below %g GiB: %%s; GPUDirect RDMA maps GPU memory through BAR1", a.m.MinBAR.Value),
+		[]string{"enable \"Above 4G Decoding\" and \"Resizable BAR\" (Re-Size BAR Support) in the BIOS, then check nvidia-smi -q | grep -A3 BAR1"}, nil)
+}
+
+// findPlatform reports host-wide problems: peer memory and a virtual tree.
+func (a *analysis) findPlatform(ends []*topology.Device) {
+	p := a.g.Platform
+	var nvidia, rdma []*topology.Device
+	allNoNUMA := len(ends) > 0
+	for _, d := range ends {
+		if d.Kind == topology.KindAccelerator && d.VendorID == topology.VendorNVIDIA {
+			nvidia = append(nvidia, d)
+		}
+		if d.Kind == topology.KindNIC && len(d.RDMA) > 0 {
+			rdma = append(rdma, d)
+		}
+		allNoNUMA = allNoNUMA && d.RawNUMANode < 0
+	}
+	if len(nvidia) > 0 && len(rdma) > 0 && len(p.PeerMemory) == 0 {
+		var g group
+		if p.ModulesRead {
+			g.add(append(nvidia, rdma...), "", "", "absent: sys/module/nvidia_peermem, sys/module/nv_peer_mem, sys/kernel/mm/memory_peers/nv_mem/version")
+			a.emit("peer-memory-missing", Warning, &g, "NVIDIA accelerators and RDMA NICs, but no peer-memory module is loaded: NCCL turns GPUDirect RDMA off unless dma-buf works",
+				[]string{"modprobe nvidia-peermem", "echo nvidia-peermem > /etc/modules-load.d/nvidia-peermem.conf   # load it at every boot",
+					"# or use dma-buf: the open NVIDIA kernel driver on a recent kernel (NCCL_DMABUF_ENABLE=1, the default)"}, nil)
+		} else {
+			g.add(append(nvidia, rdma...), "", "", "sys/module not in the source")
+			a.emit("peer-memory-unknown", Info, &g, "the source holds no sys/module: peer-memory support unknown",
+				[]string{"check with lsmod | grep -e nvidia_peermem -e nv_peer_mem, or include sys/module in the capture"}, nil)
+		}
+	}
+	var g group
+	switch {
+	case p.Hypervisor:
+		g.ev = "proc/cpuinfo flags: hypervisor"
+	case a.g.MultiNUMA() && allNoNUMA:
+		g.ev = "numa_node = -1 on every accelerator and NIC of a multi-node machine"
+	default:
+		for _, d := range a.g.Devices {
+			if d.VendorID == 0x1b36 && d.DeviceID == 0x000c && g.ev == "" {
+				g.ev = sysfsFile(d, "") + ": QEMU PCIe root port 1b36:000c"
+			}
+		}
+	}
+	if g.ev != "" {
+		g.devs = bdfs(ends)
+		g.parts = []string{"the PCI tree is a hypervisor's: labels and predictions describe the virtual tree, not the physical one"}
+		a.emit("virtual-topology", Warning, &g, "%s", []string{"export NCCL_TOPO_FILE=<the topology XML your cloud provider ships for this instance type>",
+			"# NCCL troubleshooting: a virtual PCI topology in /sys \"can result in sub-optimal performance\""}, nil)
+	}
+}

@@ -1,0 +1,291 @@
+package advisor
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// faultCase is a clean 8-accelerator/8-NIC machine with one fault.
+type faultCase struct {
+	name     string
+	fault    func(b *builder, gpus, nics []*topology.Device)
+	build    func() *topology.Graph // instead of rails(8, 8) + fault
+	code     string
+	severity Severity
+	device   string // a BDF that Devices must hold, "" to skip
+	remedy   string // substring of the remedy, "" to skip
+}
+
+var faultCases = []faultCase{
+	{name: "ACS redirect on a switch port of a PIX path", code: "acs-redirect", severity: Critical,
+		fault:  func(b *builder, g, n []*topology.Device) { g[0].Parent.ACSRedirect = true },
+		device: "0000:02:00.0", remedy: "setpci -s 0000:02:00.0 ECAP_ACS+0x6.w=0000\n"},
+	{name: "ACS redirect: kernel parameter", code: "acs-redirect", severity: Critical,
+		fault: func(b *builder, g, n []*topology.Device) {
+			g[0].Parent.ACSRedirect, n[1].Parent.ACSRedirect = true, true
+		},
+		remedy: "pci=disable_acs_redir=0000:02:00.0;0000:12:01.0"},
+	{name: "ACS redirect on a root port, only on PHB+ paths", code: "acs-redirect", severity: Warning,
+		fault: func(b *builder, g, n []*topology.Device) { g[0].Parent.Parent.Parent.ACSRedirect = true }, device: "0000:00:01.0"},
+	{name: "ACS redirect in a VM: ATS", code: "acs-redirect", severity: Critical,
+		fault: func(b *builder, g, n []*topology.Device) {
+			g[0].Parent.ACSRedirect, b.g.Platform.Hypervisor = true, true
+		},
+		remedy: "mlxconfig -d 0000:05:00.0 set ATS_ENABLED=true"},
+	{name: "ACS unreadable", code: "acs-unknown", severity: Info,
+		fault:  func(b *builder, g, n []*topology.Device) { g[3].Parent.ACSKnown = false },
+		device: "0000:32:00.0", remedy: "root"},
+	{name: "IOMMU group in DMA mode", code: "iommu-translation", severity: Critical,
+		fault: func(b *builder, g, n []*topology.Device) {
+			b.g.Platform.IOMMUs, b.g.Platform.IOMMUGroupTypes = []string{"dmar0"}, map[string]string{"3": "DMA-FQ"}
+			n[2].IOMMUGroup = "3"
+		},
+		device: "0000:25:00.0", remedy: "intel_iommu=on iommu=pt"},
+	{name: "IOMMU present, no iommu=pt, AMD", code: "iommu-translation", severity: Critical,
+		fault: func(b *builder, g, n []*topology.Device) {
+			b.g.System.CPUVendor, b.g.Platform.IOMMUs = "AuthenticAMD", []string{"ivhd0"}
+		},
+		remedy: "add iommu=pt"},
+	{name: "IOMMU translating in a VM", code: "iommu-translation", severity: Warning,
+		fault: func(b *builder, g, n []*topology.Device) {
+			b.g.Platform.IOMMUs, b.g.Platform.Hypervisor = []string{"dmar0"}, true
+		}},
+	{name: "Arm SMMU (Grace)", code: "iommu-translation", severity: Info,
+		fault:  func(b *builder, g, n []*topology.Device) { b.g.Platform.IOMMUs = []string{"smmu3.0x16000000"} },
+		remedy: "Grace"},
+	{name: "GPU link at x8", code: "link-width-degraded", severity: Warning,
+		fault:  func(b *builder, g, n []*topology.Device) { g[1].Link.CurrentWidth = 8 },
+		device: "0000:14:00.0", remedy: "setpci -s 0000:12:00.0 CAP_EXP+0x10.w=0020:0020"},
+	{name: "switch uplink at x8", code: "link-width-degraded", severity: Warning,
+		fault: func(b *builder, g, n []*topology.Device) { g[1].Parent.Parent.Link.CurrentWidth = 8 }, device: "0000:11:00.0"},
+	{name: "idle GPU at 2.5 GT/s", code: "link-speed-degraded", severity: Info,
+		fault:  func(b *builder, g, n []*topology.Device) { g[4].Link.CurrentGTs = 2.5 },
+		device: "0000:44:00.0", remedy: "load"},
+	{name: "NIC at 8 GT/s", code: "link-speed-degraded", severity: Warning,
+		fault: func(b *builder, g, n []*topology.Device) { n[4].Link.CurrentGTs = 8 }, device: "0000:45:00.0"},
+	{name: "NICs only through the host bridge", code: "no-local-nic", severity: Warning,
+		build: func() *topology.Graph {
+			b, _, _ := phb()
+			return b.graph()
+		},
+		remedy: "NCCL_NET_GDR_LEVEL=PHB"},
+	{name: "NICs only on the other socket", code: "cross-socket", severity: Warning,
+		build: func() *topology.Graph {
+			b, _, _ := sys()
+			return b.graph()
+		},
+		device: "0000:0b:00.0"},
+	{name: "8 GPUs on 2 NICs", code: "nic-shared", severity: Info,
+		build: func() *topology.Graph {
+			b, _, _ := rails(8, 2)
+			return b.graph()
+		},
+		device: "0000:05:00.0"},
+	{name: "two flows through one x16 uplink", code: "nic-shared", severity: Warning,
+		build: func() *topology.Graph {
+			b := newBuilder()
+			h, rp := b.hb(0)
+			usp := b.sw(rp)
+			for i := 0; i < 2; i++ {
+				p := b.port(usp, i)
+				b.gpu(below(p, i), p)
+				r := b.rootPort(h, 2+i)
+				b.nic(endpoint(r), r, "mlx5_"+string(rune('0'+i)))
+			}
+			return b.graph()
+		},
+		device: "0000:01:00.0"},
+	{name: "two flows through a sub-switch uplink", code: "nic-shared", severity: Warning,
+		build: func() *topology.Graph { return subSwitch(false) }, device: "0000:03:00.0"},
+	{name: "numa_node -1", code: "numa-unknown", severity: Warning,
+		fault:  func(b *builder, g, n []*topology.Device) { g[5].RawNUMANode = -1 },
+		device: "0000:54:00.0", remedy: "echo 1 > /sys/bus/pci/devices/0000:54:00.0/numa_node"},
+	{name: "no nvidia_peermem", code: "peer-memory-missing", severity: Warning,
+		fault:  func(b *builder, g, n []*topology.Device) { b.g.Platform.PeerMemory = nil },
+		remedy: "modprobe nvidia-peermem"},
+	{name: "no sys/module in the capture", code: "peer-memory-unknown", severity: Info,
+		fault: func(b *builder, g, n []*topology.Device) {
+			b.g.Platform.PeerMemory, b.g.Platform.ModulesRead = nil, false
+		}},
+	{name: "NIC MaxReadReq 128", code: "max-read-request-low", severity: Warning,
+		fault:  func(b *builder, g, n []*topology.Device) { n[6].MaxReadRequest = 128 },
+		device: "0000:65:00.0", remedy: "setpci -s 0000:65:00.0 CAP_EXP+0x8.w=5000:7000"},
+	{name: "GPU MaxReadReq 128", code: "max-read-request-low", severity: Warning,
+		fault:  func(b *builder, g, n []*topology.Device) { g[6].MaxReadRequest = 128 },
+		remedy: "setpci -s 0000:64:00.0 CAP_EXP+0x8.w=1000:7000"},
+	{name: "NIC relaxed ordering off", code: "relaxed-ordering-off", severity: Warning,
+		fault:  func(b *builder, g, n []*topology.Device) { n[7].RelaxedOrdering = false },
+		device: "0000:75:00.0", remedy: "CAP_EXP+0x8.w=0010:0010"},
+	{name: "256 MiB BAR1", code: "bar-small", severity: Warning,
+		fault: func(b *builder, g, n []*topology.Device) {
+			g[7].BARs = []topology.BAR{{Index: 1, Size: 256 << 20, Prefetchable: true}}
+		},
+		device: "0000:74:00.0", remedy: "Above 4G Decoding"},
+	{name: "hypervisor flag", code: "virtual-topology", severity: Warning,
+		fault:  func(b *builder, g, n []*topology.Device) { b.g.Platform.Hypervisor = true },
+		remedy: "NCCL_TOPO_FILE"},
+	{name: "QEMU root port", code: "virtual-topology", severity: Warning,
+		fault: func(b *builder, g, n []*topology.Device) {
+			rp := g[0].Parent.Parent.Parent
+			rp.VendorID, rp.DeviceID = 0x1b36, 0x000c
+		}},
+	{name: "numa -1 everywhere", code: "virtual-topology", severity: Warning,
+		fault: func(b *builder, g, n []*topology.Device) {
+			for _, d := range b.g.Devices {
+				d.RawNUMANode = -1
+			}
+		}},
+}
+
+// subSwitch is a switch whose first port leads to a second switch holding
+// two accelerators, with two NICs on the first switch: both planned flows
+// cross the second switch's x16 uplink. With bcm, both are one Broadcom
+// PEX88000 (Gen4), whose inner level is no physical link.
+func subSwitch(bcm bool) *topology.Graph {
+	b := newBuilder()
+	_, rp := b.hb(0)
+	top := b.sw(rp)
+	p0 := b.port(top, 0)
+	sub := b.dev("0000:03:00.0", p0, topology.KindBridge, topology.RoleUpstream)
+	for i := 0; i < 2; i++ {
+		d := b.dev(fmt.Sprintf("0000:04:%02x.0", i), sub, topology.KindBridge, topology.RoleDownstream)
+		b.gpu(fmt.Sprintf("0000:%02x:00.0", 5+i), d)
+		p := b.port(top, 1+i)
+		b.nic(fmt.Sprintf("0000:%02x:00.0", 7+i), p, fmt.Sprintf("mlx5_%d", i))
+	}
+	for _, d := range b.g.Devices {
+		if d.Kind == topology.KindBridge && d.Role != topology.RoleRootPort {
+			d.VendorID, d.DeviceID, d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = 0x10b5, 0x8796, 0x10b5, 0x8796, true
+			if bcm {
+				d.VendorID, d.DeviceID, d.SubVendorID, d.SubDeviceID = 0x1000, 0xc010, 0x1000, 0xa096
+			}
+		}
+	}
+	return b.graph()
+}
+
+func (c faultCase) graph() *topology.Graph {
+	if c.build != nil {
+		return c.build()
+	}
+	b, gpus, nics := rails(8, 8)
+	c.fault(b, gpus, nics)
+	return b.graph()
+}
+
+func TestCleanMachineHasNoFindings(t *testing.T) {
+	b, _, _ := rails(8, 8)
+	r := analyze(t, b.graph(), Options{})
+	for _, f := range r.Findings {
+		t.Errorf("clean machine: %s %s: %s", f.Severity, f.Code, f.Message)
+	}
+}
+
+func TestFindingsFire(t *testing.T) {
+	emitted := map[string]bool{}
+	for _, c := range faultCases {
+		t.Run(c.name, func(t *testing.T) {
+			r := analyze(t, c.graph(), Options{})
+			var got []Finding
+			for _, f := range r.Findings {
+				emitted[f.Code] = true
+				if f.Code == c.code && f.Severity == c.severity {
+					got = append(got, f)
+					if f.Message == "" || f.Remedy == "" || f.Evidence == "" {
+						t.Errorf("incomplete finding %+v", f)
+					}
+				}
+			}
+			if len(got) == 0 {
+				t.Fatalf("no %s %s finding; got %+v", c.severity, c.code, r.Findings)
+			}
+			devOK, remedyOK := c.device == "", c.remedy == ""
+			for _, f := range got {
+				devOK = devOK || strings.Contains(strings.Join(f.Devices, " "), c.device)
+				remedyOK = remedyOK || strings.Contains(f.Remedy+"\n", c.remedy)
+			}
+			if !devOK || !remedyOK {
+				t.Errorf("no %s finding with device %q and remedy %q: %+v", c.code, c.device, c.remedy, got)
+			}
+			for i := 1; i < len(r.Findings); i++ {
+				if r.Findings[i].Severity.AtLeast(r.Findings[i-1].Severity) && r.Findings[i].Severity != r.Findings[i-1].Severity {
+					t.Errorf("findings not sorted by severity: %s before %s", r.Findings[i-1].Severity, r.Findings[i].Severity)
+				}
+			}
+		})
+	}
+	for code := range Codes {
+		if !emitted[code] {
+			t.Errorf("documented code %q is never emitted by a test case", code)
+		}
+	}
+}
+
+// TestFindingsSilent checks near-misses that must not fire.
+func TestFindingsSilent(t *testing.T) {
+	tests := []struct {
+		name  string
+		fault func(b *builder, g, n []*topology.Device)
+		code  string
+	}{
+		{"slot narrower than the card: not degraded", func(b *builder, g, n []*topology.Device) {
+			g[0].Link.CurrentWidth, g[0].Parent.Link.MaxWidth, g[0].Parent.Link.CurrentWidth = 8, 8, 8
+		}, "link-width-degraded"},
+		{"IOMMU in passthrough by cmdline", func(b *builder, g, n []*topology.Device) {
+			b.g.Platform.IOMMUs, b.g.System.Cmdline = []string{"dmar0"}, "intel_iommu=on iommu=pt"
+		}, "iommu-translation"},
+		{"IOMMU identity groups", func(b *builder, g, n []*topology.Device) {
+			b.g.Platform.IOMMUs, b.g.Platform.IOMMUGroupTypes = []string{"dmar0"}, map[string]string{"1": "identity"}
+		}, "iommu-translation"},
+		{"ACS redirect off the accelerator–NIC paths", func(b *builder, g, n []*topology.Device) {
+			p := b.port(g[0].Parent.Parent, 5)
+			p.ACSRedirect = true
+			b.dev(below(p, 5), p, topology.KindNVMe, topology.RoleNone)
+		}, "acs-redirect"},
+		{"MaxReadReq 256", func(b *builder, g, n []*topology.Device) { n[0].MaxReadRequest = 256 }, "max-read-request-low"},
+		{"GPU relaxed ordering off is not a NIC's", func(b *builder, g, n []*topology.Device) { g[0].RelaxedOrdering = false }, "relaxed-ordering-off"},
+		{"numa -1 on a one-node machine", func(b *builder, g, n []*topology.Device) {
+			b.g.System.NUMANodes = b.g.System.NUMANodes[:1]
+			g[0].RawNUMANode = -1
+		}, "numa-unknown"},
+		{"management NIC without RDMA is no rail", func(b *builder, g, n []*topology.Device) {
+			h := b.g.HostBridges[0]
+			r := b.rootPort(h, 6)
+			m := b.nic(endpoint(r), r, "x")
+			m.RDMA, m.Netdevs, m.PortRateGbps, m.RelaxedOrdering = nil, []string{"eno1"}, 1, false
+		}, "relaxed-ordering-off"},
+	}
+	for _, f := range analyze(t, subSwitch(true), Options{}).Findings {
+		if f.Code == "nic-shared" {
+			t.Errorf("Broadcom inner link taken for an uplink: %s", f.Message)
+		}
+	}
+	for _, tt := range tests {
+		b, gpus, nics := rails(8, 8)
+		tt.fault(b, gpus, nics)
+		for _, f := range analyze(t, b.graph(), Options{}).Findings {
+			if f.Code == tt.code {
+				t.Errorf("%s: unexpected %s %s: %s", tt.name, f.Severity, f.Code, f.Message)
+			}
+		}
+	}
+}
+
+func TestSeverity(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Severity
+		err  bool
+	}{{"critical", Critical, false}, {" Warning", Warning, false}, {"INFO", Info, false}, {"error", "", true}, {"", "", true}} {
+		got, err := ParseSeverity(tt.in)
+		if got != tt.want || (err != nil) != tt.err {
+			t.Errorf("ParseSeverity(%q) = %q, %v", tt.in, got, err)
+		}
+	}
+	if !Critical.AtLeast(Warning) || !Warning.AtLeast(Warning) || Info.AtLeast(Warning) || Warning.AtLeast(Critical) {
+		t.Error("AtLeast ordering wrong")
+	}
+}
