@@ -234,7 +234,7 @@ type BAR struct {
 type Platform struct {
 	IOMMUs          []string          // /sys/class/iommu entries: dmar0, ivhd0, smmu3.0x...
 	IOMMUClassRead  bool              // /sys/class/iommu was in the source
-	IOMMUGroupTypes map[string]string // group number -> default domain type (identity, DMA, DMA-FQ)
+	IOMMUGroupTypes map[string]string // group number -> default domain type (identity, DMA, DMA-FQ), for groups holding accelerators and NICs
 	PeerMemory      []string          // evidence found: sys/module/nvidia_peermem, sys/module/nv_peer_mem, sys/kernel/mm/memory_peers/nv_mem
 	ModulesRead     bool              // /sys/module was in the source
 	Hypervisor      bool              // /proc/cpuinfo flags include "hypervisor"

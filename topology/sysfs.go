@@ -65,6 +65,7 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 			}
 		}
 	})
+	r.readIOMMUGroupTypes()
 	r.summarize()
 	return r.g, nil
 }
@@ -225,14 +226,17 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 			d.Class, classKnown = uint32(v), true
 		}
 	}
-	if !d.SubsystemKnown { // bridges keep theirs in a capability: use the files
+	// Bridges keep subsystem IDs in a capability; the files have them. Only
+	// Broadcom switches need them (NCCL's flattening), so only those, or
+	// any function whose config could not be read, pay for the two reads.
+	if !d.SubsystemKnown && (cfg == nil || d.VendorID == VendorBroadcom) {
 		sv, ok1 := hexField("subsystem_vendor", 16)
 		sd, ok2 := hexField("subsystem_device", 16)
 		if ok1 && ok2 {
 			d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = uint16(sv), uint16(sd), true
 		}
 	}
-	if !idsKnown || !classKnown || !d.SubsystemKnown {
+	if !idsKnown || !classKnown || !d.SubsystemKnown && cfg == nil {
 		r.fromModalias(d, dir, !idsKnown, !classKnown)
 	}
 	d.Kind = kindOf(d.Class, d.VendorID)
@@ -264,8 +268,8 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 	d.Link = r.readLink(d, dir, attr, cfg)
 	d.Driver = r.linkBase(dir, "driver")
 	d.IOMMUGroup = r.linkBase(dir, "iommu_group")
-	if pf := r.linkBase(dir, "physfn"); pf != "" {
-		d.PhysFn = pf
+	if cfg == nil { // a virtual function's config reads vendor 0xffff, so only these can be one
+		d.PhysFn = r.linkBase(dir, "physfn")
 	}
 	if d.Kind == KindAccelerator {
 		d.BARs = r.readBARs(d, dir)
@@ -378,6 +382,9 @@ func (r *reader) fromModalias(d *Device, dir string, ids, class bool) {
 // are readable (the kernel makes the *_link_* files from the same
 // registers), else from the files.
 func (r *reader) readLink(d *Device, dir string, attr func(string) (string, bool), cfg *pciconfig.Config) Link {
+	if cfg != nil && cfg.CapsReadable && (cfg.Express == nil || !cfg.Express.LinkKnown) {
+		return Link{} // conventional PCI or a root-complex integrated function: no link
+	}
 	if cfg != nil && cfg.Express != nil && cfg.Express.LinkKnown {
 		x := cfg.Express
 		maxCode := x.MaxSpeed

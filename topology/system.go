@@ -35,20 +35,32 @@ func (r *reader) readPlatform() {
 			p.IOMMUs = append(p.IOMMUs, e.Name())
 		}
 	}
-	if groups, err := fs.ReadDir(r.fsys, pathIOMMUGroup); err == nil {
-		p.IOMMUGroupTypes = map[string]string{}
-		for _, e := range groups {
-			if t, err := r.text(path.Join(pathIOMMUGroup, e.Name(), "type")); err == nil {
-				p.IOMMUGroupTypes[e.Name()] = t
-			}
-		}
-	}
 	if _, err := fs.Stat(r.fsys, pathModules); err == nil {
 		p.ModulesRead = true
 	}
 	for _, f := range peerMemoryEvidence {
 		if _, err := fs.Stat(r.fsys, f); err == nil {
 			p.PeerMemory = append(p.PeerMemory, f)
+		}
+	}
+}
+
+// readIOMMUGroupTypes reads the default domain type of the IOMMU groups
+// that hold accelerators and NICs: whether their DMA is translated.
+func (r *reader) readIOMMUGroupTypes() {
+	for _, d := range r.g.Devices {
+		if d.IOMMUGroup == "" || d.Kind != KindAccelerator && d.Kind != KindNIC {
+			continue
+		}
+		p := &r.g.Platform
+		if _, done := p.IOMMUGroupTypes[d.IOMMUGroup]; done {
+			continue
+		}
+		if t, err := r.text(path.Join(pathIOMMUGroup, d.IOMMUGroup, "type")); err == nil {
+			if p.IOMMUGroupTypes == nil {
+				p.IOMMUGroupTypes = map[string]string{}
+			}
+			p.IOMMUGroupTypes[d.IOMMUGroup] = t
 		}
 	}
 }

@@ -48,9 +48,8 @@ func checkRun(opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	pairs := a.g.Pairs()
 	if f == render.JSON {
-		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, pairs))
+		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, a.g.Pairs()))
 	}
 	p := render.NewPrinter(opts.IO.Out, f)
 	if f == render.Markdown {
@@ -66,21 +65,18 @@ func checkRun(opts *checkOptions) error {
 		return a.writeWarnings(p)
 	}
 	nics, hidden := a.shownNICs()
-	shown := map[*topology.Device]bool{}
-	for _, n := range nics {
-		shown[n] = true
-	}
-	var accelNIC []topology.Pair
-	for _, pr := range topology.PairsOf(pairs, topology.KindAccelerator, topology.KindNIC) {
-		if shown[pr.B] {
-			accelNIC = append(accelNIC, pr)
+	// The tables show accelerator-NIC pairs only: classify just those.
+	accelNIC := make([]topology.Pair, 0, len(accels)*len(nics))
+	for _, g := range accels {
+		for _, n := range nics {
+			accelNIC = append(accelNIC, a.g.Classify(g, n))
 		}
 	}
 	if len(nics) == 0 {
 		p.Printf("\nno NICs found among %d PCI functions: nothing for GPUDirect RDMA to use\n", len(a.g.Devices))
 	} else {
 		p.Heading("Accelerator x NIC (nvidia-smi labels)")
-		if err := a.writeMatrix(p, accels, nics, pairs); err != nil {
+		if err := a.writeMatrix(p, accels, nics, accelNIC); err != nil {
 			return err
 		}
 		p.Heading("Accelerator-NIC pairs")
