@@ -74,7 +74,6 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 type reader struct {
 	fsys    fs.FS
 	g       *Graph
-	parents map[*Device]string  // resolved folder of each device
 	missing map[string][]string // attribute file -> devices lacking it
 	short   []string            // devices whose config stopped at 64 bytes
 	scratch []byte              // readSmall's buffer
