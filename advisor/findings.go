@@ -12,7 +12,7 @@ import (
 // Codes documents every finding code. Codes are stable: alerting may key on them.
 var Codes = map[string]string{
 	"acs-redirect": "ACS Request/Completion Redirect is on at a switch downstream port or root port on an accelerator–NIC path: " +
-		"peer-to-peer goes up to the root complex. Critical on a PIX/PXB path, else warning. In a VM the remedy is ATS on the NIC.",
+		"peer-to-peer goes up to the root complex. Critical on a PIX/PXB path; info on a path that crosses the root complex anyway. In a VM the remedy is ATS on the NIC.",
 	"acs-unknown":          "Info: the ACS state of bridges on accelerator–NIC paths could not be read (config space past 64 bytes needs root).",
 	"iommu-translation":    "An IOMMU translates DMA (group type DMA/DMA-FQ, or an IOMMU with no iommu=pt): GPUDirect RDMA needs passthrough. Critical on bare metal, warning in a VM, info on Arm SMMU (Grace).",
 	"link-width-degraded":  "Warning: a PCIe link of an accelerator or NIC, or of a switch above it, trained narrower than both ends support.",
@@ -116,7 +116,9 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 			case b.ACSKnown && b.ACSRedirect:
 				pair := fmt.Sprintf("%s–%s (%s)", p.A.BDF(), p.B.BDF(), p.SMI)
 				if sev[b] == "" {
-					redirected, example[b], sev[b] = append(redirected, b), pair, Warning
+					// On a path that crosses the root complex anyway (PHB and
+					// farther), the redirect costs little: info, not warning.
+					redirected, example[b], sev[b] = append(redirected, b), pair, Info
 				}
 				if (p.SMI == topology.PIX || p.SMI == topology.PXB) && sev[b] != Critical {
 					sev[b], example[b] = Critical, pair
@@ -135,7 +137,7 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 		}
 		return 1
 	})
-	for _, s := range []Severity{Critical, Warning} {
+	for _, s := range []Severity{Critical, Info} {
 		var g group
 		var ports []string
 		for _, b := range redirected {

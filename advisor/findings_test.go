@@ -28,7 +28,7 @@ var faultCases = []faultCase{
 			g[0].Parent.ACSRedirect, n[1].Parent.ACSRedirect = true, true
 		},
 		remedy: "pci=disable_acs_redir=0000:02:00.0;0000:12:01.0"},
-	{name: "ACS redirect on a root port, only on PHB+ paths", code: "acs-redirect", severity: Warning,
+	{name: "ACS redirect on a root port, only on PHB+ paths", code: "acs-redirect", severity: Info,
 		fault: func(b *builder, g, n []*topology.Device) { g[0].Parent.Parent.Parent.ACSRedirect = true }, device: "0000:00:01.0"},
 	{name: "ACS redirect in a VM: ATS", code: "acs-redirect", severity: Critical,
 		fault: func(b *builder, g, n []*topology.Device) {

@@ -21,7 +21,7 @@ type linkRef struct {
 func upLinks(d, stop *topology.Device) []linkRef {
 	var out []linkRef
 	for x := d; x != nil && x != stop; x = x.Parent {
-		if x.Parent == nil || x.Role == topology.RoleDownstream || x.Role == topology.RoleRootPort || internalLink(x) {
+		if x.Parent == nil || x.Role == topology.RoleDownstream || x.Role == topology.RoleRootPort || x.BroadcomSubSwitch() {
 			continue
 		}
 		l := x.Link
@@ -31,30 +31,6 @@ func upLinks(d, stop *topology.Device) []linkRef {
 		out = append(out, linkRef{x, l})
 	}
 	return out
-}
-
-// internalLink reports whether d is the upstream port of a Broadcom PEX
-// sub-switch: its link to the parent level lies inside one physical switch,
-// which "sustain[s] full BW across all ports" (NCCL flattens it,
-// nccl-semantics.md §1.6), so it is no bottleneck. Same test as topology's
-// bcmGen.
-func internalLink(d *topology.Device) bool {
-	p := d.Parent
-	if d.Role != topology.RoleUpstream || p == nil || p.Role != topology.RoleDownstream || p.Parent == nil {
-		return false
-	}
-	gen := func(d *topology.Device, level uint16) int {
-		switch {
-		case d.VendorID != 0x1000 || d.SubVendorID != 0x1000 || !d.SubsystemKnown:
-		case d.DeviceID == 0xc010 && d.SubDeviceID&0xf000 == 0xa000:
-			return 4
-		case d.DeviceID == 0xc030 && d.SubDeviceID&0xf000 == level<<12:
-			return 5
-		}
-		return 0
-	}
-	g := gen(d, 1)
-	return g != 0 && g == gen(p.Parent, 0)
 }
 
 // lca returns the lowest bridge above both a and b, nil when they meet only

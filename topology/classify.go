@@ -203,12 +203,23 @@ func ncclParent(d *Device) ncclNode {
 		return ncclNode{cpu: d.RawNUMANode}
 	}
 	gp := p.Parent
-	if gen := bcmGen(gp, 1); gen != 0 {
-		if top := ncclParent(gp); top.dev != nil && bcmGen(top.dev, 0) == gen {
-			return top
-		}
+	if gp.BroadcomSubSwitch() {
+		return ncclNode{dev: gp.Parent.Parent}
 	}
 	return ncclNode{dev: gp}
+}
+
+// BroadcomSubSwitch reports whether d is the upstream port of the second
+// level of a Broadcom PEX88xxx (Gen4) or PEX89xxx (Gen5) switch. NCCL
+// flattens that level into the switch above (nccl-semantics.md §1.6), and
+// the link up to it lies inside one chip.
+func (d *Device) BroadcomSubSwitch() bool {
+	p := d.Parent
+	if d.Role != RoleUpstream || p == nil || p.Role != RoleDownstream || p.Parent == nil {
+		return false
+	}
+	gen := bcmGen(d, 1)
+	return gen != 0 && gen == bcmGen(p.Parent, 0)
 }
 
 // bcmGen implements NCCL's getBcmGen (topo.cc): the generation of a Broadcom

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/topology"
@@ -18,18 +19,31 @@ import (
 // checkOptions are gdtopo check's inputs.
 type checkOptions struct {
 	*globalOptions
+	adviceOptions
 	Source string
+	FailOn string // --fail-on
 }
 
 func newCmdCheck(g *globalOptions) *cobra.Command {
 	opts := &checkOptions{globalOptions: g}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "check [SOURCE]",
 		Short: "Report how every accelerator reaches every NIC",
 		Long: `Check reads SOURCE (this machine when omitted) and prints a summary of the host,
 the accelerator x NIC matrix in nvidia-smi's labels with CPU and NUMA affinity,
-and one row per accelerator-NIC pair: nvidia-smi's label, NCCL's label, the path
-in plain words and its narrowest PCIe link.`,
+one row per accelerator-NIC pair (nvidia-smi's label, NCCL's label, the path in
+plain words, its narrowest PCIe link, the direct-RDMA throughput to expect, its
+efficiency against what the NIC alone could do, and whether NCCL would use
+GPUDirect RDMA), the findings with their remedies, and a rail plan: which NIC
+each accelerator should use, with the settings for each local rank.
+
+Findings have stable codes (see the README) and a severity: critical, warning
+or info. With --fail-on, the exit status is 3 when a finding reaches that
+level, so health checks (Slurm NHC, Kubernetes probes) can use it.
+
+The throughput model's numbers, each replaceable with --model FILE (a JSON
+object of key: value, for example with your own ib_write_bw --use_cuda results):
+` + modelKeys(),
 		Example: `  $ gdtopo check
   $ gdtopo check fixtures/hgx-h100
   $ gdtopo check host.tar.bz2 -o json`,
@@ -41,15 +55,29 @@ in plain words and its narrowest PCIe link.`,
 			return checkRun(opts)
 		},
 	}
+	opts.addFlags(cmd)
+	cmd.Flags().StringVar(&opts.FailOn, "fail-on", string(advisor.Critical), "exit with status 3 when a finding is at least this severe: critical, warning or info")
+	return cmd
 }
 
 func checkRun(opts *checkOptions) error {
+	level, err := advisor.ParseSeverity(opts.FailOn)
+	if err != nil {
+		return &usageError{fmt.Errorf("--fail-on: %w", err)}
+	}
 	f, a, err := opts.start(opts.Source, false)
 	if err != nil {
 		return err
 	}
+	res, err := a.advise(&opts.adviceOptions)
+	if err != nil {
+		return err
+	}
 	if f == render.JSON {
-		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, a.g.Pairs()))
+		if err := writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, a.g.Pairs(), res)); err != nil {
+			return err
+		}
+		return failOn(res, level)
 	}
 	p := render.NewPrinter(opts.IO.Out, f)
 	if f == render.Markdown {
@@ -63,6 +91,10 @@ func checkRun(opts *checkOptions) error {
 	if len(accels) == 0 {
 		p.Printf("\nno accelerators found among %d PCI functions\n", len(a.g.Devices))
 		return a.writeWarnings(p)
+	}
+	predictions := map[[2]*topology.Device]*advisor.Prediction{}
+	for i, pr := range res.Predictions {
+		predictions[[2]*topology.Device{pr.GPU, pr.NIC}] = &res.Predictions[i]
 	}
 	nics, hidden := a.shownNICs()
 	// The tables show accelerator-NIC pairs only: classify just those.
@@ -80,7 +112,7 @@ func checkRun(opts *checkOptions) error {
 			return err
 		}
 		p.Heading("Accelerator-NIC pairs")
-		if err := a.writePairs(p, accelNIC); err != nil {
+		if err := a.writePairs(p, accelNIC, predictions); err != nil {
 			return err
 		}
 		if len(hidden) > 0 {
@@ -88,7 +120,14 @@ func checkRun(opts *checkOptions) error {
 				len(hidden), bdfs(hidden))
 		}
 	}
-	return a.writeWarnings(p)
+	if err := a.writePlan(p, res); err != nil {
+		return err
+	}
+	a.writeFindings(p, res)
+	if err := a.writeWarnings(p); err != nil {
+		return err
+	}
+	return failOn(res, level)
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -242,6 +281,22 @@ func (a *analysis) writeMatrix(p *render.Printer, rows, cols []*topology.Device,
 	return nil
 }
 
+// gdrText says whether NCCL would use GPUDirect RDMA for a pair and, when
+// it would not, what staging through host memory gives.
+func gdrText(x *advisor.Prediction) string {
+	staged := ""
+	if x.HostStagedGbps > 0 {
+		staged = ", staged " + gbps(x.HostStagedGbps)
+	}
+	switch {
+	case !x.GDR:
+		return "no" + staged
+	case !x.GDRRead:
+		return "recv only" + staged
+	}
+	return "yes"
+}
+
 // labelText marks a label that rests on a guess with "?".
 func labelText(l topology.Label, uncertain bool) string {
 	if uncertain {
@@ -259,7 +314,7 @@ func nicLegend(d *topology.Device) string {
 }
 
 // writePairs writes one row per accelerator-NIC pair.
-func (a *analysis) writePairs(pr *render.Printer, pairs []topology.Pair) error {
+func (a *analysis) writePairs(pr *render.Printer, pairs []topology.Pair, predictions map[[2]*topology.Device]*advisor.Prediction) error {
 	var rows [][]string
 	var notes []string
 	for _, p := range pairs {
@@ -267,15 +322,23 @@ func (a *analysis) writePairs(pr *render.Printer, pairs []topology.Pair) error {
 		if p.BottleneckGbps > 0 {
 			bottleneck = fmt.Sprintf("%g Gb/s", p.BottleneckGbps)
 		}
+		expected, eff, gdr := "", "", ""
+		if x := predictions[[2]*topology.Device{p.A, p.B}]; x != nil {
+			expected, gdr = gbps(x.ExpectedGbps), gdrText(x)
+			if x.Efficiency > 0 {
+				eff = fmt.Sprintf("%.0f%%", 100*x.Efficiency)
+			}
+		}
 		rows = append(rows, []string{
 			a.aliases[p.A] + " " + p.A.BDF(), a.label(p.B) + " " + p.B.BDF(),
 			labelText(p.SMI, p.LabelUncertain), labelText(p.NCCL, p.LabelUncertain), p.Path, bottleneck, strconv.Itoa(len(p.Hops)),
+			expected, eff, gdr,
 		})
 		for _, n := range p.Notes {
 			notes = append(notes, fmt.Sprintf("%s-%s: %s", a.aliases[p.A], a.aliases[p.B], n))
 		}
 	}
-	if err := pr.Table([]string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops"}, rows); err != nil {
+	if err := pr.Table([]string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Expected", "Eff", "GDR"}, rows); err != nil {
 		return err
 	}
 	if len(notes) > 0 {

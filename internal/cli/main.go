@@ -42,6 +42,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
+	var fe *findingsError
+	if errors.As(err, &fe) {
+		fmt.Fprintf(stderr, "gdtopo: %v\n", err)
+		return ExitFindings
+	}
 	var ue *usageError
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
 		fmt.Fprintf(stderr, "gdtopo: %v\n", err)

@@ -44,7 +44,7 @@ func matrixRun(opts *matrixOptions) error {
 	}
 	pairs := a.g.Pairs()
 	if f == render.JSON {
-		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, pairs).Pairs)
+		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, pairs, nil).Pairs)
 	}
 	nics, hidden := a.shownNICs()
 	ends := append(a.g.OfKind(topology.KindAccelerator), nics...)

@@ -15,22 +15,27 @@ import (
 // pathOptions are gdtopo path's inputs.
 type pathOptions struct {
 	*globalOptions
-	A, B   string
-	Source string
+	adviceOptions
+	A, B    string
+	Source  string
+	Explain bool // --explain
 }
 
 func newCmdPath(g *globalOptions) *cobra.Command {
 	opts := &pathOptions{globalOptions: g}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "path A B [SOURCE]",
 		Short: "Show the path between two devices hop by hop",
 		Long: `Path shows every hop between devices A and B with the link it crosses, and the
 labels nvidia-smi and NCCL give the pair.
 
 A device is named by its address (0000:18:00.0 or 18:00.0), its RDMA or network
-interface name (mlx5_0, ibp24s0), or its index in gdtopo's tables (GPU0, NIC3).`,
+interface name (mlx5_0, ibp24s0), or its index in gdtopo's tables (GPU0, NIC3).
+
+With --explain, for an accelerator and a NIC, it also shows the arithmetic of
+the predicted direct-RDMA throughput step by step, each number with its source.`,
 		Example: `  $ gdtopo path GPU0 mlx5_0
-  $ gdtopo path 18:00.0 NIC1 fixtures/hgx-h100`,
+  $ gdtopo path 18:00.0 NIC1 fixtures/hgx-h100 --explain`,
 		Args: args(cobra.RangeArgs(2, 3)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			opts.A, opts.B = a[0], a[1]
@@ -40,6 +45,9 @@ interface name (mlx5_0, ibp24s0), or its index in gdtopo's tables (GPU0, NIC3).`
 			return pathRun(opts)
 		},
 	}
+	opts.addFlags(cmd)
+	cmd.Flags().BoolVar(&opts.Explain, "explain", false, "show the throughput prediction's arithmetic for an accelerator and a NIC")
+	return cmd
 }
 
 func pathRun(opts *pathOptions) error {
@@ -60,7 +68,7 @@ func pathRun(opts *pathOptions) error {
 	}
 	p := a.g.Classify(da, db)
 	if f == render.JSON {
-		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, []topology.Pair{p}).Pairs[0])
+		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, []topology.Pair{p}, nil).Pairs[0])
 	}
 	w := opts.IO.Out
 	fmt.Fprintf(w, "%s %s -> %s %s: nvidia-smi %s, NCCL %s, %s\n",
@@ -88,7 +96,45 @@ func pathRun(opts *pathOptions) error {
 	for _, n := range p.Notes {
 		fmt.Fprintf(w, "Note: %s\n", n)
 	}
+	if opts.Explain {
+		return a.explain(pr, da, db, &opts.adviceOptions)
+	}
 	return nil
+}
+
+// explain prints the prediction's steps for an accelerator-NIC pair.
+func (a *analysis) explain(pr *render.Printer, da, db *topology.Device, o *adviceOptions) error {
+	if da.Kind == topology.KindNIC {
+		da, db = db, da
+	}
+	if da.Kind != topology.KindAccelerator || db.Kind != topology.KindNIC {
+		return fmt.Errorf("--explain needs an accelerator and a NIC, not %s %s and %s %s", da.Kind, da.BDF(), db.Kind, db.BDF())
+	}
+	res, err := a.advise(o)
+	if err != nil {
+		return err
+	}
+	for _, x := range res.Predictions {
+		if x.GPU != da || x.NIC != db {
+			continue
+		}
+		pr.Heading(fmt.Sprintf("Prediction (NCCL %s rules): %s, efficiency %.0f%%, GPUDirect RDMA %s", res.NCCLVersion, gbps(x.ExpectedGbps), 100*x.Efficiency, gdrText(&x)))
+		var rows [][]string
+		for i, s := range x.Explain {
+			rows = append(rows, []string{strconv.Itoa(i + 1), s.What, fmt.Sprintf("%.4g %s", s.Value, s.Unit), s.Source})
+		}
+		if err := pr.Table([]string{"#", "Step", "Value", "Source"}, rows); err != nil {
+			return err
+		}
+		if x.GDRReason != "" {
+			pr.Printf("\nGPUDirect RDMA: %s\n", x.GDRReason)
+		}
+		for _, u := range x.Uncertain {
+			pr.Printf("Assumed: %s\n", u)
+		}
+		return nil
+	}
+	return fmt.Errorf("no prediction for %s and %s: the rail planner only pairs accelerators with RDMA NICs when the source names any", da.BDF(), db.BDF())
 }
 
 // find resolves a device name given on the command line.

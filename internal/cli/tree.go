@@ -51,7 +51,7 @@ func treeRun(opts *treeOptions) error {
 		return err
 	}
 	if f == render.JSON {
-		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, nil).Devices)
+		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, nil, nil).Devices)
 	}
 	w := opts.IO.Out
 	if f == render.Markdown {

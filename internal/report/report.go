@@ -6,6 +6,7 @@ package report
 import (
 	"fmt"
 
+	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -22,6 +23,43 @@ type Report struct {
 	Pairs         []Pair       `json:"pairs"`
 	Warnings      []Warning    `json:"warnings"`
 	Lacks         []string     `json:"lacks"`
+	// The advisor's part, present when the command ran it (check).
+	NCCLVersion string    `json:"nccl_version,omitempty"` // whose GPUDirect RDMA rules decided "gdr"
+	Findings    []Finding `json:"findings,omitempty"`
+	Plan        *Plan     `json:"plan,omitempty"`
+}
+
+// Finding is one problem the advisor found.
+type Finding struct {
+	Code     string   `json:"code"`
+	Severity string   `json:"severity"` // critical, warning, info
+	Devices  []string `json:"devices"`
+	Message  string   `json:"message"`
+	Remedy   string   `json:"remedy"` // commands or settings, one per line
+	Evidence string   `json:"evidence"`
+}
+
+// Plan is the rail plan: a NIC for every accelerator.
+type Plan struct {
+	Assignments []Assignment `json:"assignments"`
+	WorstGbps   float64      `json:"worst_gbps"`
+	MeanGbps    float64      `json:"mean_gbps"`
+	Ranks       []Rank       `json:"ranks"`
+}
+
+// Assignment is one accelerator's NIC.
+type Assignment struct {
+	Accelerator  string  `json:"accelerator"`
+	NIC          string  `json:"nic"`
+	ExpectedGbps float64 `json:"expected_gbps"`
+	Shared       int     `json:"shared"` // accelerators on this NIC
+}
+
+// Rank is the environment of one local rank.
+type Rank struct {
+	LocalRank int      `json:"local_rank"`
+	Env       []string `json:"env"` // NAME=value settings
+	Numactl   string   `json:"numactl,omitempty"`
 }
 
 // Source names what was read.
@@ -116,6 +154,14 @@ type Pair struct {
 	BottleneckGbps float64  `json:"bottleneck_gbps"`
 	LabelUncertain bool     `json:"label_uncertain"`
 	Notes          []string `json:"notes,omitempty"`
+	// The advisor's prediction, for accelerator-NIC pairs when it ran.
+	ExpectedGbps   *float64 `json:"expected_gbps,omitempty"`
+	Efficiency     *float64 `json:"efficiency,omitempty"`
+	GDR            *bool    `json:"gdr,omitempty"`
+	GDRRead        *bool    `json:"gdr_read,omitempty"`
+	GDRReason      string   `json:"gdr_reason,omitempty"`
+	HostStagedGbps float64  `json:"host_staged_gbps,omitempty"`
+	Assumed        []string `json:"assumed,omitempty"` // what the prediction took for granted
 }
 
 // Warning is a problem that did not stop the read.
@@ -153,8 +199,9 @@ func SplitNICs(g *topology.Graph) (rdma, plain []*topology.Device) {
 	return rdma, plain
 }
 
-// New builds the report of g read from src.
-func New(src Source, g *topology.Graph, pairs []topology.Pair) *Report {
+// New builds the report of g read from src, with the advisor's result when
+// adv is not nil.
+func New(src Source, g *topology.Graph, pairs []topology.Pair, adv *advisor.Result) *Report {
 	r := &Report{SchemaVersion: SchemaVersion, Source: src,
 		HostBridges: []HostBridge{}, Devices: []Device{}, Pairs: []Pair{}, Warnings: []Warning{}, Lacks: []string{}}
 	s := g.System
@@ -178,8 +225,28 @@ func New(src Source, g *topology.Graph, pairs []topology.Pair) *Report {
 	for _, d := range g.Devices {
 		r.Devices = append(r.Devices, device(d, aliases[d]))
 	}
+	predictions := map[[2]*topology.Device]*advisor.Prediction{}
+	if adv != nil {
+		for i, p := range adv.Predictions {
+			predictions[[2]*topology.Device{p.GPU, p.NIC}] = &adv.Predictions[i]
+		}
+	}
 	for _, p := range pairs {
-		r.Pairs = append(r.Pairs, pair(p))
+		out := pair(p)
+		if pr := predictions[[2]*topology.Device{p.A, p.B}]; pr != nil {
+			out.ExpectedGbps, out.Efficiency, out.GDR, out.GDRRead = &pr.ExpectedGbps, &pr.Efficiency, &pr.GDR, &pr.GDRRead
+			out.GDRReason, out.HostStagedGbps, out.Assumed = pr.GDRReason, pr.HostStagedGbps, pr.Uncertain
+		}
+		r.Pairs = append(r.Pairs, out)
+	}
+	if adv != nil {
+		r.NCCLVersion = adv.NCCLVersion
+		r.Findings = []Finding{}
+		for _, f := range adv.Findings {
+			r.Findings = append(r.Findings, Finding{Code: f.Code, Severity: string(f.Severity), Devices: f.Devices,
+				Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence})
+		}
+		r.Plan = plan(adv.Plan)
 	}
 	for _, w := range g.Warnings {
 		r.Warnings = append(r.Warnings, Warning{Subject: w.Subject, Message: w.Message})
@@ -224,6 +291,17 @@ func pair(p topology.Pair) Pair {
 	for _, h := range p.Hops {
 		out.Hops = append(out.Hops, Hop{From: h.From, To: h.To, Kind: string(h.Kind),
 			CurrentGTs: h.Link.CurrentGTs, CurrentWidth: h.Link.CurrentWidth, Gbps: h.Gbps})
+	}
+	return out
+}
+
+func plan(p advisor.Plan) *Plan {
+	out := &Plan{Assignments: []Assignment{}, WorstGbps: p.WorstGbps, MeanGbps: p.MeanGbps, Ranks: []Rank{}}
+	for _, a := range p.Assignments {
+		out.Assignments = append(out.Assignments, Assignment{Accelerator: a.GPU.BDF(), NIC: a.NIC.BDF(), ExpectedGbps: a.ExpectedGbps, Shared: a.Shared})
+	}
+	for _, r := range p.Ranks {
+		out.Ranks = append(out.Ranks, Rank{LocalRank: r.LocalRank, Env: r.Env(), Numactl: r.Numactl})
 	}
 	return out
 }

@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/advisor"
+	"github.com/gdtopo/gdtopo/fixtures"
+)
+
+// writeVariant writes a fault variant of the test server to a temporary
+// folder.
+func writeVariant(t *testing.T, f fixtures.Fault) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "tree")
+	if err := fixtures.Write(dir, fixtures.FaultVariant(f)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+type checkJSON struct {
+	Findings []struct {
+		Code, Severity string
+		Devices        []string
+	}
+	Pairs []struct {
+		A, B         string
+		SMI          string   `json:"smi"`
+		ExpectedGbps *float64 `json:"expected_gbps"`
+		Efficiency   *float64 `json:"efficiency"`
+		GDR          *bool    `json:"gdr"`
+	}
+	Plan *struct {
+		Assignments []struct{ Accelerator, NIC string }
+		Ranks       []struct{ Env []string }
+	}
+}
+
+func checkVariant(t *testing.T, dir string, failOn string) (int, checkJSON) {
+	t.Helper()
+	code, out, errb := run("check", dir, "-o", "json", "--fail-on", failOn)
+	var r checkJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("check %s: exit %d, %v; stderr %s", dir, code, err, errb)
+	}
+	return code, r
+}
+
+// TestFaultsFireAndCleanIsSilent: every finding the fault variants carry
+// fires on the variant with the fault, and the clean server has none.
+func TestFaultsFireAndCleanIsSilent(t *testing.T) {
+	code, clean := checkVariant(t, writeVariant(t, fixtures.FaultNone), "info")
+	if code != ExitOK || len(clean.Findings) != 0 {
+		t.Fatalf("clean server: exit %d, findings %+v; want 0 and none", code, clean.Findings)
+	}
+	if clean.Plan == nil || len(clean.Plan.Assignments) != 4 {
+		t.Fatalf("clean server: plan %+v, want 4 assignments", clean.Plan)
+	}
+	for _, a := range clean.Plan.Assignments { // each GPU gets the NIC on its own switch
+		if a.NIC == "" || a.Accelerator == "" {
+			t.Errorf("plan assignment %+v", a)
+		}
+	}
+	for _, f := range fixtures.Faults {
+		t.Run(string(f), func(t *testing.T) {
+			t.Parallel()
+			_, r := checkVariant(t, writeVariant(t, f), "info")
+			var got []string
+			for _, x := range r.Findings {
+				got = append(got, x.Severity+":"+x.Code)
+				if x.Code == string(f) {
+					return
+				}
+			}
+			t.Errorf("fault %s raised %v, not %s", f, got, f)
+		})
+	}
+}
+
+// TestFailOn: exit status 3 when a finding reaches --fail-on, 0 below it.
+func TestFailOn(t *testing.T) {
+	dir := writeVariant(t, fixtures.FaultNoPeerMem) // a warning
+	for _, tt := range []struct {
+		level string
+		want  int
+	}{{"critical", ExitOK}, {"warning", ExitFindings}, {"info", ExitFindings}} {
+		code, _, errb := run("check", dir, "--fail-on", tt.level)
+		if code != tt.want {
+			t.Errorf("--fail-on %s: exit %d (%s), want %d", tt.level, code, errb, tt.want)
+		}
+		if code == ExitFindings && !strings.Contains(errb, "at or above "+tt.level) {
+			t.Errorf("--fail-on %s: stderr %q", tt.level, errb)
+		}
+	}
+	if code, _, errb := run("check", dir, "--fail-on", "sometimes"); code != ExitUsage {
+		t.Errorf("--fail-on sometimes: exit %d (%s), want 2", code, errb)
+	}
+	if code, _, errb := run("check", dir, "--nccl-version", "1.0"); code != ExitUsage || !strings.Contains(errb, "--nccl-version") {
+		t.Errorf("--nccl-version 1.0: exit %d (%s), want 2", code, errb)
+	}
+}
+
+// TestPredictionsAndModel: predictions reach the JSON, a degraded NIC link
+// predicts lower, and --model replaces numbers.
+func TestPredictionsAndModel(t *testing.T) {
+	_, clean := checkVariant(t, writeVariant(t, fixtures.FaultNone), "critical")
+	_, x8 := checkVariant(t, writeVariant(t, fixtures.FaultNICx8), "critical")
+	expected := func(r checkJSON, smi string) (best float64) {
+		for _, p := range r.Pairs {
+			if p.ExpectedGbps != nil && p.SMI == smi && *p.ExpectedGbps > best {
+				best = *p.ExpectedGbps
+			}
+		}
+		return best
+	}
+	pix, sys := expected(clean, "PIX"), expected(clean, "SYS")
+	if pix <= 0 || sys <= 0 || sys >= pix {
+		t.Fatalf("clean: PIX pairs predict %v Gb/s, SYS pairs %v: want both, SYS lower", pix, sys)
+	}
+	min := func(r checkJSON) float64 {
+		m := 0.0
+		for _, p := range r.Pairs {
+			if p.ExpectedGbps != nil && p.SMI == "PIX" && (m == 0 || *p.ExpectedGbps < m) {
+				m = *p.ExpectedGbps
+			}
+		}
+		return m
+	}
+	if min(x8) >= min(clean) {
+		t.Errorf("a NIC at x8 predicts %v Gb/s at worst, clean %v: a degraded link must not predict as fast", min(x8), min(clean))
+	}
+	model := filepath.Join(t.TempDir(), "model.json")
+	if err := os.WriteFile(model, []byte(`{"sys_gdr_factor": 0.1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := run("check", writeVariant(t, fixtures.FaultNone), "-o", "json", "--model", model)
+	if code != ExitOK {
+		t.Fatalf("--model: exit %d: %s", code, errb)
+	}
+	var r checkJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if got := expected(r, "SYS"); got >= sys {
+		t.Errorf("--model sys_gdr_factor 0.1: SYS pairs predict %v Gb/s, default %v", got, sys)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"no_such_key": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errb := run("check", writeVariant(t, fixtures.FaultNone), "--model", bad); code != ExitError || !strings.Contains(errb, "no_such_key") {
+		t.Errorf("--model with an unknown key: exit %d, stderr %q", code, errb)
+	}
+}
+
+// TestEveryCodeDocumented: the codes the README promises are the advisor's.
+func TestEveryCodeDocumented(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for code := range advisor.Codes {
+		if !strings.Contains(string(readme), "`"+code+"`") {
+			t.Errorf("finding code %s is not documented in README.md", code)
+		}
+	}
+}
