@@ -14,9 +14,10 @@ const (
 	PHB  Label = "PHB"  // through a PCIe host bridge (the CPU's root complex)
 	NODE Label = "NODE" // across host bridges within one NUMA node
 	SYS  Label = "SYS"  // across NUMA nodes (sockets, or sub-NUMA domains)
+	NVL  Label = "NVL"  // NCCL: over NVLink (nvidia-smi prints NV# with the link count)
 )
 
-var labelRank = map[Label]int{PIX: 0, PXB: 1, PHB: 2, NODE: 3, SYS: 4}
+var labelRank = map[Label]int{NVL: -1, PIX: 0, PXB: 1, PHB: 2, NODE: 3, SYS: 4}
 
 // Worse reports whether l is a worse path than o.
 func (l Label) Worse(o Label) bool { return labelRank[l] > labelRank[o] }
@@ -87,6 +88,10 @@ func (g *Graph) Classify(a, b *Device) Pair {
 	p.SMI, p.Path, p.Notes = g.smiLabel(a, b)
 	p.LabelUncertain = len(p.Notes) > 0
 	p.NCCL = g.ncclLabel(a, b)
+	if n := g.NVLinkCount(a, b); n > 0 {
+		// nvidia-smi prints NV# for a direct NVLink bond; NCCL's path is NVL.
+		p.SMI, p.NCCL, p.Path = Label(fmt.Sprintf("NV%d", n)), NVL, fmt.Sprintf("NVLink (%d links)", n)
+	}
 	p.Hops = g.hops(a, b)
 	for _, h := range p.Hops {
 		if h.Kind == HopPCIe && h.Gbps > 0 && (p.BottleneckGbps == 0 || h.Gbps < p.BottleneckGbps) {
@@ -146,6 +151,9 @@ func (g *Graph) smiLabel(a, b *Device) (Label, string, []string) {
 	}
 	if a.HostBridge != nil && a.HostBridge == b.HostBridge {
 		lca, upA, upB := commonAncestor(a, b)
+		if lca == nil && g.NCCLView {
+			return PHB, PathRootComplex, []string{"an NCCL topology has no host bridges: nvidia-smi may say PHB or NODE"}
+		}
 		if lca == nil || lca.Role == RoleRootPort {
 			return PHB, PathRootComplex, nil
 		}
@@ -167,8 +175,10 @@ func (g *Graph) smiLabel(a, b *Device) (Label, string, []string) {
 			return SYS, PathNUMANodes, nil
 		}
 		return SYS, PathSockets, nil
-	case !g.MultiNUMA():
+	case len(g.System.NUMANodes) == 1:
 		return NODE, PathHostBridges, nil
+	case len(g.System.NUMANodes) == 0:
+		return NODE, PathHostBridges, []string{"the source gives no NUMA nodes: NODE if " + unknownOf(a, b) + " share one, else SYS"}
 	default:
 		return NODE, PathHostBridges, []string{fmt.Sprintf(
 			"NUMA node of %s unknown on a %d-node machine: taken as one node, as NCCL does; it may be SYS",
@@ -197,8 +207,17 @@ type ncclNode struct {
 // one bridge level, or the CPU of the top-most PCI node's numa_node once the
 // walk reaches a host bridge (§1.4 step 3). Broadcom Gen4/Gen5 sub-switches
 // are flattened into their parent switch (§1.6).
-func ncclParent(d *Device) ncclNode {
+func ncclParent(d *Device, view bool) ncclNode {
 	p := d.Parent
+	if view { // the tree is NCCL's already; only its Broadcom flattening is left to do
+		switch {
+		case p == nil:
+			return ncclNode{cpu: d.RawNUMANode}
+		case p.Parent != nil && bcmGen(p, 1) != 0 && bcmGen(p, 1) == bcmGen(p.Parent, 0):
+			return ncclNode{dev: p.Parent}
+		}
+		return ncclNode{dev: p}
+	}
 	if p == nil || p.Parent == nil {
 		return ncclNode{cpu: d.RawNUMANode}
 	}
@@ -245,7 +264,7 @@ func (g *Graph) ncclLabel(a, b *Device) Label {
 	chain := func(d *Device) []ncclNode {
 		out := []ncclNode{{dev: d}}
 		for cur := d; ; {
-			n := ncclParent(cur)
+			n := ncclParent(cur, g.NCCLView)
 			out = append(out, n)
 			if n.dev == nil {
 				return out

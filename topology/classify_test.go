@@ -276,3 +276,39 @@ func TestParseCPUList(t *testing.T) {
 		}
 	}
 }
+
+func TestNCCLViewAndNVLink(t *testing.T) {
+	// An NCCL topology file's tree: CPU 0 > PCI switch P1 > GPU0 and
+	// PCI switch P2 > NIC; GPU1 directly under CPU 0.
+	b := newBuilder(twoSockets()...)
+	b.g.NCCLView = true
+	cpu := b.hostBridge("pci0000:00", 0)
+	p1 := b.dev("0000:01:00.0", cpu, KindBridge, RoleUpstream)
+	p1.VendorID, p1.DeviceID, p1.SubVendorID, p1.SubDeviceID, p1.SubsystemKnown = 0x1000, 0xc030, 0x1000, 0x0100, true
+	gpu0 := b.gpu("0000:03:00.0", p1)
+	p2 := b.usp("0000:04:00.0", p1, 0x10b5, 0x9797, 0x10b5, 0x9797)
+	nic := b.nic("0000:05:00.0", p2)
+	gpu1 := b.gpu("0000:07:00.0", cpu)
+	b.g.NVLinks = []NVLink{{A: gpu0.Addr, B: gpu1.Addr, Count: 12}}
+	for _, tt := range []struct {
+		a, b      *Device
+		smi, nccl Label
+	}{
+		{gpu0, nic, PXB, PXB},     // PCI node to PCI node
+		{gpu1, nic, PHB, PHB},     // through the CPU
+		{gpu0, gpu1, "NV12", NVL}, // NVLink wins
+	} {
+		p := b.g.Classify(tt.a, tt.b)
+		if p.SMI != tt.smi || p.NCCL != tt.nccl {
+			t.Errorf("%s-%s: smi %s nccl %s, want %s %s", tt.a.BDF(), tt.b.BDF(), p.SMI, p.NCCL, tt.smi, tt.nccl)
+		}
+	}
+	if p := b.g.Classify(gpu1, nic); !p.LabelUncertain {
+		t.Error("PHB in an NCCL view must be marked uncertain (no host bridges)")
+	}
+	// A Broadcom level-1 switch under its level-0 parent is flattened.
+	p2.VendorID, p2.DeviceID, p2.SubVendorID, p2.SubDeviceID = 0x1000, 0xc030, 0x1000, 0x1100
+	if p := b.g.Classify(gpu0, nic); p.NCCL != PIX || p.SMI != PXB {
+		t.Errorf("flattened Gen5 in NCCL view: smi %s nccl %s, want PXB PIX", p.SMI, p.NCCL)
+	}
+}

@@ -240,10 +240,24 @@ type Platform struct {
 	Hypervisor      bool              // /proc/cpuinfo flags include "hypervisor"
 }
 
+// NVLink is a bonded set of NVLinks between two accelerators, as an NCCL
+// topology file or nvidia-smi shows it; sysfs does not.
+type NVLink struct {
+	A, B  BDF
+	Count int
+}
+
 // Graph is one machine's PCI hierarchy and the system around it.
 type Graph struct {
-	System      System
-	Platform    Platform
+	System   System
+	Platform Platform
+	// NCCLView marks a tree read from an NCCL topology file: each device's
+	// parent is already its NCCL parent (a switch is one node, root and
+	// downstream ports are gone) and the host bridges stand for NCCL's CPU
+	// nodes, one per NUMA node. nvidia-smi's PHB and NODE cannot be told
+	// apart there.
+	NCCLView    bool
+	NVLinks     []NVLink
 	HostBridges []*HostBridge
 	Devices     []*Device // sorted by address
 	Warnings    []Warning
@@ -297,6 +311,53 @@ func (g *Graph) TopSwitches() []*Device {
 		out = append(out, u)
 	}
 	return out
+}
+
+// NVLinkCount returns the NVLinks joining a and b, 0 if none are known.
+func (g *Graph) NVLinkCount(a, b *Device) int {
+	for _, l := range g.NVLinks {
+		if l.A == a.Addr && l.B == b.Addr || l.A == b.Addr && l.B == a.Addr {
+			return l.Count
+		}
+	}
+	return 0
+}
+
+// Finish completes a graph that a reader built with Parent and HostBridge
+// set on each device: it sorts the devices, fills Children and each host
+// bridge's root-bus Devices, takes a host bridge's NUMA node from its
+// devices and its socket from the system, and gives a device with no NUMA
+// node its host bridge's.
+func (g *Graph) Finish() {
+	sort.Slice(g.Devices, func(i, j int) bool { return g.Devices[i].Addr.Less(g.Devices[j].Addr) })
+	sort.Slice(g.HostBridges, func(i, j int) bool {
+		a, b := g.HostBridges[i], g.HostBridges[j]
+		return a.Domain < b.Domain || a.Domain == b.Domain && a.Bus < b.Bus
+	})
+	for _, hb := range g.HostBridges {
+		hb.Devices = nil
+	}
+	for _, d := range g.Devices {
+		d.Children = nil
+	}
+	for _, d := range g.Devices {
+		if d.Parent != nil {
+			d.Parent.Children = append(d.Parent.Children, d)
+		} else if d.HostBridge != nil {
+			d.HostBridge.Devices = append(d.HostBridge.Devices, d)
+		}
+		if hb := d.HostBridge; hb != nil && hb.NUMANode < 0 && d.NUMANode >= 0 && d.NUMAFrom != NUMAFromHostBridge {
+			hb.NUMANode = d.NUMANode
+		}
+	}
+	for _, hb := range g.HostBridges {
+		hb.Socket = g.System.NodeSocket(hb.NUMANode)
+	}
+	for _, d := range g.Devices {
+		if d.NUMANode < 0 && d.HostBridge != nil && d.HostBridge.NUMANode >= 0 {
+			d.NUMANode, d.NUMAFrom = d.HostBridge.NUMANode, NUMAFromHostBridge
+		}
+	}
 }
 
 // MultiNUMA reports whether the machine has more than one NUMA node.

@@ -238,7 +238,7 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 	if !idsKnown || !classKnown || !d.SubsystemKnown && cfg == nil {
 		r.fromModalias(d, dir, !idsKnown, !classKnown)
 	}
-	d.Kind = kindOf(d.Class, d.VendorID)
+	d.Kind = KindOf(d.Class, d.VendorID)
 
 	if s, ok := attr("numa_node"); ok {
 		if n, err := strconv.Atoi(s); err == nil && n >= -1 && n < 1<<16 {
@@ -467,33 +467,15 @@ func (r *reader) link(dirs map[BDF]string) {
 			}
 			if p := r.g.Device(pa); p != nil {
 				d.Parent = p
-				p.Children = append(p.Children, d)
 				break
 			}
 			r.warn(d.BDF(), "bridge "+parts[i]+" above it is not in "+pathPCIDevices+": skipped")
 		}
-		if d.Parent == nil {
-			hb.Devices = append(hb.Devices, d)
-		}
 	}
-	sort.Slice(r.g.HostBridges, func(i, j int) bool {
-		a, b := r.g.HostBridges[i], r.g.HostBridges[j]
-		return a.Domain < b.Domain || a.Domain == b.Domain && a.Bus < b.Bus
-	})
+	r.g.Finish()
 	for _, d := range r.g.Devices {
 		if d.Kind == KindBridge && d.RoleFrom == "" {
 			d.Role, d.RoleFrom = structuralRole(d), roleFromStructure
-		}
-		if d.HostBridge != nil && d.HostBridge.NUMANode < 0 && d.NUMANode >= 0 {
-			d.HostBridge.NUMANode = d.NUMANode
-		}
-	}
-	for _, hb := range r.g.HostBridges {
-		hb.Socket = r.g.System.NodeSocket(hb.NUMANode)
-	}
-	for _, d := range r.g.Devices {
-		if d.NUMANode < 0 && d.HostBridge != nil && d.HostBridge.NUMANode >= 0 {
-			d.NUMANode, d.NUMAFrom = d.HostBridge.NUMANode, NUMAFromHostBridge
 		}
 	}
 }
@@ -538,8 +520,8 @@ const (
 	VendorBroadcom = 0x1000
 )
 
-// kindOf classifies a function by class code and vendor.
-func kindOf(class uint32, vendor uint16) Kind {
+// KindOf classifies a function by class code and vendor.
+func KindOf(class uint32, vendor uint16) Kind {
 	base, sub := class>>16, class>>8&0xff
 	switch {
 	case base == 0x03 && (vendor == VendorNVIDIA || vendor == VendorAMD):
