@@ -169,3 +169,35 @@ func TestEveryCodeDocumented(t *testing.T) {
 		}
 	}
 }
+
+func TestCompare(t *testing.T) {
+	a, b := filepath.Join("..", "..", "fixtures", "sys-4029gp-v100"), filepath.Join("..", "..", "fixtures", "hgx-h100")
+	code, out, errb := run("compare", a, b, "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("compare: exit %d: %s", code, errb)
+	}
+	var r struct {
+		Servers []struct {
+			Source string
+			Rank   int
+			Worst  float64 `json:"worst_gbps"`
+		}
+		Verdict string
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Servers) != 2 || r.Servers[1].Rank != 1 || r.Servers[0].Rank != 2 {
+		t.Fatalf("servers %+v: want the HGX H100 ranked first", r.Servers)
+	}
+	if !strings.HasPrefix(r.Verdict, b+" is the better server") || !strings.Contains(r.Verdict, "critical findings") {
+		t.Errorf("verdict %q: want the HGX named and the other's critical findings given as a reason", r.Verdict)
+	}
+	code, out, _ = run("compare", a, b, "-o", "markdown")
+	if code != ExitOK || !strings.Contains(out, "| Plan: worst pair ") || !strings.Contains(out, "## Verdict") {
+		t.Errorf("markdown report:\n%s", out)
+	}
+	if code, _, _ := run("compare", a); code != ExitUsage {
+		t.Errorf("compare with one source: exit %d, want 2", code)
+	}
+}

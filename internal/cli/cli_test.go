@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // run executes gdtopo with args and returns its exit code and outputs.
 func run(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := Main(args, &out, &errb)
+	code := Main(args, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -232,7 +232,7 @@ func BenchmarkCheck(b *testing.B) {
 		b.Skip(err)
 	}
 	for i := 0; i < b.N; i++ {
-		if code := Main([]string{"check", dir}, io.Discard, io.Discard); code != ExitOK {
+		if code := Main([]string{"check", dir}, nil, io.Discard, io.Discard); code != ExitOK {
 			b.Fatalf("exit %d", code)
 		}
 	}

@@ -28,15 +28,16 @@ func (e *usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return &usageError{fmt.Errorf(format, a...)} }
 
-// Streams are where a command writes.
+// Streams are where a command reads and writes.
 type Streams struct {
+	In       io.Reader // for the SOURCE "-"
 	Out, Err io.Writer
 }
 
 // Main runs gdtopo with args (without the program name) and returns the exit
 // code.
-func Main(args []string, stdout, stderr io.Writer) int {
-	root := NewRootCmd(&Streams{Out: stdout, Err: stderr})
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := NewRootCmd(&Streams{In: stdin, Out: stdout, Err: stderr})
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	if err == nil {
