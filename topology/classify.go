@@ -91,6 +91,7 @@ func (g *Graph) Classify(a, b *Device) Pair {
 	if n := g.NVLinkCount(a, b); n > 0 {
 		// nvidia-smi prints NV# for a direct NVLink bond; NCCL's path is NVL.
 		p.SMI, p.NCCL, p.Path = Label(fmt.Sprintf("NV%d", n)), NVL, fmt.Sprintf("NVLink (%d links)", n)
+		p.LabelUncertain, p.Notes = false, nil // the PCIe path's doubts do not touch the NVLink label
 	}
 	p.Hops = g.hops(a, b)
 	for _, h := range p.Hops {
