@@ -1,0 +1,571 @@
+// Package lspcidump reads lspci output, as people paste it, into a topology
+// graph: the tree (-tv, -tvnn, -tv -D), verbose listings (-vvv, -vvvnn, per
+// device or whole), machine-readable records (-vmm, -Dnnvmmk), paths (-PP)
+// and hex config dumps (-xxx, -xxxx), alone or concatenated, with shell
+// prompts, markdown and numactl --hardware text between them.
+//
+// What a dump does not tell (NUMA nodes with only -tv, ACS without root)
+// stays unknown and is listed in Graph.Lacks.
+package lspcidump
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gdtopo/gdtopo/internal/pciconfig"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// MaxInput is the largest input Parse accepts.
+const MaxInput = 64 << 20
+
+// maxLine is the longest line read; longer ones are skipped with a warning.
+const maxLine = 64 << 10
+
+// sniffBytes is how much of an input Sniff looks at.
+const sniffBytes = 64 << 10
+
+// Sniff reports whether data looks like lspci output of any supported form.
+// It looks at the first 64 KiB only.
+func Sniff(data []byte) bool {
+	if len(data) > sniffBytes {
+		data = data[:sniffBytes]
+	}
+	for len(data) > 0 {
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte("\n"))
+		s := strings.TrimRight(string(line), "\r")
+		if isTreeLine(s) && (strings.Contains(s, "]-") || strings.Contains(s, "  ")) {
+			return true
+		}
+		if strings.HasPrefix(s, "Slot:") {
+			if _, err := parseBDF(strings.TrimSpace(s[5:])); err == nil {
+				return true
+			}
+		}
+		if h, ok := parseHeader(s); ok && (h.className != "" || h.numaMarker) {
+			return true
+		}
+	}
+	return false
+}
+
+// Parse reads one or more concatenated lspci dumps into a graph. name is
+// the input's name for messages.
+func Parse(name string, data []byte) (*topology.Graph, error) {
+	return ParseFiles(name, map[string][]byte{name: data})
+}
+
+// ParseFiles reads several files that describe one machine (for example
+// lspci-tv.txt, lspci-vvv.md and numactl.txt) into one graph. name names
+// the set in messages; each file's warnings carry its own name.
+func ParseFiles(name string, files map[string][]byte) (*topology.Graph, error) {
+	total := 0
+	names := make([]string, 0, len(files))
+	for n, b := range files {
+		total += len(b)
+		names = append(names, n)
+	}
+	if total > MaxInput {
+		return nil, fmt.Errorf("%s: input of %d bytes is over the %d MiB limit", name, total, MaxInput>>20)
+	}
+	sort.Strings(names)
+	p := newParser()
+	for _, n := range names {
+		p.feed(n, files[n])
+	}
+	if len(p.recs) == 0 && len(p.shorts) == 0 {
+		return nil, fmt.Errorf("%s: no lspci output found (expected lspci -tv, -vvv, -vmm, -PP or -xxx output)", name)
+	}
+	return p.build(), nil
+}
+
+// rec gathers what the input says about one function, from any form.
+type rec struct {
+	addr  topology.BDF
+	short bool // written without a domain
+	name  string
+
+	class                  uint32
+	classKnown, progKnown  bool
+	classGuessed           bool
+	vendor, device         uint16
+	vendorKnown, devKnown  bool
+	subVendor, subDevice   uint16
+	subKnown               bool
+	bridge                 bool // shown with a bus range or Bus: line
+	sec, sub               int  // secondary/subordinate bus; -1 unknown
+	placed                 bool // parent or root bus given by the tree or -PP
+	parent                 topology.BDF
+	hasParent              bool
+	hbDom                  uint32
+	hbBus                  uint8
+	numa                   int // -1 unknown
+	numaKnown              bool
+	driver, iommu          string
+	role                   topology.Role
+	roleKnown              bool
+	link                   topology.Link
+	devCtlKnown            bool
+	maxPayload, maxReadReq int
+	relaxedOrdering        bool
+	acsKnown, acsRedirect  bool
+	extSeen                bool // a capability at 0x100 or above was listed
+	denied                 bool // Capabilities: <access denied>
+	bars                   []topology.BAR
+	configLen              int
+	hex                    []string
+}
+
+func newRec(addr topology.BDF, short bool) *rec {
+	return &rec{addr: addr, short: short, sec: -1, sub: -1, numa: -1}
+}
+
+// parser carries one Parse call's state.
+type parser struct {
+	recs     map[topology.BDF]*rec // full addresses
+	shorts   map[topology.BDF]*rec // addresses without a domain, keyed with domain 0
+	order    []*rec
+	warnings []topology.Warning
+	warned   map[string]bool
+
+	file string
+	line int
+	cur  *rec   // device whose -vvv details or hex rows follow
+	key  string // last "Key:" of a -vvv detail line
+	vmm  *rec   // open -vmm record
+	tree map[int]tctx
+
+	numaNodes  []topology.NUMANode
+	numactl    bool
+	inDistance bool
+	sawTree    bool
+	sawVerbose bool
+	sawLnkSta  bool
+	sawDenied  bool
+}
+
+func newParser() *parser {
+	return &parser{recs: map[topology.BDF]*rec{}, shorts: map[topology.BDF]*rec{}, warned: map[string]bool{}, tree: map[int]tctx{}}
+}
+
+// warn records a problem with the current line, once per kind.
+func (p *parser) warn(kind, msg string) {
+	if p.warned[kind] {
+		return
+	}
+	p.warned[kind] = true
+	p.warnings = append(p.warnings, topology.Warning{Subject: fmt.Sprintf("%s:%d", p.file, p.line), Message: msg})
+}
+
+// get returns the record for addr, creating it.
+func (p *parser) get(addr topology.BDF, short bool) *rec {
+	m := p.recs
+	if short {
+		m = p.shorts
+	}
+	r := m[addr]
+	if r == nil {
+		r = newRec(addr, short)
+		m[addr] = r
+		p.order = append(p.order, r)
+	}
+	return r
+}
+
+func (p *parser) endBlock() {
+	p.flushHex()
+	p.cur, p.key, p.vmm = nil, "", nil
+}
+
+// feed reads one file's lines.
+func (p *parser) feed(file string, data []byte) {
+	p.file, p.line, p.tree = file, 0, map[int]tctx{}
+	p.endBlock()
+	for len(data) > 0 {
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte("\n"))
+		p.line++
+		if len(line) > maxLine {
+			p.warn("long", fmt.Sprintf("line of %d bytes skipped", len(line)))
+			p.endBlock()
+			continue
+		}
+		p.feedLine(strings.TrimRight(string(line), "\r\t "))
+	}
+	p.endBlock()
+}
+
+func (p *parser) feedLine(s string) {
+	t := strings.TrimLeft(s, " \t")
+	switch {
+	case t == "":
+		p.endBlock()
+		p.inDistance = false
+	case isTreeLine(s):
+		p.endBlock()
+		p.treeLine(s)
+	case p.vmm != nil || strings.HasPrefix(s, "Slot:"):
+		p.vmmLine(s)
+	case t != s && p.cur != nil:
+		p.detail(t)
+	case p.cur != nil && isHexRow(s):
+		p.cur.hex = append(p.cur.hex, s)
+	case p.numaLine(s):
+	default:
+		h, ok := parseHeader(s)
+		if !ok {
+			if looksLikeBDF(s) {
+				p.warn("header", fmt.Sprintf("not a device line: %q", clip(s)))
+			}
+			p.endBlock()
+			return
+		}
+		p.endBlock()
+		p.header(h)
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}
+
+// flushHex decodes the hex rows gathered for the current device.
+func (p *parser) flushHex() {
+	r := p.cur
+	if r == nil || len(r.hex) == 0 {
+		return
+	}
+	rows := r.hex
+	r.hex = nil
+	b, err := pciconfig.ParseLspciHex(rows)
+	if err != nil {
+		p.warn("hex", fmt.Sprintf("%s: hex dump: %v", r.addr.Short(), err))
+		return
+	}
+	cfg, err := pciconfig.Parse(b)
+	if err != nil {
+		p.warn("hex", fmt.Sprintf("%s: hex dump: %v", r.addr.Short(), err))
+		return
+	}
+	r.configLen = cfg.Len
+	r.vendor, r.device, r.vendorKnown, r.devKnown = cfg.VendorID, cfg.DeviceID, true, true
+	r.class, r.classKnown, r.progKnown, r.classGuessed = cfg.Class, true, true, false
+	switch cfg.HeaderType {
+	case 0:
+		r.subVendor, r.subDevice, r.subKnown = cfg.SubsystemVendor, cfg.SubsystemDevice, true
+	case 1:
+		r.bridge, r.sec, r.sub = true, int(cfg.SecondaryBus), int(cfg.SubordinateBus)
+	}
+	if x := cfg.Express; x != nil {
+		r.role, r.roleKnown = roleOfPort(x.PortType), true
+		r.maxPayload, r.maxReadReq, r.relaxedOrdering, r.devCtlKnown = x.MaxPayload, x.MaxReadRequest, x.RelaxedOrdering, true
+		if x.LinkKnown {
+			maxCode := x.MaxSpeed
+			for c := 7; c > 0; c-- {
+				if x.SupportedSpeeds&(1<<c) != 0 {
+					maxCode = c
+					break
+				}
+			}
+			r.link = topology.Link{CurrentGTs: pciconfig.SpeedGTs(x.CurSpeed), CurrentWidth: x.CurWidth,
+				MaxGTs: pciconfig.SpeedGTs(maxCode), MaxWidth: x.MaxWidth}
+			p.sawLnkSta = true
+		}
+	} else if cfg.CapsReadable && cfg.HeaderType == 1 {
+		r.role, r.roleKnown = topology.RolePCIBridge, true
+	}
+	if cfg.ACS != nil {
+		r.acsKnown, r.acsRedirect = true, cfg.ACS.Redirects()
+	} else if cfg.ExtReadable {
+		r.acsKnown = true
+	}
+	if !cfg.CapsReadable {
+		r.denied = true
+		p.sawDenied = true
+	}
+}
+
+func roleOfPort(t pciconfig.PortType) topology.Role {
+	switch t {
+	case pciconfig.RootPort:
+		return topology.RoleRootPort
+	case pciconfig.UpstreamPort:
+		return topology.RoleUpstream
+	case pciconfig.DownstreamPort:
+		return topology.RoleDownstream
+	case pciconfig.PCIeToPCIBridge, pciconfig.PCIToPCIeBridge:
+		return topology.RolePCIBridge
+	}
+	return topology.RoleNone
+}
+
+// parseBDF parses "dddd:bb:dd.f" or "bb:dd.f"; short is true without a domain.
+func parseBDF(s string) (topology.BDF, error) {
+	if len(s) != 7 && len(s) != 12 {
+		return topology.BDF{}, fmt.Errorf("not a PCI address: %q", s)
+	}
+	return topology.ParseBDF(s)
+}
+
+func looksLikeBDF(s string) bool {
+	return len(s) >= 8 && isHexStr(s[:2]) && s[2] == ':' && isHexStr(s[3:5]) && s[5] == '.'
+}
+
+func isHexStr(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isHex(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// isHexRow matches an lspci -x row: "00: de 10 30 23 ...".
+func isHexRow(s string) bool {
+	off, rest, ok := strings.Cut(s, ": ")
+	if !ok || len(off) < 2 || len(off) > 3 || !isHexStr(off) {
+		return false
+	}
+	f := strings.Fields(rest)
+	if len(f) == 0 || len(f) > 16 {
+		return false
+	}
+	for _, x := range f {
+		if len(x) != 2 || !isHexStr(x) {
+			return false
+		}
+	}
+	return true
+}
+
+// header is a parsed device line of plain lspci, -vvv, -nn, -D or -PP.
+type header struct {
+	path       []topology.BDF // -PP ancestors first, the device last
+	short      bool
+	className  string
+	classCode  int // 16-bit base<<8|sub from [0302]; -1 unknown
+	name       string
+	vendor     int // -1 unknown
+	device     int
+	progIf     int // -1 unknown
+	numa       int // a "BDF NUMA node: N" line; -1 otherwise
+	numaMarker bool
+}
+
+// parseHeader parses "03:00.0 3D controller [0302]: NVIDIA Corporation GH100
+// [H100 SXM5 80GB] [10de:2330] (rev a1)", with the IDs taken from the right
+// because names may hold brackets.
+func parseHeader(s string) (header, bool) {
+	h := header{classCode: -1, vendor: -1, device: -1, progIf: -1, numa: -1}
+	tok, rest, ok := strings.Cut(s, " ")
+	if !ok || len(tok) < 7 {
+		return h, false
+	}
+	parts := strings.Split(tok, "/")
+	if len(parts) > 256 {
+		return h, false
+	}
+	for i, part := range parts {
+		a, err := parseBDF(part)
+		if err != nil {
+			return h, false
+		}
+		if i == 0 {
+			h.short = len(part) == 7
+		} else {
+			if len(part) != 7 {
+				return h, false
+			}
+			a.Domain = h.path[0].Domain
+		}
+		h.path = append(h.path, a)
+	}
+	if v, ok := strings.CutPrefix(rest, "NUMA node:"); ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < -1 || n > 1<<16 {
+			return h, false
+		}
+		h.numa, h.numaMarker = n, true
+		return h, true
+	}
+	cls, name, ok := strings.Cut(rest, ": ")
+	if !ok {
+		if cls, ok = strings.CutSuffix(rest, ":"); !ok {
+			return h, false
+		}
+	}
+	if i := strings.LastIndex(cls, " ["); i > 0 && strings.HasSuffix(cls, "]") {
+		code := cls[i+2 : len(cls)-1]
+		if v, err := strconv.ParseUint(code, 16, 16); err == nil && len(code) == 4 {
+			h.classCode, cls = int(v), cls[:i]
+		}
+	}
+	if cls == "" || strings.ContainsAny(cls, "=[]") {
+		return h, false
+	}
+	h.className = cls
+	if i := strings.Index(name, " (prog-if "); i >= 0 {
+		if v, err := strconv.ParseUint(name[i+10:min(len(name), i+12)], 16, 8); err == nil {
+			h.progIf = int(v)
+		}
+		name = name[:i]
+	}
+	if i := strings.LastIndex(name, " (rev "); i >= 0 && strings.HasSuffix(name, ")") {
+		name = name[:i]
+	}
+	if i := strings.LastIndex(name, " ["); i >= 0 && strings.HasSuffix(name, "]") {
+		if v, d, ok := parseIDPair(name[i+2 : len(name)-1]); ok {
+			h.vendor, h.device, name = v, d, name[:i]
+		}
+	} else if v, d, ok := parseIDPair(strings.TrimPrefix(name, "Device ")); ok && strings.HasPrefix(name, "Device ") {
+		h.vendor, h.device = v, d // "Device 1234:1111", as lspci prints unknown vendors
+	}
+	h.name = strings.TrimSpace(name)
+	return h, true
+}
+
+// parseIDPair parses "10de:2330".
+func parseIDPair(s string) (int, int, bool) {
+	a, b, ok := strings.Cut(s, ":")
+	if !ok || len(a) != 4 || len(b) != 4 {
+		return 0, 0, false
+	}
+	v, err1 := strconv.ParseUint(a, 16, 16)
+	d, err2 := strconv.ParseUint(b, 16, 16)
+	return int(v), int(d), err1 == nil && err2 == nil
+}
+
+// header records a device line and opens its block.
+func (p *parser) header(h header) {
+	n := len(h.path)
+	r := p.get(h.path[n-1], h.short)
+	if h.numaMarker {
+		if h.numa >= 0 {
+			r.numa, r.numaKnown = h.numa, true
+		}
+		return
+	}
+	if n > 1 { // a -PP path; a one-element path is a plain device line
+		for i, a := range h.path {
+			x := p.get(a, h.short)
+			x.placed = true
+			if i == 0 {
+				x.hbDom, x.hbBus = a.Domain, a.Bus
+			} else {
+				x.parent, x.hasParent = h.path[i-1], true
+				x.hbDom, x.hbBus = h.path[0].Domain, h.path[0].Bus
+			}
+		}
+	}
+	if h.name != "" {
+		r.name = h.name
+	}
+	if h.classCode >= 0 {
+		r.class, r.classKnown, r.classGuessed = uint32(h.classCode)<<8, true, false
+	} else if c, ok := classNames[h.className]; ok && (!r.classKnown || r.classGuessed) {
+		r.class, r.classKnown, r.classGuessed = c<<8, true, false
+	}
+	if h.progIf >= 0 && r.classKnown {
+		r.class = r.class&^0xff | uint32(h.progIf)
+		r.progKnown = true
+	}
+	if h.vendor >= 0 {
+		r.vendor, r.device, r.vendorKnown, r.devKnown = uint16(h.vendor), uint16(h.device), true, true
+	}
+	p.cur = r
+}
+
+// numaLine reads numactl --hardware text; it reports whether s was one.
+func (p *parser) numaLine(s string) bool {
+	switch {
+	case strings.HasPrefix(s, "available: ") && strings.Contains(s, " nodes"):
+		p.numactl, p.numaNodes, p.inDistance = true, nil, false
+		return true
+	case !p.numactl || !strings.HasPrefix(s, "node "):
+		if p.inDistance {
+			return p.distanceRow(s)
+		}
+		return false
+	}
+	f := strings.Fields(s)
+	if len(f) >= 2 && f[1] == "distances:" {
+		p.inDistance = true
+		return true
+	}
+	if len(f) < 3 || f[2] != "cpus:" {
+		return len(f) >= 3 && (f[2] == "size:" || f[2] == "free:")
+	}
+	id, err := strconv.Atoi(f[1])
+	if err != nil || id < 0 || id > 1<<16 || len(p.numaNodes) > 4096 {
+		p.warn("numactl", "numactl line not understood: "+clip(s))
+		return true
+	}
+	p.numaNodes = append(p.numaNodes, topology.NUMANode{ID: id, CPUs: cpuList(f[3:]), Socket: -1})
+	return true
+}
+
+func (p *parser) distanceRow(s string) bool {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return false
+	}
+	if f[0] == "node" {
+		return true
+	}
+	id, err := strconv.Atoi(strings.TrimSuffix(f[0], ":"))
+	if err != nil || !strings.HasSuffix(f[0], ":") {
+		p.inDistance = false
+		return false
+	}
+	for i := range p.numaNodes {
+		if p.numaNodes[i].ID == id {
+			for _, x := range f[1:] {
+				if v, err := strconv.Atoi(x); err == nil {
+					p.numaNodes[i].Distances = append(p.numaNodes[i].Distances, v)
+				}
+			}
+		}
+	}
+	return true
+}
+
+// cpuList turns "0 1 2 3 8" into "0-3,8".
+func cpuList(f []string) string {
+	var out []string
+	start, prev := -1, -1
+	flush := func() {
+		if start < 0 {
+			return
+		}
+		if start == prev {
+			out = append(out, strconv.Itoa(start))
+		} else {
+			out = append(out, fmt.Sprintf("%d-%d", start, prev))
+		}
+	}
+	for _, x := range f {
+		v, err := strconv.Atoi(x)
+		if err != nil {
+			continue
+		}
+		if start >= 0 && v == prev+1 {
+			prev = v
+			continue
+		}
+		flush()
+		start, prev = v, v
+	}
+	flush()
+	return strings.Join(out, ",")
+}

@@ -1,0 +1,386 @@
+package lspcidump
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+const corpus = "../../../shared/corpus"
+
+// needDir skips when dir is absent, unless CI=true.
+func needDir(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is missing: %v", dir, err)
+		}
+		t.Skipf("%s is missing", dir)
+	}
+}
+
+func read(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func dev(t *testing.T, g *topology.Graph, s string) *topology.Device {
+	t.Helper()
+	a, err := topology.ParseBDF(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := g.Device(a)
+	if d == nil {
+		t.Fatalf("%s: not in the graph", s)
+	}
+	return d
+}
+
+func parentOf(d *topology.Device) string {
+	if d.Parent == nil {
+		return ""
+	}
+	return d.Parent.BDF()
+}
+
+// TestPaired checks the smi labels read from the lspci dumps of the
+// Threadripper workstation against its own nvidia-smi topo -m.
+func TestPaired(t *testing.T) {
+	dir := filepath.Join(corpus, "paired", "puget-wrx90-threadripper-2xrtx6000ada-cx7")
+	needDir(t, dir)
+	files := map[string][]byte{}
+	for _, n := range []string{"lspci-tv.txt", "lspci-vvv.md", "numactl.txt"} {
+		files[n] = read(t, filepath.Join(dir, n))
+	}
+	g, err := ParseFiles("puget", files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// GPUn by address order of accelerators; NICn by the NIC Legend's
+	// mlx5_n in address order of Mellanox functions.
+	names := map[string]*topology.Device{}
+	for i, d := range g.OfKind(topology.KindAccelerator) {
+		names[fmt.Sprintf("GPU%d", i)] = d
+	}
+	var mlx []*topology.Device
+	for _, d := range g.OfKind(topology.KindNIC) {
+		if d.VendorID == topology.VendorMellanox {
+			mlx = append(mlx, d)
+		}
+	}
+	legend := map[string]string{}
+	var header []string
+	want := map[[2]string]string{}
+	for _, line := range strings.Split(string(read(t, filepath.Join(dir, "nvsmi-topo.txt"))), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 0 && f[0] == "GPU0" && header == nil:
+			header = f
+		case len(f) == 2 && strings.HasPrefix(f[0], "NIC") && strings.HasSuffix(f[0], ":"):
+			legend[strings.TrimSuffix(f[0], ":")] = f[1]
+		case header != nil && len(f) > 4 && (strings.HasPrefix(f[0], "GPU") || strings.HasPrefix(f[0], "NIC")):
+			for j, col := range header {
+				if j+1 < len(f) && (strings.HasPrefix(col, "GPU") || strings.HasPrefix(col, "NIC")) {
+					want[[2]string{f[0], col}] = f[j+1]
+				}
+			}
+		}
+	}
+	for nic, ib := range legend {
+		var n int
+		if _, err := fmt.Sscanf(ib, "mlx5_%d", &n); err != nil || n >= len(mlx) {
+			t.Fatalf("%s: %s has no Mellanox function (%d found)", nic, ib, len(mlx))
+		}
+		names[nic] = mlx[n]
+	}
+	if len(want) != 16 || len(names) != 4 {
+		t.Fatalf("read %d cells and %d names from nvsmi-topo.txt, want 16 and 4", len(want), len(names))
+	}
+	for k, label := range want {
+		if k[0] == k[1] {
+			continue
+		}
+		a, b := names[k[0]], names[k[1]]
+		if got := g.Classify(a, b).SMI; string(got) != label {
+			t.Errorf("%s-%s (%s-%s): smi %s, nvidia-smi says %s", k[0], k[1], a.BDF(), b.BDF(), got, label)
+		}
+	}
+	for _, s := range []string{"0000:c1:00.0", "0000:c2:00.0", "0000:21:00.0"} {
+		if d := dev(t, g, s); !d.ACSKnown || d.ACSRedirect || !d.Link.Known() || !d.DevCtlKnown {
+			t.Errorf("%s: ACS known %v redirect %v, link %v, DevCtl known %v; want ACS known without redirect, link and DevCtl known",
+				s, d.ACSKnown, d.ACSRedirect, d.Link, d.DevCtlKnown)
+		}
+	}
+	if d := dev(t, g, "0000:c1:00.0"); d.Link.CurrentGTs != 2.5 || d.Link.MaxGTs != 16 || d.Driver != "nvidia" || d.MaxReadRequest != 512 || !d.RelaxedOrdering {
+		t.Errorf("c1:00.0: link %v driver %q MRRS %d RO %v", d.Link, d.Driver, d.MaxReadRequest, d.RelaxedOrdering)
+	}
+}
+
+// TestCorpus reads every file of the lspci corpus.
+func TestCorpus(t *testing.T) {
+	dir := filepath.Join(corpus, "lspci")
+	needDir(t, dir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	partial := map[string]bool{"nccl-246-8xv100pcie-cx5-skx.fragment-a.txt": true, "nccl-246-8xv100pcie-cx5-skx.fragment-b.txt": true}
+	for _, e := range entries {
+		t.Run(e.Name(), func(t *testing.T) {
+			data := read(t, filepath.Join(dir, e.Name()))
+			if !Sniff(data) {
+				t.Errorf("Sniff: false")
+			}
+			g, err := Parse(e.Name(), data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(g.Devices) == 0 {
+				t.Fatal("no devices")
+			}
+			if partial[e.Name()] && len(g.Warnings) == 0 {
+				t.Errorf("a partial tree read without warnings")
+			}
+		})
+	}
+	t.Run("lenovo", func(t *testing.T) {
+		files := map[string][]byte{}
+		for _, n := range []string{"lspci-t-vvv.txt", "lspci.txt", "numa.txt"} {
+			files[n] = read(t, filepath.Join(dir, "lenovo-sd665n-v3-4xh100-genoa."+n))
+		}
+		g, err := ParseFiles("lenovo", files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gpus := g.OfKind(topology.KindAccelerator)
+		if len(gpus) != 4 {
+			t.Fatalf("%d accelerators, want 4", len(gpus))
+		}
+		for _, d := range gpus {
+			if d.VendorID != topology.VendorNVIDIA || d.Class>>8 != 0x0302 {
+				t.Errorf("%s: %04x class %06x", d.BDF(), d.VendorID, d.Class)
+			}
+		}
+		if n := len(g.HostBridges); n != 8 {
+			t.Errorf("%d host bridges, want 8", n)
+		}
+		for _, c := range []struct{ dev, parent, hb string }{
+			{"0000:06:00.0", "0000:05:00.0", "pci0000:00"},
+			{"0000:03:00.0", "0000:02:00.0", "pci0000:00"},
+			{"0000:02:02.0", "0000:01:00.0", "pci0000:00"},
+			{"0000:c6:00.0", "0000:c5:00.0", "pci0000:c0"},
+			{"0000:01:00.0", "0000:00:01.1", "pci0000:00"},
+			{"0000:00:01.1", "", "pci0000:00"},
+		} {
+			d := dev(t, g, c.dev)
+			if parentOf(d) != c.parent || d.HostBridge == nil || d.HostBridge.Name != c.hb {
+				t.Errorf("%s: parent %q host bridge %v, want %q %s", c.dev, parentOf(d), d.HostBridge, c.parent, c.hb)
+			}
+		}
+		if d := dev(t, g, "0000:03:00.0"); d.Kind != topology.KindNIC || d.NUMANode != 0 {
+			t.Errorf("03:00.0: %s node %d", d.Kind, d.NUMANode)
+		}
+		if d := dev(t, g, "0000:a6:00.0"); d.NUMANode != 1 {
+			t.Errorf("a6:00.0 node %d, want 1 from its host bridge", d.NUMANode)
+		}
+		for _, c := range []struct {
+			a, b string
+			smi  topology.Label
+		}{
+			{"0000:06:00.0", "0000:03:00.0", topology.PXB},
+			{"0000:06:00.0", "0000:23:00.0", topology.NODE},
+			{"0000:06:00.0", "0000:a3:00.0", topology.SYS},
+			{"0000:06:00.0", "0000:26:00.0", topology.NODE},
+		} {
+			if got := g.Classify(dev(t, g, c.a), dev(t, g, c.b)).SMI; got != c.smi {
+				t.Errorf("%s-%s: %s, want %s", c.a, c.b, got, c.smi)
+			}
+		}
+	})
+}
+
+// lspciOn runs lspci on a fixture's sysfs tree; stderr is ignored.
+func lspciOn(t *testing.T, dir string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command("lspci", append([]string{"-A", "linux-sysfs", "-O", "sysfs.path=" + filepath.Join(dir, "sys", "bus", "pci")}, args...)...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("lspci %v: %v", args, err)
+	}
+	return out
+}
+
+// TestRoundTrip runs lspci on each sysfs fixture and reads its dumps back.
+func TestRoundTrip(t *testing.T) {
+	if _, err := exec.LookPath("lspci"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("lspci is missing")
+		}
+		t.Skip("lspci is missing")
+	}
+	dirs, _ := filepath.Glob("../../fixtures/*/sys")
+	if len(dirs) == 0 {
+		t.Skip("no fixtures")
+	}
+	for _, sys := range dirs {
+		dir := filepath.Dir(sys)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			src, err := source.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := topology.ReadSysfs(src.Root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree := lspciOn(t, dir, "-tvnn", "-D")
+			vvv := lspciOn(t, dir, "-vvv", "-D", "-nn")
+			pp := lspciOn(t, dir, "-PP", "-D", "-nn")
+			hex := lspciOn(t, dir, "-xxxx", "-D")
+			vmm := lspciOn(t, dir, "-Dnnvmmk")
+			for _, c := range []struct {
+				name   string
+				data   []byte
+				labels bool
+			}{
+				{"all", bytes.Join([][]byte{tree, vvv, pp, hex}, []byte("\n")), true},
+				{"vvv", vvv, true},
+				{"tree", tree, false},
+				{"pp", pp, false},
+				{"xxxx", hex, false},
+				{"vmm+tree", append(append([]byte{}, vmm...), tree...), true},
+			} {
+				t.Run(c.name, func(t *testing.T) {
+					got, err := Parse(c.name, c.data)
+					if err != nil {
+						t.Fatal(err)
+					}
+					same(t, want, got, c.labels, c.name != "tree")
+				})
+			}
+		})
+	}
+}
+
+func same(t *testing.T, want, got *topology.Graph, labels, ids bool) {
+	t.Helper()
+	if len(got.Devices) != len(want.Devices) {
+		t.Errorf("%d devices, want %d", len(got.Devices), len(want.Devices))
+	}
+	for _, w := range want.Devices {
+		d := got.Device(w.Addr)
+		if d == nil {
+			t.Errorf("%s: missing", w.BDF())
+			continue
+		}
+		if ids && (d.VendorID != w.VendorID || d.DeviceID != w.DeviceID) {
+			t.Errorf("%s: %04x:%04x class %06x, want %04x:%04x class %06x", w.BDF(), d.VendorID, d.DeviceID, d.Class, w.VendorID, w.DeviceID, w.Class)
+		}
+		if ids && d.Class>>8 != w.Class>>8 {
+			t.Errorf("%s: class %06x, want %06x", w.BDF(), d.Class, w.Class)
+		}
+		if parentOf(d) != parentOf(w) {
+			t.Errorf("%s: parent %q, want %q", w.BDF(), parentOf(d), parentOf(w))
+		}
+	}
+	if !labels {
+		return
+	}
+	var diffs []string
+	for _, p := range topology.PairsOf(want.Pairs(), topology.KindAccelerator, topology.KindNIC) {
+		a, b := got.Device(p.A.Addr), got.Device(p.B.Addr)
+		if a == nil || b == nil {
+			continue
+		}
+		if l := got.Classify(a, b).SMI; l != p.SMI {
+			diffs = append(diffs, fmt.Sprintf("%s-%s: %s, want %s", p.A.BDF(), p.B.BDF(), l, p.SMI))
+		}
+	}
+	sort.Strings(diffs)
+	for i, d := range diffs {
+		if i == 5 {
+			t.Errorf("... and %d more", len(diffs)-5)
+			break
+		}
+		t.Error(d)
+	}
+}
+
+// TestBadInput feeds inputs that are not, or only partly, lspci output.
+func TestBadInput(t *testing.T) {
+	vvv := "03:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)\n\tNUMA node: 1\n\tLnkSta:\tSpeed 16GT/s (downgraded), Width x16\n"
+	for _, c := range []struct {
+		name, data string
+		err        bool
+		warn       bool
+	}{
+		{"empty", "", true, false},
+		{"binary", "\x00\x01\x02\xff\xfe\x7fELF\x00\x00", true, false},
+		{"markdown", "# Servers\n\n```\n$ nvidia-smi\nno dump here\n```\n- item: value\n", true, false},
+		{"numactl only", "available: 1 nodes (0)\nnode 0 cpus: 0 1\n", true, false},
+		{"cut mid-line", vvv + "04:00.0 Infiniband contr", false, true},
+		{"cut tree", "-[0000:00]-+-01.0-[01-04]----00.0-[02-04]--+-00.0-[0", false, true},
+		{"bad hex", "03:00.0 3D controller: NVIDIA Corporation Device 2330\n00: de 10 30 23\nzz: 00\n1000: 00 00\n", false, false},
+		{"orphan branch", "            |   +-00.0  NVIDIA Corporation Device 2330\n" + vvv, false, true},
+		{"bad bus", "00:01.0 PCI bridge: AMD Device\n\tBus: primary=00, secondary=zz\n", false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g, err := Parse(c.name, []byte(c.data))
+			if c.err {
+				if err == nil || !strings.HasPrefix(err.Error(), c.name+": no lspci output found") {
+					t.Fatalf("error %v, want one naming the input", err)
+				}
+				if Sniff([]byte(c.data)) {
+					t.Errorf("Sniff: true")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.warn && len(g.Warnings) == 0 {
+				t.Errorf("no warnings")
+			}
+		})
+	}
+	if _, err := Parse("big", make([]byte, MaxInput+1)); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("oversized input: %v", err)
+	}
+}
+
+// FuzzParse checks that no input panics.
+func FuzzParse(f *testing.F) {
+	for _, glob := range []string{"lspci/*", "paired/*/*"} {
+		names, _ := filepath.Glob(filepath.Join(corpus, glob))
+		for _, n := range names {
+			if b, err := os.ReadFile(n); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	for _, s := range []string{"", "-[0000:00]-+-00.0  x\n           \\-01.0-[01]----00.0  y", "Slot:\t00:00.0\nClass:\tPCI bridge [0604]\n",
+		"0000:00:01.0/01:00.0 PCI bridge [0604]: x [1000:c030]\n", "00:00.0 Host bridge: x\n00: 22 10 80 14 00 00 00 00 00 00 00 06 00 00 80 00\n",
+		"01:00.0 PCI bridge: x\n\tBus: primary=01, secondary=01, subordinate=ff\n02:00.0 PCI bridge: y\n\tBus: primary=02, secondary=01, subordinate=ff\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		Sniff(data)
+		g, err := Parse("fuzz", data)
+		if err == nil && len(g.Devices) == 0 {
+			t.Fatal("a graph with no devices")
+		}
+	})
+}
