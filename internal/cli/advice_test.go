@@ -201,3 +201,57 @@ func TestCompare(t *testing.T) {
 		t.Errorf("compare with one source: exit %d, want 2", code)
 	}
 }
+
+// TestTextSources: lspci dumps, NCCL topology XML and standard input are
+// recognised by content and analysed like a sysfs tree.
+func TestTextSources(t *testing.T) {
+	corpus, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(corpus); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("corpus missing in CI: %v", err)
+		}
+		t.Skipf("corpus not found at %s (outside CI this test is skipped)", corpus)
+	}
+	paired := filepath.Join(corpus, "paired", "puget-wrx90-threadripper-2xrtx6000ada-cx7")
+	for _, tt := range []struct {
+		args   []string
+		stdin  string
+		format string
+		want   string // a substring of the output
+	}{
+		{[]string{"matrix", filepath.Join(paired, "lspci-tv.txt")}, "", "PHB", "NODE?"}, // -tv alone has no NUMA: NODE or SYS
+		{[]string{"check", filepath.Join(corpus, "nccl-xml", "azure-ndv4-topo.xml")}, "", "NCCL topology XML", "PIX"},
+		{[]string{"check", "-"}, catFiles(t, filepath.Join(paired, "lspci-tv.txt"), filepath.Join(paired, "lspci-vvv.md")), "lspci output", "NODE"},
+	} {
+		var out, errb strings.Builder
+		code := Main(tt.args, strings.NewReader(tt.stdin), &out, &errb)
+		if code != ExitOK && code != ExitFindings {
+			t.Errorf("gdtopo %v: exit %d: %s", tt.args, code, errb.String())
+			continue
+		}
+		if !strings.Contains(out.String(), tt.format) || !strings.Contains(out.String(), tt.want) {
+			t.Errorf("gdtopo %v: output lacks %q or %q:\n%s", tt.args, tt.format, tt.want, out.String())
+		}
+	}
+	code, _, errb := run("check", filepath.Join(paired, "numactl.txt"))
+	if code != ExitError || !strings.Contains(errb, "numactl.txt") {
+		t.Errorf("a file that is no topology: exit %d, stderr %q", code, errb)
+	}
+}
+
+func catFiles(t *testing.T, files ...string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+		b.WriteString("\n")
+	}
+	return b.String()
+}

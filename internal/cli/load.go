@@ -33,23 +33,35 @@ func (o *globalOptions) start(name string, allNames bool) (render.Format, *analy
 // first so pci.ids is parsed only when needed; allNames names every device.
 func (o *globalOptions) load(name string, allNames bool) (*analysis, error) {
 	var src *source.Source
-	if name == "" {
+	var g *topology.Graph
+	var err error
+	switch {
+	case name == "":
 		src = source.Live()
-	} else {
-		var err error
-		if src, err = source.Open(name); err != nil {
-			return nil, err
+	case name == "-":
+		src, g, err = o.readText(name)
+	default:
+		src, err = source.Open(name)
+		if isUnrecognized(err) {
+			src, g, err = o.readText(name)
 		}
 	}
-	g, err := topology.ReadSysfs(src.Root)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", src.Name, err)
+		return nil, err
+	}
+	if g == nil {
+		if g, err = topology.ReadSysfs(src.Root); err != nil {
+			return nil, fmt.Errorf("%s: %w", src.Name, err)
+		}
 	}
 	for _, w := range src.Warnings {
 		g.Warnings = append(g.Warnings, topology.Warning{Subject: src.Name, Message: w})
 	}
 	a := &analysis{src: src, g: g, names: names.New(o.PCIIDs), aliases: report.Aliases(g)}
 	for _, d := range g.Devices {
+		if d.Name != "" && d.DeviceID == 0 {
+			continue // a dump's own name for a device whose ID it did not give
+		}
 		switch {
 		case allNames, d.Kind == topology.KindAccelerator, d.Kind == topology.KindNIC,
 			d.Kind == topology.KindNVSwitch, d.Role == topology.RoleUpstream:

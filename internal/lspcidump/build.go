@@ -209,7 +209,7 @@ func (p *parser) build() *topology.Graph {
 	}
 	devs := make(map[topology.BDF]*topology.Device, len(recs))
 	for a, r := range recs {
-		d := &topology.Device{Addr: a, Class: r.class, VendorID: r.vendor, DeviceID: r.device,
+		d := &topology.Device{Addr: a, Name: r.name, Class: r.class, VendorID: r.vendor, DeviceID: r.device,
 			SubVendorID: r.subVendor, SubDeviceID: r.subDevice, SubsystemKnown: r.subKnown,
 			NUMANode: -1, RawNUMANode: -1, Driver: r.driver, IOMMUGroup: r.iommu, Link: r.link,
 			ConfigLen: r.configLen, BARs: r.bars, ACSKnown: r.acsKnown || r.extSeen && !r.denied, ACSRedirect: r.acsRedirect,

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gdtopo/gdtopo/internal/hwloc"
+	"github.com/gdtopo/gdtopo/internal/lspcidump"
+	"github.com/gdtopo/gdtopo/internal/ncclxml"
+	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// maxTextSource bounds a text source read whole into memory.
+const maxTextSource = 64 << 20
+
+// textFormat is a text input gdtopo reads besides sysfs: recognised by its
+// content, never by its name.
+type textFormat struct {
+	name  string
+	sniff func([]byte) bool
+	parse func(string, []byte) (*topology.Graph, error)
+}
+
+// textFormats are tried in order; the XML forms first, as their sniffing is
+// the most specific.
+var textFormats = []textFormat{
+	{"NCCL topology XML", ncclxml.Sniff, ncclxml.Parse},
+	{"hwloc XML", hwloc.SniffXML, hwloc.ParseXML},
+	{"lstopo console text", hwloc.SniffConsole, hwloc.ParseConsole},
+	{"lspci output", lspcidump.Sniff, lspcidump.Parse},
+}
+
+// readText reads a file that is not a sysfs tree or archive, or standard
+// input for "-", as one of the text formats.
+func (o *globalOptions) readText(name string) (*source.Source, *topology.Graph, error) {
+	var r io.Reader
+	display := name
+	if name == "-" {
+		r, display = o.IO.In, "standard input"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxTextSource+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", display, err)
+	}
+	if len(data) > maxTextSource {
+		return nil, nil, fmt.Errorf("%s: over %d MiB: not a topology dump gdtopo reads", display, maxTextSource>>20)
+	}
+	if len(data) == 0 {
+		return nil, nil, fmt.Errorf("%s: empty input", display)
+	}
+	for _, t := range textFormats {
+		if t.sniff(data) {
+			g, err := t.parse(display, data)
+			if err != nil {
+				return nil, nil, err
+			}
+			return &source.Source{Name: display, Kind: "file", Format: t.name}, g, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("%s: %w, lspci output, NCCL or hwloc topology XML, or lstopo text", display, source.ErrUnrecognized)
+}
+
+// isUnrecognized reports whether source.Open gave up on a regular file.
+func isUnrecognized(err error) bool { return errors.Is(err, source.ErrUnrecognized) }

@@ -1,0 +1,488 @@
+package hwloc
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+const corpusDir = "../../../shared/corpus/hwloc"
+
+// corpus returns the path of a corpus file, skipping the test when the
+// corpus is absent (unless CI=true).
+func corpus(t testing.TB, name string) string {
+	t.Helper()
+	p := filepath.Join(corpusDir, name)
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("corpus file missing: %v", err)
+		}
+		t.Skipf("corpus absent: %v", err)
+	}
+	return p
+}
+
+func parseFile(t *testing.T, path string) *topology.Graph {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g *topology.Graph
+	switch {
+	case strings.HasSuffix(path, ".xml"):
+		if !SniffXML(data) || SniffConsole(data) {
+			t.Errorf("%s: sniffers disagree on XML", path)
+		}
+		g, err = ParseXML(path, data)
+	default:
+		if !SniffConsole(data) || SniffXML(data) {
+			t.Errorf("%s: sniffers disagree on console text", path)
+		}
+		g, err = ParseConsole(path, data)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return g
+}
+
+// count returns how many functions match vendor:device.
+func count(g *topology.Graph, vendor, device uint16) int {
+	n := 0
+	for _, d := range g.Devices {
+		if d.VendorID == vendor && d.DeviceID == device {
+			n++
+		}
+	}
+	return n
+}
+
+// TestCorpus reads every hwloc file of the corpus; the counts were taken
+// by reading the files.
+func TestCorpus(t *testing.T) {
+	type ids struct {
+		vendor, device uint16
+		n              int
+	}
+	tests := []struct {
+		file          string
+		hostBridges   int
+		nodes         int
+		sockets       int
+		accels, nics  int
+		ids           []ids
+		hostname, cpu string
+		parentOf      map[string]string // device -> parent BDF ("" = root bus)
+		numa          map[string]int
+	}{
+		{file: "nvidiaDGX2.xml", hostBridges: 4, nodes: 2, sockets: 2, accels: 16, nics: 0,
+			ids: []ids{{0x10de, 0x1db8, 16}, {0x10b5, 0x9781, 34}}, cpu: "Intel(R) Xeon(R) Platinum 8174 CPU @ 3.10GHz"},
+		{file: "32em64t-2n8c2t-pci-wholeio.xml", hostBridges: 2, nodes: 2, sockets: 2, accels: 4, nics: 3,
+			ids:      []ids{{0x10de, 0x1094, 3}, {0x15b3, 0x1013, 1}, {0x8086, 0x1521, 2}},
+			hostname: "conan", parentOf: map[string]string{"0000:03:00.0": "0000:00:03.0", "0000:81:00.0": "0000:80:01.0"},
+			numa: map[string]int{"0000:03:00.0": 0, "0000:83:00.0": 1}},
+		{file: "24em64t-2n6c2t-pci.xml", hostBridges: 2, nodes: 2, sockets: 2, accels: 4, nics: 2, // the AMD ES1000 VGA counts as an accelerator
+			ids: []ids{{0x10de, 0x06d2, 3}, {0x8086, 0x10c9, 2}}, hostname: "mirage004"},
+		{file: "power8gpudistances.xml", hostBridges: 4, nodes: 2, sockets: 2, accels: 4, nics: 0,
+			ids: []ids{{0x10de, 0x15f9, 4}}, hostname: "drac-12.grenoble.grid5000.fr"},
+		{file: "32em64t-2n8c+dax+nvme+mic+dimms.xml", hostBridges: 4, nodes: 2, sockets: 2, accels: 1, nics: 2,
+			ids: []ids{{0x15b3, 0x1003, 1}}},
+		{file: "40intel64-2g2n4c+pcilocality.xml", hostBridges: 2, nodes: 4, sockets: 4, accels: 0, nics: 4},
+		{file: "32intel64-2p8co2t+8ve.console", hostBridges: 3, nodes: 2, sockets: 2, accels: 8, nics: 4,
+			ids:      []ids{{0x1bcf, 0x001c, 8}, {0x15b3, 0x1013, 2}, {0x10b5, 0x9797, 12}},
+			hostname: "ve", cpu: "Intel(R) Xeon(R) Silver 4108 CPU @ 1.80GHz",
+			parentOf: map[string]string{"0000:1a:00.0": "0000:19:04.0", "0000:17:00.0": ""},
+			numa:     map[string]int{"0000:1a:00.0": 0}},
+		{file: "nvidiagpunumanodes.console", hostBridges: 6, nodes: 2, sockets: 2, accels: 0, nics: 0,
+			hostname: "c685f8n02"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			g := parseFile(t, corpus(t, tt.file))
+			if got := len(g.HostBridges); got != tt.hostBridges {
+				t.Errorf("host bridges = %d, want %d", got, tt.hostBridges)
+			}
+			if got := len(g.System.NUMANodes); got != tt.nodes {
+				t.Errorf("NUMA nodes = %d, want %d", got, tt.nodes)
+			}
+			if g.System.Sockets != tt.sockets {
+				t.Errorf("sockets = %d, want %d", g.System.Sockets, tt.sockets)
+			}
+			if got := len(g.OfKind(topology.KindAccelerator)); got != tt.accels {
+				t.Errorf("accelerators = %d, want %d", got, tt.accels)
+			}
+			if got := len(g.OfKind(topology.KindNIC)); got != tt.nics {
+				t.Errorf("NICs = %d, want %d", got, tt.nics)
+			}
+			for _, id := range tt.ids {
+				if got := count(g, id.vendor, id.device); got != id.n {
+					t.Errorf("%04x:%04x = %d, want %d", id.vendor, id.device, got, id.n)
+				}
+			}
+			if tt.hostname != "" && g.System.Hostname != tt.hostname {
+				t.Errorf("hostname = %q, want %q", g.System.Hostname, tt.hostname)
+			}
+			if tt.cpu != "" && g.System.CPUModel != tt.cpu {
+				t.Errorf("CPU model = %q, want %q", g.System.CPUModel, tt.cpu)
+			}
+			for dev, want := range tt.parentOf {
+				d := mustDevice(t, g, dev)
+				got := ""
+				if d.Parent != nil {
+					got = d.Parent.BDF()
+				}
+				if got != want {
+					t.Errorf("parent of %s = %q, want %q", dev, got, want)
+				}
+			}
+			for dev, want := range tt.numa {
+				if d := mustDevice(t, g, dev); d.NUMANode != want {
+					t.Errorf("NUMA node of %s = %d, want %d", dev, d.NUMANode, want)
+				}
+			}
+			for _, d := range g.Devices {
+				if d.Kind == topology.KindBridge && d.Role == topology.RoleNone {
+					t.Errorf("bridge %s has no role", d.BDF())
+				}
+				if d.HostBridge == nil {
+					t.Errorf("%s has no host bridge", d.BDF())
+				}
+			}
+		})
+	}
+}
+
+func mustDevice(t *testing.T, g *topology.Graph, s string) *topology.Device {
+	t.Helper()
+	a, err := topology.ParseBDF(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := g.Device(a)
+	if d == nil {
+		t.Fatalf("%s missing", s)
+	}
+	return d
+}
+
+// TestDGX2Switches checks the PLX switch structure of the DGX-2: each V100
+// sits below a downstream port of a 10b5:9781 switch.
+func TestDGX2Switches(t *testing.T) {
+	g := parseFile(t, corpus(t, "nvidiaDGX2.xml"))
+	for _, d := range g.OfKind(topology.KindAccelerator) {
+		p := d.Parent
+		if p == nil || p.VendorID != 0x10b5 || p.DeviceID != 0x9781 || p.Role != topology.RoleDownstream {
+			t.Errorf("%s: parent %v is not a PLX 9781 downstream port", d.BDF(), p)
+		}
+	}
+}
+
+// TestLink checks the GB/s to generation × width conversion.
+func TestLink(t *testing.T) {
+	tests := []struct {
+		in    string
+		gts   float64
+		width int
+		ambig bool
+	}{
+		{"63.02GB/s", 32, 16, false},
+		{"63.015381", 32, 16, false},
+		{"7.88GB/s", 0, 0, true}, // Gen3 x8 or Gen4 x4
+		{"1.97", 0, 0, true},     // Gen3 x2 or Gen4 x1
+		{"3.94", 0, 0, true},
+		{"126.03", 0, 0, false}, // no x32
+		{"60.50", 64, 8, false},
+		{"2.00", 0, 0, true}, // Gen1 x8 or Gen2 x4
+		{"0.50", 0, 0, true},
+		{"0.20", 0, 0, false},
+		{"abc", 0, 0, false},
+		{"15.75", 0, 0, true},
+		{"31.51", 0, 0, true},
+		{"0.25GB/s", 2.5, 1, false},
+		{"4.00", 0, 0, true},
+		{"8.00", 5, 16, false},
+		{"0.000000", 0, 0, false},
+		{"", 0, 0, false},
+	}
+	for _, tt := range tests {
+		b := &builder{g: &topology.Graph{}}
+		l := b.link("x", tt.in)
+		if l.CurrentGTs != tt.gts || l.CurrentWidth != tt.width || (len(b.ambig) > 0) != tt.ambig {
+			t.Errorf("link(%q) = %v %d (ambiguous %v), want %v %d (%v)", tt.in, l.CurrentGTs, l.CurrentWidth, len(b.ambig) > 0, tt.gts, tt.width, tt.ambig)
+		}
+	}
+}
+
+type pairKey struct{ a, b, smi, nccl string }
+
+// pairs returns a graph's accelerator/NIC pairs among the devices in keep
+// (nil: all).
+func pairs(g *topology.Graph, keep map[string]bool, nccl bool) []pairKey {
+	var out []pairKey
+	for _, p := range g.Pairs() {
+		if keep != nil && (!keep[p.A.BDF()] || !keep[p.B.BDF()]) {
+			continue
+		}
+		k := pairKey{p.A.BDF(), p.B.BDF(), string(p.SMI), string(p.NCCL)}
+		if !nccl {
+			k.nccl = "-"
+		}
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].a+out[i].b < out[j].a+out[j].b })
+	return out
+}
+
+func ends(g *topology.Graph) map[string]bool {
+	m := map[string]bool{}
+	for _, k := range []topology.Kind{topology.KindAccelerator, topology.KindNIC} {
+		for _, d := range g.OfKind(k) {
+			m[d.BDF()] = true
+		}
+	}
+	return m
+}
+
+// comparePairs checks that the hwloc graph labels every pair of
+// accelerators and NICs both graphs see as the sysfs graph does. A graph
+// without Broadcom switch subsystem IDs (console text) is held to the smi
+// labels only, and must say so in Lacks.
+func comparePairs(t *testing.T, hw, sys *topology.Graph, minPairs int) {
+	t.Helper()
+	a, b := ends(hw), ends(sys)
+	both := map[string]bool{}
+	for k := range a {
+		if b[k] {
+			both[k] = true
+		}
+	}
+	nccl := !hasLack(hw, "subsystem IDs of Broadcom")
+	ph, ps := pairs(hw, both, nccl), pairs(sys, both, nccl)
+	if len(ph) < minPairs {
+		t.Errorf("only %d common pairs (hwloc ends %d, sysfs ends %d), want at least %d", len(ph), len(a), len(b), minPairs)
+	}
+	if fmt.Sprint(ph) != fmt.Sprint(ps) {
+		t.Errorf("pairs differ:\nhwloc %v\nsysfs %v", ph, ps)
+	}
+}
+
+func readSysfs(t *testing.T, path string) *topology.Graph {
+	t.Helper()
+	src, err := source.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := topology.ReadSysfs(src.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestSameAsSysfs compares hwloc's form of a capture with the sysfs reader
+// on its tarball.
+func TestSameAsSysfs(t *testing.T) {
+	tests := []struct {
+		hwloc, tarball string
+		minPairs       int
+	}{
+		{"32intel64-2p8co2t+8ve.console", "32intel64-2p8co2t+8ve.tar.bz2", 66},
+		{"32em64t-2n8c+dax+nvme+mic+dimms.xml", "32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2", 3},
+		{"40intel64-2g2n4c+pcilocality.xml", "40intel64-2g2n4c+pcilocality.tar.bz2", 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.hwloc, func(t *testing.T) {
+			hw := parseFile(t, corpus(t, tt.hwloc))
+			sys := readSysfs(t, corpus(t, tt.tarball))
+			comparePairs(t, hw, sys, tt.minPairs)
+		})
+	}
+}
+
+// TestLstopoFixtures runs lstopo on bundled sysfs fixtures and reads its
+// XML (both formats) and console text (-v and without).
+func TestLstopoFixtures(t *testing.T) {
+	tool, err := exec.LookPath("lstopo-no-graphics")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("lstopo-no-graphics missing")
+		}
+		t.Skip("lstopo-no-graphics missing")
+	}
+	forms := []struct {
+		name    string
+		args    []string
+		console bool
+		exact   bool // labels must equal sysfs's
+	}{
+		{"xml-v2", []string{"--of", "xml"}, false, true},
+		{"xml-v1", []string{"--of", "xml", "--export-xml-flags", "1"}, false, true},
+		{"console-v", []string{"--of", "console", "-v"}, true, true},
+		{"console", []string{"--of", "console"}, true, false},
+	}
+	for _, fx := range []string{"hgx-h100", "spr-snc2", "dgx-a100", "genoa-2s-rootports", "sys-4029gp-v100"} {
+		dir := filepath.Join("..", "..", "fixtures", fx)
+		if _, err := os.Stat(filepath.Join(dir, "sys")); err != nil {
+			continue
+		}
+		sys := readSysfs(t, dir)
+		for _, f := range forms {
+			t.Run(fx+"/"+f.name, func(t *testing.T) {
+				args := append([]string{"--input", dir}, f.args...)
+				out, err := exec.Command(tool, append(args, "-")...).Output()
+				if err != nil {
+					t.Fatalf("%s %v: %v", tool, args, err)
+				}
+				var hw *topology.Graph
+				if f.console {
+					hw, err = ParseConsole(fx, out)
+				} else {
+					hw, err = ParseXML(fx, out)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(ends(hw)) != len(ends(sys)) {
+					t.Errorf("hwloc sees %d accelerators and NICs, sysfs %d", len(ends(hw)), len(ends(sys)))
+				}
+				if !f.console && hasLack(hw, "subsystem IDs of Broadcom") {
+					t.Errorf("XML has subsystem IDs, yet Lacks says %q", hw.Lacks)
+				}
+				if f.exact {
+					comparePairs(t, hw, sys, 1)
+				} else if !hasLack(hw, "bridge identities") {
+					t.Errorf("console without -v: Lacks %q has no note on unnamed bridges", hw.Lacks)
+				}
+			})
+		}
+	}
+}
+
+func hasLack(g *topology.Graph, s string) bool {
+	for _, l := range g.Lacks {
+		if strings.Contains(l, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestBadInput checks errors and warnings on broken input.
+func TestBadInput(t *testing.T) {
+	const smallXML = `<?xml version="1.0"?><topology version="2.0"><object type="Machine" os_index="0" nodeset="0x1">` +
+		`<object type="Bridge" bridge_type="0-1" bridge_pci="0000:[00-01]">` +
+		`<object type="PCIDev" pci_busid="0000:00:02.0" pci_type="0302 [10de:2330] [10de:16c1] a1"/></object></object></topology>`
+	tests := []struct {
+		name    string
+		console bool
+		in      string
+		wantErr string // substring; "" = no error
+		warn    string // substring of a warning when no error
+	}{
+		{"empty xml", false, "", "empty input", ""},
+		{"blank console", true, "  \n\n", "empty input", ""},
+		{"binary", false, "\x7fELF\x00\x01\x02", "binary data", ""},
+		{"binary console", true, "\x00\x00\x00", "binary data", ""},
+		{"not xml", false, "hello world", "not hwloc XML", ""},
+		{"foreign xml", false, `<?xml version="1.0"?><system version="1"><cpu/></system>`, "is not hwloc's <topology>", ""},
+		{"truncated xml", false, smallXML[:len(smallXML)/2], "truncated", ""},
+		{"malformed xml", false, `<topology><object type="Machine"></objectx></topology>`, "malformed", ""},
+		{"no pci", false, `<topology version="2.0"><object type="Machine" os_index="0"/></topology>`, "no PCI devices", ""},
+		{"small xml", false, smallXML, "", ""},
+		{"not console", true, "$ echo hi\nhi\n", "not lstopo console text", ""},
+		{"console cut", true, "Machine (P#0 total=1GB)\n  Package L#0\n    NUMANode L#0 (P#0 1GB)\n    ...\n    HostBridge L#0 (buses=0000:[00-01])\n" +
+			"          PCI L#0 (busid=0000:01:00.0 id=10de:2330 class=0302(3D) link=63.02GB/s)\n", "", "lines cut at line 4"},
+		{"console no busid", true, "Machine\n  HostBridge\n    PCIBridge\n      PCI 10de:1094\n      PCI 03:00.0 (3D)\n", "", "without a bus ID"},
+		{"console bad link", true, "Machine\n  HostBridge L#0 (buses=0000:[00-01])\n    PCI L#0 (busid=0000:00:02.0 id=10de:2330 class=0302(3D) link=abcGB/s)\n", "", "unreadable"},
+		{"console duplicate below itself", true, "Machine\n  HostBridge L#0 (buses=0000:[00-01])\n    PCIBridge L#1 (busid=0000:00:01.0 id=8086:2030 class=0604(PCIBridge) buses=0000:[01-01])\n" +
+			"      PCI L#0 (busid=0000:00:01.0 id=10de:2330 class=0302(3D))\n      PCI L#1 (busid=0000:01:00.0 id=10de:2330 class=0302(3D))\n", "", "listed twice"},
+		{"console only pci ids", true, "Machine\n  HostBridge\n    PCI 10de:1094\n", "no PCI devices", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var g *topology.Graph
+			var err error
+			if tt.console {
+				g, err = ParseConsole("in.txt", []byte(tt.in))
+			} else {
+				g, err = ParseXML("in.xml", []byte(tt.in))
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "in.") || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("error = %v, want one line naming the input with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.warn != "" && !strings.Contains(fmt.Sprint(g.Warnings), tt.warn) {
+				t.Errorf("warnings %v lack %q", g.Warnings, tt.warn)
+			}
+		})
+	}
+	if _, err := ParseXML("big.xml", make([]byte, maxInput+1)); err == nil || !strings.Contains(err.Error(), "over") && !strings.Contains(err.Error(), "binary") {
+		t.Errorf("oversized input: %v", err)
+	}
+	if _, err := ParseXML("none.xml", []byte(`<topology/>`)); err == nil || errors.Is(err, topology.ErrNoPCI) {
+		t.Errorf("objectless XML: %v", err)
+	}
+}
+
+// TestDeep checks that deep nesting is refused, not overflowed.
+func TestDeep(t *testing.T) {
+	n := maxDepth + 10
+	x := `<topology version="2.0">` + strings.Repeat(`<object type="Group">`, n) + strings.Repeat(`</object>`, n) + `</topology>`
+	if _, err := ParseXML("deep.xml", []byte(x)); err == nil || !strings.Contains(err.Error(), "deep") {
+		t.Errorf("deep XML: %v", err)
+	}
+	var sb strings.Builder
+	for i := range n {
+		sb.WriteString(strings.Repeat(" ", 2*i) + "PCIBridge\n")
+	}
+	if _, err := ParseConsole("deep.txt", []byte("Machine\n"+sb.String())); err == nil || !strings.Contains(err.Error(), "deep") {
+		t.Errorf("deep console: %v", err)
+	}
+}
+
+func seeds(f *testing.F, ext string) {
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "*"+ext))
+	for _, p := range files {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+}
+
+func FuzzParseXML(f *testing.F) {
+	seeds(f, ".xml")
+	f.Add([]byte(`<topology version="2.0"><object type="Machine"><object type="Bridge" bridge_type="0-1" bridge_pci="0000:[00-01]"><object type="PCIDev" pci_busid="0000:00:02.0" pci_type="0207 [15b3:1021] [15b3:0041] 00" pci_link_speed="63.02"><object type="OSDev" name="mlx5_0"/></object></object></object></topology>`))
+	f.Add([]byte(`<topology><object type="Socket" nodeset="0xf...f"/></topology>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g, err := ParseXML("fuzz.xml", data)
+		if err == nil && len(ends(g)) <= 32 { // Pairs is quadratic: keep each run short
+			g.Pairs()
+		}
+	})
+}
+
+func FuzzParseConsole(f *testing.F) {
+	seeds(f, ".console")
+	f.Add([]byte("Machine (2GB)\n  Package L#0\n    NUMANode L#0 (P#0 2GB)\n    HostBridge\n      PCIBridge\n        PCI 03:00.0 (3D)\n        ...\n        PCI 04:00.0 (InfiniBand)\n          Net \"ib0\"\n          OpenFabrics \"mlx5_0\"\n"))
+	f.Add([]byte("HostBridge L#0 (buses=0000:[17-1e])\n  PCIBridge L#1 (busid=0000:17:00.0 id=8086:2030 class=0604(PCIBridge) link=15.75GB/s buses=0000:[18-1e])\n    PCI L#0 (busid=0000:18:00.0 id=15b3:1013 class=0207(InfiniBand) link=(15.75GB/s)\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g, err := ParseConsole("fuzz.txt", data)
+		if err == nil && len(ends(g)) <= 32 {
+			g.Pairs()
+		}
+	})
+}
