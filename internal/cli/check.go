@@ -56,6 +56,7 @@ object of key: value, for example with your own ib_write_bw --use_cuda results):
 		},
 	}
 	opts.addFlags(cmd)
+	g.addOutputFlag(cmd)
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", string(advisor.Critical), "exit with status 3 when a finding is at least this severe: critical, warning or info")
 	return cmd
 }

@@ -40,6 +40,7 @@ better. -o markdown makes a report to send; -o json is for tools.`,
 		},
 	}
 	opts.addFlags(cmd)
+	g.addOutputFlag(cmd)
 	return cmd
 }
 

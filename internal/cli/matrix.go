@@ -18,7 +18,7 @@ type matrixOptions struct {
 
 func newCmdMatrix(g *globalOptions) *cobra.Command {
 	opts := &matrixOptions{globalOptions: g}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "matrix [SOURCE]",
 		Short: "Print the nvidia-smi topo -m style matrix of accelerators and NICs",
 		Long: `Matrix prints every accelerator and NIC against every other with nvidia-smi's
@@ -35,6 +35,8 @@ nvidia-smi would print NV# for NVLink-connected GPUs.`,
 			return matrixRun(opts)
 		},
 	}
+	g.addOutputFlag(cmd)
+	return cmd
 }
 
 func matrixRun(opts *matrixOptions) error {

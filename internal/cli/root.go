@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/gdtopo/gdtopo/internal/render"
@@ -42,11 +44,17 @@ Exit status: 0 ok, 1 error, 2 usage, 3 problems found at or above --fail-on.`,
 	root.SetErr(io.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.CompletionOptions.HiddenDefaultCmd = true
-	root.PersistentFlags().StringVarP(&opts.Output, "output", "o", string(render.Text), "output format: table, json or markdown")
 	root.PersistentFlags().StringVar(&opts.PCIIDs, "pci-ids", "", "pci.ids file for device names (default: the system's, never downloaded)")
-	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(render.Formats, cobra.ShellCompDirectiveNoFileComp))
 	root.AddCommand(newCmdCheck(opts), newCmdMatrix(opts), newCmdTree(opts), newCmdPath(opts), newCmdCompare(opts))
 	return root
+}
+
+// addOutputFlag gives a reporting command -o FORMAT: table, json, markdown
+// and any extra formats it offers.
+func (o *globalOptions) addOutputFlag(cmd *cobra.Command, extra ...string) {
+	formats := append(append([]string{}, render.Formats...), extra...)
+	cmd.Flags().StringVarP(&o.Output, "output", "o", string(render.Text), "output format: "+strings.Join(formats, ", "))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // format checks -o.

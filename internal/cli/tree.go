@@ -41,6 +41,7 @@ NVSwitch are shown; --all shows every function.`,
 			return treeRun(opts)
 		},
 	}
+	g.addOutputFlag(cmd)
 	cmd.Flags().BoolVar(&opts.All, "all", false, "show every PCI function, not only the branches that matter")
 	return cmd
 }
