@@ -1,0 +1,179 @@
+package export
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/internal/ncclxml"
+	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// fixtures returns every fixture folder's graph, by name.
+func fixtures(t *testing.T) map[string]*topology.Graph {
+	t.Helper()
+	dirs, err := filepath.Glob("../../fixtures/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*topology.Graph{}
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, "sys")); err != nil {
+			continue
+		}
+		src, err := source.Open(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		g, err := topology.ReadSysfs(src.Root)
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		out[filepath.Base(dir)] = g
+	}
+	if len(out) < 5 {
+		t.Fatalf("only %d fixtures found", len(out))
+	}
+	return out
+}
+
+func fixture(t *testing.T, name string) *topology.Graph {
+	t.Helper()
+	g := fixtures(t)[name]
+	if g == nil {
+		t.Fatalf("no fixture %s", name)
+	}
+	return g
+}
+
+// wellFormed decodes data to EOF and returns the root element's name.
+func wellFormed(t *testing.T, what string, data []byte) xml.StartElement {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var root xml.StartElement
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: not well-formed XML: %v", what, err)
+		}
+		if se, ok := tok.(xml.StartElement); ok && root.Name.Local == "" {
+			root = se
+		}
+	}
+	return root
+}
+
+func TestNCCLXMLRoundTrip(t *testing.T) {
+	for name, g := range fixtures(t) {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := NCCLXML(&buf, g); err != nil {
+				t.Fatal(err)
+			}
+			if root := wellFormed(t, name, buf.Bytes()); root.Name.Local != "system" {
+				t.Fatalf("root is <%s>, want <system>", root.Name.Local)
+			}
+			back, err := ncclxml.Parse(name, buf.Bytes())
+			if err != nil {
+				t.Fatalf("read back: %v\n%s", err, buf.String())
+			}
+			for _, k := range []topology.Kind{topology.KindAccelerator, topology.KindNIC} {
+				if a, b := len(g.OfKind(k)), len(back.OfKind(k)); a != b {
+					t.Errorf("%s: %d in sysfs, %d read back", k, a, b)
+				}
+			}
+			pairs := topology.PairsOf(g.Pairs(), topology.KindAccelerator, topology.KindNIC)
+			if len(pairs) == 0 && len(g.OfKind(topology.KindAccelerator)) > 0 && len(g.OfKind(topology.KindNIC)) > 0 {
+				t.Fatal("no pairs")
+			}
+			for _, p := range pairs {
+				a, b := back.Device(p.A.Addr), back.Device(p.B.Addr)
+				if a == nil || b == nil {
+					t.Errorf("%s or %s missing from the file", p.A.BDF(), p.B.BDF())
+					continue
+				}
+				if got := back.Classify(a, b).NCCL; got != p.NCCL {
+					t.Errorf("%s-%s: NCCL %s read back, %s from sysfs", p.A.BDF(), p.B.BDF(), got, p.NCCL)
+				}
+			}
+			// A view is written as it is: exporting it again reaches a fixed point.
+			var x2, x3 bytes.Buffer
+			if err := NCCLXML(&x2, back); err != nil {
+				t.Fatal(err)
+			}
+			back2, err := ncclxml.Parse(name, x2.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := NCCLXML(&x3, back2); err != nil {
+				t.Fatal(err)
+			}
+			if x2.String() != x3.String() {
+				t.Errorf("re-exporting a view changed it:\n%s\n---\n%s", x2.String(), x3.String())
+			}
+		})
+	}
+}
+
+// TestNCCLXMLCorpus: NCCL's and the clouds' own files, read and written
+// again, keep every pair's NCCL label.
+func TestNCCLXMLCorpus(t *testing.T) {
+	files, _ := filepath.Glob("../../../shared/corpus/nccl-xml/*.xml")
+	if len(files) == 0 {
+		t.Skip("no NCCL XML corpus next to the repository")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := ncclxml.Parse(f, data)
+		if err != nil {
+			continue // graph files and the like are not topologies
+		}
+		var buf bytes.Buffer
+		if err := NCCLXML(&buf, g); err != nil {
+			t.Fatal(err)
+		}
+		wellFormed(t, f, buf.Bytes())
+		back, err := ncclxml.Parse(f, buf.Bytes())
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		want, got := g.Pairs(), back.Pairs()
+		if len(want) != len(got) {
+			t.Errorf("%s: %d pairs, %d read back", filepath.Base(f), len(want), len(got))
+			continue
+		}
+		for i := range want {
+			if want[i].A.Addr != got[i].A.Addr || want[i].B.Addr != got[i].B.Addr || want[i].NCCL != got[i].NCCL {
+				t.Errorf("%s: pair %s-%s %s, read back %s-%s %s", filepath.Base(f), want[i].A.BDF(), want[i].B.BDF(), want[i].NCCL, got[i].A.BDF(), got[i].B.BDF(), got[i].NCCL)
+			}
+		}
+	}
+}
+
+func TestWritePictures(t *testing.T) {
+	dir := os.Getenv("GDTOPO_PICTURES")
+	if dir == "" {
+		t.Skip("set GDTOPO_PICTURES to a folder to write the pictures for a look")
+	}
+	for name, g := range fixtures(t) {
+		for ext, f := range map[string]func(io.Writer, *topology.Graph, map[*topology.Device]string) error{"svg": SVG, "dot": DOT} {
+			var buf bytes.Buffer
+			if err := f(&buf, g, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name+"."+ext), buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package export
+
+import (
+	"bytes"
+	"encoding/xml"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+func TestSVG(t *testing.T) {
+	for name, g := range fixtures(t) {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := SVG(&buf, g, nil); err != nil {
+				t.Fatal(err)
+			}
+			root := wellFormed(t, name, buf.Bytes())
+			if root.Name.Local != "svg" {
+				t.Fatalf("root <%s>, want <svg>", root.Name.Local)
+			}
+			have := map[string]bool{}
+			for _, a := range root.Attr {
+				have[a.Name.Local] = a.Value != ""
+			}
+			for _, k := range []string{"width", "height", "viewBox"} {
+				if !have[k] {
+					t.Errorf("<svg> lacks %s", k)
+				}
+			}
+			texts := svgTexts(t, buf.Bytes())
+			for d, alias := range report.Aliases(g) {
+				found := false
+				for _, s := range texts {
+					if strings.HasPrefix(s, alias+" ") || s == alias {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("no text for %s (%s)", alias, d.BDF())
+				}
+			}
+			var again bytes.Buffer
+			SVG(&again, g, nil)
+			if again.String() != buf.String() {
+				t.Error("SVG output differs between runs")
+			}
+		})
+	}
+}
+
+func svgTexts(t *testing.T, data []byte) []string {
+	var out []string
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	in := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		switch x := tok.(type) {
+		case xml.StartElement:
+			in = x.Name.Local == "text"
+		case xml.CharData:
+			if in {
+				out = append(out, string(x))
+			}
+		case xml.EndElement:
+			in = false
+		}
+	}
+}
+
+// TestLayout: boxes of one row never overlap, their text fits, children
+// sit below their parents and inside their NUMA frame.
+func TestLayout(t *testing.T) {
+	for name, g := range fixtures(t) {
+		pic := buildPicture(g, nil)
+		w, h := layoutPicture(pic)
+		rows := map[float64][]*box{}
+		for _, b := range pic.boxes {
+			rows[b.y] = append(rows[b.y], b)
+			for _, l := range b.lines {
+				if textW(l) > b.w-2*padX+0.01 {
+					t.Errorf("%s: %q wider than its box", name, l)
+				}
+			}
+			for _, c := range b.children {
+				if c.y <= b.y+b.h {
+					t.Errorf("%s: %s not below %s", name, c.id, b.id)
+				}
+			}
+			if b.x < 0 || b.x+b.w > w || b.y+b.h > h {
+				t.Errorf("%s: %s outside the picture", name, b.id)
+			}
+		}
+		for y, row := range rows {
+			for i, a := range row {
+				for _, b := range row[i+1:] {
+					if a.x < b.x+b.w && b.x < a.x+a.w {
+						t.Errorf("%s: row %.0f: %s [%.0f,%.0f] overlaps %s [%.0f,%.0f]", name, y, a.id, a.x, a.x+a.w, b.id, b.x, b.x+b.w)
+					}
+				}
+			}
+		}
+		for i, c := range pic.clusters {
+			if i > 0 && pic.clusters[i-1].x+pic.clusters[i-1].w > c.x {
+				t.Errorf("%s: NUMA frames overlap", name)
+			}
+			for _, hb := range c.hosts {
+				var check func(b *box)
+				check = func(b *box) {
+					if b.x < c.x || b.x+b.w > c.x+c.w {
+						t.Errorf("%s: %s outside %s", name, b.id, c.label)
+					}
+					for _, k := range b.children {
+						check(k)
+					}
+				}
+				check(hb)
+			}
+		}
+	}
+	// Two boxes side by side on a hand-made row would be caught.
+	a, b := &box{x: 0, w: 100}, &box{x: 90, w: 100}
+	if !(a.x < b.x+b.w && b.x < a.x+a.w) {
+		t.Fatal("overlap check broken")
+	}
+}
+
+var (
+	dotNodeRe = regexp.MustCompile(`(?m)^\s*("(?:[^"\\]|\\.)*")\s*\[`)
+	dotEdgeRe = regexp.MustCompile(`(?m)^\s*("(?:[^"\\]|\\.)*")\s*->\s*("(?:[^"\\]|\\.)*")`)
+)
+
+func TestDOT(t *testing.T) {
+	dot, _ := exec.LookPath("dot")
+	for name, g := range fixtures(t) {
+		var buf bytes.Buffer
+		if err := DOT(&buf, g, nil); err != nil {
+			t.Fatal(err)
+		}
+		s := buf.String()
+		if strings.Count(s, "{") != strings.Count(s, "}") {
+			t.Errorf("%s: unbalanced braces", name)
+		}
+		declared := map[string]bool{}
+		for _, m := range dotNodeRe.FindAllStringSubmatch(s, -1) {
+			declared[m[1]] = true
+		}
+		for _, m := range dotEdgeRe.FindAllStringSubmatch(s, -1) {
+			for _, n := range m[1:] {
+				if !declared[n] {
+					t.Errorf("%s: edge uses undeclared node %s", name, n)
+				}
+			}
+		}
+		if dot != "" {
+			cmd := exec.Command(dot, "-Tsvg")
+			cmd.Stdin = strings.NewReader(s)
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			out, err := cmd.Output()
+			if err != nil || errb.Len() > 0 {
+				t.Errorf("%s: dot: %v %s", name, err, errb.String())
+			}
+			wellFormed(t, name+" dot -Tsvg", out)
+		}
+	}
+	g := fixture(t, "hgx-h100")
+	var buf bytes.Buffer
+	DOT(&buf, g, nil)
+	s := buf.String()
+	count := func(re string) int { return len(regexp.MustCompile(re).FindAllString(s, -1)) }
+	if n := count(`(?m)^\s*"dev:[^"]+" \[label="GPU\d`); n != 8 {
+		t.Errorf("hgx-h100: %d GPU nodes, want 8", n)
+	}
+	if n := count(`(?m)^\s*"dev:[^"]+" \[label="NIC\d`); n != 8 {
+		t.Errorf("hgx-h100: %d NIC nodes, want 8", n)
+	}
+	if n := count(`subgraph cluster_numa`); n != len(g.System.NUMANodes) {
+		t.Errorf("hgx-h100: %d NUMA clusters, want %d", n, len(g.System.NUMANodes))
+	}
+	if n := count(`style=dashed, constraint=false`); n != 8 {
+		t.Errorf("hgx-h100: %d best-NIC edges, want 8", n)
+	}
+	if !strings.Contains(s, `label="NUMA 0 / socket 0"`) || !strings.Contains(s, "PEX89000") {
+		t.Error("hgx-h100: cluster or switch model label missing")
+	}
+}
+
+func TestDOTQuote(t *testing.T) {
+	if got := dotQuote("a\"b\\c\nd"); got != `"a\"b\\c\nd"` {
+		t.Errorf("dotQuote = %s", got)
+	}
+	_ = topology.PIX
+}
