@@ -30,6 +30,7 @@ type checkJSON struct {
 	Pairs []struct {
 		A, B         string
 		SMI          string   `json:"smi"`
+		NCCL         string   `json:"nccl"`
 		ExpectedGbps *float64 `json:"expected_gbps"`
 		Efficiency   *float64 `json:"efficiency"`
 		GDR          *bool    `json:"gdr"`
@@ -254,4 +255,56 @@ func catFiles(t *testing.T, files ...string) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// TestExport: the NCCL topology file gdtopo writes reads back to the same
+// NCCL labels; files are written whole or not at all.
+func TestExport(t *testing.T) {
+	src := filepath.Join("..", "..", "fixtures", "hgx-h100")
+	dir := t.TempDir()
+	xmlFile := filepath.Join(dir, "topo.xml")
+	if code, _, errb := run("export", "--format", "nccl-xml", src, "-o", xmlFile); code != ExitOK {
+		t.Fatalf("export nccl-xml: exit %d: %s", code, errb)
+	}
+	labels := func(name string) map[string]string {
+		code, out, errb := run("check", name, "-o", "json")
+		if code != ExitOK && code != ExitFindings {
+			t.Fatalf("check %s: exit %d: %s", name, code, errb)
+		}
+		var r checkJSON
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, p := range r.Pairs {
+			m[p.A+" "+p.B] = p.NCCL
+		}
+		return m
+	}
+	want, got := labels(src), labels(xmlFile)
+	if len(got) == 0 {
+		t.Fatal("the exported topology has no pairs")
+	}
+	for k, v := range got {
+		if want[k] != v {
+			t.Errorf("%s: NCCL label %s from the exported file, %s from the tree", k, v, want[k])
+		}
+	}
+	for _, f := range []string{"svg", "dot"} {
+		code, out, errb := run("export", "--format", f, src)
+		if code != ExitOK || !strings.Contains(out, "GPU7") {
+			t.Errorf("export --format %s: exit %d (%s)", f, code, errb)
+		}
+	}
+	if code, _, _ := run("export", "--format", "png", src); code != ExitUsage {
+		t.Errorf("export --format png: exit %d, want 2", code)
+	}
+	bad := filepath.Join(dir, "no-such-folder", "x.svg")
+	if code, _, errb := run("export", "--format", "svg", src, "-o", bad); code != ExitError || !strings.Contains(errb, bad) {
+		t.Errorf("export to %s: exit %d, stderr %q", bad, code, errb)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("the folder holds %d entries after one good and one failed export, want 1 (no temporary files left)", len(entries))
+	}
 }
