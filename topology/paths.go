@@ -1,5 +1,7 @@
 package topology
 
+import "slices"
+
 // The files gdtopo reads, relative to a source root (the folder that holds
 // sys/ and proc/). Keeping them in one place shows what gdtopo touches and is
 // the list a capture must keep.
@@ -45,3 +47,100 @@ const (
 	maxProcBytes   = 8 << 20 // /proc/cpuinfo of a large machine
 	maxCPUs        = 1 << 16 // CPUs named by one cpulist
 )
+
+// Per-entry files the reader opens inside the folders above. The reader
+// spells them where it reads them; they are listed here so that a capture
+// keeps them.
+const (
+	fileIBPorts    = "ports"    // sys/class/infiniband/<dev>/ports/<n>/
+	fileIBRate     = "rate"     // .../ports/<n>/rate
+	fileNetSpeed   = "speed"    // sys/class/net/<if>/speed
+	fileCPUList    = "cpulist"  // node/nodeN/cpulist
+	fileDistance   = "distance" // node/nodeN/distance
+	fileGroupType  = "type"     // kernel/iommu_groups/<N>/type
+	dirCPUTopology = "topology" // cpu/cpuN/topology/physical_package_id and the rest
+)
+
+// peerToolFiles are per-function files gdtopo does not read but lspci -v and
+// lstopo need to accept a capture (sysfs-reference.md §6.6, §6.7).
+var peerToolFiles = []string{"irq", "resource", "local_cpus", "secondary_bus_number", "subordinate_bus_number", "numa_node"}
+
+// Spec lists what a capture keeps so that ReadSysfs, lspci -A linux-sysfs
+// and lstopo --input read the copy as they read the machine. Paths are
+// relative to the source root; file names are relative to the folder they
+// are read in. Lists marked private hold serial numbers and GUIDs, which a
+// redacted capture leaves out.
+type Spec struct {
+	PCIDevices    string   // one link (or folder) per function, named by its BDF
+	DeviceFiles   []string // attribute files of each function's folder
+	DeviceLinks   []string // links of each function's folder (driver, iommu_group, physfn)
+	DevicePrivate []string // private per-function files (serial_number)
+	IOMMUGroups   string   // where iommu_group links point
+	GroupFiles    []string // files of each linked group
+	Classes       []ClassSpec
+	Nodes         string   // NUMA node folder
+	NodeFiles     []string // files of each nodeN folder
+	NodeTop       []string // files of the node folder itself
+	CPUs          string   // CPU folder
+	CPUTop        []string // files of the CPU folder itself
+	CPUTopology   string   // the folder of each cpuN whose files are all kept
+	Proc          []string // files under proc/
+	IOMMUClass    string   // its entries (links to the IOMMUs) are kept
+	Modules       string   // kept as a folder: its presence says modules were readable
+	PeerMemory    []string // files and folders whose presence is GPUDirect peer-memory evidence
+	DMI           string   // firmware identity (a link to the folder in the live tree)
+	DMIFiles      []string
+	DMIPrivate    []string
+	AttrLimit     int64 // bytes kept of a sysfs file, config included
+	ProcLimit     int64 // bytes kept of a proc file
+}
+
+// ClassSpec is one /sys/class folder: its entries link into function folders.
+type ClassSpec struct {
+	Dir       string   // sys/class/<name>
+	Files     []string // files of each entry
+	Ports     string   // folder of numbered ports inside an entry, "" if none
+	PortFiles []string // files of each port
+	Private   []string // private files of each entry
+}
+
+// CaptureSpec returns what a capture keeps, built from the reader's own
+// paths. Each call returns fresh slices.
+func CaptureSpec() Spec {
+	files := append([]string{}, DeviceFiles...)
+	for _, f := range peerToolFiles {
+		if !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	return Spec{
+		PCIDevices:    pathPCIDevices,
+		DeviceFiles:   files,
+		DeviceLinks:   slices.Clone(DeviceLinks),
+		DevicePrivate: []string{"serial_number"},
+		IOMMUGroups:   pathIOMMUGroup,
+		GroupFiles:    []string{fileGroupType},
+		Classes: []ClassSpec{
+			{Dir: pathInfiniband, Files: []string{"node_type"}, Ports: fileIBPorts,
+				PortFiles: []string{fileIBRate, "state", "phys_state", "link_layer"},
+				Private:   []string{"node_guid", "sys_image_guid"}},
+			// address (the MAC) is never kept, redacted or not.
+			{Dir: pathNet, Files: []string{fileNetSpeed, "type", "dev_port"}},
+		},
+		Nodes:       pathNodes,
+		NodeFiles:   []string{fileCPUList, "cpumap", fileDistance, "meminfo"},
+		NodeTop:     []string{"online", "possible"},
+		CPUs:        pathCPUs,
+		CPUTop:      []string{"online", "possible", "present"},
+		CPUTopology: dirCPUTopology,
+		Proc:        []string{pathCPUInfo, pathCmdline, pathHostname, "proc/meminfo"},
+		IOMMUClass:  pathIOMMU,
+		Modules:     pathModules,
+		PeerMemory:  slices.Clone(peerMemoryEvidence),
+		DMI:         "sys/class/dmi/id",
+		DMIFiles:    []string{"sys_vendor", "product_name", "product_version", "board_vendor", "board_name", "bios_vendor", "bios_version", "bios_date"},
+		DMIPrivate:  []string{"product_serial", "board_serial", "chassis_serial", "product_uuid"},
+		AttrLimit:   maxConfigBytes,
+		ProcLimit:   maxProcBytes,
+	}
+}

@@ -308,3 +308,62 @@ func TestExport(t *testing.T) {
 		t.Errorf("the folder holds %d entries after one good and one failed export, want 1 (no temporary files left)", len(entries))
 	}
 }
+
+// TestFleet: several sources, one failing, in JSON lines; the exit status
+// is the highest of them.
+func TestFleet(t *testing.T) {
+	fx := func(n string) string { return filepath.Join("..", "..", "fixtures", n) }
+	code, out, errb := run("check", fx("hgx-h100"), fx("no-such-machine"), fx("sys-4029gp-v100"), "-o", "jsonl")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d JSON lines, want 3:\n%s", len(lines), out)
+	}
+	var l struct {
+		Source   string
+		Error    string
+		ExitCode int `json:"exit_code"`
+		Report   *json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &l); err != nil || l.Error == "" || l.Report != nil || l.ExitCode != ExitError {
+		t.Errorf("the failing source's line %s: %+v, %v", lines[1], l, err)
+	}
+	if !strings.Contains(errb, "no-such-machine") {
+		t.Errorf("stderr %q does not name the failing source", errb)
+	}
+	if code != ExitFindings { // sys-4029gp-v100 has critical findings: 3 outranks 1
+		t.Errorf("exit %d, want 3", code)
+	}
+	if code, _, _ := run("check", fx("hgx-h100"), fx("dgx-a100"), "-o", "nfd"); code != ExitUsage {
+		t.Errorf("-o nfd with two sources: exit %d, want 2", code)
+	}
+	code, out, _ = run("check", filepath.Join("..", "..", "fixtures", "*-vm*"))
+	if code != ExitOK || strings.Count(out, "==> ") != 2 {
+		t.Errorf("a quoted glob: exit %d, %d sources reported:\n%s", code, strings.Count(out, "==> "), out)
+	}
+}
+
+// TestSnapshot: a snapshot of a fixture analyses like the fixture.
+func TestSnapshot(t *testing.T) {
+	src := filepath.Join("..", "..", "fixtures", "dgx-a100")
+	file := filepath.Join(t.TempDir(), "dgx.tar.gz")
+	if code, _, errb := run("snapshot", src, "-o", file); code != ExitOK {
+		t.Fatalf("snapshot: exit %d: %s", code, errb)
+	}
+	pairs := func(name string) string {
+		_, out, _ := run("check", name, "-o", "json")
+		var r checkJSON
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("check %s: %v", name, err)
+		}
+		b, _ := json.Marshal(r.Pairs)
+		return string(b)
+	}
+	if a, b := pairs(src), pairs(file); a != b || len(a) < 100 {
+		t.Errorf("pairs differ between the fixture and its snapshot:\n%s\n%s", a, b)
+	}
+	for _, args := range [][]string{{"snapshot"}, {"export", src}} {
+		if code, _, errb := run(args...); code != ExitUsage || !strings.Contains(errb, "required flag") {
+			t.Errorf("gdtopo %v: exit %d (%s), want 2", args, code, errb)
+		}
+	}
+}

@@ -20,14 +20,14 @@ import (
 type checkOptions struct {
 	*globalOptions
 	adviceOptions
-	Source string
-	FailOn string // --fail-on
+	Sources []string // none: this machine
+	FailOn  string   // --fail-on
 }
 
 func newCmdCheck(g *globalOptions) *cobra.Command {
 	opts := &checkOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "check [SOURCE]",
+		Use:   "check [SOURCE ...]",
 		Short: "Report how every accelerator reaches every NIC",
 		Long: `Check reads SOURCE (this machine when omitted) and prints a summary of the host,
 the accelerator x NIC matrix in nvidia-smi's labels with CPU and NUMA affinity,
@@ -36,6 +36,13 @@ plain words, its narrowest PCIe link, the direct-RDMA throughput to expect, its
 efficiency against what the NIC alone could do, and whether NCCL would use
 GPUDirect RDMA), the findings with their remedies, and a rail plan: which NIC
 each accelerator should use, with the settings for each local rank.
+
+Given several sources (files, folders, archives, or quoted globs such as
+'snapshots/*.tar.gz'), check reports on each in turn; a source that fails is
+reported on its own and does not stop the rest, and the exit status is the
+highest of all (3 over 1 over 0). For fleets: -o jsonl writes one JSON object
+per source, -o prometheus the text format for node_exporter's textfile
+collector, -o nfd a Kubernetes Node Feature Discovery feature file (one source).
 
 Findings have stable codes (see the README) and a severity: critical, warning
 or info. With --fail-on, the exit status is 3 when a finding reaches that
@@ -46,17 +53,17 @@ object of key: value, for example with your own ib_write_bw --use_cuda results):
 ` + modelKeys(),
 		Example: `  $ gdtopo check
   $ gdtopo check fixtures/hgx-h100
-  $ gdtopo check host.tar.bz2 -o json`,
-		Args: args(cobra.MaximumNArgs(1)),
+  $ gdtopo check host.tar.bz2 -o json
+  $ gdtopo check --fail-on warning; echo $?
+  $ gdtopo check 'snapshots/*.tar.gz' -o jsonl`,
+		Args: args(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			if len(a) == 1 {
-				opts.Source = a[0]
-			}
+			opts.Sources = a
 			return checkRun(opts)
 		},
 	}
 	opts.addFlags(cmd)
-	g.addOutputFlag(cmd)
+	g.addOutputFlag(cmd, formatJSONL, formatPrometheus, formatNFD)
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", string(advisor.Critical), "exit with status 3 when a finding is at least this severe: critical, warning or info")
 	return cmd
 }
@@ -66,7 +73,27 @@ func checkRun(opts *checkOptions) error {
 	if err != nil {
 		return &usageError{fmt.Errorf("--fail-on: %w", err)}
 	}
-	f, a, err := opts.start(opts.Source, false)
+	opts.Sources = expandSources(opts.Sources)
+	switch opts.Output {
+	case formatJSONL, formatPrometheus, formatNFD:
+		if len(opts.Sources) == 0 {
+			opts.Sources = []string{""}
+		}
+		return fleetRun(opts, level)
+	}
+	if len(opts.Sources) > 1 {
+		return fleetRun(opts, level)
+	}
+	name := ""
+	if len(opts.Sources) == 1 {
+		name = opts.Sources[0]
+	}
+	return checkOne(opts, name, level)
+}
+
+// checkOne checks one source in a table, markdown or JSON format.
+func checkOne(opts *checkOptions, name string, level advisor.Severity) error {
+	f, a, err := opts.start(name, false)
 	if err != nil {
 		return err
 	}

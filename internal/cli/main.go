@@ -43,13 +43,18 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code // each source's problems were reported as they came
+	}
 	var fe *findingsError
 	if errors.As(err, &fe) {
 		fmt.Fprintf(stderr, "gdtopo: %v\n", err)
 		return ExitFindings
 	}
 	var ue *usageError
-	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
+	// Cobra's own command-line checks come back as plain errors.
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "required flag(s)") {
 		fmt.Fprintf(stderr, "gdtopo: %v\n", err)
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return ExitUsage

@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gdtopo/gdtopo/advisor"
+	"github.com/gdtopo/gdtopo/internal/fleet"
+	"github.com/gdtopo/gdtopo/internal/render"
+	"github.com/gdtopo/gdtopo/internal/report"
+)
+
+// Fleet output formats, for check only.
+const (
+	formatJSONL      = "jsonl"
+	formatPrometheus = "prometheus"
+	formatNFD        = "nfd"
+)
+
+// exitError ends gdtopo with a code after the command has reported
+// everything itself.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// expandSources expands shell-style patterns that name no file as they
+// are (quoted globs from scripts), keeping order; a pattern matching nothing
+// stays, to fail as a source.
+func expandSources(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if _, err := os.Lstat(a); err != nil && strings.ContainsAny(a, "*?[") {
+			if m, err := filepath.Glob(a); err == nil && len(m) > 0 {
+				out = append(out, m...)
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// fleetRun checks several sources, or one for a fleet format: each source
+// is reported on its own (a failing one does not stop the rest) and the exit
+// status is the highest of theirs: 3 (findings at or above --fail-on) over
+// 1 (a source could not be read) over 0.
+func fleetRun(opts *checkOptions, level advisor.Severity) error {
+	switch opts.Output {
+	case formatJSONL, formatPrometheus, formatNFD:
+	default:
+		if _, err := opts.format(); err != nil {
+			return err
+		}
+	}
+	names := opts.Sources
+	if opts.Output == formatNFD && len(names) != 1 {
+		return usagef("-o nfd describes one machine: give one SOURCE")
+	}
+	worst := ExitOK
+	raise := func(code int) {
+		if code > worst {
+			worst = code
+		}
+	}
+	var lines []fleet.Line
+	first := true
+	for _, name := range names {
+		switch opts.Output {
+		case string(render.Text), string(render.Markdown):
+			p := render.NewPrinter(opts.IO.Out, render.Format(opts.Output))
+			if !first {
+				p.Printf("\n")
+			}
+			p.Printf("==> %s <==\n", name)
+			err := checkOne(opts, name, level)
+			raise(exitCode(err))
+			if err != nil && exitCode(err) != ExitFindings {
+				fmt.Fprintf(opts.IO.Err, "gdtopo: %v\n", err)
+			}
+		default:
+			line := opts.fleetLine(name, level)
+			raise(line.ExitCode)
+			if line.Error != "" {
+				fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", line.Error)
+			}
+			if opts.Output == formatJSONL {
+				if err := fleet.WriteJSONL(opts.IO.Out, line); err != nil {
+					return err
+				}
+				continue
+			}
+			lines = append(lines, line)
+		}
+		first = false
+	}
+	switch opts.Output {
+	case formatPrometheus:
+		if err := fleet.WritePrometheus(opts.IO.Out, lines, time.Now()); err != nil {
+			return err
+		}
+	case formatNFD:
+		if lines[0].Report != nil {
+			if err := fleet.WriteNFD(opts.IO.Out, lines[0].Report); err != nil {
+				return err
+			}
+		}
+	case string(render.JSON):
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(lines); err != nil {
+			return err
+		}
+	}
+	if worst != ExitOK {
+		return &exitError{worst}
+	}
+	return nil
+}
+
+// exitCode is the status an error from checkOne ends with.
+func exitCode(err error) int {
+	var fe *findingsError
+	var ue *usageError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &fe):
+		return ExitFindings
+	case errors.As(err, &ue):
+		return ExitUsage
+	}
+	return ExitError
+}
+
+// fleetLine analyses one source into a line of a fleet report.
+func (opts *checkOptions) fleetLine(name string, level advisor.Severity) fleet.Line {
+	line := fleet.Line{Source: name}
+	if name == "" {
+		line.Source = "/"
+	}
+	a, err := opts.load(name, false)
+	if err == nil {
+		var res *advisor.Result
+		if res, err = a.advise(&opts.adviceOptions); err == nil {
+			line.Report = report.New(a.sourceInfo(), a.g, a.g.Pairs(), res)
+			if failOn(res, level) != nil {
+				line.ExitCode = ExitFindings
+			}
+			return line
+		}
+	}
+	line.Error, line.ExitCode = err.Error(), exitCode(err)
+	return line
+}

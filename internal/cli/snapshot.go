@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gdtopo/gdtopo/internal/snapshot"
+	"github.com/gdtopo/gdtopo/internal/source"
+)
+
+// snapshotOptions are gdtopo snapshot's inputs.
+type snapshotOptions struct {
+	*globalOptions
+	Source   string
+	File     string // -o FILE.tar.gz
+	NoRedact bool   // --no-redact
+}
+
+func newCmdSnapshot(g *globalOptions) *cobra.Command {
+	opts := &snapshotOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "snapshot [SOURCE] -o FILE.tar.gz",
+		Short: "Capture exactly what gdtopo reads into a small archive",
+		Long: `Snapshot captures what gdtopo reads, and what lspci and lstopo need to read the
+copy, into a .tar.gz: the PCI tree with config space (as much as the user may
+read: as root, all of it), link and attribute files, RDMA and network class
+entries, IOMMU and peer-memory evidence, NUMA nodes and CPU topology,
+/proc/cpuinfo and /proc/cmdline, with relative symbolic links and a small
+manifest (gdtopo version, time, whether it ran as root).
+
+The snapshot analyses exactly like the machine it was taken on. From a SOURCE
+(a captured folder or archive, such as a hwloc-gather-topology tarball) it
+re-captures just that subset. MAC addresses, serial numbers and GUIDs are
+left out unless --no-redact. The file is written whole or not at all.`,
+		Example: `  $ gdtopo snapshot -o $(hostname).tar.gz
+  $ gdtopo snapshot hwloc-capture.tar.bz2 -o small.tar.gz
+  $ gdtopo check $(hostname).tar.gz`,
+		Args: args(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if len(a) == 1 {
+				opts.Source = a[0]
+			}
+			return snapshotRun(opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.File, "output", "o", "", "archive to write (required)")
+	cmd.Flags().BoolVar(&opts.NoRedact, "no-redact", false, "keep serial numbers and InfiniBand GUIDs")
+	_ = cmd.MarkFlagRequired("output")
+	return cmd
+}
+
+func snapshotRun(opts *snapshotOptions) error {
+	src := source.Live()
+	if opts.Source != "" {
+		var err error
+		if src, err = source.Open(opts.Source); err != nil {
+			return err
+		}
+	}
+	_, err := snapshot.WriteFile(opts.File, src.Root, snapshot.Options{
+		Redact:  !opts.NoRedact,
+		Version: version,
+		Source:  src.Name,
+		Root:    src.Kind == source.KindLive && os.Geteuid() == 0,
+	})
+	return err
+}

@@ -1,0 +1,130 @@
+package fleet
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// The DaemonSet, in the fields the test checks.
+type daemonSet struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	Metadata   struct {
+		Namespace string `yaml:"namespace"`
+	} `yaml:"metadata"`
+	Spec struct {
+		Selector struct {
+			MatchLabels map[string]string `yaml:"matchLabels"`
+		} `yaml:"selector"`
+		Template struct {
+			Metadata struct {
+				Labels map[string]string `yaml:"labels"`
+			} `yaml:"metadata"`
+			Spec struct {
+				NodeSelector map[string]string `yaml:"nodeSelector"`
+				Containers   []struct {
+					Image           string   `yaml:"image"`
+					Command         []string `yaml:"command"`
+					Args            []string `yaml:"args"`
+					SecurityContext struct {
+						Privileged               *bool `yaml:"privileged"`
+						AllowPrivilegeEscalation *bool `yaml:"allowPrivilegeEscalation"`
+						ReadOnlyRootFilesystem   *bool `yaml:"readOnlyRootFilesystem"`
+						Capabilities             struct {
+							Drop []string `yaml:"drop"`
+							Add  []string `yaml:"add"`
+						} `yaml:"capabilities"`
+					} `yaml:"securityContext"`
+					VolumeMounts []struct {
+						Name      string `yaml:"name"`
+						MountPath string `yaml:"mountPath"`
+						ReadOnly  bool   `yaml:"readOnly"`
+					} `yaml:"volumeMounts"`
+				} `yaml:"containers"`
+				Volumes []struct {
+					Name     string `yaml:"name"`
+					HostPath *struct {
+						Path string `yaml:"path"`
+						Type string `yaml:"type"`
+					} `yaml:"hostPath"`
+				} `yaml:"volumes"`
+			} `yaml:"spec"`
+		} `yaml:"template"`
+	} `yaml:"spec"`
+}
+
+func TestDaemonSet(t *testing.T) {
+	b, err := os.ReadFile("../../deploy/gdtopo-nfd-daemonset.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds daemonSet
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	dec.KnownFields(false)
+	if err := dec.Decode(&ds); err != nil {
+		t.Fatal(err)
+	}
+	if ds.APIVersion != "apps/v1" || ds.Kind != "DaemonSet" {
+		t.Errorf("%s %s, want apps/v1 DaemonSet", ds.APIVersion, ds.Kind)
+	}
+	if ns := ds.Metadata.Namespace; ns != "node-feature-discovery" && ns != "kube-system" {
+		t.Errorf("namespace %q", ns)
+	}
+	spec := ds.Spec.Template.Spec
+	for k, v := range ds.Spec.Selector.MatchLabels {
+		if ds.Spec.Template.Metadata.Labels[k] != v {
+			t.Errorf("selector %s=%s does not match the pod template's labels", k, v)
+		}
+	}
+	if spec.NodeSelector["nvidia.com/gpu.present"] != "true" {
+		t.Errorf("nodeSelector %v, want nvidia.com/gpu.present: \"true\"", spec.NodeSelector)
+	}
+	if len(spec.Containers) != 1 {
+		t.Fatalf("%d containers, want 1", len(spec.Containers))
+	}
+	c := spec.Containers[0]
+	if !strings.Contains(c.Image, "REPLACE-ME") {
+		t.Errorf("image %q: the placeholder should be plain to see", c.Image)
+	}
+	script := strings.Join(append(c.Command, c.Args...), " ")
+	for _, want := range []string{"gdtopo check /host -o nfd", `mv -f "$FEATURES_D/.gdtopo.tmp" "$FEATURES_D/gdtopo"`, `"$rc" -eq 3`} {
+		if !strings.Contains(script, want) {
+			t.Errorf("the container's script lacks %q", want)
+		}
+	}
+	sc := c.SecurityContext
+	if sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem || sc.Privileged == nil || *sc.Privileged ||
+		sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation || len(sc.Capabilities.Add) > 0 ||
+		strings.Join(sc.Capabilities.Drop, ",") != "ALL" {
+		t.Errorf("securityContext %+v: want a read-only root, no privilege, all capabilities dropped", sc)
+	}
+	hostPaths := map[string]string{}
+	for _, v := range spec.Volumes {
+		if v.HostPath != nil {
+			hostPaths[v.Name] = v.HostPath.Path
+		}
+	}
+	mounts := map[string]bool{} // host path -> read-only
+	for _, m := range c.VolumeMounts {
+		p, ok := hostPaths[m.Name]
+		if !ok {
+			t.Errorf("mount %s: no such hostPath volume", m.Name)
+		}
+		mounts[p] = m.ReadOnly
+		if m.MountPath == "/etc/kubernetes/node-feature-discovery/features.d" && p != m.MountPath {
+			t.Errorf("features.d is mounted from %s", p)
+		}
+	}
+	for p, ro := range map[string]bool{"/sys": true, "/proc/cpuinfo": true, "/proc/cmdline": true,
+		"/etc/kubernetes/node-feature-discovery/features.d": false} {
+		if got, ok := mounts[p]; !ok || got != ro {
+			t.Errorf("hostPath %s: mounted %v, read-only %v; want mounted, read-only %v", p, ok, got, ro)
+		}
+	}
+	if len(mounts) != 4 {
+		t.Errorf("%d host paths mounted, want 4: %v", len(mounts), mounts)
+	}
+}

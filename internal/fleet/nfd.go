@@ -1,0 +1,140 @@
+package fleet
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gdtopo/gdtopo/advisor"
+	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// NFDPrefix is what NFD puts before the names of a feature file: gdtopo's
+// names carry no prefix of their own, so they land in NFD's default
+// namespace, which NFD allows without -extra-label-ns.
+const NFDPrefix = "feature.node.kubernetes.io/"
+
+// WriteNFD writes a Node Feature Discovery feature file for one machine:
+// "name=value" lines, one per label, for the local source's features.d
+// folder. Names are valid label names (63 characters at most), values valid
+// label values: anything else is replaced with '-', then trimmed.
+//
+//	gdtopo.accelerators=8
+//	gdtopo.gpu<N>.best-nic=mlx5_0        the rail plan's NIC (RDMA name, else netdev)
+//	gdtopo.gpu<N>.best-path=PIX          its nvidia-smi label
+//	gdtopo.gpu<N>.gdr=true               NCCL would use GPUDirect RDMA on it
+//	gdtopo.gpu<N>.expected-gbps=400      its expected throughput, whole Gb/s
+//	gdtopo.worst-path=PXB                the worst best-path of all accelerators
+//	gdtopo.worst-gbps=230                the rail plan's worst throughput, whole Gb/s
+//	gdtopo.gdr=true                      every accelerator's NIC has GDR
+//	gdtopo.findings.critical=0           and .warning, .info
+//	gdtopo.finding.<code>=critical       each code found, at its worst severity
+//
+// Integer values let node affinity use the Gt and Lt operators.
+func WriteNFD(w io.Writer, r *report.Report) error {
+	bw := bufio.NewWriter(w)
+	put := func(name, value string) {
+		bw.WriteString(labelName(name))
+		bw.WriteByte('=')
+		bw.WriteString(LabelValue(value))
+		bw.WriteByte('\n')
+	}
+	accels := 0
+	for _, d := range r.Devices {
+		if d.Kind == string(topology.KindAccelerator) {
+			accels++
+		}
+	}
+	put("gdtopo.accelerators", strconv.Itoa(accels))
+	best := bestNICs(r)
+	worst, worstGbps, gdr := "", math.Inf(1), true
+	for _, b := range best {
+		n := strings.ToLower(b.GPU.Alias)
+		if n == "" {
+			n = b.GPU.BDF
+		}
+		name := nicName(b.NIC)
+		if name == "" {
+			name = b.NIC.BDF
+		}
+		put("gdtopo."+n+".best-nic", name)
+		put("gdtopo."+n+".best-path", b.Pair.SMI)
+		if b.Pair.GDR != nil {
+			put("gdtopo."+n+".gdr", strconv.FormatBool(*b.Pair.GDR))
+		}
+		gdr = gdr && b.Pair.GDR != nil && *b.Pair.GDR
+		if g := gbpsOf(b.Pair); g > 0 {
+			put("gdtopo."+n+".expected-gbps", strconv.Itoa(int(g)))
+			worstGbps = math.Min(worstGbps, g)
+		}
+		if worst == "" || labelRank(b.Pair.SMI) > labelRank(worst) {
+			worst = b.Pair.SMI
+		}
+	}
+	if len(best) > 0 {
+		put("gdtopo.worst-path", worst)
+		if r.Plan != nil && r.Plan.WorstGbps > 0 {
+			worstGbps = r.Plan.WorstGbps
+		}
+		if !math.IsInf(worstGbps, 1) {
+			put("gdtopo.worst-gbps", strconv.Itoa(int(worstGbps)))
+		}
+		put("gdtopo.gdr", strconv.FormatBool(gdr))
+	}
+	if r.Findings != nil {
+		count := map[string]int{}
+		worstOf := map[string]advisor.Severity{}
+		var codes []string
+		for _, f := range r.Findings {
+			s := advisor.Severity(f.Severity)
+			count[f.Severity]++
+			if prev, ok := worstOf[f.Code]; !ok {
+				codes = append(codes, f.Code)
+				worstOf[f.Code] = s
+			} else if s.AtLeast(prev) {
+				worstOf[f.Code] = s
+			}
+		}
+		for _, s := range []advisor.Severity{advisor.Critical, advisor.Warning, advisor.Info} {
+			put("gdtopo.findings."+string(s), strconv.Itoa(count[string(s)]))
+		}
+		for _, c := range codes {
+			put("gdtopo.finding."+c, string(worstOf[c]))
+		}
+	}
+	return bw.Flush()
+}
+
+// LabelValue makes s a valid Kubernetes label value: at most 63 characters
+// of [A-Za-z0-9._-], beginning and ending with a letter or digit ("" stays "").
+func LabelValue(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '-'
+		}
+	}
+	if len(b) > 63 {
+		b = b[:63]
+	}
+	alnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+	for len(b) > 0 && !alnum(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && !alnum(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return string(b)
+}
+
+// labelName is a label name's part after the prefix: the same rules as a
+// value, and never empty.
+func labelName(s string) string {
+	if v := LabelValue(s); v != "" {
+		return v
+	}
+	return "gdtopo"
+}

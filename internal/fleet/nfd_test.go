@@ -1,0 +1,107 @@
+package fleet
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/internal/report"
+)
+
+// Kubernetes label values, and the name part of label keys.
+var labelValueRE = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
+
+// nfd writes r's feature file and checks every line's form.
+func nfd(t *testing.T, r *report.Report) map[string]string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteNFD(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(buf.String(), "\n") {
+		t.Error("no newline at the end")
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			t.Errorf("line %q is not key=value", line)
+			continue
+		}
+		if _, dup := got[k]; dup {
+			t.Errorf("%s given twice", k)
+		}
+		got[k] = v
+		if k == "" || len(k) > 63 || !labelValueRE.MatchString(k) || len(NFDPrefix+k) > 63+len(NFDPrefix) {
+			t.Errorf("%q is not a valid label name", k)
+		}
+		if len(v) > 63 || !labelValueRE.MatchString(v) {
+			t.Errorf("%s=%q is not a valid label value", k, v)
+		}
+	}
+	return got
+}
+
+func TestWriteNFD(t *testing.T) {
+	hgx := nfd(t, fixture(t, "hgx-h100"))
+	for k, want := range map[string]string{
+		"gdtopo.accelerators":       "8",
+		"gdtopo.gpu0.best-nic":      "mlx5_0",
+		"gdtopo.gpu0.best-path":     "PIX",
+		"gdtopo.gpu0.gdr":           "true",
+		"gdtopo.gpu0.expected-gbps": "400",
+		"gdtopo.gpu7.best-nic":      "mlx5_7",
+		"gdtopo.worst-path":         "PIX",
+		"gdtopo.gdr":                "true",
+		"gdtopo.findings.critical":  "0",
+	} {
+		if hgx[k] != want {
+			t.Errorf("hgx-h100: %s=%q, want %q", k, hgx[k], want)
+		}
+	}
+	v100 := nfd(t, fixture(t, "sys-4029gp-v100"))
+	for k, want := range map[string]string{
+		"gdtopo.gpu4.best-nic":             "mlx5_1",
+		"gdtopo.gdr":                       "false",
+		"gdtopo.findings.critical":         "2",
+		"gdtopo.finding.acs-redirect":      "critical", // also found at info: the worst is kept
+		"gdtopo.finding.iommu-translation": "critical",
+		"gdtopo.finding.nic-shared":        "info",
+	} {
+		if v100[k] != want {
+			t.Errorf("sys-4029gp-v100: %s=%q, want %q", k, v100[k], want)
+		}
+	}
+}
+
+// Without a plan, the best NIC is the best nvidia-smi label, then the
+// highest expected throughput.
+func TestWriteNFDNoPlan(t *testing.T) {
+	r := *fixture(t, "hgx-h100")
+	r.Plan, r.Findings = nil, nil
+	got := nfd(t, &r)
+	if got["gdtopo.gpu0.best-nic"] != "mlx5_0" || got["gdtopo.gpu0.best-path"] != "PIX" {
+		t.Errorf("gpu0: %s %s, want mlx5_0 PIX", got["gdtopo.gpu0.best-nic"], got["gdtopo.gpu0.best-path"])
+	}
+	if _, ok := got["gdtopo.findings.critical"]; ok {
+		t.Error("findings counted when the advisor did not run")
+	}
+}
+
+func TestLabelValue(t *testing.T) {
+	for in, want := range map[string]string{
+		"mlx5_0":                       "mlx5_0",
+		"0000:1b:00.0":                 "0000-1b-00.0",
+		"-_.x.-":                       "x",
+		"":                             "",
+		"über nic":                     "ber-nic",
+		strings.Repeat("a", 70):        strings.Repeat("a", 63),
+		strings.Repeat("a", 62) + "-b": strings.Repeat("a", 62),
+	} {
+		got := LabelValue(in)
+		if got != want || !labelValueRE.MatchString(got) || len(got) > 63 {
+			t.Errorf("LabelValue(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
