@@ -475,14 +475,16 @@ func (r *reader) link(dirs map[BDF]string) {
 	r.g.Finish()
 	for _, d := range r.g.Devices {
 		if d.Kind == KindBridge && d.RoleFrom == "" {
-			d.Role, d.RoleFrom = structuralRole(d), roleFromStructure
+			d.Role, d.RoleFrom = StructuralRole(d), roleFromStructure
 		}
 	}
 }
 
-// structuralRole guesses a bridge's role from where it sits, for trees whose
-// config space does not show the PCIe port type.
-func structuralRole(d *Device) Role {
+// StructuralRole guesses a bridge's role from where it sits, for trees whose
+// config space (or dump) does not show the PCIe port type: a bridge on a
+// root bus is a root port, one below an upstream port a downstream port, one
+// with bridges below it an upstream port, any other a PCI bridge.
+func StructuralRole(d *Device) Role {
 	switch {
 	case d.Parent == nil:
 		return RoleRootPort

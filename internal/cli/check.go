@@ -199,7 +199,7 @@ func (a *analysis) summary() [][]string {
 	if len(a.g.Lacks) > 0 {
 		lacks = strings.Join(a.g.Lacks, "; ")
 	}
-	switches := a.census(a.g.TopSwitches())
+	switches := a.census(a.g.TopSwitches(), false)
 	if levels, top := len(a.g.Switches()), len(a.g.TopSwitches()); levels != top {
 		switches += fmt.Sprintf(" (%d switch levels)", levels)
 	}
@@ -208,16 +208,17 @@ func (a *analysis) summary() [][]string {
 		{"Host", unknown(s.Hostname)},
 		{"CPU", cpu},
 		{"NUMA nodes", numa},
-		{"Accelerators", a.census(a.g.OfKind(topology.KindAccelerator))},
-		{"NICs", a.census(a.g.OfKind(topology.KindNIC))},
+		{"Accelerators", a.census(a.g.OfKind(topology.KindAccelerator), false)},
+		{"NICs", a.census(a.g.OfKind(topology.KindNIC), false)},
 		{"PCIe switches", switches},
 		{"PCI functions", strconv.Itoa(len(a.g.Devices))},
 		{"Source lacks", lacks},
 	}
 }
 
-// census counts devices by model: "8 x NVIDIA H100 SXM5 80GB".
-func (a *analysis) census(ds []*topology.Device) string {
+// census counts devices by model, and by link with withLinks:
+// "8 x NVIDIA H100 SXM5 80GB (Gen5 x16)", most common first.
+func (a *analysis) census(ds []*topology.Device, withLinks bool) string {
 	if len(ds) == 0 {
 		return "none"
 	}
@@ -225,6 +226,12 @@ func (a *analysis) census(ds []*topology.Device) string {
 	var order []string
 	for _, d := range ds {
 		n := d.Name
+		if l := d.Link; withLinks && (l.Known() || l.MaxGTs > 0) {
+			if !l.Known() { // NCCL topologies record the maximum only
+				l.CurrentGTs, l.CurrentWidth = l.MaxGTs, l.MaxWidth
+			}
+			n += " (" + l.String() + ")"
+		}
 		if d.PortRateGbps > 0 {
 			n += fmt.Sprintf(" (%g Gb/s)", d.PortRateGbps)
 		}

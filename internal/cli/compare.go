@@ -149,8 +149,8 @@ func (a *analysis) serverSummary(res *advisor.Result) *server {
 		}
 	}
 	s.rows["Format"] = a.src.Format
-	s.rows["Accelerators"] = a.censusWithLinks(g.OfKind(topology.KindAccelerator))
-	s.rows["NICs (RDMA)"] = a.censusWithLinks(nics)
+	s.rows["Accelerators"] = a.census(g.OfKind(topology.KindAccelerator), true)
+	s.rows["NICs (RDMA)"] = a.census(nics, true)
 	var labels []string
 	for _, l := range []string{"PIX", "PXB", "PHB", "NODE", "SYS"} {
 		if n := s.Labels[l]; n > 0 {
@@ -165,37 +165,6 @@ func (a *analysis) serverSummary(res *advisor.Result) *server {
 	s.rows["Rank"] = "" // set once all servers are read
 	s.Summary = map[string]any{"accelerators": s.rows["Accelerators"], "nics": s.rows["NICs (RDMA)"], "cpu": s.rows["CPU"]}
 	return s
-}
-
-// censusWithLinks counts devices by model and link: "8 x NVIDIA H100 SXM5 80GB (Gen5 x16)".
-func (a *analysis) censusWithLinks(ds []*topology.Device) string {
-	if len(ds) == 0 {
-		return "none"
-	}
-	count := map[string]int{}
-	var order []string
-	for _, d := range ds {
-		n := d.Name
-		if d.Link.Known() || d.Link.MaxGTs > 0 {
-			l := d.Link
-			if !l.Known() {
-				l.CurrentGTs, l.CurrentWidth = l.MaxGTs, l.MaxWidth
-			}
-			n += " (" + l.String() + ")"
-		}
-		if d.PortRateGbps > 0 {
-			n += fmt.Sprintf(" %g Gb/s", d.PortRateGbps)
-		}
-		if count[n] == 0 {
-			order = append(order, n)
-		}
-		count[n]++
-	}
-	parts := make([]string, len(order))
-	for i, n := range order {
-		parts[i] = fmt.Sprintf("%d x %s", count[n], n)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // better ranks servers: the worst planned pair first (what a collective

@@ -451,27 +451,11 @@ func (b *builder) link(subject, s string) topology.Link {
 // setRoles gives bridges their structural role, parents first.
 func setRoles(d *topology.Device) {
 	if d.Kind == topology.KindBridge {
-		d.Role, d.RoleFrom = structuralRole(d), "structure"
+		d.Role, d.RoleFrom = topology.StructuralRole(d), "structure"
 	}
 	for _, c := range d.Children {
 		setRoles(c)
 	}
-}
-
-// structuralRole mirrors topology's rule for trees without port types.
-func structuralRole(d *topology.Device) topology.Role {
-	switch {
-	case d.Parent == nil:
-		return topology.RoleRootPort
-	case d.Parent.Role == topology.RoleUpstream:
-		return topology.RoleDownstream
-	}
-	for _, c := range d.Children {
-		if c.Kind == topology.KindBridge {
-			return topology.RoleUpstream
-		}
-	}
-	return topology.RolePCIBridge
 }
 
 // parseBitmap reads an hwloc bitmap ("0x00ff00ff", "0x000000ff,0xffffffff",

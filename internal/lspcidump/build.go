@@ -229,7 +229,7 @@ func (p *parser) build() *topology.Graph {
 	g.Finish()
 	for _, d := range g.Devices {
 		if d.Kind == topology.KindBridge && d.RoleFrom == "" {
-			d.Role, d.RoleFrom = structuralRole(d), "structure"
+			d.Role, d.RoleFrom = topology.StructuralRole(d), "structure"
 		}
 	}
 	p.system(g)
@@ -299,23 +299,6 @@ func (p *parser) place(g *topology.Graph, recs map[topology.BDF]*rec, devs map[t
 			}
 		}
 	}
-}
-
-// structuralRole mirrors topology's guess for bridges whose port type the
-// dump did not show.
-func structuralRole(d *topology.Device) topology.Role {
-	switch {
-	case d.Parent == nil:
-		return topology.RoleRootPort
-	case d.Parent.Role == topology.RoleUpstream:
-		return topology.RoleDownstream
-	}
-	for _, c := range d.Children {
-		if c.Kind == topology.KindBridge {
-			return topology.RoleUpstream
-		}
-	}
-	return topology.RolePCIBridge
 }
 
 // system fills NUMA nodes from numactl text, else from the ids seen.
