@@ -127,13 +127,13 @@ func TestPlanOptimizer(t *testing.T) {
 }
 
 func TestPlanSocketsAndNoNIC(t *testing.T) {
-	b, g, n := pix()
+	b, _, n := pix()
 	n.RDMA, n.Netdevs = nil, []string{"eth0"}
 	r := analyze(t, b.graph(), Options{}).Plan.Ranks[0]
 	if r.NCCLIBHCA != "" || r.NCCLSocketIfname != "=eth0" || r.UCXNetDevices != "eth0" {
 		t.Errorf("Ethernet NIC rank = %+v", r)
 	}
-	b, g, _ = pix()
+	b, g, _ := pix()
 	b.g.Devices = []*topology.Device{g} // no NIC at all
 	g.NUMANode = -1
 	pl := analyze(t, b.g, Options{}).Plan

@@ -98,7 +98,6 @@ type builder struct {
 	pkgs    map[int]bool
 	nodes   map[int]*topology.NUMANode
 	pus     int
-	cpuSet  bool
 }
 
 func build(name string, root *object, version string) (*topology.Graph, error) {

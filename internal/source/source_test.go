@@ -673,14 +673,20 @@ func TestCorpus(t *testing.T) {
 func TestNoWrites(t *testing.T) {
 	writers := []string{"Create", "CreateTemp", "WriteFile", "OpenFile", "Mkdir", "MkdirAll", "MkdirTemp",
 		"Symlink", "Link", "Rename", "Remove", "RemoveAll", "Chmod", "Chtimes", "Truncate"}
-	pkgs, err := parser.ParseDir(token.NewFileSet(), ".", func(fi fs.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, 0)
+	names, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pkg := range pkgs {
-		for fname, f := range pkg.Files {
+	fset := token.NewFileSet()
+	for _, fname := range names {
+		if strings.HasSuffix(fname, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, fname, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		{
 			ast.Inspect(f, func(n ast.Node) bool {
 				if sel, ok := n.(*ast.SelectorExpr); ok {
 					if id, ok := sel.X.(*ast.Ident); ok && id.Name == "os" && slices.Contains(writers, sel.Sel.Name) {
