@@ -26,14 +26,17 @@ func NewRootCmd(io *Streams) *cobra.Command {
 		Short: "Tell how well GPUDirect RDMA can work on a machine, why, and what to change",
 		Long: `gdtopo reads a machine's PCIe tree and NUMA layout and labels every
 accelerator-NIC path the way nvidia-smi topo -m (PIX, PXB, PHB, NODE, SYS) and
-NCCL do, with the links on the way and the narrowest of them.
+NCCL do, with the links on the way and the narrowest of them; predicts each
+pair's GPUDirect RDMA throughput; and reports what is wrong and how to fix it.
 
-SOURCE is what to read, recognised by what it is:
-  (nothing)         this machine's live /sys and /proc
+SOURCE is what to read, recognised by what it is, never by its name:
+  (nothing)         this machine's live /sys and /proc (read only; root shows more)
   DIR               a captured tree: a folder holding sys/ (and proc/)
   FILE.tar[.gz|.bz2|.zst]
-                    a snapshot archive, read in memory (hwloc-gather-topology
-                    tarballs and ghw snapshots as they are)
+                    a snapshot archive, read in memory (gdtopo snapshot,
+                    hwloc-gather-topology tarballs, ghw snapshots)
+  FILE, or -        lspci output (-tv, -vvv, -vmm, -PP, -xxx), an NCCL
+                    topology file, hwloc XML or lstopo text; - reads stdin
 
 Exit status: 0 ok, 1 error, 2 usage, 3 problems found at or above --fail-on.`,
 		Version:       version,
