@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -68,12 +69,11 @@ func fleetRun(opts *checkOptions, level advisor.Severity) error {
 		}
 	}
 	var lines []fleet.Line
-	first := true
-	for _, name := range names {
-		switch opts.Output {
-		case string(render.Text), string(render.Markdown):
+	switch opts.Output {
+	case string(render.Text), string(render.Markdown):
+		for i, name := range names {
 			p := render.NewPrinter(opts.IO.Out, render.Format(opts.Output))
-			if !first {
+			if i > 0 {
 				p.Printf("\n")
 			}
 			p.Printf("==> %s <==\n", name)
@@ -82,21 +82,22 @@ func fleetRun(opts *checkOptions, level advisor.Severity) error {
 			if err != nil && exitCode(err) != ExitFindings {
 				fmt.Fprintf(opts.IO.Err, "gdtopo: %v\n", err)
 			}
-		default:
-			line := opts.fleetLine(name, level)
+		}
+	default:
+		err := opts.fleetLines(names, level, func(line fleet.Line) error {
 			raise(line.ExitCode)
 			if line.Error != "" {
 				fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", line.Error)
 			}
 			if opts.Output == formatJSONL {
-				if err := fleet.WriteJSONL(opts.IO.Out, line); err != nil {
-					return err
-				}
-				continue
+				return fleet.WriteJSONL(opts.IO.Out, line)
 			}
 			lines = append(lines, line)
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		first = false
 	}
 	switch opts.Output {
 	case formatPrometheus:
@@ -135,6 +136,43 @@ func exitCode(err error) int {
 		return ExitUsage
 	}
 	return ExitError
+}
+
+// fleetLines analyses the sources on every CPU and hands each line to emit
+// in the order of names. At most two lines per worker wait for their turn,
+// so memory does not grow with the number of sources. An error from emit
+// stops the output; the analyses under way finish and are dropped.
+func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, emit func(fleet.Line) error) error {
+	workers := min(runtime.GOMAXPROCS(0), len(names))
+	window := make(chan struct{}, 2*workers)
+	results := make([]chan fleet.Line, len(names))
+	for i := range results {
+		results[i] = make(chan fleet.Line, 1)
+	}
+	next := make(chan int)
+	go func() {
+		for i := range names {
+			window <- struct{}{}
+			next <- i
+		}
+		close(next)
+	}()
+	for range workers {
+		go func() {
+			for i := range next {
+				results[i] <- opts.fleetLine(names[i], level)
+			}
+		}()
+	}
+	var err error
+	for i := range names {
+		line := <-results[i]
+		<-window
+		if err == nil {
+			err = emit(line)
+		}
+	}
+	return err
 }
 
 // fleetLine analyses one source into a line of a fleet report.

@@ -18,6 +18,13 @@ type analysis struct {
 	aliases map[*topology.Device]string
 }
 
+// resolver returns the names resolver shared by every source of one run,
+// so pci.ids is parsed at most once however many sources there are.
+func (o *globalOptions) resolver() *names.Resolver {
+	o.namesOnce.Do(func() { o.names = names.New(o.PCIIDs) })
+	return o.names
+}
+
 // start checks -o and loads SOURCE: what every reporting command does first.
 func (o *globalOptions) start(name string, allNames bool) (render.Format, *analysis, error) {
 	f, err := o.format()
@@ -57,7 +64,7 @@ func (o *globalOptions) load(name string, allNames bool) (*analysis, error) {
 	for _, w := range src.Warnings {
 		g.Warnings = append(g.Warnings, topology.Warning{Subject: src.Name, Message: w})
 	}
-	a := &analysis{src: src, g: g, names: names.New(o.PCIIDs), aliases: report.Aliases(g)}
+	a := &analysis{src: src, g: g, names: o.resolver(), aliases: report.Aliases(g)}
 	for _, d := range g.Devices {
 		if d.Name != "" && d.DeviceID == 0 {
 			continue // a dump's own name for a device whose ID it did not give

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gdtopo/gdtopo/internal/names"
 	"github.com/gdtopo/gdtopo/internal/render"
 )
 
@@ -16,6 +18,9 @@ type globalOptions struct {
 	IO     *Streams
 	Output string // -o
 	PCIIDs string // --pci-ids
+
+	namesOnce sync.Once
+	names     *names.Resolver
 }
 
 // NewRootCmd builds the command tree.
