@@ -329,6 +329,9 @@ func (r *reader) readConfig(d *Device, dir string) *pciconfig.Config {
 		r.warn(d.BDF()+"/config", err.Error())
 		return nil
 	}
+	if err != nil { // longer than any config space: use what a config space holds
+		r.warn(d.BDF()+"/config", err.Error()+"; the first 4096 used")
+	}
 	cfg, err := pciconfig.Parse(b)
 	if err != nil {
 		r.warn(d.BDF()+"/config", err.Error())

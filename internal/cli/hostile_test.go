@@ -1,0 +1,424 @@
+package cli
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io/fs"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// hostileBound is how long one hostile input may take to be refused or read.
+const hostileBound = 20 * time.Second
+
+// copyTree copies src to dst as cp -a would for a sysfs capture: folders,
+// regular files and symbolic links kept as links.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, out)
+		case d.IsDir():
+			return os.MkdirAll(out, 0o755)
+		default:
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(out, data, 0o644)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hostileTar writes a tar stream of headers with the given bodies (a nil body
+// for links and folders).
+func hostileTar(t *testing.T, hdrs []tar.Header, bodies map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, h := range hdrs {
+		h.ModTime = time.Unix(1700000000, 0)
+		if h.Typeflag == tar.TypeReg {
+			h.Size, h.Mode = int64(len(bodies[h.Name])), 0o444
+		}
+		if err := tw.WriteHeader(&h); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(bodies[h.Name])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// goodMembers is one readable PCI device, so that a refusal is the hostile
+// member's doing and not an empty archive's.
+var goodMembers = []tar.Header{
+	{Name: "sys/bus/pci/devices/0000:00:01.0", Typeflag: tar.TypeSymlink, Linkname: "../../../devices/pci0000:00/0000:00:01.0"},
+	{Name: "sys/devices/pci0000:00/0000:00:01.0/class", Typeflag: tar.TypeReg},
+	{Name: "sys/devices/pci0000:00/0000:00:01.0/vendor", Typeflag: tar.TypeReg},
+}
+
+var goodBodies = map[string]string{
+	"sys/devices/pci0000:00/0000:00:01.0/class":  "0x030200\n",
+	"sys/devices/pci0000:00/0000:00:01.0/vendor": "0x10de\n",
+}
+
+func writeBytes(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// gzipBomb writes a .tar.gz whose one member, sys/zeros, is 600 MiB of
+// zeros. The stream is 601 concatenated gzip members (RFC 1952 allows it, and
+// gzip.Reader reads them as one): the tar header, then the same compressed
+// MiB of zeros 600 times, so building it costs one MiB of compression.
+func gzipBomb(t *testing.T, name string) string {
+	t.Helper()
+	const mib = 1 << 20
+	member := func(data []byte) []byte {
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		if _, err := zw.Write(data); err != nil || zw.Close() != nil {
+			t.Fatal("gzip failed")
+		}
+		return buf.Bytes()
+	}
+	var hdr bytes.Buffer
+	tw := tar.NewWriter(&hdr)
+	if err := tw.WriteHeader(&tar.Header{Name: "sys/zeros", Typeflag: tar.TypeReg, Size: 600 * mib, Mode: 0o444}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(member(hdr.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	zeros := member(make([]byte, mib))
+	for range 600 {
+		if _, err := f.Write(zeros); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// listTree lists every path under dir with its size, for before/after
+// comparison.
+func listTree(t *testing.T, dir string) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if info, err := d.Info(); err == nil {
+			out[p] = info.Size()
+		}
+		return nil
+	})
+	return out
+}
+
+// tempEntries lists the names in the system temporary folder.
+func tempEntries(dir string) map[string]bool {
+	out := map[string]bool{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		out[e.Name()] = true
+	}
+	return out
+}
+
+// peakRSS returns the process's peak resident set (VmHWM) in KiB, 0 when
+// /proc does not tell.
+func peakRSS() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kib, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kib
+		}
+	}
+	return 0
+}
+
+// TestHostileSources runs gdtopo check on inputs built to hurt it. For each:
+// no panic and no usage exit; a refusal is exit 1 with one stderr line naming
+// the input; a read is exit 0 or 3 with the problem among the JSON warnings;
+// it ends within hostileBound; it allocates within a bound; and it writes
+// nothing outside the test's private folders.
+func TestHostileSources(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds large sparse and compressed inputs")
+	}
+	vm := filepath.Join("..", "..", "fixtures", "recorded-vm")
+	if _, err := os.Stat(filepath.Join(vm, "sys")); err != nil {
+		t.Fatalf("fixture %s: %v", vm, err)
+	}
+	sysTemp := os.TempDir()
+	tempBefore := tempEntries(sysTemp)
+	cwd, _ := os.Getwd()
+	cwdBefore := listTree(t, cwd)
+	base := t.TempDir()
+	private := filepath.Join(base, "tmp")
+	if err := os.Mkdir(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", private) // gdtopo's own temporary files, if any, would land here
+
+	tests := []struct {
+		name string
+		// make builds the input under dir and returns its path.
+		make func(t *testing.T, dir string) string
+		// refuse: exit 1 is required; otherwise the source must be read
+		// (exit 0 or 3), with a warning containing warn unless it is "".
+		refuse bool
+		warn   string
+		// why is in the one stderr line of a refusal.
+		why string
+	}{
+		{"empty file", func(t *testing.T, dir string) string {
+			return writeBytes(t, filepath.Join(dir, "empty.tar.gz"), nil)
+		}, true, "", ""},
+		{"random binary", func(t *testing.T, dir string) string {
+			b := make([]byte, 256<<10)
+			rand.New(rand.NewSource(6)).Read(b)
+			return writeBytes(t, filepath.Join(dir, "random.bin"), b)
+		}, true, "", ""},
+		{"truncated snapshot", func(t *testing.T, dir string) string {
+			snap := filepath.Join(dir, "snap.tar.gz")
+			if code, _, errb := run("snapshot", vm, "-o", snap); code != ExitOK {
+				t.Fatalf("snapshot: exit %d: %s", code, errb)
+			}
+			data, err := os.ReadFile(snap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return writeBytes(t, filepath.Join(dir, "cut.tar.gz"), data[:len(data)/2])
+		}, true, "", "truncated"},
+		{"gzip bomb of 600 MiB", func(t *testing.T, dir string) string {
+			start := time.Now()
+			name := gzipBomb(t, filepath.Join(dir, "bomb.tar.gz"))
+			t.Logf("built the bomb in %v", time.Since(start))
+			return name
+		}, true, "", "expands beyond"},
+		{"member claiming 2 GiB", func(t *testing.T, dir string) string {
+			var buf bytes.Buffer
+			tw := tar.NewWriter(&buf)
+			if err := tw.WriteHeader(&tar.Header{Name: "sys/huge", Typeflag: tar.TypeReg, Size: 2 << 30, Mode: 0o444}); err != nil {
+				t.Fatal(err)
+			}
+			_, _ = tw.Write([]byte("0123456789")) // the body stops here
+			var zb bytes.Buffer
+			zw := gzip.NewWriter(&zb)
+			_, _ = zw.Write(buf.Bytes())
+			_ = zw.Close()
+			return writeBytes(t, filepath.Join(dir, "claims.tar.gz"), zb.Bytes())
+		}, true, "", "truncated"},
+		{"dot-dot member", func(t *testing.T, dir string) string {
+			hdrs := append(append([]tar.Header{}, goodMembers...), tar.Header{Name: "../evil", Typeflag: tar.TypeReg})
+			return writeBytes(t, filepath.Join(dir, "evil.tar"), hostileTar(t, hdrs, map[string]string{"../evil": "x"}))
+		}, true, "", `".."`},
+		{"absolute symlink in sys", func(t *testing.T, dir string) string {
+			hdrs := append(append([]tar.Header{}, goodMembers...),
+				tar.Header{Name: "sys/class/net/eth0", Typeflag: tar.TypeSymlink, Linkname: "/etc"})
+			return writeBytes(t, filepath.Join(dir, "abs.tar"), hostileTar(t, hdrs, goodBodies))
+		}, true, "", "absolute"},
+		{"symlink loop in bus/pci/devices", func(t *testing.T, dir string) string {
+			root := filepath.Join(dir, "loop")
+			copyTree(t, vm, root)
+			devs := filepath.Join(root, "sys", "bus", "pci", "devices")
+			if err := os.Remove(filepath.Join(devs, "0000:00:05.0")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("0000:00:05.1", filepath.Join(devs, "0000:00:05.0")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("0000:00:05.0", filepath.Join(devs, "0000:00:05.1")); err != nil {
+				t.Fatal(err)
+			}
+			return root
+		}, false, "0000:00:05.0", ""},
+		{"bus/pci/devices is itself a loop", func(t *testing.T, dir string) string {
+			root := filepath.Join(dir, "loopdir")
+			copyTree(t, vm, root)
+			pci := filepath.Join(root, "sys", "bus", "pci")
+			if err := os.RemoveAll(filepath.Join(pci, "devices")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("devices", filepath.Join(pci, "devices")); err != nil {
+				t.Fatal(err)
+			}
+			return root
+		}, true, "", ""},
+		{"4 GiB sparse class file", func(t *testing.T, dir string) string {
+			root := filepath.Join(dir, "sparse")
+			copyTree(t, vm, root)
+			dev := filepath.Join(root, "sys", "devices", "pci0000:00", "0000:00:03.0")
+			// Without config the class comes from the class file.
+			if err := os.Remove(filepath.Join(dev, "config")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(filepath.Join(dev, "class"), 4<<30); err != nil {
+				t.Skipf("no sparse files here: %v", err)
+			}
+			return root
+		}, false, "0000:00:03.0/class", ""},
+		{"4 GiB sparse config file", func(t *testing.T, dir string) string {
+			root := filepath.Join(dir, "sparsecfg")
+			copyTree(t, vm, root)
+			config := filepath.Join(root, "sys", "devices", "pci0000:00", "0000:00:03.0", "config")
+			if err := os.Truncate(config, 4<<30); err != nil {
+				t.Skipf("no sparse files here: %v", err)
+			}
+			return root
+		}, false, "0000:00:03.0/config", ""}, // read as its first 4096 bytes, with a warning
+		{"folder that is not sysfs", func(t *testing.T, dir string) string {
+			root := filepath.Join(dir, "photos")
+			if err := os.MkdirAll(filepath.Join(root, "2024", "summer"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeBytes(t, filepath.Join(root, "2024", "summer", "beach.jpg"), []byte("\xff\xd8\xff\xe0 not really"))
+			return root
+		}, true, "", "not a sysfs tree"},
+		{"path that does not exist", func(t *testing.T, dir string) string {
+			return filepath.Join(dir, "no", "such", "capture")
+		}, true, "", "no such file"},
+		{"garbage in every attribute", func(t *testing.T, dir string) string {
+			root := filepath.Join(dir, "garbage")
+			copyTree(t, vm, root)
+			err := filepath.WalkDir(filepath.Join(root, "sys", "devices"), func(p string, d fs.DirEntry, err error) error {
+				if err != nil || !d.Type().IsRegular() {
+					return err
+				}
+				return os.WriteFile(p, []byte("\x00\xff garbage"), 0o644)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return root
+		}, false, "invalid value", ""},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(base, strconv.Itoa(i)) // not t.TempDir: that would land in $TMPDIR
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			input := tt.make(t, dir)
+			before := listTree(t, dir)
+
+			var m0, m1 runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&m0)
+			start := time.Now()
+			code, out, errb := run("check", input, "-o", "json")
+			took := time.Since(start)
+			runtime.ReadMemStats(&m1)
+			t.Logf("exit %d in %v; allocated %d MiB, heap reserved %d MiB, process peak RSS %d MiB",
+				code, took.Round(time.Millisecond), (m1.TotalAlloc-m0.TotalAlloc)>>20, m1.HeapSys>>20, peakRSS()>>10)
+
+			if took > hostileBound {
+				t.Errorf("took %v; want under %v", took, hostileBound)
+			}
+			if grew := m1.TotalAlloc - m0.TotalAlloc; grew > 256<<20 {
+				t.Errorf("allocated %d MiB; want under 256 MiB", grew>>20)
+			}
+			switch {
+			case code == ExitError:
+				lines := strings.Split(strings.TrimRight(errb, "\n"), "\n")
+				if len(lines) != 1 || !strings.Contains(lines[0], input) {
+					t.Errorf("stderr %q; want one line naming %s", errb, input)
+				}
+				if tt.why != "" && !strings.Contains(errb, tt.why) {
+					t.Errorf("stderr %q; want it to say %q", errb, tt.why)
+				}
+				if !tt.refuse {
+					t.Errorf("refused (exit 1: %s); want it read with a warning", strings.TrimSpace(errb))
+				}
+				if out != "" {
+					t.Errorf("a refusal wrote to stdout: %.200q", out)
+				}
+			case code == ExitOK || code == ExitFindings:
+				if tt.refuse {
+					t.Errorf("exit %d; want exit 1 since nothing usable is in it", code)
+				}
+				var r struct {
+					Warnings []struct{ Subject, Message string }
+				}
+				if err := json.Unmarshal([]byte(out), &r); err != nil {
+					t.Fatalf("stdout is not the JSON report: %v: %.300q", err, out)
+				}
+				var all []string
+				for _, w := range r.Warnings {
+					all = append(all, w.Subject+": "+w.Message)
+				}
+				if tt.warn != "" && !strings.Contains(strings.Join(all, "\n"), tt.warn) {
+					t.Errorf("warnings %q; want one containing %q", all, tt.warn)
+				}
+			default:
+				t.Errorf("exit %d (stderr %q); want 0, 1 or 3, never a usage error", code, errb)
+			}
+
+			after := listTree(t, dir)
+			for p := range after {
+				if _, ok := before[p]; !ok {
+					t.Errorf("check wrote %s beside its input", p)
+				}
+			}
+			if left, _ := os.ReadDir(private); len(left) != 0 {
+				t.Errorf("check left %d entries in $TMPDIR: %v", len(left), left)
+			}
+		})
+	}
+
+	for name := range tempEntries(sysTemp) {
+		if !tempBefore[name] && strings.Contains(strings.ToLower(name), "gdtopo") &&
+			!strings.HasPrefix(private, filepath.Join(sysTemp, name)) {
+			t.Errorf("new entry %s in %s", name, sysTemp)
+		}
+	}
+	cwdAfter := listTree(t, cwd)
+	for p := range cwdAfter {
+		if _, ok := cwdBefore[p]; !ok {
+			t.Errorf("new file %s in the package folder", p)
+		}
+	}
+}

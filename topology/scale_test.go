@@ -1,0 +1,201 @@
+package topology_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/fixtures"
+	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// scaleCase is one generated machine: about functions PCI functions, and
+// nics NICs with twice as many accelerators, so 2*nics*nics
+// accelerator-NIC pairs.
+type scaleCase struct {
+	functions, nics int
+}
+
+func (c scaleCase) name() string {
+	return fmt.Sprintf("functions=%d/ends=%d", c.functions, 3*c.nics)
+}
+
+// scaleCases hold the pairs fixed while the tree grows (read should be
+// linear in functions), and the tree fixed while the pairs grow (Pairs is
+// quadratic in accelerators plus NICs): accelerator-NIC pairs 8, 32, 128, 512.
+var scaleCases = []scaleCase{
+	{100, 2}, {1000, 2}, {10000, 2},
+	{1000, 4}, {1000, 8}, {1000, 16},
+	{10000, 16},
+}
+
+// scaleUnit is one root port's subtree with its cost in functions and buses.
+type scaleUnit struct {
+	dev          *fixtures.Dev
+	funcs, buses int
+}
+
+// nvme8 is an eight-function NVMe device: many functions, no buses.
+func nvme8() *fixtures.Dev {
+	d := fixtures.NVMe(fixtures.PM1733)
+	for range 7 {
+		d = d.With(fixtures.NVMe(fixtures.PM1733))
+	}
+	return d
+}
+
+// scaleMachine generates a two-socket machine of about functions PCI
+// functions, most of them bridges and NVMe functions, with nics InfiniBand
+// NICs and 2*nics accelerators. Each group of two accelerators and one NIC
+// sits behind its own switch; the groups are spread over the host bridges,
+// which alternate between the NUMA nodes, so pairs take every label.
+func scaleMachine(functions, nics int) fixtures.Machine {
+	ends := func() scaleUnit {
+		return scaleUnit{fixtures.RootPort(fixtures.SPRRootPort, fixtures.Switch(fixtures.PEX89104,
+			fixtures.DSP(fixtures.GPU(fixtures.H100SXM5)), fixtures.DSP(fixtures.GPU(fixtures.H100SXM5)),
+			fixtures.DSP(fixtures.IB(fixtures.ConnectX7, fixtures.NDR400)))), 8, 5}
+	}
+	filler := func() scaleUnit {
+		dsps := make([]*fixtures.Dev, 8)
+		for i := range dsps {
+			dsps[i] = fixtures.DSP(nvme8())
+		}
+		return scaleUnit{fixtures.RootPort(fixtures.SPRRootPort, fixtures.Switch(fixtures.PEX89104, dsps...)), 74, 10}
+	}
+	var fillers []scaleUnit
+	left := functions - 8*nics
+	for left >= 74 {
+		fillers = append(fillers, filler())
+		left -= 74
+	}
+	// Spread the accelerator groups evenly among the fillers.
+	var units []scaleUnit
+	for i := range nics {
+		units = append(units, ends())
+		lo, hi := i*len(fillers)/nics, (i+1)*len(fillers)/nics
+		units = append(units, fillers[lo:hi]...)
+	}
+	// Pack the units onto host bridges of 32 buses each, at most 4 root
+	// ports per root bus; what is left of the count goes onto root buses.
+	const busesPerBridge, portsPerBridge = 31, 4
+	var roots []fixtures.Root
+	var devs []*fixtures.Dev
+	used := 0
+	flush := func() {
+		h := len(roots)
+		roots = append(roots, fixtures.HostBridge((h%8)*32, h%2, devs...).InDomain(h/8))
+		devs, used = nil, 0
+	}
+	for _, u := range units {
+		if used+u.buses > busesPerBridge || len(devs) == portsPerBridge {
+			flush()
+		}
+		devs, used = append(devs, u.dev), used+u.buses
+	}
+	for ; left >= 8; left -= 8 {
+		if len(devs) == 30 {
+			flush()
+		}
+		devs = append(devs, nvme8())
+	}
+	for ; left > 0; left-- {
+		if len(devs) == 30 {
+			flush()
+		}
+		devs = append(devs, fixtures.NVMe(fixtures.KC3000))
+	}
+	if len(devs) > 0 {
+		flush()
+	}
+	return fixtures.Machine{
+		Name: fmt.Sprintf("scale-%d", functions), Hostname: "scale", Kernel: "6.8.0",
+		CPU: fixtures.XeonPlatinum8480, Sockets: 2, CoresPerSocket: 4, Threads: 1,
+		Roots: roots,
+	}
+}
+
+// TestScaleMachines checks the generator on the small cases, so the
+// benchmark measures what it says.
+func TestScaleMachines(t *testing.T) {
+	for _, c := range scaleCases[:2] {
+		m := scaleMachine(c.functions, c.nics)
+		fns, err := m.Functions()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name(), err)
+		}
+		if n := len(fns); n < c.functions*9/10 || n > c.functions*11/10 {
+			t.Errorf("%s: %d functions, want about %d", c.name(), n, c.functions)
+		}
+		if c.functions > 100 {
+			continue
+		}
+		dir := filepath.Join(t.TempDir(), "m")
+		if err := fixtures.Write(dir, m); err != nil {
+			t.Fatal(err)
+		}
+		g := readScale(t, dir)
+		if len(g.Devices) != len(fns) {
+			t.Errorf("%s: read %d functions of %d", c.name(), len(g.Devices), len(fns))
+		}
+		pairs := g.Pairs()
+		if got, want := len(topology.PairsOf(pairs, topology.KindAccelerator, topology.KindNIC)), 2*c.nics*c.nics; got != want {
+			t.Errorf("%s: %d accelerator-NIC pairs, want %d", c.name(), got, want)
+		}
+	}
+}
+
+func readScale(tb testing.TB, dir string) *topology.Graph {
+	src, err := source.Open(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g, err := topology.ReadSysfs(src.Root)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g
+}
+
+// BenchmarkScale measures how reading a tree (source.Open plus ReadSysfs)
+// grows with the number of PCI functions, and how Pairs grows with the
+// number of accelerators and NICs. Each machine is written once, outside the
+// timed loops.
+//
+//	go test -run '^$' -bench BenchmarkScale -benchmem ./topology/
+func BenchmarkScale(b *testing.B) {
+	for _, c := range scaleCases {
+		b.Run(c.name(), func(b *testing.B) {
+			if testing.Short() && c.functions > 5000 {
+				b.Skip("10,000-function tree skipped with -short")
+			}
+			m := scaleMachine(c.functions, c.nics)
+			fns, err := m.Functions()
+			if err != nil {
+				b.Fatal(err)
+			}
+			dir := filepath.Join(b.TempDir(), "m")
+			if err := fixtures.Write(dir, m); err != nil {
+				b.Fatal(err)
+			}
+			g := readScale(b, dir)
+			pairs := len(g.Pairs())
+			accNIC := len(topology.PairsOf(g.Pairs(), topology.KindAccelerator, topology.KindNIC))
+			b.Run("read", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					readScale(b, dir)
+				}
+				b.ReportMetric(float64(len(fns)), "functions")
+			})
+			b.Run("pairs", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					g.Pairs()
+				}
+				b.ReportMetric(float64(pairs), "pairs")
+				b.ReportMetric(float64(accNIC), "acc-nic-pairs")
+			})
+		})
+	}
+}
