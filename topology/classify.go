@@ -1,6 +1,9 @@
 package topology
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Label is a path type in nvidia-smi's vocabulary (nccl-semantics.md §2.1).
 // NCCL uses the same words for the PCIe part of its own scale (§1.3), with no
@@ -19,8 +22,20 @@ const (
 
 var labelRank = map[Label]int{NVL: -1, PIX: 0, PXB: 1, PHB: 2, NODE: 3, SYS: 4}
 
+// Rank orders labels best first: NVLink (NVL, NV#) before PIX, PXB, PHB,
+// NODE and SYS; an unknown label ranks last.
+func (l Label) Rank() int {
+	if r, ok := labelRank[l]; ok {
+		return r
+	}
+	if strings.HasPrefix(string(l), "NV") {
+		return labelRank[NVL]
+	}
+	return labelRank[SYS] + 1
+}
+
 // Worse reports whether l is a worse path than o.
-func (l Label) Worse(o Label) bool { return labelRank[l] > labelRank[o] }
+func (l Label) Worse(o Label) bool { return l.Rank() > o.Rank() }
 
 // Path words for the plain-language label.
 const (

@@ -91,22 +91,8 @@ func nicName(d *report.Device) string {
 	return ""
 }
 
-// labelRank orders nvidia-smi labels best first; an unknown label is worst.
-func labelRank(l string) int {
-	switch strings.TrimSuffix(l, "?") {
-	case string(topology.PIX):
-		return 0
-	case string(topology.PXB):
-		return 1
-	case string(topology.PHB):
-		return 2
-	case string(topology.NODE):
-		return 3
-	case string(topology.SYS):
-		return 4
-	}
-	return 5
-}
+// labelRank orders nvidia-smi labels best first; "?" marks a guess.
+func labelRank(l string) int { return topology.Label(strings.TrimSuffix(l, "?")).Rank() }
 
 // gbpsOf is a pair's expected throughput, 0 when not predicted.
 func gbpsOf(p *report.Pair) float64 {
