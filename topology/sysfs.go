@@ -349,8 +349,8 @@ func (r *reader) readConfig(d *Device, dir string) *pciconfig.Config {
 	}
 	if cfg.ACS != nil {
 		d.ACSKnown, d.ACSRedirect = true, cfg.ACS.Redirects()
-	} else if cfg.ExtReadable {
-		d.ACSKnown = true // read, and the port has no ACS capability
+	} else if cfg.ExtReadable || cfg.CapsReadable && cfg.Express == nil {
+		d.ACSKnown = true // read and absent, or a conventional PCI function, which has none
 	}
 	return &cfg
 }

@@ -120,7 +120,8 @@ func merge(dst, src *rec) {
 	if src.acsKnown && !dst.acsKnown {
 		dst.acsKnown, dst.acsRedirect = true, src.acsRedirect
 	}
-	dst.extSeen = dst.extSeen || src.extSeen
+	dst.capsSeen = dst.capsSeen || src.capsSeen
+	dst.noCaps = dst.noCaps || src.noCaps
 	dst.denied = dst.denied || src.denied
 	if dst.bars == nil {
 		dst.bars = src.bars
@@ -212,7 +213,7 @@ func (p *parser) build() *topology.Graph {
 		d := &topology.Device{Addr: a, Name: r.name, Class: r.class, VendorID: r.vendor, DeviceID: r.device,
 			SubVendorID: r.subVendor, SubDeviceID: r.subDevice, SubsystemKnown: r.subKnown,
 			NUMANode: -1, RawNUMANode: -1, Driver: r.driver, IOMMUGroup: r.iommu, Link: r.link,
-			ConfigLen: r.configLen, BARs: r.bars, ACSKnown: r.acsKnown || r.extSeen && !r.denied, ACSRedirect: r.acsRedirect,
+			ConfigLen: r.configLen, BARs: r.bars, ACSKnown: r.acsKnown || r.noCaps || r.capsSeen && !r.denied, ACSRedirect: r.acsRedirect,
 			MaxPayload: r.maxPayload, MaxReadRequest: r.maxReadReq, RelaxedOrdering: r.relaxedOrdering, DevCtlKnown: r.devCtlKnown}
 		d.Kind = topology.KindOf(d.Class, d.VendorID)
 		if r.roleKnown {

@@ -57,6 +57,10 @@ func (p *parser) detail(t string) {
 		p.capability(r, v)
 		return
 	}
+	if v, ok := val("Status:"); ok && strings.HasPrefix(v, "Cap-") {
+		r.noCaps = true // no capability list at all: no ACS, known
+		return
+	}
 	if v, ok := val("Region "); ok {
 		if b, ok := parseRegion(v); ok && len(r.bars) < 7 {
 			r.bars = append(r.bars, b)
@@ -125,14 +129,14 @@ func (p *parser) capability(r *rec, v string) {
 		r.denied, p.sawDenied = true, true
 		return
 	}
-	off, rest, ok := strings.Cut(strings.TrimPrefix(v, "["), "]")
+	_, rest, ok := strings.Cut(strings.TrimPrefix(v, "["), "]")
 	if !ok {
 		return
 	}
-	off, _, _ = strings.Cut(off, " ")
-	if o, err := strconv.ParseUint(off, 16, 16); err == nil && o >= 0x100 {
-		r.extSeen = true
-	}
+	// lspci lists capabilities only when it could read the capability list;
+	// it then reads the extended space too, so an ACS capability it does
+	// not list is absent, not unknown.
+	r.capsSeen = true
 	rest = strings.TrimSpace(rest)
 	if !strings.HasPrefix(rest, "Express") {
 		return

@@ -113,7 +113,8 @@ type rec struct {
 	maxPayload, maxReadReq int
 	relaxedOrdering        bool
 	acsKnown, acsRedirect  bool
-	extSeen                bool // a capability at 0x100 or above was listed
+	capsSeen               bool // a capability was listed: the list was readable
+	noCaps                 bool // Status: Cap-, the function has no capability list
 	denied                 bool // Capabilities: <access denied>
 	bars                   []topology.BAR
 	configLen              int
@@ -283,8 +284,8 @@ func (p *parser) flushHex() {
 	}
 	if cfg.ACS != nil {
 		r.acsKnown, r.acsRedirect = true, cfg.ACS.Redirects()
-	} else if cfg.ExtReadable {
-		r.acsKnown = true
+	} else if cfg.ExtReadable || cfg.CapsReadable && cfg.Express == nil {
+		r.acsKnown = true // read and absent, or a conventional PCI function, which has none
 	}
 	if !cfg.CapsReadable {
 		r.denied = true
