@@ -223,20 +223,30 @@ func lspciOn(t *testing.T, dir string, args ...string) []byte {
 	return out
 }
 
-// TestRoundTrip runs lspci on each sysfs fixture and reads its dumps back.
-func TestRoundTrip(t *testing.T) {
+// lspciFixtures returns the bundled sysfs fixtures for tests that run lspci
+// on them, skipping when lspci is missing except in CI, which installs it.
+func lspciFixtures(t *testing.T) []string {
+	t.Helper()
 	if _, err := exec.LookPath("lspci"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("lspci is missing")
 		}
 		t.Skip("lspci is missing")
 	}
-	dirs, _ := filepath.Glob("../../fixtures/*/sys")
-	if len(dirs) == 0 {
-		t.Skip("no fixtures")
+	sys, _ := filepath.Glob("../../fixtures/*/sys")
+	if len(sys) == 0 {
+		t.Fatal("no fixtures under ../../fixtures")
 	}
-	for _, sys := range dirs {
-		dir := filepath.Dir(sys)
+	dirs := make([]string, len(sys))
+	for i, s := range sys {
+		dirs[i] = filepath.Dir(s)
+	}
+	return dirs
+}
+
+// TestRoundTrip runs lspci on each sysfs fixture and reads its dumps back.
+func TestRoundTrip(t *testing.T) {
+	for _, dir := range lspciFixtures(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			src, err := source.Open(dir)
 			if err != nil {

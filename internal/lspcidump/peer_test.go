@@ -12,18 +12,7 @@ import (
 // and requires gdtopo's reading of the hex dump to agree with its reading of
 // lspci's decoding: IDs, class, port types, links, ACS and DevCtl.
 func TestHexDumpAgreesWithLspci(t *testing.T) {
-	if _, err := exec.LookPath("lspci"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("lspci is missing")
-		}
-		t.Skip("lspci is missing")
-	}
-	dirs, _ := filepath.Glob("../../fixtures/*/sys")
-	if len(dirs) == 0 {
-		t.Skip("no fixtures")
-	}
-	for _, sys := range dirs {
-		dir := filepath.Dir(sys)
+	for _, dir := range lspciFixtures(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			dump := filepath.Join(t.TempDir(), "dump.txt")
 			if err := os.WriteFile(dump, lspciOn(t, dir, "-xxxx", "-D"), 0o644); err != nil {
