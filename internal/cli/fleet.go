@@ -72,14 +72,14 @@ func fleetRun(opts *checkOptions, level advisor.Severity) error {
 	switch opts.Output {
 	case string(render.Text), string(render.Markdown):
 		for i, name := range names {
-			p := render.NewPrinter(opts.IO.Out, render.Format(opts.Output))
 			if i > 0 {
-				p.Printf("\n")
+				fmt.Fprintln(opts.IO.Out)
 			}
-			p.Printf("==> %s <==\n", name)
+			fmt.Fprintf(opts.IO.Out, "==> %s <==\n", name)
 			err := checkOne(opts, name, level)
-			raise(exitCode(err))
-			if err != nil && exitCode(err) != ExitFindings {
+			code := exitCode(err)
+			raise(code)
+			if err != nil && code != ExitFindings {
 				fmt.Fprintf(opts.IO.Err, "gdtopo: %v\n", err)
 			}
 		}

@@ -86,7 +86,7 @@ func (a *analysis) sourceInfo() report.Source {
 	return report.Source{Name: a.src.Name, Kind: string(a.src.Kind), Format: a.src.Format}
 }
 
-// label names a device in tables: "GPU0", "NIC0 (mlx5_0)", or its BDF.
+// label names a device in tables: "GPU0", "NIC0 mlx5_0", or its BDF.
 func (a *analysis) label(d *topology.Device) string {
 	s := a.aliases[d]
 	if s == "" {
