@@ -5,7 +5,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/bzip2"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -78,6 +78,7 @@ type archiveReader struct {
 	in           *capReader
 	m            *memFS
 	absLinks     [][2]string // symbolic links with absolute targets, as {member, target}; never stored
+	slab         []byte      // where small member contents are read into
 	warnings     []string
 	member       string // the member being read, for messages
 }
@@ -85,7 +86,13 @@ type archiveReader struct {
 // readAll reads every member, then the rest of a compressed stream so that a
 // corrupt end is noticed.
 func (r *archiveReader) readAll() error {
-	tr := tar.NewReader(r.in)
+	var in io.Reader = r.in
+	if r.format != "tar archive" {
+		// The tar reader reads a few hundred bytes at a time: let the
+		// decompressor work in larger steps.
+		in = bufio.NewReaderSize(r.in, 32<<10)
+	}
+	tr := newTarReader(in)
 	for count := 0; ; count++ {
 		hdr, err := tr.Next()
 		if err == io.EOF {
@@ -134,11 +141,11 @@ func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
 			}
 			return nil
 		}
-		buf := bytes.NewBuffer(make([]byte, 0, min(hdr.Size, 64<<10))) // not the size a header claims
-		if _, err := buf.ReadFrom(tr); err != nil {
+		data, err := r.content(hdr.Size, tr)
+		if err != nil {
 			return r.streamErr(err)
 		}
-		n.data = buf.Bytes()
+		n.data = data
 	case tar.TypeSymlink:
 		n.mode |= fs.ModeSymlink
 		n.target = hdr.Linkname
@@ -146,7 +153,7 @@ func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
 			r.absLinks = append(r.absLinks, [2]string{p, n.target})
 			return nil
 		}
-		if t := path.Join(path.Dir(p), n.target); t == ".." || strings.HasPrefix(t, "../") {
+		if climbsAbove(p, n.target) {
 			return r.refuse(fmt.Sprintf("symbolic link to %q climbs above the archive root", n.target))
 		}
 	case tar.TypeLink:
@@ -154,7 +161,7 @@ func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
 		if err != nil {
 			return r.refuse("hard link: " + err.Error())
 		}
-		if src := r.m.nodes[t]; src != nil && src.mode.IsRegular() {
+		if src := r.m.lookup(t); src != nil && src.mode.IsRegular() {
 			n.data = src.data
 		} else {
 			r.warn("skipped: hard link to %q, which is not an earlier regular file", hdr.Linkname)
@@ -172,18 +179,81 @@ func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
 	return nil
 }
 
+// Small member contents are carved from shared slabs of slabSize bytes.
+const (
+	slabSize   = 64 << 10
+	slabMember = 4 << 10 // the largest content taken from a slab
+)
+
+// content reads the content of a regular member whose header claims size
+// bytes: into a slab when it is small, else into a buffer that grows with
+// what the stream really holds, not with what the header claims.
+func (r *archiveReader) content(size int64, tr io.Reader) ([]byte, error) {
+	if size > slabMember {
+		buf := bytes.NewBuffer(make([]byte, 0, min(size, 64<<10)))
+		_, err := buf.ReadFrom(tr)
+		return buf.Bytes(), err
+	}
+	if int64(cap(r.slab)-len(r.slab)) < size {
+		r.slab = make([]byte, 0, slabSize)
+	}
+	start, end := len(r.slab), len(r.slab)+int(size)
+	r.slab = r.slab[:end]
+	b := r.slab[start:end:end]
+	if _, err := io.ReadFull(tr, b); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
 // memberPath cleans a member name ("./" prefixes are fine), refusing absolute
 // names and names with a ".." component.
 func memberPath(name string) (string, error) {
 	if strings.HasPrefix(name, "/") {
 		return "", errors.New("absolute path")
 	}
-	for _, elem := range strings.Split(name, "/") {
-		if elem == ".." {
+	clean := name != ""
+	for rest := name; rest != ""; {
+		elem, tail, more := strings.Cut(rest, "/")
+		switch elem {
+		case "..":
 			return "", errors.New(`path with a ".." component`)
+		case "", ".":
+			clean = false
 		}
+		if more && tail == "" {
+			clean = false // a trailing slash
+		}
+		rest = tail
+	}
+	if clean {
+		return name, nil
 	}
 	return path.Clean(name), nil
+}
+
+// climbsAbove reports whether the relative target of the symbolic link at
+// the clean path link leads above the root of the tree, as
+// path.Join(path.Dir(link), target) starting with "..", without building it.
+func climbsAbove(link, target string) bool {
+	depth := strings.Count(link, "/") // components of the link's folder
+	for rest := target; rest != ""; {
+		var elem string
+		elem, rest, _ = strings.Cut(rest, "/")
+		switch elem {
+		case "", ".":
+		case "..":
+			if depth--; depth < 0 {
+				return true
+			}
+		default:
+			depth++
+		}
+	}
+	return false
 }
 
 // source roots the finished tree at sys/'s parent and settles the links
@@ -193,7 +263,7 @@ func (r *archiveReader) source() (*Source, error) {
 	root := "."
 	if !r.m.isDir("sys") {
 		var dirs []string
-		for _, name := range r.m.nodes["."].names {
+		for _, name := range r.m.root.names {
 			if r.m.isDir(name) {
 				dirs = append(dirs, name)
 			}

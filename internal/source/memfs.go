@@ -21,17 +21,20 @@ var errLinkLoop = errors.New("too many levels of symbolic links")
 
 // node is one entry of an in-memory tree.
 type node struct {
-	mode    fs.FileMode // type bits and permissions
-	modTime time.Time
-	data    []byte   // content of a regular file; shared by hard links, never written
-	target  string   // target of a symbolic link, as stored
-	names   []string // sorted child names of a folder
+	mode     fs.FileMode // type bits and permissions
+	modTime  time.Time
+	data     []byte           // content of a regular file; shared by hard links, never written
+	target   string           // target of a symbolic link, as stored
+	parent   *node            // the folder holding it; nil for the root
+	children map[string]*node // a folder's entries
+	names    []string         // a folder's entry names, sorted by finish
 }
 
-// memFS is a read-only tree held in memory, keyed by cleaned slash paths with
-// "." as the root. It is safe for concurrent reads once built.
+// memFS is a read-only tree held in memory: a tree of nodes, so that a
+// lookup walks it component by component without building paths. It is
+// safe for concurrent reads once built.
 type memFS struct {
-	nodes map[string]*node
+	root *node
 }
 
 var _ interface {
@@ -41,74 +44,99 @@ var _ interface {
 
 // newMemFS returns a tree holding only its root folder.
 func newMemFS() *memFS {
-	return &memFS{nodes: map[string]*node{".": {mode: fs.ModeDir | 0o555}}}
+	return &memFS{root: &node{mode: fs.ModeDir | 0o555}}
 }
 
 // put stores n at the cleaned path p, creating missing parent folders.
 func (m *memFS) put(p string, n *node) error {
-	for i := range len(p) {
-		if p[i] != '/' {
-			continue
+	dir, full := m.root, p
+	for {
+		elem, rest, more := strings.Cut(p, "/")
+		if !more {
+			break
 		}
-		switch parent := m.nodes[p[:i]]; {
-		case parent == nil:
-			m.nodes[p[:i]] = &node{mode: fs.ModeDir | 0o755, modTime: n.modTime}
-		case !parent.mode.IsDir():
-			return fmt.Errorf("parent %q is not a folder", p[:i])
+		child := dir.children[elem]
+		switch {
+		case child == nil:
+			child = &node{mode: fs.ModeDir | 0o755, modTime: n.modTime}
+			dir.add(elem, child)
+		case !child.mode.IsDir():
+			return fmt.Errorf("parent %q is not a folder", full[:len(full)-len(rest)-1])
 		}
+		dir, p = child, rest
 	}
-	if old := m.nodes[p]; old != nil && old.mode.IsDir() {
-		if !n.mode.IsDir() {
-			return errors.New("would replace a folder")
+	if old := dir.children[p]; old != nil {
+		if old.mode.IsDir() {
+			if !n.mode.IsDir() {
+				return errors.New("would replace a folder")
+			}
+			old.mode, old.modTime = n.mode, n.modTime
+			return nil
 		}
-		old.mode, old.modTime = n.mode, n.modTime
+		n.parent = dir
+		dir.children[p] = n
 		return nil
 	}
-	m.nodes[p] = n
+	dir.add(p, n)
 	return nil
 }
 
-// finish fills the sorted child lists; call it once, after the last put.
+// add makes child the entry name of the folder dir.
+func (dir *node) add(name string, child *node) {
+	if dir.children == nil {
+		dir.children = map[string]*node{}
+	}
+	child.parent = dir
+	dir.children[name] = child
+	dir.names = append(dir.names, name)
+}
+
+// finish sorts every folder's entry names; call it once, after the last put.
 func (m *memFS) finish() {
-	for p := range m.nodes {
-		if p != "." {
-			parent := m.nodes[path.Dir(p)]
-			parent.names = append(parent.names, path.Base(p))
+	for todo := []*node{m.root}; len(todo) > 0; {
+		n := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		slices.Sort(n.names)
+		for _, c := range n.children {
+			if c.children != nil {
+				todo = append(todo, c)
+			}
 		}
 	}
-	for _, n := range m.nodes {
-		slices.Sort(n.names)
+}
+
+// lookup returns the node at the cleaned path p, without following links.
+func (m *memFS) lookup(p string) *node {
+	n := m.root
+	for p != "." && n != nil {
+		elem, rest, _ := strings.Cut(p, "/")
+		n, p = n.children[elem], rest
+		if p == "" {
+			break
+		}
 	}
+	return n
 }
 
 // sub returns the finished tree below the folder dir.
-func (m *memFS) sub(dir string) *memFS {
-	s := &memFS{nodes: map[string]*node{".": m.nodes[dir]}}
-	prefix := dir + "/"
-	for p, n := range m.nodes {
-		if rest, ok := strings.CutPrefix(p, prefix); ok {
-			s.nodes[rest] = n
-		}
-	}
-	return s
-}
+func (m *memFS) sub(dir string) *memFS { return &memFS{root: m.lookup(dir)} }
 
 // isDir reports whether p is a folder, without following links.
 func (m *memFS) isDir(p string) bool {
-	n := m.nodes[p]
+	n := m.lookup(p)
 	return n != nil && n.mode.IsDir()
 }
 
 // walk looks name up, following symbolic links in every component but the
-// last, and in the last too when follow is set. It returns the resolved path.
-func (m *memFS) walk(op, name string, follow bool) (string, *node, error) {
-	fail := func(err error) (string, *node, error) {
-		return "", nil, &fs.PathError{Op: op, Path: name, Err: err}
+// last, and in the last too when follow is set.
+func (m *memFS) walk(op, name string, follow bool) (*node, error) {
+	fail := func(err error) (*node, error) {
+		return nil, &fs.PathError{Op: op, Path: name, Err: err}
 	}
 	if !fs.ValidPath(name) {
 		return fail(fs.ErrInvalid)
 	}
-	cur, rest, hops := ".", name, 0
+	cur, rest, hops := m.root, name, 0
 	for rest != "" {
 		var elem string
 		elem, rest, _ = strings.Cut(rest, "/")
@@ -116,14 +144,13 @@ func (m *memFS) walk(op, name string, follow bool) (string, *node, error) {
 		case "", ".":
 			continue
 		case "..": // only from link targets, after the links before it were followed
-			if cur == "." {
+			if cur == m.root {
 				return fail(fs.ErrNotExist)
 			}
-			cur = path.Dir(cur)
+			cur = cur.parent
 			continue
 		}
-		next := path.Join(cur, elem)
-		n := m.nodes[next]
+		n := cur.children[elem]
 		switch {
 		case n == nil:
 			return fail(fs.ErrNotExist)
@@ -142,40 +169,40 @@ func (m *memFS) walk(op, name string, follow bool) (string, *node, error) {
 		case rest != "" && !n.mode.IsDir():
 			return fail(syscall.ENOTDIR)
 		default:
-			cur = next
+			cur = n
 		}
 	}
-	return cur, m.nodes[cur], nil
+	return cur, nil
 }
 
 // Open opens name, following symbolic links.
 func (m *memFS) Open(name string) (fs.File, error) {
-	p, n, err := m.walk("open", name, true)
+	n, err := m.walk("open", name, true)
 	if err != nil {
 		return nil, err
 	}
 	info := fileInfo{name: path.Base(name), n: n}
 	if n.mode.IsDir() {
-		return &openDir{info: info, entries: m.entries(p, n)}, nil
+		return &openDir{info: info, entries: n.entries()}, nil
 	}
 	return &openFile{Reader: bytes.NewReader(n.data), info: info}, nil
 }
 
 // ReadDir lists the folder name, sorted by name; links are not followed.
 func (m *memFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	p, n, err := m.walk("readdir", name, true)
+	n, err := m.walk("readdir", name, true)
 	if err != nil {
 		return nil, err
 	}
 	if !n.mode.IsDir() {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: syscall.ENOTDIR}
 	}
-	return m.entries(p, n), nil
+	return n.entries(), nil
 }
 
 // Lstat describes name without following it if it is a symbolic link.
 func (m *memFS) Lstat(name string) (fs.FileInfo, error) {
-	_, n, err := m.walk("lstat", name, false)
+	n, err := m.walk("lstat", name, false)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +211,7 @@ func (m *memFS) Lstat(name string) (fs.FileInfo, error) {
 
 // ReadLink returns the target of the symbolic link name, as stored.
 func (m *memFS) ReadLink(name string) (string, error) {
-	_, n, err := m.walk("readlink", name, false)
+	n, err := m.walk("readlink", name, false)
 	if err != nil {
 		return "", err
 	}
@@ -194,11 +221,11 @@ func (m *memFS) ReadLink(name string) (string, error) {
 	return n.target, nil
 }
 
-// entries lists the folder n found at p.
-func (m *memFS) entries(p string, n *node) []fs.DirEntry {
+// entries lists the folder n.
+func (n *node) entries() []fs.DirEntry {
 	list := make([]fs.DirEntry, len(n.names))
 	for i, name := range n.names {
-		list[i] = fs.FileInfoToDirEntry(fileInfo{name: name, n: m.nodes[path.Join(p, name)]})
+		list[i] = fs.FileInfoToDirEntry(fileInfo{name: name, n: n.children[name]})
 	}
 	return list
 }
