@@ -330,6 +330,22 @@ func TestFleet(t *testing.T) {
 	if !strings.Contains(errb, "no-such-machine") {
 		t.Errorf("stderr %q does not name the failing source", errb)
 	}
+	// A line is the -o json report less every pair's hops.
+	var line struct{ Report map[string]any }
+	if err := json.Unmarshal([]byte(lines[0]), &line); err != nil {
+		t.Fatal(err)
+	}
+	_, single, _ := run("check", fx("hgx-h100"), "-o", "json")
+	var whole map[string]any
+	if err := json.Unmarshal([]byte(single), &whole); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range whole["pairs"].([]any) {
+		delete(p.(map[string]any), "hops")
+	}
+	if a, b := mustJSON(t, line.Report), mustJSON(t, whole); a != b {
+		t.Errorf("a jsonl line's report differs from -o json less hops:\n%.600s\n%.600s", a, b)
+	}
 	if code != ExitFindings { // sys-4029gp-v100 has critical findings: 3 outranks 1
 		t.Errorf("exit %d, want 3", code)
 	}
@@ -366,4 +382,14 @@ func TestSnapshot(t *testing.T) {
 			t.Errorf("gdtopo %v: exit %d (%s), want 2", args, code, errb)
 		}
 	}
+}
+
+// mustJSON encodes v, with sorted keys for maps.
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -84,15 +84,15 @@ func fleetRun(opts *checkOptions, level advisor.Severity) error {
 			}
 		}
 	default:
-		err := opts.fleetLines(names, level, func(line fleet.Line) error {
-			raise(line.ExitCode)
-			if line.Error != "" {
-				fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", line.Error)
+		err := opts.fleetLines(names, level, func(r fleetResult) error {
+			raise(r.line.ExitCode)
+			if r.line.Error != "" {
+				fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", r.line.Error)
 			}
 			if opts.Output == formatJSONL {
-				return fleet.WriteJSONL(opts.IO.Out, line)
+				return fleet.WriteEncoded(opts.IO.Out, r.jsonl)
 			}
-			lines = append(lines, line)
+			lines = append(lines, r.line)
 			return nil
 		})
 		if err != nil {
@@ -138,16 +138,23 @@ func exitCode(err error) int {
 	return ExitError
 }
 
+// fleetResult is one source's line of a fleet report, encoded already for
+// -o jsonl.
+type fleetResult struct {
+	line  fleet.Line
+	jsonl []byte
+}
+
 // fleetLines analyses the sources on every CPU and hands each line to emit
 // in the order of names. At most two lines per worker wait for their turn,
 // so memory does not grow with the number of sources. An error from emit
 // stops the output; the analyses under way finish and are dropped.
-func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, emit func(fleet.Line) error) error {
+func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, emit func(fleetResult) error) error {
 	workers := min(runtime.GOMAXPROCS(0), len(names))
 	window := make(chan struct{}, 2*workers)
-	results := make([]chan fleet.Line, len(names))
+	results := make([]chan fleetResult, len(names))
 	for i := range results {
-		results[i] = make(chan fleet.Line, 1)
+		results[i] = make(chan fleetResult, 1)
 	}
 	next := make(chan int)
 	go func() {
@@ -160,19 +167,39 @@ func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, emi
 	for range workers {
 		go func() {
 			for i := range next {
-				results[i] <- opts.fleetLine(names[i], level)
+				results[i] <- opts.encodedLine(names[i], level)
 			}
 		}()
 	}
 	var err error
 	for i := range names {
-		line := <-results[i]
+		r := <-results[i]
 		<-window
 		if err == nil {
-			err = emit(line)
+			err = emit(r)
 		}
 	}
 	return err
+}
+
+// encodedLine analyses one source, and encodes its line for -o jsonl.
+// jsonl lines leave each pair's hops out: they are most of a report and
+// -o json on one source has them.
+func (opts *checkOptions) encodedLine(name string, level advisor.Severity) fleetResult {
+	r := fleetResult{line: opts.fleetLine(name, level)}
+	if opts.Output != formatJSONL {
+		return r
+	}
+	if r.line.Report != nil {
+		r.line.Report.WithoutHops()
+	}
+	b, err := fleet.MarshalJSONL(r.line)
+	if err != nil { // not expected: reports hold plain values only
+		r.line = fleet.Line{Source: r.line.Source, Error: err.Error(), ExitCode: ExitError}
+		b, _ = fleet.MarshalJSONL(r.line)
+	}
+	r.jsonl = b
+	return r
 }
 
 // fleetLine analyses one source into a line of a fleet report.

@@ -23,20 +23,25 @@ type Line struct {
 	ExitCode int            `json:"exit_code"`
 }
 
-// flusher is a buffered writer (bufio.Writer) that WriteJSONL flushes.
+// flusher is a buffered writer (bufio.Writer) that WriteEncoded flushes.
 type flusher interface{ Flush() error }
 
-// WriteJSONL writes l as one compact JSON object and a newline, in one
-// Write, and flushes w when it buffers: a reader of a long fleet run sees
-// every source as soon as it is done.
-func WriteJSONL(w io.Writer, l Line) error {
+// MarshalJSONL encodes l as one compact JSON object and a newline.
+func MarshalJSONL(l Line) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(l); err != nil { // Encode appends the newline
-		return fmt.Errorf("encode %s: %w", l.Source, err)
+		return nil, fmt.Errorf("encode %s: %w", l.Source, err)
 	}
-	if _, err := w.Write(b.Bytes()); err != nil {
+	return b.Bytes(), nil
+}
+
+// WriteEncoded writes a line from MarshalJSONL in one Write, and flushes w
+// when it buffers: a reader of a long fleet run sees every source as soon
+// as it is done.
+func WriteEncoded(w io.Writer, b []byte) error {
+	if _, err := w.Write(b); err != nil {
 		return err
 	}
 	if f, ok := w.(flusher); ok {

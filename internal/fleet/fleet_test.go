@@ -54,7 +54,7 @@ func TestWriteJSONL(t *testing.T) {
 		{Source: "hosts/c", Report: fixture(t, "sys-4029gp-v100"), ExitCode: 3},
 	}
 	for i, l := range in {
-		if err := WriteJSONL(bw, l); err != nil {
+		if err := writeJSONL(bw, l); err != nil {
 			t.Fatal(err)
 		}
 		// Flushed per line: the line is complete in buf before the next one.
@@ -95,9 +95,18 @@ type failWriter struct{}
 func (failWriter) Write([]byte) (int, error) { return 0, io.ErrShortWrite }
 
 func TestWriteJSONLError(t *testing.T) {
-	if err := WriteJSONL(failWriter{}, Line{Source: "x"}); err == nil {
+	if err := writeJSONL(failWriter{}, Line{Source: "x"}); err == nil {
 		t.Fatal("no error from a failing writer")
 	}
+}
+
+// writeJSONL writes l as a jsonl line, as check -o jsonl does.
+func writeJSONL(w io.Writer, l Line) error {
+	b, err := MarshalJSONL(l)
+	if err != nil {
+		return err
+	}
+	return WriteEncoded(w, b)
 }
 
 func BenchmarkJSONL(b *testing.B) {
@@ -106,7 +115,7 @@ func BenchmarkJSONL(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		c := &countWriter{}
-		if err := WriteJSONL(c, l); err != nil {
+		if err := writeJSONL(c, l); err != nil {
 			b.Fatal(err)
 		}
 		n = c.n

@@ -129,7 +129,7 @@ func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
 	if p == "." {
 		return nil
 	}
-	n := &node{mode: fs.FileMode(hdr.Mode) & fs.ModePerm, modTime: hdr.ModTime}
+	n := r.m.newNode(fs.FileMode(hdr.Mode)&fs.ModePerm, hdr.ModTime)
 	switch hdr.Typeflag {
 	case tar.TypeDir:
 		n.mode |= fs.ModeDir

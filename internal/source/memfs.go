@@ -35,6 +35,7 @@ type node struct {
 // safe for concurrent reads once built.
 type memFS struct {
 	root *node
+	free []node // where new nodes come from while the tree is built
 }
 
 var _ interface {
@@ -45,6 +46,18 @@ var _ interface {
 // newMemFS returns a tree holding only its root folder.
 func newMemFS() *memFS {
 	return &memFS{root: &node{mode: fs.ModeDir | 0o555}}
+}
+
+// newNode returns a zero node with the given mode, carved from a slab:
+// an archive holds thousands.
+func (m *memFS) newNode(mode fs.FileMode, modTime time.Time) *node {
+	if len(m.free) == 0 {
+		m.free = make([]node, 256)
+	}
+	n := &m.free[0]
+	m.free = m.free[1:]
+	n.mode, n.modTime = mode, modTime
+	return n
 }
 
 // put stores n at the cleaned path p, creating missing parent folders.
@@ -58,7 +71,7 @@ func (m *memFS) put(p string, n *node) error {
 		child := dir.children[elem]
 		switch {
 		case child == nil:
-			child = &node{mode: fs.ModeDir | 0o755, modTime: n.modTime}
+			child = m.newNode(fs.ModeDir|0o755, n.modTime)
 			dir.add(elem, child)
 		case !child.mode.IsDir():
 			return fmt.Errorf("parent %q is not a folder", full[:len(full)-len(rest)-1])

@@ -278,3 +278,56 @@ func TestChecksum(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOpenArchive reads a tar.gz of the hgx-h100 fixture (an 8-GPU
+// server, about 2,000 members) into memory, as check does for a snapshot.
+func BenchmarkOpenArchive(b *testing.B) {
+	root := filepath.Join("..", "..", "fixtures", "hgx-h100")
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	members := 0
+	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || p == root {
+			return err
+		}
+		link := ""
+		if fi.Mode()&os.ModeSymlink != 0 {
+			if link, err = os.Readlink(p); err != nil {
+				return err
+			}
+		}
+		h, err := tar.FileInfoHeader(fi, link)
+		if err != nil {
+			return err
+		}
+		h.Name, _ = filepath.Rel(root, p)
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+		members++
+		if fi.Mode().IsRegular() {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			_, err = tw.Write(data)
+			return err
+		}
+		return nil
+	})
+	if err != nil || tw.Close() != nil || zw.Close() != nil {
+		b.Fatal("building the archive:", err)
+	}
+	file := filepath.Join(b.TempDir(), "hgx-h100.tar.gz")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Open(file); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(members), "members")
+}
