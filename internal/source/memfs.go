@@ -36,6 +36,11 @@ type node struct {
 type memFS struct {
 	root *node
 	free []node // where new nodes come from while the tree is built
+
+	// The folder the last put went into: archives list a folder's entries
+	// one after another, so most puts skip the walk from the root.
+	lastDir     string
+	lastDirNode *node
 }
 
 var _ interface {
@@ -63,6 +68,9 @@ func (m *memFS) newNode(mode fs.FileMode, modTime time.Time) *node {
 // put stores n at the cleaned path p, creating missing parent folders.
 func (m *memFS) put(p string, n *node) error {
 	dir, full := m.root, p
+	if i := strings.LastIndexByte(p, '/'); i > 0 && m.lastDirNode != nil && p[:i] == m.lastDir {
+		dir, p = m.lastDirNode, p[i+1:]
+	}
 	for {
 		elem, rest, more := strings.Cut(p, "/")
 		if !more {
@@ -77,6 +85,9 @@ func (m *memFS) put(p string, n *node) error {
 			return fmt.Errorf("parent %q is not a folder", full[:len(full)-len(rest)-1])
 		}
 		dir, p = child, rest
+	}
+	if len(p) < len(full) {
+		m.lastDir, m.lastDirNode = full[:len(full)-len(p)-1], dir
 	}
 	if old := dir.children[p]; old != nil {
 		if old.mode.IsDir() {
