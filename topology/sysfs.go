@@ -20,7 +20,9 @@ var ErrNoPCI = errors.New("no PCI devices")
 // ReadSysfs reads the PCI hierarchy, RDMA and network names, NUMA nodes and
 // CPUs from a sysfs tree. fsys is rooted where sys/ (and proc/) live: "/" for
 // the running machine, or a capture. Problems with single files or devices
-// become warnings; only a tree with no PCI devices is an error.
+// become warnings (a function that vanishes while being read, hot-unplugged
+// or deleted from a capture, is left out with one); only a tree with no PCI
+// devices, or whose PCI index vanished while being read, is an error.
 func ReadSysfs(fsys fs.FS) (*Graph, error) {
 	r := &reader{fsys: fsys, g: &Graph{}, missing: map[string][]string{}}
 	entries, err := fs.ReadDir(fsys, pathPCIDevices)
@@ -31,7 +33,7 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 		return nil, fmt.Errorf("read %s: %w", pathPCIDevices, err)
 	}
 	r.readSystem()
-	dirs := map[BDF]string{}
+	dirs, listed := map[BDF]string{}, map[BDF]string{}
 	for _, e := range entries {
 		addr, err := ParseBDF(e.Name())
 		if err != nil {
@@ -39,14 +41,28 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 			continue
 		}
 		dir, err := r.resolve(path.Join(pathPCIDevices, e.Name()))
+		if errors.Is(err, fs.ErrNotExist) { // listed a moment ago
+			r.vanished(addr.String())
+			continue
+		}
 		if err != nil {
 			r.warn(path.Join(pathPCIDevices, e.Name()), err.Error())
 			continue
 		}
-		dirs[addr] = dir
-		r.g.Devices = append(r.g.Devices, r.readDevice(addr, dir))
+		d := r.readDevice(addr, dir)
+		if d == nil {
+			continue
+		}
+		dirs[addr], listed[addr] = dir, e.Name()
+		r.g.Devices = append(r.g.Devices, d)
 	}
 	if len(r.g.Devices) == 0 {
+		if r.gone > 0 {
+			if err := r.recheck(listed); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: the folders of the %d functions in %s are gone (they vanished while being read, or are missing from the capture)", ErrNoPCI, r.gone, pathPCIDevices)
+		}
 		return nil, fmt.Errorf("%w: %s is empty", ErrNoPCI, pathPCIDevices)
 	}
 	sort.Slice(r.g.Devices, func(i, j int) bool { return r.g.Devices[i].Addr.Less(r.g.Devices[j].Addr) })
@@ -66,8 +82,42 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 		}
 	})
 	r.readIOMMUGroupTypes()
+	if err := r.recheck(listed); err != nil {
+		return nil, err
+	}
 	r.summarize()
 	return r.g, nil
+}
+
+// vanished warns that the function bdf, listed in sys/bus/pci/devices, has
+// no folder (any more): it went away while being read, unplugged from a live
+// machine or deleted from a capture, or a broken capture lacks it. It is left
+// out rather than shown with what little was read.
+func (r *reader) vanished(bdf string) {
+	r.gone++
+	r.warn(bdf, "its folder is gone (hot-unplugged or deleted while being read, or missing from the capture): left out")
+}
+
+// recheck looks at the PCI index again once everything is read. An index
+// that is gone now (a capture deleted, /sys unmounted) is an error: what was
+// read may be incomplete anywhere. An accelerator or NIC that is gone now
+// was unplugged after its folder was read, and its RDMA and network names,
+// read later, may be missing: it is kept, with a warning. Other functions
+// were read whole (readDevice catches one that vanished on the way).
+// listed holds each function's name in the index.
+func (r *reader) recheck(listed map[BDF]string) error {
+	if _, err := fs.Stat(r.fsys, pathPCIDevices); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s vanished while being read (was the capture deleted?): run again on a stable copy", pathPCIDevices)
+	}
+	for _, d := range r.g.Devices {
+		if d.Kind != KindAccelerator && d.Kind != KindNIC {
+			continue
+		}
+		if _, err := fs.Lstat(r.fsys, path.Join(pathPCIDevices, listed[d.Addr])); errors.Is(err, fs.ErrNotExist) {
+			r.warn(d.BDF(), "vanished while being read (hot-unplugged?): shown as it was, its RDMA and network names perhaps missing")
+		}
+	}
+	return nil
 }
 
 // reader carries one ReadSysfs call's state.
@@ -79,6 +129,9 @@ type reader struct {
 	scratch []byte              // readSmall's buffer
 	// linkExpected counts the functions that should have a PCIe link.
 	linkExpected int
+	// failed counts the reads of attribute files that failed, gone the
+	// functions that vanished while being read.
+	failed, gone int
 }
 
 func (r *reader) warn(subject, msg string) {
@@ -108,6 +161,7 @@ func (r *reader) read(name string, limit int64) ([]byte, error) {
 func (r *reader) readSmall(name string) ([]byte, error) {
 	f, err := r.fsys.Open(name)
 	if err != nil {
+		r.failed++
 		return nil, err
 	}
 	defer f.Close()
@@ -122,6 +176,7 @@ func (r *reader) readSmall(name string) ([]byte, error) {
 			break
 		}
 		if err != nil {
+			r.failed++
 			return nil, err
 		}
 	}
@@ -172,9 +227,36 @@ func parseHex(s string, bits int) (uint64, error) {
 	return strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(s), "0x"), 16, bits)
 }
 
-// readDevice reads one function's attribute files from its folder dir.
+// readDevice reads one function's attribute files from its folder dir. It
+// returns nil, with a warning and nothing else recorded, when the folder went
+// away while being read.
 func (r *reader) readDevice(addr BDF, dir string) *Device {
 	bdf := addr.String()
+	failed, warnings, short, linkExpected := r.failed, len(r.g.Warnings), len(r.short), r.linkExpected
+	d := r.readFunction(addr, bdf, dir)
+	if r.failed == failed {
+		return d
+	}
+	if _, err := fs.Stat(r.fsys, dir); !errors.Is(err, fs.ErrNotExist) {
+		return d // files missing from a complete folder: a capture's gaps
+	}
+	// Undo what was recorded of it: its warnings, short config, missing files.
+	r.g.Warnings, r.short, r.linkExpected = r.g.Warnings[:warnings], r.short[:short], linkExpected
+	for file, devs := range r.missing {
+		if n := len(devs); n > 0 && devs[n-1] == bdf {
+			if n == 1 {
+				delete(r.missing, file)
+			} else {
+				r.missing[file] = devs[:n-1]
+			}
+		}
+	}
+	r.vanished(bdf)
+	return nil
+}
+
+// readFunction reads one function's attribute files from its folder dir.
+func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
 	d := &Device{Addr: addr, bdf: bdf, NUMANode: -1, RawNUMANode: -1}
 	attr := func(file string) (string, bool) {
 		s, err := r.text(path.Join(dir, file))
@@ -239,6 +321,13 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 		r.fromModalias(d, dir, !idsKnown, !classKnown)
 	}
 	d.Kind = KindOf(d.Class, d.VendorID)
+	// Links before numa_node, which is always read: a link missing because
+	// the folder vanished then shows as a failed read too (see readDevice).
+	d.Driver = r.linkBase(dir, "driver")
+	d.IOMMUGroup = r.linkBase(dir, "iommu_group")
+	if cfg == nil { // a virtual function's config reads vendor 0xffff, so only these can be one
+		d.PhysFn = r.linkBase(dir, "physfn")
+	}
 
 	if s, ok := attr("numa_node"); ok {
 		if n, err := strconv.Atoi(s); err == nil && n >= -1 && n < 1<<16 {
@@ -265,11 +354,6 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 		d.NUMANode, d.NUMAFrom = n, NUMAFromLocalCPUs
 	}
 	d.Link = r.readLink(d, dir, attr, cfg)
-	d.Driver = r.linkBase(dir, "driver")
-	d.IOMMUGroup = r.linkBase(dir, "iommu_group")
-	if cfg == nil { // a virtual function's config reads vendor 0xffff, so only these can be one
-		d.PhysFn = r.linkBase(dir, "physfn")
-	}
 	if d.Kind == KindAccelerator {
 		d.BARs = r.readBARs(d, dir)
 	}
@@ -427,7 +511,7 @@ func (r *reader) readLink(d *Device, dir string, attr func(string) (string, bool
 func (r *reader) linkBase(dir, name string) string {
 	t, err := fs.ReadLink(r.fsys, path.Join(dir, name))
 	if err != nil {
-		return ""
+		return "" // absent often (no driver bound, no IOMMU): not counted as failed
 	}
 	return path.Base(t)
 }

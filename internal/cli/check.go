@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -91,8 +92,21 @@ func checkRun(opts *checkOptions) error {
 	return checkOne(opts, name, level)
 }
 
-// checkOne checks one source in a table, markdown or JSON format.
+// checkOne checks one source in a table, markdown or JSON format. When
+// writing to standard output failed, the failed write is its error (unless
+// the source itself failed), whether or not the report noticed: a fleet run
+// then reports it for each source.
 func checkOne(opts *checkOptions, name string, level advisor.Severity) error {
+	err := checkReport(opts, name, level)
+	var fe *findingsError
+	if werr := opts.outErr(); werr != nil && (err == nil || errors.As(err, &fe)) {
+		return werr
+	}
+	return err
+}
+
+// checkReport writes checkOne's report.
+func checkReport(opts *checkOptions, name string, level advisor.Severity) error {
 	f, a, err := opts.start(name, false)
 	if err != nil {
 		return err

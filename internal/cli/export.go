@@ -2,14 +2,12 @@ package cli
 
 import (
 	"bytes"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gdtopo/gdtopo/internal/export"
+	"github.com/gdtopo/gdtopo/internal/outfile"
 )
 
 // exportOptions are gdtopo export's inputs.
@@ -81,34 +79,8 @@ func exportRun(opts *exportOptions) error {
 		_, err := opts.IO.Out.Write(buf.Bytes())
 		return err
 	}
-	return writeFileAtomic(opts.File, buf.Bytes())
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// folder and a rename, so a failure leaves no partial file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes it 0600
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return outfile.Write(opts.File, opts.IO.Files, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
 }

@@ -48,7 +48,7 @@ func (o *globalOptions) load(name string, allNames bool) (*analysis, error) {
 	case name == "-":
 		src, g, err = o.readText(name)
 	default:
-		src, err = source.Open(name)
+		src, err = o.IO.open(name)
 		if isUnrecognized(err) {
 			src, g, err = o.readText(name)
 		}

@@ -7,9 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gdtopo/gdtopo/internal/outfile"
+	"github.com/gdtopo/gdtopo/internal/source"
 )
 
 // Exit codes, as Go's own tools use them, plus one for findings.
@@ -32,14 +37,59 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Errorf(forma
 type Streams struct {
 	In       io.Reader // for the SOURCE "-"
 	Out, Err io.Writer
+	// Files is how output files (-o FILE of export and snapshot) are
+	// written; the zero value writes to the operating system's file system.
+	Files outfile.Options
+	// OpenSource opens a SOURCE that is a folder or archive; nil is
+	// source.Open. Tests use it to make sources vanish mid-run.
+	OpenSource func(name string) (*source.Source, error)
+}
+
+// open opens a SOURCE that is a folder or archive.
+func (s *Streams) open(name string) (*source.Source, error) {
+	if s.OpenSource != nil {
+		return s.OpenSource(name)
+	}
+	return source.Open(name)
 }
 
 // Main runs gdtopo with args (without the program name) and returns the exit
 // code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := NewRootCmd(&Streams{In: stdin, Out: stdout, Err: stderr})
+	return mainStreams(args, &Streams{In: stdin, Out: stdout, Err: stderr})
+}
+
+// mainStreams is Main with every stream and dependency given.
+//
+// Standard output is written through a stickyWriter: after a failed write
+// (a full disk, a closed pipe) every later write fails the same way, and a
+// command that did not notice still ends with exit status 1 and one line
+// saying so. A closed pipe (EPIPE: gdtopo check | head -1) ends it quietly
+// with status 1; the gdtopo binary never gets that far, as Go's runtime ends
+// a program whose standard output is a closed pipe with SIGPIPE, quietly,
+// as cat and grep end.
+func mainStreams(args []string, s *Streams) int {
+	out := &stickyWriter{w: s.Out}
+	streams := *s
+	streams.Out = out
+	root := NewRootCmd(&streams)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
+	if out.err != nil {
+		var ee *exitError
+		var fe *findingsError
+		switch {
+		case errors.Is(out.err, syscall.EPIPE):
+		case errors.As(err, &ee):
+			// each source's problems, the failed writes among them, were reported
+		case err == nil, errors.Is(err, out.err), errors.As(err, &fe):
+			fmt.Fprintf(s.Err, "gdtopo: %v\n", out.err)
+		default:
+			fmt.Fprintf(s.Err, "gdtopo: %v\n", err)
+			fmt.Fprintf(s.Err, "gdtopo: %v\n", out.err)
+		}
+		return ExitError
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -49,18 +99,51 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var fe *findingsError
 	if errors.As(err, &fe) {
-		fmt.Fprintf(stderr, "gdtopo: %v\n", err)
+		fmt.Fprintf(s.Err, "gdtopo: %v\n", err)
 		return ExitFindings
 	}
 	var ue *usageError
 	// Cobra's own command-line checks come back as plain errors.
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "required flag(s)") {
-		fmt.Fprintf(stderr, "gdtopo: %v\n", err)
-		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		fmt.Fprintf(s.Err, "gdtopo: %v\n", err)
+		fmt.Fprintf(s.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return ExitUsage
 	}
-	fmt.Fprintf(stderr, "gdtopo: %v\n", err)
+	fmt.Fprintf(s.Err, "gdtopo: %v\n", err)
 	return ExitError
+}
+
+// stickyWriter is standard output: it keeps the first failed write, as an
+// error naming standard output, and fails every later write with it.
+// Commands write to standard output from one goroutine at a time.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		if pe, ok := err.(*fs.PathError); ok {
+			err = pe.Err // "write /dev/stdout: ..." names the device, not what the user knows
+		}
+		s.err = fmt.Errorf("write standard output: %w", outfile.Explain(err))
+	}
+	return n, s.err
+}
+
+// outErr is the error of the first failed write to standard output, if any.
+func (o *globalOptions) outErr() error {
+	if w, ok := o.IO.Out.(*stickyWriter); ok {
+		return w.err
+	}
+	return nil
 }
 
 // args wraps a cobra argument check so its error counts as a usage error.

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gdtopo/gdtopo/internal/outfile"
 	"github.com/gdtopo/gdtopo/internal/snapshot"
 	"github.com/gdtopo/gdtopo/internal/source"
 )
@@ -54,15 +57,20 @@ func snapshotRun(opts *snapshotOptions) error {
 	src := source.Live()
 	if opts.Source != "" {
 		var err error
-		if src, err = source.Open(opts.Source); err != nil {
+		if src, err = opts.IO.open(opts.Source); err != nil {
 			return err
 		}
 	}
-	_, err := snapshot.WriteFile(opts.File, src.Root, snapshot.Options{
-		Redact:  !opts.NoRedact,
-		Version: version,
-		Source:  src.Name,
-		Root:    src.Kind == source.KindLive && os.Geteuid() == 0,
+	return outfile.Write(opts.File, opts.IO.Files, func(w io.Writer) error {
+		_, err := snapshot.Capture(src.Root, w, snapshot.Options{
+			Redact:  !opts.NoRedact,
+			Version: version,
+			Source:  src.Name,
+			Root:    src.Kind == source.KindLive && os.Geteuid() == 0,
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", src.Name, err) // about the source, not the file
+		}
+		return nil
 	})
-	return err
 }

@@ -1,58 +1,25 @@
 package snapshot
 
 import (
-	"errors"
-	"fmt"
+	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
+
+	"github.com/gdtopo/gdtopo/internal/outfile"
 )
 
-// WriteFile captures fsys into the file name, atomically: it writes a
-// temporary file in the same folder, syncs it and renames it over name. On
-// any error the temporary file is removed, so no partial snapshot is left.
+// WriteFile captures fsys into the file name with outfile.Write: a temporary
+// file in the same folder, synced, closed and renamed over name. On any
+// error (a full disk included) the temporary file is removed, so no partial
+// snapshot is left.
 func WriteFile(name string, fsys fs.FS, opts Options) (Stats, error) {
-	dir := filepath.Dir(name)
-	switch fi, err := os.Stat(dir); {
-	case errors.Is(err, fs.ErrNotExist):
-		return Stats{}, fmt.Errorf("write %s: folder %s does not exist", name, dir)
-	case err != nil:
-		return Stats{}, fmt.Errorf("write %s: %w", name, err)
-	case !fi.IsDir():
-		return Stats{}, fmt.Errorf("write %s: %s is not a folder", name, dir)
-	}
-	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		return Stats{}, fmt.Errorf("write %s: is a folder", name)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*.tmp")
+	var st Stats
+	err := outfile.Write(name, outfile.Options{}, func(w io.Writer) error {
+		var err error
+		st, err = Capture(fsys, w, opts)
+		return err
+	})
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return Stats{}, fmt.Errorf("write %s: %w", name, err)
-	}
-	tmp := f.Name()
-	st, err := Capture(fsys, f, opts)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, name)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return Stats{}, fmt.Errorf("write %s: %w", name, err)
-	}
-	if d, err := os.Open(dir); err == nil { // make the rename durable; best effort
-		d.Sync()
-		d.Close()
+		return Stats{}, err
 	}
 	return st, nil
 }

@@ -11,6 +11,7 @@ package snapshot
 import (
 	"archive/tar"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -81,7 +82,8 @@ type capturer struct {
 // folders that links point to (bus/pci/drivers/<name>, kernel/iommu_groups/<N>)
 // are made with the back-links the kernel has, so that lspci and lstopo
 // resolve them. Missing or unreadable files are simply absent; only a source
-// without sys/bus/pci/devices is an error.
+// without sys/bus/pci/devices, or whose sys/bus/pci/devices vanished while
+// it was being captured (a capture deleted meanwhile), is an error.
 func Capture(fsys fs.FS, w io.Writer, opts Options) (Stats, error) {
 	c := &capturer{fsys: fsys, spec: topology.CaptureSpec(), opts: opts, tree: map[string]*entry{}}
 	if err := c.pci(); err != nil {
@@ -90,6 +92,9 @@ func Capture(fsys fs.FS, w io.Writer, opts Options) (Stats, error) {
 	c.classes()
 	c.system()
 	c.platform()
+	if _, err := fs.Stat(fsys, c.spec.PCIDevices); errors.Is(err, fs.ErrNotExist) {
+		return Stats{}, fmt.Errorf("%s vanished while being read (was the capture deleted?)", c.spec.PCIDevices)
+	}
 	now := time.Now
 	if opts.Now != nil {
 		now = opts.Now

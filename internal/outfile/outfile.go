@@ -1,0 +1,207 @@
+// Package outfile writes gdtopo's output files whole or not at all: into a
+// temporary file in the destination's folder, which is synced, closed and
+// renamed over the destination. On any failure (a full disk, a quota, a file
+// size limit, a short write, a failed sync or close) the temporary file is
+// removed, so nothing partial is left behind.
+package outfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// File is an open temporary file, as System.CreateTemp returns it.
+type File interface {
+	io.Writer
+	Name() string
+	Chmod(mode fs.FileMode) error
+	Sync() error
+	Close() error
+}
+
+// System is the file system calls Write makes. OS is the operating
+// system's; tests substitute one that fails.
+type System interface {
+	Stat(name string) (fs.FileInfo, error)
+	CreateTemp(dir, pattern string) (File, error)
+	Rename(oldpath, newpath string) error
+	Remove(name string) error
+	// SyncDir makes a rename in folder dir durable.
+	SyncDir(dir string) error
+}
+
+// Options are Write's dependencies.
+type Options struct {
+	System System // nil: OS
+}
+
+// OS is the operating system's file system.
+type OS struct{}
+
+// Stat is os.Stat.
+func (OS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+
+// CreateTemp is os.CreateTemp.
+func (OS) CreateTemp(dir, pattern string) (File, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err // a nil *os.File must not become a non-nil File
+	}
+	return f, nil
+}
+
+// Rename is os.Rename.
+func (OS) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }
+
+// Remove is os.Remove.
+func (OS) Remove(name string) error { return os.Remove(name) }
+
+// SyncDir opens dir and syncs it.
+func (OS) SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Write creates or replaces the file name with what write writes. It
+// writes to a temporary file in name's folder, sets it to mode 0644, syncs
+// and closes it, and renames it over name; on any error the temporary file
+// is removed and name is left as it was. Errors name the file, never the
+// temporary one, and say what to do about a full disk, a quota or a file
+// size limit (see Explain); the cause stays in the chain for errors.Is.
+//
+// A write that fails, or is short, fails every later write and Write
+// itself, even when write does not pass the error on.
+func Write(name string, opts Options, write func(w io.Writer) error) error {
+	sys := opts.System
+	if sys == nil {
+		sys = OS{}
+	}
+	fail := func(err error) error { return fmt.Errorf("write %s: %w", name, Explain(bare(err))) }
+	dir := filepath.Dir(name)
+	switch fi, err := sys.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("write %s: folder %s does not exist", name, dir)
+	case err != nil:
+		return fail(err)
+	case !fi.IsDir():
+		return fmt.Errorf("write %s: %s is not a folder", name, dir)
+	}
+	if fi, err := sys.Stat(name); err == nil && fi.IsDir() {
+		return fmt.Errorf("write %s: is a folder", name)
+	}
+	f, err := sys.CreateTemp(dir, "."+filepath.Base(name)+".*.tmp")
+	if err != nil {
+		return fail(err)
+	}
+	tmp := f.Name()
+	closed, renamed := false, false
+	defer func() { // on every way out, a panic in write included
+		if !closed {
+			_ = f.Close()
+		}
+		if !renamed {
+			_ = sys.Remove(tmp)
+		}
+	}()
+	w := &checkedWriter{w: f}
+	err = write(w)
+	if w.err != nil {
+		err = w.err // the cause, whatever write made of it
+	}
+	if err == nil {
+		err = f.Chmod(0o644) // CreateTemp makes it 0600
+	}
+	if err == nil {
+		err = f.Sync() // a full disk often shows only here, or at Close
+	}
+	closed = true
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = sys.Rename(tmp, name)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	renamed = true
+	_ = sys.SyncDir(dir) // makes the rename durable; the file is complete either way
+	return nil
+}
+
+// checkedWriter keeps the first error of the writer below, counts a short
+// write as io.ErrShortWrite, and fails every write after an error with it.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	c.err = err
+	return n, err
+}
+
+// bare strips an *fs.PathError or *os.LinkError around err, whose path is
+// the temporary file's: the caller names the file itself. One deeper in the
+// chain is about something else (the source being read) and stays.
+func bare(err error) error {
+	switch e := err.(type) {
+	case *fs.PathError:
+		return e.Err
+	case *os.LinkError:
+		return e.Err
+	}
+	return err
+}
+
+// hintError is an error with advice on what to do about it.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e *hintError) Error() string { return e.err.Error() + " (" + e.hint + ")" }
+func (e *hintError) Unwrap() error { return e.err }
+
+// Explain adds what to do to the errors a full or limited disk gives:
+// ENOSPC, EDQUOT, EFBIG and a short write. Other errors are returned as
+// they are.
+func Explain(err error) error {
+	var hint string
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		hint = "the disk is full: free some space or write elsewhere"
+	case errors.Is(err, syscall.EDQUOT):
+		hint = "the disk quota is used up: free some space or write elsewhere"
+	case errors.Is(err, syscall.EFBIG):
+		hint = "over the file size limit, ulimit -f, or the largest file the file system allows: raise the limit or write elsewhere"
+	case errors.Is(err, io.ErrShortWrite):
+		hint = "the disk took only part of it, as when full: free some space or write elsewhere"
+	default:
+		return err
+	}
+	var h *hintError
+	if errors.As(err, &h) {
+		return err // explained already
+	}
+	return &hintError{err: err, hint: hint}
+}
