@@ -307,7 +307,7 @@ func (r *archiveReader) streamErr(err error) error {
 		return r.in.err
 	}
 	what, near := "corrupt", ""
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errTarNoEnd) {
 		what = "truncated"
 	}
 	if r.member != "" {

@@ -20,7 +20,7 @@ var fuzzLimits = Limits{MaxExpanded: 4 << 20, MaxMember: 64 << 10, MaxEntries: 2
 
 // fuzzSeedTar is a small sysfs-like tree as a tar stream: folders, attribute
 // files, a config blob, bus and class links, a hard link and proc files.
-func fuzzSeedTar(f *testing.F) []byte {
+func fuzzSeedTar(f testing.TB) []byte {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	dev := "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0"

@@ -21,15 +21,21 @@ const maxTarMeta = 1 << 20
 // errTarSparse refuses sparse members, which sysfs captures never hold.
 var errTarSparse = errors.New("sparse members are not supported")
 
+// errTarNoEnd refuses a stream that ends between members without tar's
+// end-of-archive blocks: every tar writer ends with them, so the archive was
+// cut short (archive/tar takes such a stream as complete).
+var errTarNoEnd = errors.New("the archive ends without tar's end-of-archive blocks: it was cut short")
+
 // tarReader reads a tar stream member by member, like archive/tar.Reader
 // but at a fraction of its cost per header: a snapshot of an 8-GPU server has
 // over 2,000 members of a few bytes each, and archive/tar's header parsing
 // (it allocates a Header with eight strings and scans every block rune by
 // rune) was the largest part of reading one. It reads V7, USTAR, PAX, GNU and
 // star headers, GNU long names and links, PAX path, linkpath and size
-// records, and numbers in octal or base-256; it refuses sparse members. Where
-// archive/tar would read a stream, tarReader gives the same names, types,
-// links and contents, or an error (see FuzzTarReader).
+// records, and numbers in octal or base-256; it refuses sparse members and
+// streams cut short between members. Where archive/tar would read a stream,
+// tarReader gives the same names, types, links and contents, or one of
+// those two errors (see FuzzTarReader).
 type tarReader struct {
 	r    io.Reader
 	blk  [tarBlock]byte
@@ -51,15 +57,15 @@ func (tr *tarReader) Next() (*tar.Header, error) {
 		if err := tr.discard(tr.left); err != nil {
 			return nil, err
 		}
-		// A stream that ends in the padding after a content has ended, for
-		// archive/tar too.
 		if _, err := io.ReadFull(tr.r, tr.blk[:tr.pad]); err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, io.EOF
+			return nil, errTarNoEnd
 		} else if err != nil {
 			return nil, err
 		}
 		tr.left, tr.pad = 0, 0
-		if err := tr.readBlock(true); err != nil {
+		if err := tr.readBlock(true); err == io.EOF {
+			return nil, errTarNoEnd
+		} else if err != nil {
 			return nil, err
 		}
 		if tr.blk == [tarBlock]byte{} {

@@ -63,7 +63,7 @@ func compareTarReaders(t *testing.T, data []byte) {
 	ours := newTarReader(bytes.NewReader(data))
 	got, ourErr := tarMembers(ours.Next, ours)
 	switch {
-	case stdErr == nil && errors.Is(ourErr, errTarSparse):
+	case stdErr == nil && (errors.Is(ourErr, errTarSparse) || errors.Is(ourErr, errTarNoEnd)):
 		return
 	case stdErr == nil && ourErr != nil:
 		t.Fatalf("archive/tar reads %d members; tarReader fails after %d: %v", len(want), len(got), ourErr)
@@ -198,8 +198,20 @@ func TestTarReaderErrors(t *testing.T) {
 	if _, err := newTarReader(bytes.NewReader(data[:300])).Next(); err != io.ErrUnexpectedEOF {
 		t.Errorf("half a header: %v; want io.ErrUnexpectedEOF", err)
 	}
-	if _, err := newTarReader(bytes.NewReader(nil)).Next(); err != io.EOF {
-		t.Errorf("empty stream: %v; want io.EOF", err)
+	if _, err := newTarReader(bytes.NewReader(nil)).Next(); err != errTarNoEnd {
+		t.Errorf("empty stream: %v; want errTarNoEnd", err)
+	}
+	// Cut at every block boundary before the end-of-archive blocks: never
+	// taken as a complete archive.
+	for n := 512; n < len(data)-1024; n += 512 {
+		tr := newTarReader(bytes.NewReader(data[:n]))
+		var err error
+		for err == nil {
+			_, err = tr.Next()
+		}
+		if err != errTarNoEnd && err != io.ErrUnexpectedEOF {
+			t.Errorf("cut at %d of %d bytes: %v; want errTarNoEnd or io.ErrUnexpectedEOF", n, len(data), err)
+		}
 	}
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
@@ -211,6 +223,22 @@ func TestTarReaderErrors(t *testing.T) {
 	fixChecksum(h)
 	if _, err := newTarReader(bytes.NewReader(h)).Next(); !errors.Is(err, errTarSparse) {
 		t.Errorf("GNU sparse member: %v; want errTarSparse", err)
+	}
+}
+
+// TestOpenCutTar: a plain tar cut anywhere, at a block boundary too, is
+// refused as truncated, never read as a smaller machine.
+func TestOpenCutTar(t *testing.T) {
+	data := fuzzSeedTar(t)
+	file := filepath.Join(t.TempDir(), "cut.tar")
+	for n := 512; n <= len(data)-1024; n += 256 {
+		if err := os.WriteFile(file, data[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(file)
+		if err == nil || !strings.Contains(err.Error(), file+": truncated tar archive") {
+			t.Errorf("cut at %d of %d bytes: %v; want a truncated tar archive", n, len(data), err)
+		}
 	}
 }
 
