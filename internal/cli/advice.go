@@ -38,7 +38,7 @@ func (a *analysis) advise(o *adviceOptions) (*advisor.Result, error) {
 			return nil, fmt.Errorf("--model %s: %w", o.ModelFile, err)
 		}
 	}
-	res, err := advisor.Analyze(a.g, nil, opts)
+	res, err := advisor.Analyze(a.g, a.allPairs(), opts)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--nccl-version: %w", err)}
 	}

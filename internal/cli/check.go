@@ -116,7 +116,7 @@ func checkReport(opts *checkOptions, name string, level advisor.Severity) error 
 		return err
 	}
 	if f == render.JSON {
-		if err := writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, a.g.Pairs(), res)); err != nil {
+		if err := writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, a.allPairs(), res)); err != nil {
 			return err
 		}
 		return failOn(res, level)
@@ -139,11 +139,16 @@ func checkReport(opts *checkOptions, name string, level advisor.Severity) error 
 		predictions[[2]*topology.Device{pr.GPU, pr.NIC}] = &res.Predictions[i]
 	}
 	nics, hidden := a.shownNICs()
-	// The tables show accelerator-NIC pairs only: classify just those.
+	// The tables show the accelerator-NIC pairs of the shown NICs, labelled
+	// already for the advisor (accelerator first).
+	labelled := map[[2]*topology.Device]topology.Pair{}
+	for _, pr := range a.allPairs() {
+		labelled[[2]*topology.Device{pr.A, pr.B}] = pr
+	}
 	accelNIC := make([]topology.Pair, 0, len(accels)*len(nics))
 	for _, g := range accels {
 		for _, n := range nics {
-			accelNIC = append(accelNIC, a.g.Classify(g, n))
+			accelNIC = append(accelNIC, labelled[[2]*topology.Device{g, n}])
 		}
 	}
 	if len(nics) == 0 {

@@ -212,7 +212,7 @@ func (opts *checkOptions) fleetLine(name string, level advisor.Severity) fleet.L
 	if err == nil {
 		var res *advisor.Result
 		if res, err = a.advise(&opts.adviceOptions); err == nil {
-			line.Report = report.New(a.sourceInfo(), a.g, a.g.Pairs(), res)
+			line.Report = report.New(a.sourceInfo(), a.g, a.allPairs(), res)
 			if failOn(res, level) != nil {
 				line.ExitCode = ExitFindings
 			}

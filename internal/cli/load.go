@@ -16,6 +16,16 @@ type analysis struct {
 	g       *topology.Graph
 	names   *names.Resolver
 	aliases map[*topology.Device]string
+	pairs   []topology.Pair // every accelerator and NIC pair, once asked for
+}
+
+// allPairs labels every pair of accelerators and NICs once per analysis:
+// the advisor, the report and the tables share them.
+func (a *analysis) allPairs() []topology.Pair {
+	if a.pairs == nil {
+		a.pairs = a.g.Pairs()
+	}
+	return a.pairs
 }
 
 // resolver returns the names resolver shared by every source of one run,
