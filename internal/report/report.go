@@ -150,7 +150,7 @@ type Pair struct {
 	SMI            string   `json:"smi"`
 	NCCL           string   `json:"nccl"`
 	Path           string   `json:"path"`
-	Hops           []Hop    `json:"hops,omitempty"` // left out by WithoutHops
+	Hops           []Hop    `json:"hops,omitempty"` // empty when the pair's hops were not given
 	BottleneckGbps float64  `json:"bottleneck_gbps"`
 	LabelUncertain bool     `json:"label_uncertain"`
 	Notes          []string `json:"notes,omitempty"`
@@ -197,16 +197,6 @@ func SplitNICs(g *topology.Graph) (rdma, plain []*topology.Device) {
 		}
 	}
 	return rdma, plain
-}
-
-// WithoutHops drops every pair's hops, the bulk of a report (about 85% of
-// an 8-GPU server's), for fleet lines where only the labels and
-// predictions are wanted. It returns r.
-func (r *Report) WithoutHops() *Report {
-	for i := range r.Pairs {
-		r.Pairs[i].Hops = nil
-	}
-	return r
 }
 
 // New builds the report of g read from src, with the advisor's result when

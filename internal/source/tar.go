@@ -2,6 +2,7 @@ package source
 
 import (
 	"archive/tar"
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -37,15 +38,23 @@ var errTarNoEnd = errors.New("the archive ends without tar's end-of-archive bloc
 // tarReader gives the same names, types, links and contents, or one of
 // those two errors (see FuzzTarReader).
 type tarReader struct {
-	r    io.Reader
-	blk  [tarBlock]byte
+	r    *bufio.Reader
+	blk  []byte     // the header block just read, inside r's buffer
 	hdr  tar.Header // the current member, overwritten by Next
 	left int64      // content bytes of the current member not yet read
 	pad  int64      // padding after the current member's content
 }
 
-// newTarReader reads the tar stream r.
-func newTarReader(r io.Reader) *tarReader { return &tarReader{r: r} }
+// newTarReader reads the tar stream r. Headers are parsed and padding
+// skipped inside the buffer of r when it is a bufio.Reader; anything else
+// gets one.
+func newTarReader(r io.Reader) *tarReader {
+	br, ok := r.(*bufio.Reader)
+	if !ok || br.Size() < tarBlock {
+		br = bufio.NewReaderSize(r, 32<<10)
+	}
+	return &tarReader{r: br}
+}
 
 // Next advances to the next member and returns its header, which is only
 // valid until the next call. It returns io.EOF at the end of the archive.
@@ -57,24 +66,24 @@ func (tr *tarReader) Next() (*tar.Header, error) {
 		if err := tr.discard(tr.left); err != nil {
 			return nil, err
 		}
-		if _, err := io.ReadFull(tr.r, tr.blk[:tr.pad]); err == io.EOF || err == io.ErrUnexpectedEOF {
+		if n, err := tr.r.Discard(int(tr.pad)); int64(n) < tr.pad && err == io.EOF {
 			return nil, errTarNoEnd
 		} else if err != nil {
 			return nil, err
 		}
 		tr.left, tr.pad = 0, 0
-		if err := tr.readBlock(true); err == io.EOF {
+		if err := tr.readBlock(); err == io.EOF {
 			return nil, errTarNoEnd
 		} else if err != nil {
 			return nil, err
 		}
-		if tr.blk == [tarBlock]byte{} {
+		if allZero(tr.blk) {
 			// Two zero blocks end the archive; archive/tar accepts one before
 			// the end of the stream too.
-			if err := tr.readBlock(true); err != nil {
+			if err := tr.readBlock(); err != nil {
 				return nil, err
 			}
-			if tr.blk == [tarBlock]byte{} {
+			if allZero(tr.blk) {
 				return nil, io.EOF
 			}
 			return nil, tar.ErrHeader
@@ -177,14 +186,30 @@ func (tr *tarReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// readBlock reads one 512-byte block; a stream that ends inside it is
-// truncated, one that ends before it has ended (when atBoundary).
-func (tr *tarReader) readBlock(atBoundary bool) error {
-	n, err := io.ReadFull(tr.r, tr.blk[:])
-	if err == io.EOF && (!atBoundary || n != 0) {
-		err = io.ErrUnexpectedEOF
+// readBlock reads one 512-byte block into tr.blk, which stays valid until
+// the next read. A stream that ends inside it is truncated; one that ends
+// before it gives io.EOF.
+func (tr *tarReader) readBlock() error {
+	b, err := tr.r.Peek(tarBlock)
+	if len(b) < tarBlock {
+		if err == io.EOF && len(b) > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
 	}
+	tr.blk = b
+	_, err = tr.r.Discard(tarBlock)
 	return err
+}
+
+// allZero reports whether the block b holds only zero bytes.
+func allZero(b []byte) bool {
+	for i := 0; i < len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:]) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // readMeta reads the size-byte content of a metadata member, leaving its
@@ -221,14 +246,15 @@ func (tr *tarReader) setContent(h *tar.Header) error {
 // discard skips n bytes of the stream.
 func (tr *tarReader) discard(n int64) error {
 	for n > 0 {
-		chunk := tr.blk[:min(n, tarBlock)]
-		if _, err := io.ReadFull(tr.r, chunk); err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
+		step := int(min(n, 1<<30))
+		done, err := tr.r.Discard(step)
+		n -= int64(done)
+		if err == io.EOF {
+			return io.ErrUnexpectedEOF
+		}
+		if err != nil {
 			return err
 		}
-		n -= int64(len(chunk))
 	}
 	return nil
 }
@@ -236,7 +262,7 @@ func (tr *tarReader) discard(n int64) error {
 // parseHeader decodes the header in tr.blk into h, after checking its
 // checksum, as archive/tar's readHeader.
 func (tr *tarReader) parseHeader(h *tar.Header) error {
-	b := tr.blk[:]
+	b := tr.blk
 	sum, ok := parseOctal(b[148:156])
 	if !ok {
 		return tar.ErrHeader
