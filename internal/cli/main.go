@@ -61,7 +61,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // mainStreams is Main with every stream and dependency given.
 //
-// Standard output is written through a stickyWriter: after a failed write
+// Standard output is written through an outfile.StickyWriter: after a failed write
 // (a full disk, a closed pipe) every later write fails the same way, and a
 // command that did not notice still ends with exit status 1 and one line
 // saying so. A closed pipe (EPIPE: gdtopo check | head -1) ends it quietly
@@ -69,24 +69,24 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // a program whose standard output is a closed pipe with SIGPIPE, quietly,
 // as cat and grep end.
 func mainStreams(args []string, s *Streams) int {
-	out := &stickyWriter{w: s.Out}
+	out := &outfile.StickyWriter{W: s.Out, Wrap: stdoutError}
 	streams := *s
 	streams.Out = out
 	root := NewRootCmd(&streams)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
-	if out.err != nil {
+	if out.Err != nil {
 		var ee *exitError
 		var fe *findingsError
 		switch {
-		case errors.Is(out.err, syscall.EPIPE):
+		case errors.Is(out.Err, syscall.EPIPE):
 		case errors.As(err, &ee):
 			// each source's problems, the failed writes among them, were reported
-		case err == nil, errors.Is(err, out.err), errors.As(err, &fe):
-			fmt.Fprintf(s.Err, "gdtopo: %v\n", out.err)
+		case err == nil, errors.Is(err, out.Err), errors.As(err, &fe):
+			fmt.Fprintf(s.Err, "gdtopo: %v\n", out.Err)
 		default:
 			fmt.Fprintf(s.Err, "gdtopo: %v\n", err)
-			fmt.Fprintf(s.Err, "gdtopo: %v\n", out.err)
+			fmt.Fprintf(s.Err, "gdtopo: %v\n", out.Err)
 		}
 		return ExitError
 	}
@@ -113,35 +113,18 @@ func mainStreams(args []string, s *Streams) int {
 	return ExitError
 }
 
-// stickyWriter is standard output: it keeps the first failed write, as an
-// error naming standard output, and fails every later write with it.
-// Commands write to standard output from one goroutine at a time.
-type stickyWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (s *stickyWriter) Write(p []byte) (int, error) {
-	if s.err != nil {
-		return 0, s.err
+// stdoutError names standard output in the error of a failed write to it.
+func stdoutError(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		err = pe.Err // "write /dev/stdout: ..." names the device, not what the user knows
 	}
-	n, err := s.w.Write(p)
-	if err == nil && n < len(p) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		if pe, ok := err.(*fs.PathError); ok {
-			err = pe.Err // "write /dev/stdout: ..." names the device, not what the user knows
-		}
-		s.err = fmt.Errorf("write standard output: %w", outfile.Explain(err))
-	}
-	return n, s.err
+	return fmt.Errorf("write standard output: %w", outfile.Explain(err))
 }
 
 // outErr is the error of the first failed write to standard output, if any.
 func (o *globalOptions) outErr() error {
-	if w, ok := o.IO.Out.(*stickyWriter); ok {
-		return w.err
+	if w, ok := o.IO.Out.(*outfile.StickyWriter); ok {
+		return w.Err
 	}
 	return nil
 }

@@ -2,7 +2,8 @@
 // temporary file in the destination's folder, which is synced, closed and
 // renamed over the destination. On any failure (a full disk, a quota, a file
 // size limit, a short write, a failed sync or close) the temporary file is
-// removed, so nothing partial is left behind.
+// removed, so nothing partial is left behind. StickyWriter, which keeps the
+// first failed write, serves standard output too.
 package outfile
 
 import (
@@ -115,10 +116,10 @@ func Write(name string, opts Options, write func(w io.Writer) error) error {
 			_ = sys.Remove(tmp)
 		}
 	}()
-	w := &checkedWriter{w: f}
+	w := &StickyWriter{W: f}
 	err = write(w)
-	if w.err != nil {
-		err = w.err // the cause, whatever write made of it
+	if w.Err != nil {
+		err = w.Err // the cause, whatever write made of it
 	}
 	if err == nil {
 		err = f.Chmod(0o644) // CreateTemp makes it 0600
@@ -141,22 +142,28 @@ func Write(name string, opts Options, write func(w io.Writer) error) error {
 	return nil
 }
 
-// checkedWriter keeps the first error of the writer below, counts a short
-// write as io.ErrShortWrite, and fails every write after an error with it.
-type checkedWriter struct {
-	w   io.Writer
-	err error
+// StickyWriter writes to W and keeps its first error, a short write
+// counting as io.ErrShortWrite, as Err; every later write fails with Err.
+// When Wrap is set, the error kept is Wrap of the first one.
+type StickyWriter struct {
+	W    io.Writer
+	Wrap func(error) error
+	Err  error
 }
 
-func (c *checkedWriter) Write(p []byte) (int, error) {
-	if c.err != nil {
-		return 0, c.err
+// Write writes p to W unless an earlier write failed.
+func (s *StickyWriter) Write(p []byte) (int, error) {
+	if s.Err != nil {
+		return 0, s.Err
 	}
-	n, err := c.w.Write(p)
+	n, err := s.W.Write(p)
 	if err == nil && n < len(p) {
 		err = io.ErrShortWrite
 	}
-	c.err = err
+	if err != nil && s.Wrap != nil {
+		err = s.Wrap(err)
+	}
+	s.Err = err
 	return n, err
 }
 
