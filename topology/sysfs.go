@@ -388,8 +388,8 @@ func (r *reader) readBARs(d *Device, dir string) []BAR {
 		if i > 6 {
 			break // SR-IOV and bridge windows follow
 		}
-		var start, end, flags uint64
-		if _, err := fmt.Sscanf(line, "0x%x 0x%x 0x%x", &start, &end, &flags); err != nil {
+		start, end, flags, ok := resourceLine(line)
+		if !ok {
 			r.warn(d.BDF()+"/resource", fmt.Sprintf("line %d: invalid value %q", i+1, line))
 			return bars
 		}
@@ -399,6 +399,25 @@ func (r *reader) readBARs(d *Device, dir string) []BAR {
 		bars = append(bars, BAR{Index: i, Size: end - start + 1, Prefetchable: flags&resourcePrefetch != 0, Is64: flags&resourceMem64 != 0})
 	}
 	return bars
+}
+
+// resourceLine parses one "0xSTART 0xEND 0xFLAGS" line of a resource file
+// (more fields may follow; sysfs-reference.md §1.5).
+func resourceLine(line string) (start, end, flags uint64, ok bool) {
+	f := strings.Fields(line)
+	if len(f) < 3 {
+		return 0, 0, 0, false
+	}
+	var v [3]uint64
+	for i := range v {
+		hex, found := strings.CutPrefix(f[i], "0x")
+		n, err := strconv.ParseUint(hex, 16, 64)
+		if !found || err != nil {
+			return 0, 0, 0, false
+		}
+		v[i] = n
+	}
+	return v[0], v[1], v[2], true
 }
 
 // readConfig decodes the config file and records what it shows; nil when
