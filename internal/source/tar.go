@@ -220,10 +220,7 @@ func (tr *tarReader) readMeta(size int64) ([]byte, error) {
 	}
 	b := make([]byte, size)
 	if _, err := io.ReadFull(tr, b); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
+		return nil, err // Read reports a stream that ends early as io.ErrUnexpectedEOF
 	}
 	return b, nil
 }
