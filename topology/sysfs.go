@@ -7,9 +7,12 @@ import (
 	"io/fs"
 	"math/bits"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gdtopo/gdtopo/internal/pciconfig"
 )
@@ -23,7 +26,15 @@ var ErrNoPCI = errors.New("no PCI devices")
 // become warnings (a function that vanishes while being read, hot-unplugged
 // or deleted from a capture, is left out with one); only a tree with no PCI
 // devices, or whose PCI index vanished while being read, is an error.
-func ReadSysfs(fsys fs.FS) (*Graph, error) {
+func ReadSysfs(fsys fs.FS) (*Graph, error) { return ReadSysfsParallel(fsys, 1) }
+
+// ReadSysfsParallel is ReadSysfs reading up to workers functions' folders at
+// once, for a tree on a file system where reads wait on the kernel (on a
+// live machine each config read is a run of config-space accesses). fsys
+// must be safe for concurrent use. The graph, warnings included, is the
+// same as ReadSysfs gives: what each function's read recorded is merged in
+// the index's order.
+func ReadSysfsParallel(fsys fs.FS, workers int) (*Graph, error) {
 	r := &reader{fsys: fsys, g: &Graph{}, missing: map[string][]string{}}
 	entries, err := fs.ReadDir(fsys, pathPCIDevices)
 	if err != nil {
@@ -33,32 +44,38 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 		return nil, fmt.Errorf("read %s: %w", pathPCIDevices, err)
 	}
 	r.readSystem()
-	dirs, listed := map[BDF]string{}, map[BDF]string{}
-	for _, e := range entries {
-		addr, err := ParseBDF(e.Name())
-		if err != nil {
-			r.warn(path.Join(pathPCIDevices, e.Name()), "not a PCI address: skipped")
-			continue
+	listed := make([]listedFunction, len(entries))
+	for i, e := range entries {
+		listed[i].name = e.Name()
+		listed[i].addr, listed[i].addrErr = ParseBDF(e.Name())
+	}
+	r.readFunctions(listed, workers)
+	dirs, names := map[BDF]string{}, map[BDF]string{}
+	for i := range listed {
+		f := &listed[i]
+		switch {
+		case f.addrErr != nil:
+			r.warn(path.Join(pathPCIDevices, f.name), "not a PCI address: skipped")
+		case f.gone:
+			r.vanished(f.addr.String())
+		case f.linkErr != nil:
+			r.warn(path.Join(pathPCIDevices, f.name), f.linkErr.Error())
+		default:
+			r.g.Warnings = append(r.g.Warnings, f.warnings...)
+			for _, file := range f.missing {
+				r.missing[file] = append(r.missing[file], f.dev.bdf)
+			}
+			if f.short {
+				r.short = append(r.short, f.dev.bdf)
+			}
+			r.linkExpected += f.linkExpected
+			dirs[f.addr], names[f.addr] = f.dir, f.name
+			r.g.Devices = append(r.g.Devices, f.dev)
 		}
-		dir, err := r.resolve(path.Join(pathPCIDevices, e.Name()))
-		if errors.Is(err, fs.ErrNotExist) { // listed a moment ago
-			r.vanished(addr.String())
-			continue
-		}
-		if err != nil {
-			r.warn(path.Join(pathPCIDevices, e.Name()), err.Error())
-			continue
-		}
-		d := r.readDevice(addr, dir)
-		if d == nil {
-			continue
-		}
-		dirs[addr], listed[addr] = dir, e.Name()
-		r.g.Devices = append(r.g.Devices, d)
 	}
 	if len(r.g.Devices) == 0 {
 		if r.gone > 0 {
-			if err := r.recheck(listed); err != nil {
+			if err := r.recheck(names); err != nil {
 				return nil, err
 			}
 			return nil, fmt.Errorf("%w: the folders of the %d functions in %s are gone (they vanished while being read, or are missing from the capture)", ErrNoPCI, r.gone, pathPCIDevices)
@@ -82,7 +99,7 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 		}
 	})
 	r.readIOMMUGroupTypes()
-	if err := r.recheck(listed); err != nil {
+	if err := r.recheck(names); err != nil {
 		return nil, err
 	}
 	r.summarize()
@@ -103,7 +120,7 @@ func (r *reader) vanished(bdf string) {
 // read may be incomplete anywhere. An accelerator or NIC that is gone now
 // was unplugged after its folder was read, and its RDMA and network names,
 // read later, may be missing: it is kept, with a warning. Other functions
-// were read whole (readDevice catches one that vanished on the way).
+// were read whole (readListed catches one that vanished on the way).
 // listed holds each function's name in the index.
 func (r *reader) recheck(listed map[BDF]string) error {
 	if _, err := fs.Stat(r.fsys, pathPCIDevices); errors.Is(err, fs.ErrNotExist) {
@@ -120,7 +137,8 @@ func (r *reader) recheck(listed map[BDF]string) error {
 	return nil
 }
 
-// reader carries one ReadSysfs call's state.
+// reader carries one ReadSysfs call's state, or one function's while its
+// folder is read (see functionReader).
 type reader struct {
 	fsys    fs.FS
 	g       *Graph
@@ -227,32 +245,87 @@ func parseHex(s string, bits int) (uint64, error) {
 	return strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(s), "0x"), 16, bits)
 }
 
-// readDevice reads one function's attribute files from its folder dir. It
-// returns nil, with a warning and nothing else recorded, when the folder went
-// away while being read.
-func (r *reader) readDevice(addr BDF, dir string) *Device {
-	bdf := addr.String()
-	failed, warnings, short, linkExpected := r.failed, len(r.g.Warnings), len(r.short), r.linkExpected
-	d := r.readFunction(addr, bdf, dir)
-	if r.failed == failed {
-		return d
-	}
-	if _, err := fs.Stat(r.fsys, dir); !errors.Is(err, fs.ErrNotExist) {
-		return d // files missing from a complete folder: a capture's gaps
-	}
-	// Undo what was recorded of it: its warnings, short config, missing files.
-	r.g.Warnings, r.short, r.linkExpected = r.g.Warnings[:warnings], r.short[:short], linkExpected
-	for file, devs := range r.missing {
-		if n := len(devs); n > 0 && devs[n-1] == bdf {
-			if n == 1 {
-				delete(r.missing, file)
-			} else {
-				r.missing[file] = devs[:n-1]
-			}
+// listedFunction is one entry of sys/bus/pci/devices and what reading its
+// folder gave. Functions are read apart, perhaps at once, each by a reader
+// of its own; what that reader recorded is kept here to be merged in order.
+type listedFunction struct {
+	name    string // the entry's name
+	addr    BDF
+	addrErr error // the name is not a PCI address
+	gone    bool  // its folder went away while being read, or is missing
+	linkErr error // the entry's link could not be read
+	dir     string
+	dev     *Device
+
+	warnings     []Warning
+	missing      []string // the trackedFiles (and linkFiles) it lacks
+	short        bool     // its config stopped at 64 bytes
+	linkExpected int
+}
+
+// readFunctions reads the folder of each listed function, with up to
+// workers readers at once. Each reader shares only the file system and the
+// already read System with r.
+func (r *reader) readFunctions(listed []listedFunction, workers int) {
+	workers = min(workers, len(listed))
+	if workers <= 1 {
+		sub := r.functionReader()
+		for i := range listed {
+			sub.readListed(&listed[i])
 		}
+		return
 	}
-	r.vanished(bdf)
-	return nil
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			sub := r.functionReader()
+			for i := int(next.Add(1)) - 1; i < len(listed); i = int(next.Add(1)) - 1 {
+				sub.readListed(&listed[i])
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// functionReader returns a reader for functions' folders over r's file
+// system, seeing r's System (readFunction places devices by its NUMA nodes).
+func (r *reader) functionReader() *reader {
+	return &reader{fsys: r.fsys, g: &Graph{System: r.g.System}, missing: map[string][]string{}}
+}
+
+// readListed resolves one index entry and reads the function's folder,
+// keeping what it recorded in f. A function whose folder went away while
+// being read is marked gone with nothing else kept.
+func (r *reader) readListed(f *listedFunction) {
+	if f.addrErr != nil {
+		return
+	}
+	r.g.Warnings, r.short, r.linkExpected, r.failed = r.g.Warnings[:0], r.short[:0], 0, 0
+	clear(r.missing)
+	dir, err := r.resolve(path.Join(pathPCIDevices, f.name))
+	if errors.Is(err, fs.ErrNotExist) { // listed a moment ago
+		f.gone = true
+		return
+	}
+	if err != nil {
+		f.linkErr = err
+		return
+	}
+	d := r.readFunction(f.addr, f.addr.String(), dir)
+	if r.failed > 0 {
+		if _, err := fs.Stat(r.fsys, dir); errors.Is(err, fs.ErrNotExist) {
+			f.gone = true
+			return
+		}
+		// Otherwise files missing from a complete folder: a capture's gaps.
+	}
+	f.dir, f.dev = dir, d
+	f.warnings = slices.Clone(r.g.Warnings)
+	for file := range r.missing {
+		f.missing = append(f.missing, file)
+	}
+	f.short, f.linkExpected = len(r.short) > 0, r.linkExpected
 }
 
 // readFunction reads one function's attribute files from its folder dir.
@@ -322,7 +395,7 @@ func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
 	}
 	d.Kind = KindOf(d.Class, d.VendorID)
 	// Links before numa_node, which is always read: a link missing because
-	// the folder vanished then shows as a failed read too (see readDevice).
+	// the folder vanished then shows as a failed read too (see readListed).
 	d.Driver = r.linkBase(dir, "driver")
 	d.IOMMUGroup = r.linkBase(dir, "iommu_group")
 	if cfg == nil { // a virtual function's config reads vendor 0xffff, so only these can be one

@@ -162,6 +162,9 @@ type fleetResult struct {
 // stops the output; the analyses under way finish and are dropped.
 func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, emit func(fleetResult) error) error {
 	workers := min(runtime.GOMAXPROCS(0), len(names))
+	if workers > 1 {
+		opts.readWorkers = 1 // the sources are read in parallel instead
+	}
 	window := make(chan struct{}, 2*workers)
 	results := make([]chan fleetResult, len(names))
 	for i := range results {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/gdtopo/gdtopo/internal/names"
 	"github.com/gdtopo/gdtopo/internal/render"
@@ -67,7 +68,11 @@ func (o *globalOptions) load(name string, allNames bool) (*analysis, error) {
 		return nil, err
 	}
 	if g == nil {
-		if g, err = topology.ReadSysfs(src.Root); err != nil {
+		workers := o.readWorkers
+		if workers == 0 {
+			workers = min(runtime.GOMAXPROCS(0), maxReadWorkers)
+		}
+		if g, err = topology.ReadSysfsParallel(src.Root, workers); err != nil {
 			return nil, fmt.Errorf("%s: %w", src.Name, err)
 		}
 	}
