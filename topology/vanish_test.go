@@ -33,33 +33,6 @@ func deviceSig(d *topology.Device) string {
 	return fmt.Sprintf("%+v parent=%s hostbridge=%s", c, parent, hb)
 }
 
-// linksInto lists the links of the PCI index and the RDMA and network
-// classes whose target lies in folder dir or below it: what the kernel
-// removes with the function at dir.
-func linksInto(t *testing.T, fsys fs.FS, dir string) []string {
-	t.Helper()
-	var out []string
-	for _, folder := range []string{"sys/bus/pci/devices", "sys/class/infiniband", "sys/class/net"} {
-		entries, _ := fs.ReadDir(fsys, folder)
-		for _, e := range entries {
-			name := path.Join(folder, e.Name())
-			target, err := fs.ReadLink(fsys, name)
-			if err != nil {
-				continue
-			}
-			if strings.HasPrefix(target, "/") {
-				target = strings.TrimPrefix(target, "/")
-			} else {
-				target = path.Join(folder, target)
-			}
-			if target == dir || strings.HasPrefix(target, dir+"/") {
-				out = append(out, name)
-			}
-		}
-	}
-	return out
-}
-
 // TestVanishingTree reads fixture trees while part of them vanishes after N
 // file operations, for N across the whole read: everything (a capture being
 // deleted, /sys unmounted), or one function's folder and every link to it
@@ -107,7 +80,7 @@ func TestVanishingTree(t *testing.T) {
 					t.Fatal(err)
 				}
 				dir = path.Join("sys/bus/pci/devices", dir)
-				links := linksInto(t, src.Root, dir)
+				links := faultfs.LinksInto(src.Root, dir)
 				devices := map[string]bool{}
 				for _, l := range links {
 					if b, ok := strings.CutPrefix(l, "sys/bus/pci/devices/"); ok {

@@ -35,7 +35,9 @@ manifest (gdtopo version, time, whether it ran as root).
 The snapshot analyses exactly like the machine it was taken on. From a SOURCE
 (a captured folder or archive, such as a hwloc-gather-topology tarball) it
 re-captures just that subset. MAC addresses, serial numbers and GUIDs are
-left out unless --no-redact. The file is written whole or not at all.`,
+left out unless --no-redact. The file is written whole or not at all. A
+function that goes away while being captured (hot-unplugged) is left out
+whole, with a warning on standard error, and listed in the manifest.`,
 		Example: `  $ gdtopo snapshot -o $(hostname).tar.gz
   $ gdtopo snapshot hwloc-capture.tar.bz2 -o small.tar.gz
   $ gdtopo check $(hostname).tar.gz`,
@@ -61,8 +63,10 @@ func snapshotRun(opts *snapshotOptions) error {
 			return err
 		}
 	}
-	return outfile.Write(opts.File, opts.IO.Files, func(w io.Writer) error {
-		_, err := snapshot.Capture(src.Root, w, snapshot.Options{
+	var st snapshot.Stats
+	err := outfile.Write(opts.File, opts.IO.Files, func(w io.Writer) error {
+		var err error
+		st, err = snapshot.Capture(src.Root, w, snapshot.Options{
 			Redact:  !opts.NoRedact,
 			Version: version,
 			Source:  src.Name,
@@ -73,4 +77,11 @@ func snapshotRun(opts *snapshotOptions) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	for _, bdf := range st.Vanished {
+		fmt.Fprintf(opts.IO.Err, "gdtopo: warning: %s: function %s went away while being captured (hot-unplugged?): left out of %s\n", src.Name, bdf, opts.File)
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -255,4 +256,40 @@ func TestTruncatedArchive(t *testing.T) {
 		}
 	}
 	t.Logf("%d cuts of %d bytes: %d refused", len(cuts), len(whole), refused)
+}
+
+// TestSnapshotUnplugged snapshots a tree whose NIC is unplugged midway: the
+// snapshot is written (exit 0), stands without the NIC, and a warning on
+// standard error names the function and the file.
+func TestSnapshotUnplugged(t *testing.T) {
+	fixture := filepath.Join("..", "..", "fixtures", "recorded-vm")
+	opened, err := source.Open(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const nic = "0000:00:03.0"
+	target, err := fs.ReadLink(opened.Root, "sys/bus/pci/devices/"+nic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := path.Join("sys/bus/pci/devices", target)
+	v := &faultfs.Vanish{FS: opened.Root, After: 40, Gone: faultfs.Subtree(dir, faultfs.LinksInto(opened.Root, dir))}
+	snap := filepath.Join(t.TempDir(), "snap.tar.gz")
+	var out, errb bytes.Buffer
+	code := mainStreams([]string{"snapshot", fixture, "-o", snap}, &Streams{In: strings.NewReader(""), Out: &out, Err: &errb,
+		OpenSource: func(string) (*source.Source, error) { s := *opened; s.Root = v; return &s, nil }})
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	want := fmt.Sprintf("gdtopo: warning: %s: function %s went away while being captured (hot-unplugged?): left out of %s\n", opened.Name, nic, snap)
+	if errb.String() != want {
+		t.Errorf("stderr = %q, want %q", errb.String(), want)
+	}
+	code, report, stderr := run("check", snap, "-o", "json")
+	if code != ExitOK && code != ExitFindings {
+		t.Fatalf("check of the snapshot: exit %d: %s", code, stderr)
+	}
+	if strings.Contains(report, nic) {
+		t.Errorf("the snapshot still holds %s", nic)
+	}
 }

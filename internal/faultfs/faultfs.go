@@ -7,6 +7,7 @@ package faultfs
 import (
 	"io/fs"
 	"path"
+	"strings"
 	"sync/atomic"
 	"syscall"
 )
@@ -161,4 +162,30 @@ func Subtree(dir string, links []string) func(name string) bool {
 		}
 		return false
 	}
+}
+
+// LinksInto lists the links of the PCI index and of the RDMA and network
+// classes whose target lies in folder dir or below it: the links the kernel
+// removes with the function at dir. Links that cannot be read are skipped.
+func LinksInto(fsys fs.FS, dir string) []string {
+	var out []string
+	for _, folder := range []string{"sys/bus/pci/devices", "sys/class/infiniband", "sys/class/net"} {
+		entries, _ := fs.ReadDir(fsys, folder)
+		for _, e := range entries {
+			name := path.Join(folder, e.Name())
+			target, err := fs.ReadLink(fsys, name)
+			if err != nil {
+				continue
+			}
+			if strings.HasPrefix(target, "/") {
+				target = strings.TrimPrefix(target, "/")
+			} else {
+				target = path.Join(folder, target)
+			}
+			if target == dir || strings.HasPrefix(target, dir+"/") {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
 }

@@ -46,6 +46,10 @@ type Stats struct {
 	Files int   // regular files captured, the manifest not counted
 	Links int   // symbolic links
 	Bytes int64 // size of the compressed archive written
+	// Vanished lists the functions (by PCI address) whose folders went
+	// away while being captured, hot-unplugged or deleted: they are left
+	// out whole, with every link to them, rather than kept in part.
+	Vanished []string
 }
 
 // Manifest is the content of ManifestName.
@@ -56,6 +60,9 @@ type Manifest struct {
 	Root     bool   `json:"root"`
 	Redacted bool   `json:"redacted"`
 	Files    int    `json:"files"`
+	// Vanished lists the functions left out because their folders went
+	// away while being captured.
+	Vanished []string `json:"vanished,omitempty"`
 }
 
 // entry is one member of the archive being built.
@@ -71,6 +78,10 @@ type capturer struct {
 	spec topology.Spec
 	opts Options
 	tree map[string]*entry // cleaned slash paths, without "."
+
+	functions map[string]string // each captured function's folder, by address
+	vanished  []string          // functions that went away, by address
+	gone      []string          // folders that went away while being captured
 }
 
 // Capture writes a gzip'd tar of what gdtopo reads from fsys, a source root
@@ -81,17 +92,20 @@ type capturer struct {
 // out of the tree are left out) and never followed while walking. The
 // folders that links point to (bus/pci/drivers/<name>, kernel/iommu_groups/<N>)
 // are made with the back-links the kernel has, so that lspci and lstopo
-// resolve them. Missing or unreadable files are simply absent; only a source
+// resolve them. Missing or unreadable files are simply absent. A function
+// whose folder went away while it was being captured (hot-unplugged) is left
+// out whole and named in Stats.Vanished and the manifest. Only a source
 // without sys/bus/pci/devices, or whose sys/bus/pci/devices vanished while
 // it was being captured (a capture deleted meanwhile), is an error.
 func Capture(fsys fs.FS, w io.Writer, opts Options) (Stats, error) {
-	c := &capturer{fsys: fsys, spec: topology.CaptureSpec(), opts: opts, tree: map[string]*entry{}}
+	c := &capturer{fsys: fsys, spec: topology.CaptureSpec(), opts: opts, tree: map[string]*entry{}, functions: map[string]string{}}
 	if err := c.pci(); err != nil {
 		return Stats{}, err
 	}
 	c.classes()
 	c.system()
 	c.platform()
+	c.recheck()
 	if _, err := fs.Stat(fsys, c.spec.PCIDevices); errors.Is(err, fs.ErrNotExist) {
 		return Stats{}, fmt.Errorf("%s vanished while being read (was the capture deleted?)", c.spec.PCIDevices)
 	}
@@ -99,7 +113,9 @@ func Capture(fsys fs.FS, w io.Writer, opts Options) (Stats, error) {
 	if opts.Now != nil {
 		now = opts.Now
 	}
-	return c.write(w, now().UTC().Truncate(time.Second))
+	st, err := c.write(w, now().UTC().Truncate(time.Second))
+	st.Vanished = c.vanished
+	return st, err
 }
 
 // pci captures every function named by the PCI index.
@@ -116,10 +132,15 @@ func (c *capturer) pci() error {
 		if _, err := topology.ParseBDF(bdf); err != nil {
 			continue // lspci stops at a name that is no address; the reader skips it
 		}
-		dir, ok := c.linkOrDir(path.Join(s.PCIDevices, bdf))
+		index := path.Join(s.PCIDevices, bdf)
+		dir, ok := c.linkOrDir(index)
 		if !ok {
+			if _, err := fs.Lstat(c.fsys, index); errors.Is(err, fs.ErrNotExist) {
+				c.vanished = append(c.vanished, bdf) // listed a moment ago
+			}
 			continue
 		}
+		c.functions[bdf] = dir
 		c.files(dir, files)
 		for _, l := range s.DeviceLinks {
 			target, ok := c.link(path.Join(dir, l))
@@ -136,6 +157,47 @@ func (c *capturer) pci() error {
 		}
 	}
 	return nil
+}
+
+// recheck looks for the captured functions in the PCI index again, once
+// everything is captured. One that is gone now (its link or its folder)
+// went away while being captured, perhaps before its RDMA and network names
+// were, and so did every function below it: their folders and every link
+// into them are left out (the index's, the drivers' and IOMMU groups' back
+// links, the class entries), so a snapshot has each function whole or not
+// at all.
+func (c *capturer) recheck() {
+	for bdf, dir := range c.functions {
+		_, err := fs.Lstat(c.fsys, path.Join(c.spec.PCIDevices, bdf))
+		if err == nil {
+			_, err = fs.Stat(c.fsys, dir)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			c.gone = append(c.gone, dir)
+		}
+	}
+	if len(c.gone) == 0 {
+		return
+	}
+	under := func(p string) bool {
+		for _, dir := range c.gone {
+			if p == dir || strings.HasPrefix(p, dir+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	for bdf, dir := range c.functions {
+		if under(dir) {
+			c.vanished = append(c.vanished, bdf)
+		}
+	}
+	slices.Sort(c.vanished)
+	for p, e := range c.tree {
+		if under(p) || e.typ == tar.TypeSymlink && under(path.Join(path.Dir(p), e.target)) {
+			delete(c.tree, p)
+		}
+	}
 }
 
 // classes captures the class entries that lead to PCI functions.

@@ -164,7 +164,8 @@ func (c *capturer) write(w io.Writer, at time.Time) (Stats, error) {
 	}
 	slices.Sort(names)
 	m, err := json.MarshalIndent(Manifest{Version: c.opts.Version, TakenAt: at.Format(time.RFC3339),
-		Source: c.opts.Source, Root: c.opts.Root, Redacted: c.opts.Redact, Files: st.Files}, "", "  ")
+		Source: c.opts.Source, Root: c.opts.Root, Redacted: c.opts.Redact, Files: st.Files,
+		Vanished: c.vanished}, "", "  ")
 	if err != nil {
 		return Stats{}, err
 	}
