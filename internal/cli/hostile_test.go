@@ -422,3 +422,33 @@ func TestHostileSources(t *testing.T) {
 		}
 	}
 }
+
+// TestHostilePCIIDs names devices from --pci-ids files that are damaged
+// (short lines, binary bytes: pcidb, which gdtopo used before, panicked on
+// these), empty or missing: a damaged or empty file names what it can and
+// the run succeeds; a missing one is exit 1 with one line naming it.
+func TestHostilePCIIDs(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "fixtures", "sys-4029gp-v100")
+	for name, data := range map[string]string{
+		"short.ids":  "abc\n12\n\t\n\t2\n8086\n\t2030\n",
+		"binary.ids": "\x00\xff\x7f\n\t\x00\x00\x00\x00  \xff\n8086  \xff\xfe\n\t2030  \x00\n",
+		"empty.ids":  "",
+	} {
+		ids := filepath.Join(dir, name)
+		if err := os.WriteFile(ids, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, cmd := range []string{"tree", "check"} {
+			code, out, errb := run(cmd, src, "--pci-ids", ids)
+			if code != ExitOK && code != ExitFindings || !strings.Contains(out, "0000:17:00.0") {
+				t.Errorf("%s with %s: exit %d, stderr %q", cmd, name, code, errb)
+			}
+		}
+	}
+	missing := filepath.Join(dir, "missing.ids")
+	code, _, errb := run("tree", src, "--pci-ids", missing)
+	if code != ExitError || strings.Count(errb, "\n") != 1 || !strings.Contains(errb, missing) {
+		t.Errorf("missing --pci-ids: exit %d, stderr %q; want 1 and one line naming it", code, errb)
+	}
+}
