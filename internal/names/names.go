@@ -33,8 +33,8 @@ func New(path string) *Resolver { return &Resolver{path: path} }
 func (r *Resolver) load() (*pciIDs, error) {
 	r.once.Do(func() {
 		r.db, r.err = loadPCIIDs(r.path)
-		if r.err != nil && r.path != "" {
-			r.err = fmt.Errorf("pci.ids %s: %w", r.path, r.err)
+		if r.err != nil {
+			r.err = fmt.Errorf("pci.ids %w", r.err)
 		}
 	})
 	return r.db, r.err

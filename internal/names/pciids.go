@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,10 +53,13 @@ func loadPCIIDs(path string) (*pciIDs, error) {
 			}
 		}
 		if path == "" {
-			return nil, errors.New("no pci.ids found in ~/.cache, /usr/share/hwdata or /usr/share/misc (install pciutils or hwdata, or give --pci-ids FILE)")
+			return nil, errors.New("not found in ~/.cache, /usr/share/hwdata or /usr/share/misc (install pciutils or hwdata, or give --pci-ids FILE)")
 		}
 	}
 	f, err := os.Open(path)
+	if pe, ok := err.(*fs.PathError); ok {
+		return nil, fmt.Errorf("%s: %w", path, pe.Err) // "open" says nothing to the user
+	}
 	if err != nil {
 		return nil, err
 	}
