@@ -2,6 +2,8 @@ package render
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -49,5 +51,22 @@ func TestPrinterReuse(t *testing.T) {
 	}
 	if want := "B\n-\nx\n"; b.String() != want {
 		t.Errorf("second table %q, want %q", b.String(), want)
+	}
+}
+
+// BenchmarkTable renders a table the size of an 8-GPU, 10-NIC server's
+// pair table (80 rows of 10 cells) with a fresh Printer, as a check does.
+func BenchmarkTable(b *testing.B) {
+	rows := make([][]string, 80)
+	for i := range rows {
+		rows[i] = []string{fmt.Sprintf("GPU%d 0000:%02x:00.0", i%8, i), fmt.Sprintf("NIC%d mlx5_%d", i%10, i%10), "SYS", "SYS",
+			"CPU root complex, cross socket", "16 GB/s", "7", "12.3 GB/s", "45%", "off"}
+	}
+	header := []string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Expected", "Eff", "GDR"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := NewPrinter(io.Discard, Text).Table(header, rows); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twcache"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -52,6 +53,12 @@ type Printer struct {
 // NewPrinter returns a Printer writing to w in format f (Text or Markdown).
 func NewPrinter(w io.Writer, f Format) *Printer {
 	p := &Printer{w: w, f: f}
+	// tablewriter memoizes every cell's display width in a process-wide
+	// LRU cache behind a mutex; for gdtopo's short ASCII cells the lookup
+	// costs more than the width (a table renders in about two thirds of
+	// the time without it), and every cell of a fresh process adds an
+	// entry. Capacity 0 turns the cache off.
+	twwidth.SetCacheCapacity(0)
 	var r tw.Renderer
 	if f == Markdown {
 		r = renderer.NewMarkdown()
