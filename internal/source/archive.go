@@ -257,9 +257,9 @@ func (r *archiveReader) source() (*Source, error) {
 	root := "."
 	if !r.m.isDir("sys") {
 		var dirs []string
-		for _, name := range r.m.root.names {
-			if r.m.isDir(name) {
-				dirs = append(dirs, name)
+		for _, e := range r.m.root.entries {
+			if e.n.mode.IsDir() {
+				dirs = append(dirs, e.name)
 			}
 		}
 		if len(dirs) != 1 || !r.m.isDir(dirs[0]+"/sys") {

@@ -21,21 +21,31 @@ var errLinkLoop = errors.New("too many levels of symbolic links")
 
 // node is one entry of an in-memory tree.
 type node struct {
-	mode     fs.FileMode // type bits and permissions
-	modTime  time.Time
-	data     []byte           // content of a regular file; shared by hard links, never written
-	target   string           // target of a symbolic link, as stored
-	parent   *node            // the folder holding it; nil for the root
-	children map[string]*node // a folder's entries
-	names    []string         // a folder's entry names, sorted by finish
+	mode    fs.FileMode // type bits and permissions
+	modTime time.Time
+	data    []byte     // content of a regular file; shared by hard links, never written
+	target  string     // target of a symbolic link, as stored
+	parent  *node      // the folder holding it; nil for the root
+	entries []fileInfo // a folder's entries, sorted by name; see index
+	// index holds a folder's entries instead of entries while the tree is
+	// built, once an entry arrived out of order among many; finish moves
+	// them back. Archives list a folder's entries in order, so most folders
+	// never have one.
+	index map[string]*node
 }
+
+// sortedInsertMax is the largest folder an entry that arrives out of order
+// is inserted into in place; a larger one gets an index, so that an archive
+// listing a huge folder backwards does not cost quadratic time.
+const sortedInsertMax = 64
 
 // memFS is a read-only tree held in memory: a tree of nodes, so that a
 // lookup walks it component by component without building paths. It is
 // safe for concurrent reads once built.
 type memFS struct {
-	root *node
-	free []node // where new nodes come from while the tree is built
+	root     *node
+	free     []node  // where new nodes come from while the tree is built
+	unsorted []*node // the folders with an index, sorted by finish
 
 	// The folder the last put went into: archives list a folder's entries
 	// one after another, so most puts skip the walk from the root.
@@ -76,11 +86,11 @@ func (m *memFS) put(p string, n *node) error {
 		if !more {
 			break
 		}
-		child := dir.children[elem]
+		child := dir.child(elem)
 		switch {
 		case child == nil:
 			child = m.newNode(fs.ModeDir|0o755, n.modTime)
-			dir.add(elem, child)
+			m.add(dir, elem, child)
 		case !child.mode.IsDir():
 			return fmt.Errorf("parent %q is not a folder", full[:len(full)-len(rest)-1])
 		}
@@ -89,7 +99,7 @@ func (m *memFS) put(p string, n *node) error {
 	if len(p) < len(full) {
 		m.lastDir, m.lastDirNode = full[:len(full)-len(p)-1], dir
 	}
-	if old := dir.children[p]; old != nil {
+	if old := dir.child(p); old != nil {
 		if old.mode.IsDir() {
 			if !n.mode.IsDir() {
 				return errors.New("would replace a folder")
@@ -98,35 +108,80 @@ func (m *memFS) put(p string, n *node) error {
 			return nil
 		}
 		n.parent = dir
-		dir.children[p] = n
+		dir.replace(p, n)
 		return nil
 	}
-	dir.add(p, n)
+	m.add(dir, p, n)
 	return nil
 }
 
-// add makes child the entry name of the folder dir.
-func (dir *node) add(name string, child *node) {
-	if dir.children == nil {
-		dir.children = map[string]*node{}
-	}
-	child.parent = dir
-	dir.children[name] = child
-	dir.names = append(dir.names, name)
+// search returns where name is or would be among the entries of the folder
+// dir, which must be sorted, and whether it is there.
+func (dir *node) search(name string) (int, bool) {
+	return slices.BinarySearchFunc(dir.entries, name, func(e fileInfo, name string) int {
+		return strings.Compare(e.name, name)
+	})
 }
 
-// finish sorts every folder's entry names; call it once, after the last put.
-func (m *memFS) finish() {
-	for todo := []*node{m.root}; len(todo) > 0; {
-		n := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
-		slices.Sort(n.names)
-		for _, c := range n.children {
-			if c.children != nil {
-				todo = append(todo, c)
-			}
-		}
+// child returns the entry name of the folder dir, or nil.
+func (dir *node) child(name string) *node {
+	if dir.index != nil {
+		return dir.index[name]
 	}
+	if i, ok := dir.search(name); ok {
+		return dir.entries[i].n
+	}
+	return nil
+}
+
+// replace makes n the existing entry name of the folder dir.
+func (dir *node) replace(name string, n *node) {
+	if dir.index != nil {
+		dir.index[name] = n
+		return
+	}
+	i, _ := dir.search(name)
+	dir.entries[i].n = n
+}
+
+// add makes child the new entry name of the folder dir, keeping dir's
+// entries sorted, unless an out-of-order entry would have to be inserted
+// into a large folder: that folder's entries move to an index until finish.
+func (m *memFS) add(dir *node, name string, child *node) {
+	child.parent = dir
+	e := fileInfo{name, child}
+	last := len(dir.entries) - 1
+	switch {
+	case dir.index != nil:
+		dir.index[name] = child
+	case last < 0 || dir.entries[last].name < name:
+		dir.entries = append(dir.entries, e)
+	case len(dir.entries) < sortedInsertMax:
+		i, _ := dir.search(name)
+		dir.entries = slices.Insert(dir.entries, i, e)
+	default:
+		dir.index = make(map[string]*node, 2*len(dir.entries))
+		for _, e := range dir.entries {
+			dir.index[e.name] = e.n
+		}
+		dir.index[name] = child
+		dir.entries = nil
+		m.unsorted = append(m.unsorted, dir)
+	}
+}
+
+// finish moves the entries of the folders with an index back into sorted
+// entries; call it once, after the last put.
+func (m *memFS) finish() {
+	for _, dir := range m.unsorted {
+		dir.entries = make([]fileInfo, 0, len(dir.index))
+		for name, n := range dir.index {
+			dir.entries = append(dir.entries, fileInfo{name, n})
+		}
+		slices.SortFunc(dir.entries, func(a, b fileInfo) int { return strings.Compare(a.name, b.name) })
+		dir.index = nil
+	}
+	m.unsorted = nil
 }
 
 // lookup returns the node at the cleaned path p, without following links.
@@ -134,7 +189,7 @@ func (m *memFS) lookup(p string) *node {
 	n := m.root
 	for p != "." && n != nil {
 		elem, rest, _ := strings.Cut(p, "/")
-		n, p = n.children[elem], rest
+		n, p = n.child(elem), rest
 		if p == "" {
 			break
 		}
@@ -174,7 +229,7 @@ func (m *memFS) walk(op, name string, follow bool) (*node, error) {
 			cur = cur.parent
 			continue
 		}
-		n := cur.children[elem]
+		n := cur.child(elem)
 		switch {
 		case n == nil:
 			return fail(fs.ErrNotExist)
@@ -207,7 +262,7 @@ func (m *memFS) Open(name string) (fs.File, error) {
 	}
 	info := fileInfo{name: path.Base(name), n: n}
 	if n.mode.IsDir() {
-		return &openDir{info: info, entries: n.entries()}, nil
+		return &openDir{info: info, entries: n.dirEntries()}, nil
 	}
 	return &openFile{Reader: bytes.NewReader(n.data), info: info}, nil
 }
@@ -221,7 +276,7 @@ func (m *memFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !n.mode.IsDir() {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: syscall.ENOTDIR}
 	}
-	return n.entries(), nil
+	return n.dirEntries(), nil
 }
 
 // Lstat describes name without following it if it is a symbolic link.
@@ -245,11 +300,11 @@ func (m *memFS) ReadLink(name string) (string, error) {
 	return n.target, nil
 }
 
-// entries lists the folder n.
-func (n *node) entries() []fs.DirEntry {
-	list := make([]fs.DirEntry, len(n.names))
-	for i, name := range n.names {
-		list[i] = fs.FileInfoToDirEntry(fileInfo{name: name, n: n.children[name]})
+// dirEntries lists the folder n.
+func (n *node) dirEntries() []fs.DirEntry {
+	list := make([]fs.DirEntry, len(n.entries))
+	for i, e := range n.entries {
+		list[i] = fs.FileInfoToDirEntry(e)
 	}
 	return list
 }

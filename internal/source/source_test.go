@@ -6,10 +6,12 @@ import (
 	"compress/gzip"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	mathrand "math/rand/v2"
 	"os"
 	"os/exec"
 	"path"
@@ -487,6 +489,67 @@ func TestMemFSLinks(t *testing.T) {
 	}
 	if info, err := fs.Lstat(root, "sys/loop/a"); err != nil || info.Mode().Type() != fs.ModeSymlink || info.Size() != 1 {
 		t.Errorf("Lstat(sys/loop/a) = %v, %v; want a 1-byte symbolic link", info, err)
+	}
+}
+
+// TestMemFSOrder lists folders' entries out of order, a small folder's in
+// reverse and a large one's shuffled with members given twice: ReadDir lists
+// them sorted, lookups find each, and a later member replaces an earlier one.
+func TestMemFSOrder(t *testing.T) {
+	var extra []member
+	for i := 9; i >= 0; i-- {
+		extra = append(extra, member{name: fmt.Sprintf("sys/small/f%d", i), body: "small"})
+	}
+	extra = append(extra, member{name: "sys/small/f3", body: "again"})
+	const big = 3 * sortedInsertMax
+	order := mathrand.New(mathrand.NewPCG(1, 2)).Perm(big)
+	for _, i := range order {
+		extra = append(extra, member{name: fmt.Sprintf("sys/big/f%03d", i), body: "first"})
+	}
+	for _, i := range order[:big/2] {
+		extra = append(extra, member{name: fmt.Sprintf("sys/big/f%03d", i), body: fmt.Sprint(i)})
+	}
+	extra = append(extra,
+		member{name: "sys/big/d000/", typ: tar.TypeDir},
+		member{name: "sys/big/d000/x", body: "x"},
+		member{name: "sys/big/hard", link: "sys/big/f007", typ: tar.TypeLink},
+		member{name: "sys/big/f000", body: "last"},
+	)
+	src, err := Open(writeFile(t, "order.tar", tarBytes(t, withGood(extra...))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"sys/small", "sys/big"} {
+		entries, err := fs.ReadDir(src.Root, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := make([]string, len(entries))
+		for i, e := range entries {
+			names[i] = e.Name()
+		}
+		if !slices.IsSorted(names) || len(names) < 10 {
+			t.Errorf("ReadDir(%s) = %q; want its entries sorted", dir, names)
+		}
+	}
+	want := map[string]string{"sys/small/f3": "again", "sys/small/f4": "small", "sys/big/f000": "last", "sys/big/d000/x": "x"}
+	for i, f := range order {
+		body := "first"
+		if i < big/2 {
+			body = fmt.Sprint(f)
+		}
+		if f != 0 {
+			want[fmt.Sprintf("sys/big/f%03d", f)] = body
+		}
+	}
+	want["sys/big/hard"] = want["sys/big/f007"]
+	for name, body := range want {
+		if got, err := fs.ReadFile(src.Root, name); err != nil || string(got) != body {
+			t.Errorf("ReadFile(%s) = %q, %v; want %q", name, got, err, body)
+		}
+	}
+	if err := fstest.TestFS(src.Root, "sys/big/f000", "sys/small/f0", "sys/big/d000/x"); err != nil {
+		t.Errorf("fstest.TestFS: %v", err)
 	}
 }
 
