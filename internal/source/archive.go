@@ -184,9 +184,20 @@ const (
 // what the stream really holds, not with what the header claims.
 func (r *archiveReader) content(size int64, tr io.Reader) ([]byte, error) {
 	if size > slabMember {
-		buf := bytes.NewBuffer(make([]byte, 0, min(size, 64<<10)))
-		_, err := buf.ReadFrom(tr)
-		return buf.Bytes(), err
+		b, n := make([]byte, min(size, 64<<10)), 0
+		for {
+			m, err := io.ReadFull(tr, b[n:])
+			if n += m; err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			if err != nil {
+				return nil, err
+			}
+			if int64(n) == size {
+				return b, nil
+			}
+			b = append(b, make([]byte, min(size-int64(n), int64(n)))...) // twice the size, at most size
+		}
 	}
 	if int64(cap(r.slab)-len(r.slab)) < size {
 		r.slab = make([]byte, 0, slabSize)
@@ -210,18 +221,17 @@ func memberPath(name string) (string, error) {
 		return "", errors.New("absolute path")
 	}
 	clean := name != ""
-	for rest := name; rest != ""; {
-		elem, tail, more := strings.Cut(rest, "/")
-		switch elem {
+	for start, i := 0, 0; i <= len(name); i++ {
+		if i < len(name) && name[i] != '/' {
+			continue
+		}
+		switch name[start:i] {
 		case "..":
 			return "", errors.New(`path with a ".." component`)
-		case "", ".":
+		case "", ".": // also the empty last component after a trailing slash
 			clean = false
 		}
-		if more && tail == "" {
-			clean = false // a trailing slash
-		}
-		rest = tail
+		start = i + 1
 	}
 	if clean {
 		return name, nil

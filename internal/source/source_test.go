@@ -219,6 +219,33 @@ func TestOpenGoodArchives(t *testing.T) {
 	}
 }
 
+// TestLargeMembers reads members past the slabs' limit whole, in one step
+// and grown step by step, and refuses one the stream cuts short.
+func TestLargeMembers(t *testing.T) {
+	var extra []member
+	for _, n := range []int{slabMember + 1, 64 << 10, 64<<10 + 1, 300 << 10} {
+		body := make([]byte, n)
+		for i := range body {
+			body[i] = byte(i * 7 / 3)
+		}
+		extra = append(extra, member{name: fmt.Sprintf("sys/large/%d", n), body: string(body)})
+	}
+	data := tarBytes(t, withGood(extra...))
+	src, err := Open(writeFile(t, "large.tar", data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range extra {
+		if got, err := fs.ReadFile(src.Root, m.name); err != nil || string(got) != m.body {
+			t.Errorf("ReadFile(%s) = %d bytes, %v; want %d bytes", m.name, len(got), err, len(m.body))
+		}
+	}
+	cut := data[:bytes.Index(data, []byte(extra[3].name))+100<<10] // inside its content
+	if _, err := Open(writeFile(t, "cut.tar", cut)); err == nil || !strings.Contains(err.Error(), "truncated tar archive near member \"sys/large/307200\"") {
+		t.Errorf("a large member cut short: %v; want it refused as truncated", err)
+	}
+}
+
 func TestOpenRefused(t *testing.T) {
 	claims2GiB := func(t *testing.T) []byte {
 		var buf bytes.Buffer

@@ -3,6 +3,7 @@ package source
 import (
 	"archive/tar"
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -268,12 +269,12 @@ func (tr *tarReader) parseHeader(h *tar.Header) error {
 		return tar.ErrHeader
 	}
 	magic, trailer := string(b[257:263]), string(b[508:512])
-	prefix := ""
+	var prefix []byte
 	switch {
 	case magic == "ustar\x00" && trailer == "tar\x00": // star
-		prefix = cString(b[345:476])
+		prefix = cBytes(b[345:476])
 	case magic == "ustar\x00": // USTAR and PAX
-		prefix = cString(b[345:500])
+		prefix = cBytes(b[345:500])
 	}
 	var size, mode, mtime int64
 	if size, ok = parseNumeric(b[124:136]); !ok {
@@ -285,11 +286,14 @@ func (tr *tarReader) parseHeader(h *tar.Header) error {
 	if mtime, ok = parseNumeric(b[136:148]); !ok {
 		return tar.ErrHeader
 	}
-	*h = tar.Header{Typeflag: b[156], Name: cString(b[0:100]), Linkname: cString(b[157:257]),
+	*h = tar.Header{Typeflag: b[156], Linkname: cString(b[157:257]),
 		Size: size, Mode: mode, ModTime: time.Unix(mtime, 0)}
-	if prefix != "" {
-		h.Name = prefix + "/" + h.Name
+	name := cBytes(b[0:100])
+	if len(prefix) > 0 { // joined in place: one string, not three
+		var buf [len("/") + 155 + 100]byte
+		name = append(append(append(buf[:0], prefix...), '/'), name...)
 	}
+	h.Name = string(name)
 	return nil
 }
 
@@ -324,13 +328,14 @@ func signedChecksum(b []byte) int64 {
 }
 
 // cString is b up to its first NUL.
-func cString(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
+func cString(b []byte) string { return string(cBytes(b)) }
+
+// cBytes is b up to its first NUL.
+func cBytes(b []byte) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
 	}
-	return string(b)
+	return b
 }
 
 // parseNumeric decodes a numeric field: base-256 when its top bit is set
