@@ -221,17 +221,18 @@ func memberPath(name string) (string, error) {
 		return "", errors.New("absolute path")
 	}
 	clean := name != ""
-	for start, i := 0, 0; i <= len(name); i++ {
-		if i < len(name) && name[i] != '/' {
-			continue
-		}
-		switch name[start:i] {
+	for rest := name; rest != ""; {
+		elem, tail, more := strings.Cut(rest, "/")
+		switch elem {
 		case "..":
 			return "", errors.New(`path with a ".." component`)
-		case "", ".": // also the empty last component after a trailing slash
+		case "", ".":
 			clean = false
 		}
-		start = i + 1
+		if more && tail == "" {
+			clean = false // a trailing slash
+		}
+		rest = tail
 	}
 	if clean {
 		return name, nil
