@@ -16,6 +16,7 @@ import (
 	"github.com/gdtopo/gdtopo/internal/fleet"
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -177,8 +178,9 @@ func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, emi
 	}()
 	for range workers {
 		go func() {
+			var op source.Opener // one per worker: it keeps buffers for the next archive
 			for i := range next {
-				results[i] <- opts.encodedLine(names[i], level)
+				results[i] <- opts.encodedLine(&op, names[i], level)
 			}
 		}()
 	}
@@ -193,9 +195,10 @@ func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, emi
 	return err
 }
 
-// encodedLine analyses one source, and encodes its line for -o jsonl.
-func (opts *checkOptions) encodedLine(name string, level advisor.Severity) fleetResult {
-	r := fleetResult{line: opts.fleetLine(name, level)}
+// encodedLine analyses one source, opened through op, and encodes its line
+// for -o jsonl.
+func (opts *checkOptions) encodedLine(op *source.Opener, name string, level advisor.Severity) fleetResult {
+	r := fleetResult{line: opts.fleetLine(op, name, level)}
 	if opts.Output != formatJSONL {
 		return r
 	}
@@ -208,13 +211,14 @@ func (opts *checkOptions) encodedLine(name string, level advisor.Severity) fleet
 	return r
 }
 
-// fleetLine analyses one source into a line of a fleet report.
-func (opts *checkOptions) fleetLine(name string, level advisor.Severity) fleet.Line {
+// fleetLine analyses one source, opened through op, into a line of a fleet
+// report.
+func (opts *checkOptions) fleetLine(op *source.Opener, name string, level advisor.Severity) fleet.Line {
 	line := fleet.Line{Source: name}
 	if name == "" {
 		line.Source = "/"
 	}
-	a, err := opts.load(name, false)
+	a, err := opts.loadWith(op, name, false)
 	if err == nil {
 		var res *advisor.Result
 		if res, err = a.advise(&opts.adviceOptions); err == nil {

@@ -18,8 +18,14 @@ import (
 
 // readArchive reads the snapshot archive f, named name, into memory. The
 // format comes from the first bytes, not from the name.
-func readArchive(name string, f io.Reader, lim Limits) (*Source, error) {
-	br := bufio.NewReaderSize(f, 64<<10)
+func (o *Opener) readArchive(name string, f io.Reader) (*Source, error) {
+	lim := o.Limits.withDefaults()
+	if o.file == nil {
+		o.file = bufio.NewReaderSize(f, 64<<10)
+	}
+	br := o.file
+	br.Reset(f)
+	defer br.Reset(nil) // holds no file once done
 	head, err := br.Peek(512)
 	if len(head) == 0 {
 		if err == io.EOF {
@@ -32,9 +38,13 @@ func readArchive(name string, f io.Reader, lim Limits) (*Source, error) {
 	switch {
 	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
 		format = "tar.gz"
-		if stream, err = gzip.NewReader(br); err != nil {
+		if o.gz == nil {
+			o.gz = new(gzip.Reader)
+		}
+		if err := o.gz.Reset(br); err != nil {
 			return nil, fmt.Errorf("%s: corrupt gzip stream: %w", name, err)
 		}
+		stream = o.gz
 	case bytes.HasPrefix(head, []byte("BZh")):
 		format, stream = "tar.bz2", bzip2.NewReader(br)
 	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
@@ -53,7 +63,12 @@ func readArchive(name string, f io.Reader, lim Limits) (*Source, error) {
 	r := &archiveReader{name: name, format: format + " archive", lim: lim, m: newMemFS(),
 		in: &capReader{r: stream, left: lim.MaxExpanded,
 			err: fmt.Errorf("%s: archive expands beyond %s; refusing", name, size(lim.MaxExpanded))}}
-	if err := r.readAll(); err != nil {
+	if o.stream == nil {
+		o.stream = bufio.NewReaderSize(r.in, 32<<10)
+	}
+	o.stream.Reset(r.in)
+	defer o.stream.Reset(nil)
+	if err := r.readAll(o.stream); err != nil {
 		return nil, err
 	}
 	return r.source()
@@ -83,10 +98,11 @@ type archiveReader struct {
 	member       string // the member being read, for messages
 }
 
-// readAll reads every member, then the rest of a compressed stream so that a
-// corrupt end is noticed.
-func (r *archiveReader) readAll() error {
-	tr := newTarReader(r.in) // through a buffer: the decompressor works in larger steps
+// readAll reads every member from the buffered stream br, which reads
+// r.in, then the rest of a compressed stream so that a corrupt end is
+// noticed.
+func (r *archiveReader) readAll(br *bufio.Reader) error {
+	tr := newTarReader(br)
 	for count := 0; ; count++ {
 		hdr, err := tr.Next()
 		if err == io.EOF {

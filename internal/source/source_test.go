@@ -246,6 +246,54 @@ func TestLargeMembers(t *testing.T) {
 	}
 }
 
+// TestOpenerReuse opens archives of every format one after another through
+// one Opener, with failing ones between them: each reads as Open reads it,
+// and the trees read earlier stay intact.
+func TestOpenerReuse(t *testing.T) {
+	good := tarBytes(t, goodTree(""))
+	other := tarBytes(t, withGood(member{name: "proc/cmdline", body: strings.Repeat("quiet ", 2000)}))
+	corrupt := gz(t, other)
+	corrupt[len(corrupt)/2] ^= 0xff
+	inputs := []struct {
+		name string
+		data []byte
+	}{
+		{"a.tar.gz", gz(t, good)},
+		{"b.tar.gz", gz(t, other)},
+		{"corrupt.tar.gz", corrupt},
+		{"cut.tar.gz", gz(t, other)[:300]},
+		{"c.tar", good},
+		{"d.tar.zst", zst(t, other)},
+		{"e.tar.gz", gz(t, good)},
+		{"empty", nil},
+		{"f.tar.gz", gz(t, other)},
+	}
+	var op Opener
+	var trees []*Source
+	for _, in := range inputs {
+		name := writeFile(t, in.name, in.data)
+		want, wantErr := Open(name)
+		got, err := op.Open(name)
+		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+			t.Fatalf("%s: Opener.Open: %v; Open: %v", in.name, err, wantErr)
+		}
+		if err != nil {
+			continue
+		}
+		if got.Format != want.Format {
+			t.Errorf("%s: format %q; want %q", in.name, got.Format, want.Format)
+		}
+		checkGood(t, got.Root)
+		trees = append(trees, got)
+	}
+	for _, src := range trees {
+		checkGood(t, src.Root)
+		if b, err := fs.ReadFile(src.Root, "proc/cmdline"); err == nil && string(b) != strings.Repeat("quiet ", 2000) {
+			t.Errorf("%s: proc/cmdline changed after later archives were read", src.Name)
+		}
+	}
+}
+
 func TestOpenRefused(t *testing.T) {
 	claims2GiB := func(t *testing.T) []byte {
 		var buf bytes.Buffer
