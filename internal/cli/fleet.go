@@ -221,7 +221,7 @@ func (opts *checkOptions) fleetLine(op *source.Opener, name string, level adviso
 	a, err := opts.loadWith(op, name, false)
 	if err == nil {
 		var res *advisor.Result
-		if res, err = a.advise(&opts.adviceOptions); err == nil {
+		if res, err = a.advise(&opts.adviceOptions, false); err == nil {
 			pairs := a.allPairs()
 			if opts.Output == formatJSONL {
 				pairs = withoutHops(pairs)
