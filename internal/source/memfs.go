@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -51,6 +52,17 @@ type memFS struct {
 	// one after another, so most puts skip the walk from the root.
 	lastDir     string
 	lastDirNode *node
+
+	// The folder a recent walk ended in: readers ask for a folder's files
+	// one after another, so most walks skip the components down to it.
+	walked atomic.Pointer[walkedDir]
+}
+
+// walkedDir is a folder a walk reached through the name's own components,
+// without following a link.
+type walkedDir struct {
+	path string // the folder's path, as a prefix of that name
+	n    *node
 }
 
 var _ interface {
@@ -209,13 +221,30 @@ func (m *memFS) isDir(p string) bool {
 // walk looks name up, following symbolic links in every component but the
 // last, and in the last too when follow is set.
 func (m *memFS) walk(op, name string, follow bool) (*node, error) {
-	fail := func(err error) (*node, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	cur, rest := m.root, name
+	w := m.walked.Load()
+	if w != nil && len(name) > len(w.path) && name[len(w.path)] == '/' && name[:len(w.path)] == w.path {
+		cur, rest = w.n, name[len(w.path)+1:]
+	}
+	n, dir, dirEnd, err := m.follow(cur, rest, follow)
+	if dir != nil && (w == nil || w.n != dir) {
+		m.walked.Store(&walkedDir{path: name[:len(name)-dirEnd], n: dir})
+	}
+	if err != nil {
 		return nil, &fs.PathError{Op: op, Path: name, Err: err}
 	}
-	if !fs.ValidPath(name) {
-		return fail(fs.ErrInvalid)
-	}
-	cur, rest, hops := m.root, name, 0
+	return n, nil
+}
+
+// follow walks the path rest from the folder cur, as walk does. It also
+// returns the deepest folder it entered before the last component while the
+// components were still rest's own (no link followed yet), and how many
+// bytes of rest followed that folder's path.
+func (m *memFS) follow(cur *node, rest string, follow bool) (n, dir *node, dirEnd int, err error) {
+	hops := 0
 	for rest != "" {
 		var elem string
 		elem, rest, _ = strings.Cut(rest, "/")
@@ -224,34 +253,36 @@ func (m *memFS) walk(op, name string, follow bool) (*node, error) {
 			continue
 		case "..": // only from link targets, after the links before it were followed
 			if cur == m.root {
-				return fail(fs.ErrNotExist)
+				return nil, dir, dirEnd, fs.ErrNotExist
 			}
 			cur = cur.parent
 			continue
 		}
-		n := cur.child(elem)
+		c := cur.child(elem)
 		switch {
-		case n == nil:
-			return fail(fs.ErrNotExist)
-		case n.mode.Type() == fs.ModeSymlink && (rest != "" || follow):
+		case c == nil:
+			return nil, dir, dirEnd, fs.ErrNotExist
+		case c.mode.Type() == fs.ModeSymlink && (rest != "" || follow):
 			if hops++; hops > maxLinkHops {
-				return fail(errLinkLoop)
+				return nil, dir, dirEnd, errLinkLoop
 			}
-			if path.IsAbs(n.target) || n.target == "" {
-				return fail(fs.ErrNotExist)
+			if path.IsAbs(c.target) || c.target == "" {
+				return nil, dir, dirEnd, fs.ErrNotExist
 			}
 			if rest != "" {
-				rest = n.target + "/" + rest
+				rest = c.target + "/" + rest
 			} else {
-				rest = n.target
+				rest = c.target
 			}
-		case rest != "" && !n.mode.IsDir():
-			return fail(syscall.ENOTDIR)
+		case rest != "" && !c.mode.IsDir():
+			return nil, dir, dirEnd, syscall.ENOTDIR
 		default:
-			cur = n
+			if cur = c; hops == 0 && rest != "" {
+				dir, dirEnd = c, len(rest)+1
+			}
 		}
 	}
-	return cur, nil
+	return cur, dir, dirEnd, nil
 }
 
 // Open opens name, following symbolic links.
@@ -264,7 +295,9 @@ func (m *memFS) Open(name string) (fs.File, error) {
 	if n.mode.IsDir() {
 		return &openDir{info: info, entries: n.dirEntries()}, nil
 	}
-	return &openFile{Reader: bytes.NewReader(n.data), info: info}, nil
+	f := &openFile{info: info}
+	f.Reset(n.data)
+	return f, nil
 }
 
 // ReadDir lists the folder name, sorted by name; links are not followed.
@@ -327,9 +360,10 @@ func (fi fileInfo) Size() int64 {
 	return int64(len(fi.n.data))
 }
 
-// openFile is an open regular file; it implements fs.File, io.Seeker and io.ReaderAt.
+// openFile is an open regular file; it implements fs.File, io.Seeker and
+// io.ReaderAt. One allocation holds it and its reader.
 type openFile struct {
-	*bytes.Reader
+	bytes.Reader
 	info fileInfo
 }
 

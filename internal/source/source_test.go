@@ -628,6 +628,75 @@ func TestMemFSOrder(t *testing.T) {
 	}
 }
 
+// TestWalkCache looks names up in random order, each walk starting from
+// the folder the one before remembered: every answer is the one a walk from
+// the root gives.
+func TestWalkCache(t *testing.T) {
+	src, err := Open(writeFile(t, "walk.tar", tarBytes(t, withGood(
+		member{name: "sys/loop/a", link: "b"},
+		member{name: "sys/loop/b", link: "a"},
+		member{name: "sys/loop/up", link: "."},
+		member{name: "sys/rel/dir", link: "../devices/pci0000:00"},
+		member{name: "sys/rel/file", link: "../../proc/cpuinfo"},
+		member{name: "sys/rel/x/y/z", body: "z"},
+		member{name: "sys/rel/x/up", link: "../.."},
+	))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := src.Root.(*memFS)
+	var names []string
+	for _, dir := range []string{"sys/devices/pci0000:00/0000:00:01.0", "sys/bus/pci/devices/0000:00:01.0", "sys/loop",
+		"sys/loop/up", "sys/loop/up/up", "sys/rel", "sys/rel/dir", "sys/rel/dir/0000:00:01.0", "sys/rel/x", "sys/rel/x/y",
+		"sys/rel/x/up", "sys/rel/x/up/rel/x", "sys/rel/file", "sys/missing", "proc"} {
+		for _, base := range []string{"class", "a", "b", "up", "dir", "file", "x", "y", "z", "cpuinfo", "nothing", ".."} {
+			names = append(names, dir+"/"+base)
+		}
+		names = append(names, dir)
+	}
+	type answer struct {
+		n   *node
+		err string
+	}
+	lookup := func(name string, follow bool) answer {
+		n, err := m.walk("open", name, follow)
+		if err != nil {
+			return answer{nil, err.Error()}
+		}
+		return answer{n, ""}
+	}
+	want := map[string]answer{}
+	for _, name := range names {
+		for _, follow := range []bool{false, true} {
+			m.walked.Store(nil)
+			want[fmt.Sprint(name, follow)] = lookup(name, follow)
+		}
+	}
+	// What a walk from the root remembers: the last folder before the last
+	// component, or before the first link followed.
+	for name, dir := range map[string]string{
+		"sys/devices/pci0000:00/0000:00:01.0/class":   "sys/devices/pci0000:00/0000:00:01.0",
+		"sys/devices/pci0000:00/0000:00:01.0/nothing": "sys/devices/pci0000:00/0000:00:01.0",
+		"sys/rel/dir/0000:00:01.0/class":              "sys/rel",
+		"sys/rel/x/up/rel/x/y":                        "sys/rel/x",
+		"sys/rel/x/y/z":                               "sys/rel/x/y",
+		"sys/missing/class":                           "sys",
+	} {
+		m.walked.Store(nil)
+		lookup(name, true)
+		if w := m.walked.Load(); w == nil || w.path != dir || w.n != m.lookup(dir) {
+			t.Errorf("after walking %q: remembered %+v; want %q", name, w, dir)
+		}
+	}
+	r := mathrand.New(mathrand.NewPCG(3, 4))
+	for range 20000 {
+		name, follow := names[r.IntN(len(names))], r.IntN(2) == 0
+		if got := lookup(name, follow); got != want[fmt.Sprint(name, follow)] {
+			t.Fatalf("walk(%q, %v) = %v with %+v remembered; from the root: %v", name, follow, got, m.walked.Load(), want[fmt.Sprint(name, follow)])
+		}
+	}
+}
+
 // TestConcurrentReads reads one archive tree from many goroutines; run it with -race.
 func TestConcurrentReads(t *testing.T) {
 	src, err := Open(writeFile(t, "c.tar", tarBytes(t, goodTree(""))))
