@@ -96,6 +96,7 @@ type archiveReader struct {
 	slab         []byte      // where small member contents are read into
 	warnings     []string
 	member       string // the member being read, for messages
+	cleanDir     string // the folder of the last member whose name was clean
 }
 
 // readAll reads every member from the buffered stream br, which reads
@@ -132,7 +133,7 @@ func (r *archiveReader) readAll(br *bufio.Reader) error {
 
 // add stores the member hdr, whose content tr is positioned at.
 func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
-	p, err := memberPath(hdr.Name)
+	p, err := r.memberPath(hdr.Name)
 	if err != nil {
 		return r.refuse(err.Error())
 	}
@@ -228,6 +229,22 @@ func (r *archiveReader) content(size int64, tr io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// memberPath is the function memberPath for the name of the next member.
+// Archives list a folder's members one after another, so when the name
+// starts with the folder of the last clean name, only the rest is checked.
+func (r *archiveReader) memberPath(name string) (string, error) {
+	if d := r.cleanDir; len(name) > len(d)+1 && name[len(d)] == '/' && name[:len(d)] == d {
+		if rest := name[len(d)+1:]; strings.IndexByte(rest, '/') < 0 && rest != "." && rest != ".." {
+			return name, nil // one more component, clean itself
+		}
+	}
+	p, err := memberPath(name)
+	if i := strings.LastIndexByte(p, '/'); err == nil && i > 0 {
+		r.cleanDir = p[:i]
+	}
+	return p, err
 }
 
 // memberPath cleans a member name ("./" prefixes are fine), refusing absolute

@@ -274,6 +274,24 @@ func TestMemberPathAndClimbs(t *testing.T) {
 	}
 }
 
+// TestMemberPathAfter: the method, which checks only what follows the last
+// clean name's folder, answers as the function whatever name came before.
+func TestMemberPathAfter(t *testing.T) {
+	names := []string{"sys", "sys/a", "sys/a/b", "sys/a/b/c", "sys/a/.", "sys/a/..", "sys/a/", "sys/a//b", "sys/a/./b",
+		"sys/ab", "sys/a/b/../c", "sys/a/b/..", "sys/a/b/.", "./sys/a/b", "sys/a/b/", "/sys/a/b", "sys/a/b/.x", "sys/a/b/..x", ""}
+	for _, before := range names {
+		for _, name := range names {
+			var r archiveReader
+			r.memberPath(before)
+			got, err := r.memberPath(name)
+			want, wantErr := memberPath(name)
+			if got != want || (err == nil) != (wantErr == nil) {
+				t.Errorf("after %q: memberPath(%q) = %q, %v; want %q, %v", before, name, got, err, want, wantErr)
+			}
+		}
+	}
+}
+
 // FuzzTarReader checks tarReader against archive/tar on arbitrary streams.
 func FuzzTarReader(f *testing.F) {
 	for _, data := range writtenTars(f) {
