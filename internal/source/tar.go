@@ -299,16 +299,20 @@ func (tr *tarReader) parseHeader(h *tar.Header) error {
 
 // checksum is the sum of the bytes of the header block b, with its checksum
 // field taken as spaces. It adds eight bytes at a time in four 16-bit lanes,
-// which cannot overflow over one block.
+// in two sums that do not wait for each other, which cannot overflow over
+// one block.
 func checksum(b []byte) int64 {
 	const lanes = 0x00ff00ff00ff00ff
-	var s uint64
-	for i := 0; i < tarBlock; i += 8 {
-		v := binary.LittleEndian.Uint64(b[i:])
-		s += v&lanes + v>>8&lanes
+	blk := (*[tarBlock]byte)(b[:tarBlock])
+	var s0, s1 uint64
+	for i := 0; i < tarBlock; i += 16 {
+		v, w := binary.LittleEndian.Uint64(blk[i:i+8]), binary.LittleEndian.Uint64(blk[i+8:i+16])
+		s0 += v&lanes + v>>8&lanes
+		s1 += w&lanes + w>>8&lanes
 	}
+	s := s0 + s1
 	sum := int64(s&0xffff + s>>16&0xffff + s>>32&0xffff + s>>48)
-	for _, c := range b[148:156] {
+	for _, c := range blk[148:156] {
 		sum -= int64(c)
 	}
 	return sum + 8*' '
