@@ -45,8 +45,9 @@ const sortedInsertMax = 64
 // safe for concurrent reads once built.
 type memFS struct {
 	root     *node
-	free     []node  // where new nodes come from while the tree is built
-	unsorted []*node // the folders with an index, sorted by finish
+	free     []node     // where new nodes come from while the tree is built
+	freeDirs []fileInfo // where folders' first entries go while the tree is built
+	unsorted []*node    // the folders with an index, sorted by finish
 
 	// The folder the last put went into: archives list a folder's entries
 	// one after another, so most puts skip the walk from the root.
@@ -85,6 +86,22 @@ func (m *memFS) newNode(mode fs.FileMode, modTime time.Time) *node {
 	m.free = m.free[1:]
 	n.mode, n.modTime = mode, modTime
 	return n
+}
+
+// firstEntries is the room a folder's entries get from a slab: most folders
+// of a sysfs tree hold a few, and growing each list from one entry was a
+// large part of building the tree.
+const firstEntries = 8
+
+// newEntries returns an empty entry list with room for firstEntries,
+// carved from a slab; a longer list moves out as append grows it.
+func (m *memFS) newEntries() []fileInfo {
+	if len(m.freeDirs) < firstEntries {
+		m.freeDirs = make([]fileInfo, 64*firstEntries)
+	}
+	e := m.freeDirs[:0:firstEntries]
+	m.freeDirs = m.freeDirs[firstEntries:]
+	return e
 }
 
 // put stores n at the cleaned path p, creating missing parent folders.
@@ -166,7 +183,9 @@ func (m *memFS) add(dir *node, name string, child *node) {
 	switch {
 	case dir.index != nil:
 		dir.index[name] = child
-	case last < 0 || dir.entries[last].name < name:
+	case last < 0:
+		dir.entries = append(m.newEntries(), e)
+	case dir.entries[last].name < name:
 		dir.entries = append(dir.entries, e)
 	case len(dir.entries) < sortedInsertMax:
 		i, _ := dir.search(name)
