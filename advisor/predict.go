@@ -19,7 +19,7 @@ type linkRef struct {
 // below them is their child's (as in topology's hops); nor does a link
 // inside a Broadcom switch. An unknown link borrows the port's view of it.
 func upLinks(d, stop *topology.Device) []linkRef {
-	var out []linkRef
+	out := make([]linkRef, 0, 8) // deeper than most paths: one allocation
 	for x := d; x != nil && x != stop; x = x.Parent {
 		if x.Parent == nil || x.Role == topology.RoleDownstream || x.Role == topology.RoleRootPort || x.BroadcomSubSwitch() {
 			continue
