@@ -258,7 +258,8 @@ func (tr *tarReader) discard(n int64) error {
 }
 
 // parseHeader decodes the header in tr.blk into h, after checking its
-// checksum, as archive/tar's readHeader.
+// checksum, as archive/tar's readHeader. It sets only the fields Next fills
+// in, leaving the others as they were.
 func (tr *tarReader) parseHeader(h *tar.Header) error {
 	b := tr.blk
 	sum, ok := parseOctal(b[148:156])
@@ -286,8 +287,9 @@ func (tr *tarReader) parseHeader(h *tar.Header) error {
 	if mtime, ok = parseNumeric(b[136:148]); !ok {
 		return tar.ErrHeader
 	}
-	*h = tar.Header{Typeflag: b[156], Linkname: cString(b[157:257]),
-		Size: size, Mode: mode, ModTime: time.Unix(mtime, 0)}
+	// Field by field: the other fields of tar.Header, over 200 bytes, stay
+	// zero in tr.hdr.
+	h.Typeflag, h.Linkname, h.Size, h.Mode, h.ModTime = b[156], cString(b[157:257]), size, mode, time.Unix(mtime, 0)
 	name := cBytes(b[0:100])
 	if len(prefix) > 0 { // joined in place: one string, not three
 		var buf [len("/") + 155 + 100]byte
