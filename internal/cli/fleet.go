@@ -7,8 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gdtopo/gdtopo/advisor"
@@ -65,23 +68,11 @@ func fleetRun(opts *checkOptions, level advisor.Severity) error {
 	if opts.Output == formatNFD && len(names) != 1 {
 		return usagef("-o nfd describes one machine: give one SOURCE")
 	}
+	adjustGC := func() {} // see fleetGC; a GOGC or GOMEMLIMIT the user set is kept
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" && len(names) > 1 {
-		// Each source allocates a few megabytes and keeps none of them.
-		// Collecting at a multiple of the live heap (GOGC 400 before) made
-		// the heap's target swing with what the workers held at each
-		// collection, and the runtime gave memory back to the system after
-		// a low target only to fault it in again: in this VM a page fault
-		// costs about 10 µs, and faults and madvise took a tenth of the
-		// CPU. A ballast, 32 MiB of heap that is never written so that the
-		// system never backs it, keeps the target near 64 MiB plus twice
-		// the live heap at Go's default GOGC of 100, steady from one
-		// collection to the next: on the development VM 400 snapshots of
-		// hgx-h100 took 0.75 s instead of 0.84 s, for a peak RSS of 57 MB
-		// instead of 54. A large source still grows the heap as GOGC 100
-		// does. A GOGC or GOMEMLIMIT the user set is kept, without the
-		// ballast.
-		ballast := make([]byte, 32<<20)
-		defer runtime.KeepAlive(ballast)
+		gc := startFleetGC(min(runtime.GOMAXPROCS(0), len(names)))
+		defer gc.stop()
+		adjustGC = gc.adjust
 	}
 	worst := ExitOK
 	raise := func(code int) {
@@ -98,6 +89,7 @@ func fleetRun(opts *checkOptions, level advisor.Severity) error {
 			}
 			fmt.Fprintf(opts.IO.Out, "==> %s <==\n", name)
 			err := checkOne(opts, name, level)
+			adjustGC()
 			code := exitCode(err)
 			raise(code)
 			if err != nil && code != ExitFindings {
@@ -105,7 +97,7 @@ func fleetRun(opts *checkOptions, level advisor.Severity) error {
 			}
 		}
 	default:
-		err := opts.fleetLines(names, level, func(r fleetResult) error {
+		err := opts.fleetLines(names, level, adjustGC, func(r fleetResult) error {
 			raise(r.line.ExitCode)
 			if r.line.Error != "" {
 				fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", r.line.Error)
@@ -144,6 +136,60 @@ func fleetRun(opts *checkOptions, level advisor.Severity) error {
 	return nil
 }
 
+// fleetGC collects the garbage of a run over several sources when the heap
+// reaches a set size (a memory limit, GOGC off), not a multiple of the live
+// heap. Each source allocates a few megabytes and keeps none of them; at
+// GOGC 400 the heap's target swung with the little the workers held at
+// each collection, and the runtime gave memory back to the system after a
+// low target only to fault it in again: in the development VM a page fault
+// costs about 10 µs, and faults and madvise took a tenth of the CPU. With a
+// steady target, 400 snapshots of hgx-h100 take 0.68 s there instead of
+// 0.76 s at GOGC 400, for a peak RSS of 53 MB instead of 52. The size
+// grows with sources that hold more (see adjust).
+type fleetGC struct {
+	mu      sync.Mutex
+	limit   int64             // the memory limit set
+	live    [1]metrics.Sample // the live heap after the last collection
+	percent int               // GOGC before
+	before  int64             // the memory limit before
+}
+
+// The memory a run collects at: a base and a share per worker, four times
+// what an 8-GPU server's sources hold.
+const (
+	fleetMemoryBase      = 32 << 20
+	fleetMemoryPerWorker = 8 << 20
+)
+
+// startFleetGC turns GOGC off and sets the memory limit for workers workers.
+func startFleetGC(workers int) *fleetGC {
+	g := &fleetGC{limit: fleetMemoryBase + int64(workers)*fleetMemoryPerWorker}
+	g.live[0].Name = "/gc/heap/live:bytes"
+	g.percent = debug.SetGCPercent(-1)
+	g.before = debug.SetMemoryLimit(g.limit)
+	return g
+}
+
+// adjust raises the limit to the base plus twice the live heap, where GOGC
+// 100 would collect, when sources hold more than that allows: a limit the
+// live heap nears makes the collector run all the time. Call it after each
+// source.
+func (g *fleetGC) adjust() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	metrics.Read(g.live[:])
+	if want := fleetMemoryBase + 2*int64(g.live[0].Value.Uint64()); want > g.limit {
+		g.limit = want
+		debug.SetMemoryLimit(want)
+	}
+}
+
+// stop restores GOGC and the memory limit.
+func (g *fleetGC) stop() {
+	debug.SetGCPercent(g.percent)
+	debug.SetMemoryLimit(g.before)
+}
+
 // exitCode is the status an error from checkOne ends with.
 func exitCode(err error) int {
 	var fe *findingsError
@@ -167,10 +213,11 @@ type fleetResult struct {
 }
 
 // fleetLines analyses the sources on every CPU and hands each line to emit
-// in the order of names. At most two lines per worker wait for their turn,
-// so memory does not grow with the number of sources. An error from emit
-// stops the output; the analyses under way finish and are dropped.
-func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, emit func(fleetResult) error) error {
+// in the order of names; each worker calls done after each source. At most
+// two lines per worker wait for their turn, so memory does not grow with
+// the number of sources. An error from emit stops the output; the analyses
+// under way finish and are dropped.
+func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, done func(), emit func(fleetResult) error) error {
 	workers := min(runtime.GOMAXPROCS(0), len(names))
 	window := make(chan struct{}, 2*workers)
 	results := make([]chan fleetResult, len(names))
@@ -190,6 +237,7 @@ func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, emi
 			var op source.Opener // one per worker: it keeps buffers for the next archive
 			for i := range next {
 				results[i] <- opts.encodedLine(&op, names[i], level)
+				done()
 			}
 		}()
 	}
