@@ -88,6 +88,10 @@ type Prediction struct {
 type Options struct {
 	NCCLVersion string // "2.30.7", "2.27", "v2.19.3-1"; default DefaultNCCLVersion
 	Model       *Model // default DefaultModel()
+	// SkipExplain leaves every Prediction's Explain nil: its words are a
+	// large part of what a prediction costs, and only an explanation shows
+	// them.
+	SkipExplain bool
 }
 
 // Result of Analyze.
@@ -148,9 +152,12 @@ type analysis struct {
 	g        *topology.Graph
 	m        *Model
 	v        ncclVersion
+	explain  bool            // fill in Prediction.Explain
 	pairs    []topology.Pair // accelerator–NIC pairs
 	preds    []Prediction
 	findings []Finding
+	anyRDMA  bool                            // a NIC has an RDMA device
+	iommu    map[*topology.Device]iommuState // translating's answers so far
 }
 
 // Analyze predicts every accelerator–NIC pair of pairs (nil: g.Pairs()),
@@ -164,7 +171,10 @@ func Analyze(g *topology.Graph, pairs []topology.Pair, opts Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	a := &analysis{g: g, m: opts.Model, v: v}
+	a := &analysis{g: g, m: opts.Model, v: v, explain: !opts.SkipExplain, iommu: map[*topology.Device]iommuState{}}
+	for _, n := range g.OfKind(topology.KindNIC) {
+		a.anyRDMA = a.anyRDMA || len(n.RDMA) > 0
+	}
 	if a.m == nil {
 		a.m = DefaultModel()
 	}

@@ -114,14 +114,14 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 			case !b.ACSKnown && !seen[b]:
 				unknown.add([]*topology.Device{b}, b.BDF(), "", sysfsFile(b, "config")+": 64 bytes readable (sysfs-reference.md §1.6)")
 			case b.ACSKnown && b.ACSRedirect:
-				pair := fmt.Sprintf("%s–%s (%s)", p.A.BDF(), p.B.BDF(), p.SMI)
+				pair := func() string { return fmt.Sprintf("%s–%s (%s)", p.A.BDF(), p.B.BDF(), p.SMI) }
 				if sev[b] == "" {
 					// On a path that crosses the root complex anyway (PHB and
 					// farther), the redirect costs little: info, not warning.
-					redirected, example[b], sev[b] = append(redirected, b), pair, Info
+					redirected, example[b], sev[b] = append(redirected, b), pair(), Info
 				}
 				if (p.SMI == topology.PIX || p.SMI == topology.PXB) && sev[b] != Critical {
-					sev[b], example[b] = Critical, pair
+					sev[b], example[b] = Critical, pair()
 				}
 				if !seen[p.B] {
 					nics = append(nics, p.B)

@@ -19,7 +19,7 @@ type linkRef struct {
 // below them is their child's (as in topology's hops); nor does a link
 // inside a Broadcom switch. An unknown link borrows the port's view of it.
 func upLinks(d, stop *topology.Device) []linkRef {
-	var out []linkRef
+	out := make([]linkRef, 0, 8) // deeper than most paths: one allocation
 	for x := d; x != nil && x != stop; x = x.Parent {
 		if x.Parent == nil || x.Role == topology.RoleDownstream || x.Role == topology.RoleRootPort || x.BroadcomSubSwitch() {
 			continue
@@ -111,10 +111,27 @@ func (a *analysis) narrowest(refs []linkRef) (float64, linkRef, int) {
 	return best, at, mps
 }
 
+// iommuState is what translating says of a device.
+type iommuState struct {
+	tr, known bool
+	evidence  string
+}
+
 // translating says whether DMA from d goes through a translating IOMMU:
 // by its group's default domain type where read, else platform-wide. known
-// is false when the source cannot tell.
+// is false when the source cannot tell. Each device's answer is worked out
+// once: every pair asks it of both ends.
 func (a *analysis) translating(d *topology.Device) (tr, known bool, evidence string) {
+	s, ok := a.iommu[d]
+	if !ok {
+		s.tr, s.known, s.evidence = a.findTranslating(d)
+		a.iommu[d] = s
+	}
+	return s.tr, s.known, s.evidence
+}
+
+// findTranslating works out translating's answer.
+func (a *analysis) findTranslating(d *topology.Device) (tr, known bool, evidence string) {
 	p := a.g.Platform
 	if t, ok := p.IOMMUGroupTypes[d.IOMMUGroup]; ok && d.IOMMUGroup != "" {
 		return t == "DMA" || t == "DMA-FQ", true, fmt.Sprintf("sys/kernel/iommu_groups/%s/type = %s", d.IOMMUGroup, t)
@@ -180,8 +197,12 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	gpu, nic := p.A, p.B
 	pr := Prediction{GPU: gpu, NIC: nic, Uncertain: append([]string(nil), p.Notes...)}
 	note := func(s string) { pr.Uncertain = append(pr.Uncertain, s) }
-	step := func(what string, v float64, unit, src string) {
-		pr.Explain = append(pr.Explain, Step{What: what, Value: v, Unit: unit, Source: src})
+	// step adds a line of the arithmetic; its words are built only when
+	// the caller wants them.
+	step := func(v float64, unit, src string, what func() string) {
+		if a.explain {
+			pr.Explain = append(pr.Explain, Step{What: what(), Value: v, Unit: unit, Source: src})
+		}
 	}
 	phb, interSocket, cpu := a.cpuKind()
 	local := p.SMI == topology.PIX || p.SMI == topology.PXB
@@ -220,10 +241,13 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	if at.dev != nil {
 		enc, encName := encoding(at.link.CurrentGTs)
 		raw := at.link.CurrentGTs * float64(at.link.CurrentWidth) * enc
-		step(fmt.Sprintf("bottleneck link above %s (%s): %g GT/s × %d lanes × %s", at.dev.BDF(), at.link,
-			at.link.CurrentGTs, at.link.CurrentWidth, encName), raw, "Gb/s", "current_link_speed, current_link_width")
-		step(fmt.Sprintf("× TLP efficiency %d/(%d+%g) at Max_Payload_Size %d B", mps, mps, a.m.TLPOverheadBytes.Value, mps),
-			bn, "Gb/s", a.m.TLPOverheadBytes.Source)
+		step(raw, "Gb/s", "current_link_speed, current_link_width", func() string {
+			return fmt.Sprintf("bottleneck link above %s (%s): %g GT/s × %d lanes × %s", at.dev.BDF(), at.link,
+				at.link.CurrentGTs, at.link.CurrentWidth, encName)
+		})
+		step(bn, "Gb/s", a.m.TLPOverheadBytes.Source, func() string {
+			return fmt.Sprintf("× TLP efficiency %d/(%d+%g) at Max_Payload_Size %d B", mps, mps, a.m.TLPOverheadBytes.Value, mps)
+		})
 	} else {
 		note("no link speed known on the path: the NIC's rate taken as the path's")
 	}
@@ -239,8 +263,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	if nic.PortRateGbps == 0 {
 		note(fmt.Sprintf("port rate of %s unknown: its own PCIe link taken as its limit", nic.BDF()))
 	}
-	step(fmt.Sprintf("NIC %s alone: port %g Gb/s, own link %.1f Gb/s", nic.BDF(), nic.PortRateGbps, own),
-		pr.NICGbps, "Gb/s", "ports/*/rate or net speed; the NIC's link")
+	step(pr.NICGbps, "Gb/s", "ports/*/rate or net speed; the NIC's link", func() string {
+		return fmt.Sprintf("NIC %s alone: port %g Gb/s, own link %.1f Gb/s", nic.BDF(), nic.PortRateGbps, own)
+	})
 
 	x := bn
 	if x == 0 {
@@ -252,15 +277,15 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 			why = detour
 		}
 		x *= phb.Value
-		step(fmt.Sprintf("× root-complex factor %.3g (%s; %s)", phb.Value, why, cpu), x, "Gb/s", phb.Source)
+		step(x, "Gb/s", phb.Source, func() string { return fmt.Sprintf("× root-complex factor %.3g (%s; %s)", phb.Value, why, cpu) })
 	}
 	if pr.NICGbps > 0 && x > pr.NICGbps {
 		x = pr.NICGbps
-		step("capped by the NIC", x, "Gb/s", "")
+		step(x, "Gb/s", "", func() string { return "capped by the NIC" })
 	}
 	if p.SMI == topology.SYS {
 		x *= a.m.SYSGDRFactor.Value
-		step(fmt.Sprintf("× cross-NUMA GDR factor %g", a.m.SYSGDRFactor.Value), x, "Gb/s", a.m.SYSGDRFactor.Source)
+		step(x, "Gb/s", a.m.SYSGDRFactor.Source, func() string { return fmt.Sprintf("× cross-NUMA GDR factor %g", a.m.SYSGDRFactor.Value) })
 		if p.Path == topology.PathNUMANodes {
 			note("sub-NUMA domains of one socket: the inter-socket cap is NCCL's view, assumed here")
 		}
@@ -268,19 +293,19 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 			note("CPU vendor unknown: no inter-socket cap applied")
 		} else if interSocket.Value < x {
 			x = interSocket.Value
-			step(fmt.Sprintf("capped by the inter-socket link (%s)", cpu), x, "Gb/s", interSocket.Source)
+			step(x, "Gb/s", interSocket.Source, func() string { return fmt.Sprintf("capped by the inter-socket link (%s)", cpu) })
 		}
 	}
 	if trG || trN {
 		x *= a.m.IOMMUFactor.Value
-		step(fmt.Sprintf("× IOMMU translation factor %g", a.m.IOMMUFactor.Value), x, "Gb/s", a.m.IOMMUFactor.Source)
+		step(x, "Gb/s", a.m.IOMMUFactor.Source, func() string { return fmt.Sprintf("× IOMMU translation factor %g", a.m.IOMMUFactor.Value) })
 		note("a translating IOMMU is incompatible with GPUDirect RDMA on bare metal (CUDA GPUDirect RDMA §3.4): it may not work at all")
 	}
 	pr.ExpectedGbps = x
 	if pr.NICGbps > 0 {
 		pr.Efficiency = min(1, x/pr.NICGbps)
 	}
-	step("expected direct-RDMA throughput", x, "Gb/s", "")
+	step(x, "Gb/s", "", func() string { return "expected direct-RDMA throughput" })
 
 	a.gdr(p, &pr, note)
 	if !pr.GDR || !pr.GDRRead {
@@ -295,8 +320,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 			h, what = interSocket.Value, "inter-socket link ("+cpu+")"
 		}
 		pr.HostStagedGbps = h * a.m.HostStagedFactor.Value
-		step(fmt.Sprintf("host-staged: %s %.1f Gb/s × %g", what, h, a.m.HostStagedFactor.Value),
-			pr.HostStagedGbps, "Gb/s", a.m.HostStagedFactor.Source)
+		step(pr.HostStagedGbps, "Gb/s", a.m.HostStagedFactor.Source, func() string {
+			return fmt.Sprintf("host-staged: %s %.1f Gb/s × %g", what, h, a.m.HostStagedFactor.Value)
+		})
 	}
 	return pr
 }
@@ -306,12 +332,8 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	gpu, nic := p.A, p.B
 	var why []string
-	anyRDMA := false
-	for _, n := range a.g.OfKind(topology.KindNIC) {
-		anyRDMA = anyRDMA || len(n.RDMA) > 0
-	}
 	switch {
-	case !anyRDMA:
+	case !a.anyRDMA:
 		note("no RDMA devices in the source (sys/class/infiniband): the NIC taken as RDMA-capable")
 	case len(nic.RDMA) == 0:
 		why = append(why, fmt.Sprintf("%s has no RDMA device: NCCL would use sockets", nic.BDF()))

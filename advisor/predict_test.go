@@ -1,6 +1,7 @@
 package advisor
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -364,6 +365,30 @@ func TestInvariants(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestSkipExplain: SkipExplain changes nothing but the missing arithmetic.
+func TestSkipExplain(t *testing.T) {
+	b, _, _ := rails(4, 2)
+	h := b.g.HostBridges[0]
+	r := b.rootPort(h, 4)
+	b.gpu(endpoint(r), r) // PHB to both NICs
+	for _, vendor := range []string{"GenuineIntel", "AuthenticAMD", ""} {
+		b.g.System.CPUVendor = vendor
+		g := b.graph()
+		full := analyze(t, g, Options{})
+		terse := analyze(t, g, Options{SkipExplain: true})
+		for i := range full.Predictions {
+			if len(full.Predictions[i].Explain) == 0 || terse.Predictions[i].Explain != nil {
+				t.Fatalf("%s: Explain has %d and %d steps; want some, and none with SkipExplain", vendor,
+					len(full.Predictions[i].Explain), len(terse.Predictions[i].Explain))
+			}
+			full.Predictions[i].Explain = nil
+		}
+		if !reflect.DeepEqual(full, terse) {
+			t.Errorf("%s: results differ with SkipExplain beyond Explain", vendor)
 		}
 	}
 }

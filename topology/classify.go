@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -120,29 +121,32 @@ func (g *Graph) Classify(a, b *Device) Pair {
 	return p
 }
 
-// ancestors returns d's bridges from its parent up to the top.
-func ancestors(d *Device) []*Device {
-	var out []*Device
+// depth counts the bridges above d.
+func depth(d *Device) int {
+	n := 0
 	for p := d.Parent; p != nil; p = p.Parent {
-		out = append(out, p)
+		n++
 	}
-	return out
+	return n
 }
 
-// commonAncestor returns the lowest bridge above both a and b and the
-// bridges crossed below it on each side, or nil when they meet only at (or
-// above) a host bridge.
-func commonAncestor(a, b *Device) (lca *Device, upA, upB []*Device) {
-	aa, bb := ancestors(a), ancestors(b)
-	// Both chains end at the top of the tree: strip their common tail.
-	i, j := len(aa)-1, len(bb)-1
-	for i >= 0 && j >= 0 && aa[i] == bb[j] {
-		i, j = i-1, j-1
+// commonAncestor returns the lowest bridge above both a and b, nil when
+// they meet only at (or above) a host bridge, and how many bridges below
+// it each side crosses. It walks parent links and allocates nothing: every
+// pair of an 8-GPU server asks it twice.
+func commonAncestor(a, b *Device) (lca *Device, upA, upB int) {
+	da, db := depth(a), depth(b)
+	x, y := a.Parent, b.Parent
+	for ; da > db; da-- {
+		x, upA = x.Parent, upA+1
 	}
-	if i+1 < len(aa) {
-		lca = aa[i+1]
+	for ; db > da; db-- {
+		y, upB = y.Parent, upB+1
 	}
-	return lca, aa[:i+1], bb[:j+1]
+	for x != y {
+		x, y, upA, upB = x.Parent, y.Parent, upA+1, upB+1
+	}
+	return x, upA, upB
 }
 
 // switchOf names the switch a bridge belongs to: a downstream port belongs
@@ -166,21 +170,23 @@ func (g *Graph) smiLabel(a, b *Device) (Label, string, []string) {
 		return PIX, PathSameDevice, nil
 	}
 	if a.HostBridge != nil && a.HostBridge == b.HostBridge {
-		lca, upA, upB := commonAncestor(a, b)
+		lca, _, _ := commonAncestor(a, b)
 		if lca == nil && g.NCCLView {
 			return PHB, PathRootComplex, []string{"an NCCL topology has no host bridges: nvidia-smi may say PHB or NODE"}
 		}
 		if lca == nil || lca.Role == RoleRootPort {
 			return PHB, PathRootComplex, nil
 		}
-		switches := map[*Device]bool{switchOf(lca): true}
-		for _, x := range append(upA, upB...) {
-			switches[switchOf(x)] = true
+		// PIX when every bridge crossed below lca belongs to lca's switch.
+		sw := switchOf(lca)
+		for _, d := range [2]*Device{a, b} {
+			for x := d.Parent; x != lca; x = x.Parent {
+				if switchOf(x) != sw {
+					return PXB, PathAcrossSwitches, nil
+				}
+			}
 		}
-		if len(switches) <= 1 {
-			return PIX, PathSameSwitch, nil
-		}
-		return PXB, PathAcrossSwitches, nil
+		return PIX, PathSameSwitch, nil
 	}
 	na, nb := numaOf(a), numaOf(b)
 	switch {
@@ -277,18 +283,8 @@ func bcmGen(d *Device, level int) int {
 // (§1.7): a hop between two PCI nodes is PXB, a hop into a CPU is PHB, a
 // hop between CPUs is SYS, any other PCI hop PIX; the path takes the worst.
 func (g *Graph) ncclLabel(a, b *Device) Label {
-	chain := func(d *Device) []ncclNode {
-		out := []ncclNode{{dev: d}}
-		for cur := d; ; {
-			n := ncclParent(cur, g.NCCLView)
-			out = append(out, n)
-			if n.dev == nil {
-				return out
-			}
-			cur = n.dev
-		}
-	}
-	ca, cb := chain(a), chain(b)
+	var bufA, bufB [16]ncclNode // on the stack: chains are rarely longer
+	ca, cb := g.ncclChain(a, bufA[:0]), g.ncclChain(b, bufB[:0])
 	// The IB plugin merges the ports of a multi-port NIC into one NIC node
 	// (net_ib/init.cc), and both functions share a parent: PIX.
 	if a.Addr.SameDevice(b.Addr) {
@@ -307,13 +303,9 @@ func (g *Graph) ncclLabel(a, b *Device) Label {
 			worst = hop
 		}
 	}
-	idx := make(map[ncclNode]int, len(cb))
-	for i, n := range cb {
-		idx[n] = i
-	}
 	for i, n := range ca {
-		j, ok := idx[n]
-		if !ok {
+		j := slices.Index(cb, n)
+		if j < 0 {
 			continue
 		}
 		for k := 0; k < i; k++ {
@@ -328,46 +320,59 @@ func (g *Graph) ncclLabel(a, b *Device) Label {
 	return SYS
 }
 
+// ncclChain appends d and its NCCL ancestors, up to a CPU node, to buf.
+func (g *Graph) ncclChain(d *Device, buf []ncclNode) []ncclNode {
+	buf = append(buf, ncclNode{dev: d})
+	for cur := d; ; {
+		n := ncclParent(cur, g.NCCLView)
+		buf = append(buf, n)
+		if n.dev == nil {
+			return buf
+		}
+		cur = n.dev
+	}
+}
+
 // hops lists the path from a to b: up to where they meet, then down.
 func (g *Graph) hops(a, b *Device) []Hop {
 	lca, upA, upB := commonAncestor(a, b)
-	up := make([]Hop, 0, len(upA)+len(upB)+3)
-	down := make([]Hop, 0, len(upB)+1)
-	climb := func(d *Device, above []*Device, out *[]Hop) {
-		for i := -1; i < len(above); i++ {
-			x := d
-			if i >= 0 {
-				x = above[i]
-			}
+	out := make([]Hop, 0, upA+upB+3)
+	// climb appends the hops from d up to lca, or to the top of its tree.
+	climb := func(d *Device) {
+		for x := d; ; x = x.Parent {
 			var to string
 			switch {
-			case i+1 < len(above):
-				to = above[i+1].BDF()
+			case x.Parent != lca:
+				to = x.Parent.BDF()
 			case lca != nil:
 				to = lca.BDF()
-			case x.Parent == nil && x.HostBridge != nil:
+			case x.HostBridge != nil:
 				to = x.HostBridge.Name
 			default:
 				to = "?"
 			}
-			*out = append(*out, upstreamHop(x, to))
+			out = append(out, upstreamHop(x, to))
+			if x.Parent == lca {
+				return
+			}
 		}
 	}
-	climb(a, upA, &up)
-	climb(b, upB, &down)
+	climb(a)
 	if lca == nil && !a.Addr.SameDevice(b.Addr) && a.HostBridge != b.HostBridge {
 		kind := HopHostBridges
 		if numaOf(a) != numaOf(b) && numaOf(a) >= 0 && numaOf(b) >= 0 {
 			kind = HopNUMA
 		}
-		up = append(up, Hop{From: hbName(a), To: hbName(b), Kind: kind})
+		out = append(out, Hop{From: hbName(a), To: hbName(b), Kind: kind})
 	}
-	for i := len(down) - 1; i >= 0; i-- {
-		h := down[i]
-		h.From, h.To = h.To, h.From
-		up = append(up, h)
+	// b's side, climbed then turned to run down from where the sides meet.
+	down := len(out)
+	climb(b)
+	slices.Reverse(out[down:])
+	for i := down; i < len(out); i++ {
+		out[i].From, out[i].To = out[i].To, out[i].From
 	}
-	return up
+	return out
 }
 
 func hbName(d *Device) string {

@@ -25,9 +25,10 @@ func (o *adviceOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.ModelFile, "model", "", "JSON file replacing any number of the throughput model, e.g. with your ib_write_bw results (keys: gdtopo check --help)")
 }
 
-// advise runs the advisor on the analysis.
-func (a *analysis) advise(o *adviceOptions) (*advisor.Result, error) {
-	opts := advisor.Options{NCCLVersion: o.NCCLVersion}
+// advise runs the advisor on the analysis; explain fills in each
+// prediction's arithmetic (path --explain).
+func (a *analysis) advise(o *adviceOptions, explain bool) (*advisor.Result, error) {
+	opts := advisor.Options{NCCLVersion: o.NCCLVersion, SkipExplain: !explain}
 	if o.ModelFile != "" {
 		f, err := os.Open(o.ModelFile)
 		if err != nil {

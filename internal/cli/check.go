@@ -111,7 +111,7 @@ func checkReport(opts *checkOptions, name string, level advisor.Severity) error 
 	if err != nil {
 		return err
 	}
-	res, err := a.advise(&opts.adviceOptions)
+	res, err := a.advise(&opts.adviceOptions, false)
 	if err != nil {
 		return err
 	}

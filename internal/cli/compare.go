@@ -71,7 +71,7 @@ func compareRun(opts *compareOptions) error {
 		if err != nil {
 			return err
 		}
-		res, err := a.advise(&opts.adviceOptions)
+		res, err := a.advise(&opts.adviceOptions, false)
 		if err != nil {
 			return err
 		}

@@ -8,14 +8,17 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/internal/fleet"
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -65,13 +68,11 @@ func fleetRun(opts *checkOptions, level advisor.Severity) error {
 	if opts.Output == formatNFD && len(names) != 1 {
 		return usagef("-o nfd describes one machine: give one SOURCE")
 	}
-	if os.Getenv("GOGC") == "" && len(names) > 1 {
-		// Each source allocates a few megabytes and keeps none of them: at
-		// Go's default of 100 the collector runs every few sources, and
-		// on the development VM 400 snapshots of hgx-h100 took 2.1 s
-		// instead of 1.1 s at 400, for a peak RSS of 50 MB instead of 26.
-		// A GOGC the user set is kept.
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	adjustGC := func() {} // see fleetGC; a GOGC or GOMEMLIMIT the user set is kept
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" && len(names) > 1 {
+		gc := startFleetGC(min(runtime.GOMAXPROCS(0), len(names)))
+		defer gc.stop()
+		adjustGC = gc.adjust
 	}
 	worst := ExitOK
 	raise := func(code int) {
@@ -88,6 +89,7 @@ func fleetRun(opts *checkOptions, level advisor.Severity) error {
 			}
 			fmt.Fprintf(opts.IO.Out, "==> %s <==\n", name)
 			err := checkOne(opts, name, level)
+			adjustGC()
 			code := exitCode(err)
 			raise(code)
 			if err != nil && code != ExitFindings {
@@ -95,7 +97,7 @@ func fleetRun(opts *checkOptions, level advisor.Severity) error {
 			}
 		}
 	default:
-		err := opts.fleetLines(names, level, func(r fleetResult) error {
+		err := opts.fleetLines(names, level, adjustGC, func(r fleetResult) error {
 			raise(r.line.ExitCode)
 			if r.line.Error != "" {
 				fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", r.line.Error)
@@ -134,6 +136,60 @@ func fleetRun(opts *checkOptions, level advisor.Severity) error {
 	return nil
 }
 
+// fleetGC collects the garbage of a run over several sources when the heap
+// reaches a set size (a memory limit, GOGC off), not a multiple of the live
+// heap. Each source allocates a few megabytes and keeps none of them; at
+// GOGC 400 the heap's target swung with the little the workers held at
+// each collection, and the runtime gave memory back to the system after a
+// low target only to fault it in again: in the development VM a page fault
+// costs about 10 µs, and faults and madvise took a tenth of the CPU. With a
+// steady target, 400 snapshots of hgx-h100 take 0.68 s there instead of
+// 0.76 s at GOGC 400, for a peak RSS of 53 MB instead of 52. The size
+// grows with sources that hold more (see adjust).
+type fleetGC struct {
+	mu      sync.Mutex
+	limit   int64             // the memory limit set
+	live    [1]metrics.Sample // the live heap after the last collection
+	percent int               // GOGC before
+	before  int64             // the memory limit before
+}
+
+// The memory a run collects at: a base and a share per worker, four times
+// what an 8-GPU server's sources hold.
+const (
+	fleetMemoryBase      = 32 << 20
+	fleetMemoryPerWorker = 8 << 20
+)
+
+// startFleetGC turns GOGC off and sets the memory limit for workers workers.
+func startFleetGC(workers int) *fleetGC {
+	g := &fleetGC{limit: fleetMemoryBase + int64(workers)*fleetMemoryPerWorker}
+	g.live[0].Name = "/gc/heap/live:bytes"
+	g.percent = debug.SetGCPercent(-1)
+	g.before = debug.SetMemoryLimit(g.limit)
+	return g
+}
+
+// adjust raises the limit to the base plus twice the live heap, where GOGC
+// 100 would collect, when sources hold more than that allows: a limit the
+// live heap nears makes the collector run all the time. Call it after each
+// source.
+func (g *fleetGC) adjust() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	metrics.Read(g.live[:])
+	if want := fleetMemoryBase + 2*int64(g.live[0].Value.Uint64()); want > g.limit {
+		g.limit = want
+		debug.SetMemoryLimit(want)
+	}
+}
+
+// stop restores GOGC and the memory limit.
+func (g *fleetGC) stop() {
+	debug.SetGCPercent(g.percent)
+	debug.SetMemoryLimit(g.before)
+}
+
 // exitCode is the status an error from checkOne ends with.
 func exitCode(err error) int {
 	var fe *findingsError
@@ -157,10 +213,11 @@ type fleetResult struct {
 }
 
 // fleetLines analyses the sources on every CPU and hands each line to emit
-// in the order of names. At most two lines per worker wait for their turn,
-// so memory does not grow with the number of sources. An error from emit
-// stops the output; the analyses under way finish and are dropped.
-func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, emit func(fleetResult) error) error {
+// in the order of names; each worker calls done after each source. At most
+// two lines per worker wait for their turn, so memory does not grow with
+// the number of sources. An error from emit stops the output; the analyses
+// under way finish and are dropped.
+func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, done func(), emit func(fleetResult) error) error {
 	workers := min(runtime.GOMAXPROCS(0), len(names))
 	if workers > 1 {
 		opts.readWorkers = 1 // the sources are read in parallel instead
@@ -180,8 +237,10 @@ func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, emi
 	}()
 	for range workers {
 		go func() {
+			var op source.Opener // one per worker: it keeps buffers for the next archive
 			for i := range next {
-				results[i] <- opts.encodedLine(names[i], level)
+				results[i] <- opts.encodedLine(&op, names[i], level)
+				done()
 			}
 		}()
 	}
@@ -196,9 +255,10 @@ func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, emi
 	return err
 }
 
-// encodedLine analyses one source, and encodes its line for -o jsonl.
-func (opts *checkOptions) encodedLine(name string, level advisor.Severity) fleetResult {
-	r := fleetResult{line: opts.fleetLine(name, level)}
+// encodedLine analyses one source, opened through op, and encodes its line
+// for -o jsonl.
+func (opts *checkOptions) encodedLine(op *source.Opener, name string, level advisor.Severity) fleetResult {
+	r := fleetResult{line: opts.fleetLine(op, name, level)}
 	if opts.Output != formatJSONL {
 		return r
 	}
@@ -211,16 +271,17 @@ func (opts *checkOptions) encodedLine(name string, level advisor.Severity) fleet
 	return r
 }
 
-// fleetLine analyses one source into a line of a fleet report.
-func (opts *checkOptions) fleetLine(name string, level advisor.Severity) fleet.Line {
+// fleetLine analyses one source, opened through op, into a line of a fleet
+// report.
+func (opts *checkOptions) fleetLine(op *source.Opener, name string, level advisor.Severity) fleet.Line {
 	line := fleet.Line{Source: name}
 	if name == "" {
 		line.Source = "/"
 	}
-	a, err := opts.load(name, false)
+	a, err := opts.loadWith(op, name, false)
 	if err == nil {
 		var res *advisor.Result
-		if res, err = a.advise(&opts.adviceOptions); err == nil {
+		if res, err = a.advise(&opts.adviceOptions, false); err == nil {
 			pairs := a.allPairs()
 			if opts.Output == formatJSONL {
 				pairs = withoutHops(pairs)

@@ -50,6 +50,12 @@ func (o *globalOptions) start(name string, allNames bool) (render.Format, *analy
 // names are set for accelerators, NICs and switches, from the built-in table
 // first so pci.ids is parsed only when needed; allNames names every device.
 func (o *globalOptions) load(name string, allNames bool) (*analysis, error) {
+	return o.loadWith(nil, name, allNames)
+}
+
+// loadWith is load, opening folders and archives through op when it is not
+// nil.
+func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) (*analysis, error) {
 	var src *source.Source
 	var g *topology.Graph
 	var err error
@@ -59,7 +65,7 @@ func (o *globalOptions) load(name string, allNames bool) (*analysis, error) {
 	case name == "-":
 		src, g, err = o.readText(name)
 	default:
-		src, err = o.IO.open(name)
+		src, err = o.IO.open(op, name)
 		if isUnrecognized(err) {
 			src, g, err = o.readText(name)
 		}

@@ -45,10 +45,14 @@ type Streams struct {
 	OpenSource func(name string) (*source.Source, error)
 }
 
-// open opens a SOURCE that is a folder or archive.
-func (s *Streams) open(name string) (*source.Source, error) {
-	if s.OpenSource != nil {
+// open opens a SOURCE that is a folder or archive, through op (which keeps
+// buffers from one archive to the next) when it is not nil.
+func (s *Streams) open(op *source.Opener, name string) (*source.Source, error) {
+	switch {
+	case s.OpenSource != nil:
 		return s.OpenSource(name)
+	case op != nil:
+		return op.Open(name)
 	}
 	return source.Open(name)
 }

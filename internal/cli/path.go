@@ -111,7 +111,7 @@ func (a *analysis) explain(pr *render.Printer, da, db *topology.Device, o *advic
 	if da.Kind != topology.KindAccelerator || db.Kind != topology.KindNIC {
 		return fmt.Errorf("--explain needs an accelerator and a NIC, not %s %s and %s %s", da.Kind, da.BDF(), db.Kind, db.BDF())
 	}
-	res, err := a.advise(o)
+	res, err := a.advise(o, true)
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func snapshotRun(opts *snapshotOptions) error {
 	src := source.Live()
 	if opts.Source != "" {
 		var err error
-		if src, err = opts.IO.open(opts.Source); err != nil {
+		if src, err = opts.IO.open(nil, opts.Source); err != nil {
 			return err
 		}
 	}

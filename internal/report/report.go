@@ -222,6 +222,7 @@ func New(src Source, g *topology.Graph, pairs []topology.Pair, adv *advisor.Resu
 		r.HostBridges = append(r.HostBridges, HostBridge{Name: hb.Name, NUMANode: hb.NUMANode, Socket: hb.Socket})
 	}
 	aliases := Aliases(g)
+	r.Devices = make([]Device, 0, len(g.Devices))
 	for _, d := range g.Devices {
 		r.Devices = append(r.Devices, device(d, aliases[d]))
 	}
@@ -231,6 +232,7 @@ func New(src Source, g *topology.Graph, pairs []topology.Pair, adv *advisor.Resu
 			predictions[[2]*topology.Device{p.GPU, p.NIC}] = &adv.Predictions[i]
 		}
 	}
+	r.Pairs = make([]Pair, 0, len(pairs))
 	for _, p := range pairs {
 		out := pair(p)
 		if pr := predictions[[2]*topology.Device{p.A, p.B}]; pr != nil {
@@ -255,12 +257,27 @@ func New(src Source, g *topology.Graph, pairs []topology.Pair, adv *advisor.Resu
 	return r
 }
 
-func hex4(v uint16) string { return fmt.Sprintf("%04x", v) }
+// hex4 formats v as fmt's %04x does.
+func hex4(v uint16) string { return hexDigits(uint32(v), 4) }
+
+// hexDigits formats v as fmt's %0Nx does for N = width, without fmt: a
+// report formats four or five IDs of each of an 8-GPU server's 72 functions.
+func hexDigits(v uint32, width int) string {
+	const digits = "0123456789abcdef"
+	if width > 8 || width < 8 && v>>(4*width) != 0 {
+		return fmt.Sprintf("%0*x", width, v)
+	}
+	var b [8]byte
+	for i := width - 1; i >= 0; i, v = i-1, v>>4 {
+		b[i] = digits[v&0xf]
+	}
+	return string(b[:width])
+}
 
 func device(d *topology.Device, alias string) Device {
 	out := Device{
 		BDF: d.BDF(), Alias: alias, Kind: string(d.Kind), Role: string(d.Role),
-		Class: fmt.Sprintf("%06x", d.Class), VendorID: hex4(d.VendorID), DeviceID: hex4(d.DeviceID),
+		Class: hexDigits(d.Class, 6), VendorID: hex4(d.VendorID), DeviceID: hex4(d.DeviceID),
 		Name: d.Name, NUMANode: d.NUMANode, NUMAFrom: d.NUMAFrom, LocalCPUs: d.LocalCPUs,
 		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn, PortRateGbps: d.PortRateGbps,
 		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs),

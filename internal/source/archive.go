@@ -18,8 +18,14 @@ import (
 
 // readArchive reads the snapshot archive f, named name, into memory. The
 // format comes from the first bytes, not from the name.
-func readArchive(name string, f io.Reader, lim Limits) (*Source, error) {
-	br := bufio.NewReaderSize(f, 64<<10)
+func (o *Opener) readArchive(name string, f io.Reader) (*Source, error) {
+	lim := o.Limits.withDefaults()
+	if o.file == nil {
+		o.file = bufio.NewReaderSize(f, 64<<10)
+	}
+	br := o.file
+	br.Reset(f)
+	defer br.Reset(nil) // holds no file once done
 	head, err := br.Peek(512)
 	if len(head) == 0 {
 		if err == io.EOF {
@@ -32,9 +38,13 @@ func readArchive(name string, f io.Reader, lim Limits) (*Source, error) {
 	switch {
 	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
 		format = "tar.gz"
-		if stream, err = gzip.NewReader(br); err != nil {
+		if o.gz == nil {
+			o.gz = new(gzip.Reader)
+		}
+		if err := o.gz.Reset(br); err != nil {
 			return nil, fmt.Errorf("%s: corrupt gzip stream: %w", name, err)
 		}
+		stream = o.gz
 	case bytes.HasPrefix(head, []byte("BZh")):
 		format, stream = "tar.bz2", bzip2.NewReader(br)
 	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
@@ -53,7 +63,12 @@ func readArchive(name string, f io.Reader, lim Limits) (*Source, error) {
 	r := &archiveReader{name: name, format: format + " archive", lim: lim, m: newMemFS(),
 		in: &capReader{r: stream, left: lim.MaxExpanded,
 			err: fmt.Errorf("%s: archive expands beyond %s; refusing", name, size(lim.MaxExpanded))}}
-	if err := r.readAll(); err != nil {
+	if o.stream == nil {
+		o.stream = bufio.NewReaderSize(r.in, 32<<10)
+	}
+	o.stream.Reset(r.in)
+	defer o.stream.Reset(nil)
+	if err := r.readAll(o.stream); err != nil {
 		return nil, err
 	}
 	return r.source()
@@ -81,12 +96,14 @@ type archiveReader struct {
 	slab         []byte      // where small member contents are read into
 	warnings     []string
 	member       string // the member being read, for messages
+	cleanDir     string // the folder of the last member whose name was clean
 }
 
-// readAll reads every member, then the rest of a compressed stream so that a
-// corrupt end is noticed.
-func (r *archiveReader) readAll() error {
-	tr := newTarReader(r.in) // through a buffer: the decompressor works in larger steps
+// readAll reads every member from the buffered stream br, which reads
+// r.in, then the rest of a compressed stream so that a corrupt end is
+// noticed.
+func (r *archiveReader) readAll(br *bufio.Reader) error {
+	tr := newTarReader(br)
 	for count := 0; ; count++ {
 		hdr, err := tr.Next()
 		if err == io.EOF {
@@ -116,7 +133,7 @@ func (r *archiveReader) readAll() error {
 
 // add stores the member hdr, whose content tr is positioned at.
 func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
-	p, err := memberPath(hdr.Name)
+	p, err := r.memberPath(hdr.Name)
 	if err != nil {
 		return r.refuse(err.Error())
 	}
@@ -184,9 +201,20 @@ const (
 // what the stream really holds, not with what the header claims.
 func (r *archiveReader) content(size int64, tr io.Reader) ([]byte, error) {
 	if size > slabMember {
-		buf := bytes.NewBuffer(make([]byte, 0, min(size, 64<<10)))
-		_, err := buf.ReadFrom(tr)
-		return buf.Bytes(), err
+		b, n := make([]byte, min(size, 64<<10)), 0
+		for {
+			m, err := io.ReadFull(tr, b[n:])
+			if n += m; err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			if err != nil {
+				return nil, err
+			}
+			if int64(n) == size {
+				return b, nil
+			}
+			b = append(b, make([]byte, min(size-int64(n), int64(n)))...) // twice the size, at most size
+		}
 	}
 	if int64(cap(r.slab)-len(r.slab)) < size {
 		r.slab = make([]byte, 0, slabSize)
@@ -201,6 +229,22 @@ func (r *archiveReader) content(size int64, tr io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// memberPath is the function memberPath for the name of the next member.
+// Archives list a folder's members one after another, so when the name
+// starts with the folder of the last clean name, only the rest is checked.
+func (r *archiveReader) memberPath(name string) (string, error) {
+	if d := r.cleanDir; len(name) > len(d)+1 && name[len(d)] == '/' && name[:len(d)] == d {
+		if rest := name[len(d)+1:]; strings.IndexByte(rest, '/') < 0 && rest != "." && rest != ".." {
+			return name, nil // one more component, clean itself
+		}
+	}
+	p, err := memberPath(name)
+	if i := strings.LastIndexByte(p, '/'); err == nil && i > 0 {
+		r.cleanDir = p[:i]
+	}
+	return p, err
 }
 
 // memberPath cleans a member name ("./" prefixes are fine), refusing absolute
@@ -257,9 +301,9 @@ func (r *archiveReader) source() (*Source, error) {
 	root := "."
 	if !r.m.isDir("sys") {
 		var dirs []string
-		for _, name := range r.m.root.names {
-			if r.m.isDir(name) {
-				dirs = append(dirs, name)
+		for _, e := range r.m.root.entries {
+			if e.n.mode.IsDir() {
+				dirs = append(dirs, e.name)
 			}
 		}
 		if len(dirs) != 1 || !r.m.isDir(dirs[0]+"/sys") {

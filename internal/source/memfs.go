@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -21,26 +22,48 @@ var errLinkLoop = errors.New("too many levels of symbolic links")
 
 // node is one entry of an in-memory tree.
 type node struct {
-	mode     fs.FileMode // type bits and permissions
-	modTime  time.Time
-	data     []byte           // content of a regular file; shared by hard links, never written
-	target   string           // target of a symbolic link, as stored
-	parent   *node            // the folder holding it; nil for the root
-	children map[string]*node // a folder's entries
-	names    []string         // a folder's entry names, sorted by finish
+	mode    fs.FileMode // type bits and permissions
+	modTime time.Time
+	data    []byte     // content of a regular file; shared by hard links, never written
+	target  string     // target of a symbolic link, as stored
+	parent  *node      // the folder holding it; nil for the root
+	entries []fileInfo // a folder's entries, sorted by name; see index
+	// index holds a folder's entries instead of entries while the tree is
+	// built, once an entry arrived out of order among many; finish moves
+	// them back. Archives list a folder's entries in order, so most folders
+	// never have one.
+	index map[string]*node
 }
+
+// sortedInsertMax is the largest folder an entry that arrives out of order
+// is inserted into in place; a larger one gets an index, so that an archive
+// listing a huge folder backwards does not cost quadratic time.
+const sortedInsertMax = 64
 
 // memFS is a read-only tree held in memory: a tree of nodes, so that a
 // lookup walks it component by component without building paths. It is
 // safe for concurrent reads once built.
 type memFS struct {
-	root *node
-	free []node // where new nodes come from while the tree is built
+	root     *node
+	free     []node     // where new nodes come from while the tree is built
+	freeDirs []fileInfo // where folders' first entries go while the tree is built
+	unsorted []*node    // the folders with an index, sorted by finish
 
 	// The folder the last put went into: archives list a folder's entries
 	// one after another, so most puts skip the walk from the root.
 	lastDir     string
 	lastDirNode *node
+
+	// The folder a recent walk ended in: readers ask for a folder's files
+	// one after another, so most walks skip the components down to it.
+	walked atomic.Pointer[walkedDir]
+}
+
+// walkedDir is a folder a walk reached through the name's own components,
+// without following a link.
+type walkedDir struct {
+	path string // the folder's path, as a prefix of that name
+	n    *node
 }
 
 var _ interface {
@@ -65,6 +88,22 @@ func (m *memFS) newNode(mode fs.FileMode, modTime time.Time) *node {
 	return n
 }
 
+// firstEntries is the room a folder's entries get from a slab: most folders
+// of a sysfs tree hold a few, and growing each list from one entry was a
+// large part of building the tree.
+const firstEntries = 8
+
+// newEntries returns an empty entry list with room for firstEntries,
+// carved from a slab; a longer list moves out as append grows it.
+func (m *memFS) newEntries() []fileInfo {
+	if len(m.freeDirs) < firstEntries {
+		m.freeDirs = make([]fileInfo, 64*firstEntries)
+	}
+	e := m.freeDirs[:0:firstEntries]
+	m.freeDirs = m.freeDirs[firstEntries:]
+	return e
+}
+
 // put stores n at the cleaned path p, creating missing parent folders.
 func (m *memFS) put(p string, n *node) error {
 	dir, full := m.root, p
@@ -76,11 +115,11 @@ func (m *memFS) put(p string, n *node) error {
 		if !more {
 			break
 		}
-		child := dir.children[elem]
+		child := dir.child(elem)
 		switch {
 		case child == nil:
 			child = m.newNode(fs.ModeDir|0o755, n.modTime)
-			dir.add(elem, child)
+			m.add(dir, elem, child)
 		case !child.mode.IsDir():
 			return fmt.Errorf("parent %q is not a folder", full[:len(full)-len(rest)-1])
 		}
@@ -89,7 +128,7 @@ func (m *memFS) put(p string, n *node) error {
 	if len(p) < len(full) {
 		m.lastDir, m.lastDirNode = full[:len(full)-len(p)-1], dir
 	}
-	if old := dir.children[p]; old != nil {
+	if old := dir.child(p); old != nil {
 		if old.mode.IsDir() {
 			if !n.mode.IsDir() {
 				return errors.New("would replace a folder")
@@ -98,35 +137,82 @@ func (m *memFS) put(p string, n *node) error {
 			return nil
 		}
 		n.parent = dir
-		dir.children[p] = n
+		dir.replace(p, n)
 		return nil
 	}
-	dir.add(p, n)
+	m.add(dir, p, n)
 	return nil
 }
 
-// add makes child the entry name of the folder dir.
-func (dir *node) add(name string, child *node) {
-	if dir.children == nil {
-		dir.children = map[string]*node{}
-	}
-	child.parent = dir
-	dir.children[name] = child
-	dir.names = append(dir.names, name)
+// search returns where name is or would be among the entries of the folder
+// dir, which must be sorted, and whether it is there.
+func (dir *node) search(name string) (int, bool) {
+	return slices.BinarySearchFunc(dir.entries, name, func(e fileInfo, name string) int {
+		return strings.Compare(e.name, name)
+	})
 }
 
-// finish sorts every folder's entry names; call it once, after the last put.
-func (m *memFS) finish() {
-	for todo := []*node{m.root}; len(todo) > 0; {
-		n := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
-		slices.Sort(n.names)
-		for _, c := range n.children {
-			if c.children != nil {
-				todo = append(todo, c)
-			}
-		}
+// child returns the entry name of the folder dir, or nil.
+func (dir *node) child(name string) *node {
+	if dir.index != nil {
+		return dir.index[name]
 	}
+	if i, ok := dir.search(name); ok {
+		return dir.entries[i].n
+	}
+	return nil
+}
+
+// replace makes n the existing entry name of the folder dir.
+func (dir *node) replace(name string, n *node) {
+	if dir.index != nil {
+		dir.index[name] = n
+		return
+	}
+	i, _ := dir.search(name)
+	dir.entries[i].n = n
+}
+
+// add makes child the new entry name of the folder dir, keeping dir's
+// entries sorted, unless an out-of-order entry would have to be inserted
+// into a large folder: that folder's entries move to an index until finish.
+func (m *memFS) add(dir *node, name string, child *node) {
+	child.parent = dir
+	e := fileInfo{name, child}
+	last := len(dir.entries) - 1
+	switch {
+	case dir.index != nil:
+		dir.index[name] = child
+	case last < 0:
+		dir.entries = append(m.newEntries(), e)
+	case dir.entries[last].name < name:
+		dir.entries = append(dir.entries, e)
+	case len(dir.entries) < sortedInsertMax:
+		i, _ := dir.search(name)
+		dir.entries = slices.Insert(dir.entries, i, e)
+	default:
+		dir.index = make(map[string]*node, 2*len(dir.entries))
+		for _, e := range dir.entries {
+			dir.index[e.name] = e.n
+		}
+		dir.index[name] = child
+		dir.entries = nil
+		m.unsorted = append(m.unsorted, dir)
+	}
+}
+
+// finish moves the entries of the folders with an index back into sorted
+// entries; call it once, after the last put.
+func (m *memFS) finish() {
+	for _, dir := range m.unsorted {
+		dir.entries = make([]fileInfo, 0, len(dir.index))
+		for name, n := range dir.index {
+			dir.entries = append(dir.entries, fileInfo{name, n})
+		}
+		slices.SortFunc(dir.entries, func(a, b fileInfo) int { return strings.Compare(a.name, b.name) })
+		dir.index = nil
+	}
+	m.unsorted = nil
 }
 
 // lookup returns the node at the cleaned path p, without following links.
@@ -134,7 +220,7 @@ func (m *memFS) lookup(p string) *node {
 	n := m.root
 	for p != "." && n != nil {
 		elem, rest, _ := strings.Cut(p, "/")
-		n, p = n.children[elem], rest
+		n, p = n.child(elem), rest
 		if p == "" {
 			break
 		}
@@ -154,13 +240,30 @@ func (m *memFS) isDir(p string) bool {
 // walk looks name up, following symbolic links in every component but the
 // last, and in the last too when follow is set.
 func (m *memFS) walk(op, name string, follow bool) (*node, error) {
-	fail := func(err error) (*node, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	cur, rest := m.root, name
+	w := m.walked.Load()
+	if w != nil && len(name) > len(w.path) && name[len(w.path)] == '/' && name[:len(w.path)] == w.path {
+		cur, rest = w.n, name[len(w.path)+1:]
+	}
+	n, dir, dirEnd, err := m.follow(cur, rest, follow)
+	if dir != nil && (w == nil || w.n != dir) {
+		m.walked.Store(&walkedDir{path: name[:len(name)-dirEnd], n: dir})
+	}
+	if err != nil {
 		return nil, &fs.PathError{Op: op, Path: name, Err: err}
 	}
-	if !fs.ValidPath(name) {
-		return fail(fs.ErrInvalid)
-	}
-	cur, rest, hops := m.root, name, 0
+	return n, nil
+}
+
+// follow walks the path rest from the folder cur, as walk does. It also
+// returns the deepest folder it entered before the last component while the
+// components were still rest's own (no link followed yet), and how many
+// bytes of rest followed that folder's path.
+func (m *memFS) follow(cur *node, rest string, follow bool) (n, dir *node, dirEnd int, err error) {
+	hops := 0
 	for rest != "" {
 		var elem string
 		elem, rest, _ = strings.Cut(rest, "/")
@@ -169,34 +272,36 @@ func (m *memFS) walk(op, name string, follow bool) (*node, error) {
 			continue
 		case "..": // only from link targets, after the links before it were followed
 			if cur == m.root {
-				return fail(fs.ErrNotExist)
+				return nil, dir, dirEnd, fs.ErrNotExist
 			}
 			cur = cur.parent
 			continue
 		}
-		n := cur.children[elem]
+		c := cur.child(elem)
 		switch {
-		case n == nil:
-			return fail(fs.ErrNotExist)
-		case n.mode.Type() == fs.ModeSymlink && (rest != "" || follow):
+		case c == nil:
+			return nil, dir, dirEnd, fs.ErrNotExist
+		case c.mode.Type() == fs.ModeSymlink && (rest != "" || follow):
 			if hops++; hops > maxLinkHops {
-				return fail(errLinkLoop)
+				return nil, dir, dirEnd, errLinkLoop
 			}
-			if path.IsAbs(n.target) || n.target == "" {
-				return fail(fs.ErrNotExist)
+			if path.IsAbs(c.target) || c.target == "" {
+				return nil, dir, dirEnd, fs.ErrNotExist
 			}
 			if rest != "" {
-				rest = n.target + "/" + rest
+				rest = c.target + "/" + rest
 			} else {
-				rest = n.target
+				rest = c.target
 			}
-		case rest != "" && !n.mode.IsDir():
-			return fail(syscall.ENOTDIR)
+		case rest != "" && !c.mode.IsDir():
+			return nil, dir, dirEnd, syscall.ENOTDIR
 		default:
-			cur = n
+			if cur = c; hops == 0 && rest != "" {
+				dir, dirEnd = c, len(rest)+1
+			}
 		}
 	}
-	return cur, nil
+	return cur, dir, dirEnd, nil
 }
 
 // Open opens name, following symbolic links.
@@ -207,9 +312,11 @@ func (m *memFS) Open(name string) (fs.File, error) {
 	}
 	info := fileInfo{name: path.Base(name), n: n}
 	if n.mode.IsDir() {
-		return &openDir{info: info, entries: n.entries()}, nil
+		return &openDir{info: info, entries: n.dirEntries()}, nil
 	}
-	return &openFile{Reader: bytes.NewReader(n.data), info: info}, nil
+	f := &openFile{info: info}
+	f.Reset(n.data)
+	return f, nil
 }
 
 // ReadDir lists the folder name, sorted by name; links are not followed.
@@ -221,7 +328,7 @@ func (m *memFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !n.mode.IsDir() {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: syscall.ENOTDIR}
 	}
-	return n.entries(), nil
+	return n.dirEntries(), nil
 }
 
 // Lstat describes name without following it if it is a symbolic link.
@@ -245,11 +352,11 @@ func (m *memFS) ReadLink(name string) (string, error) {
 	return n.target, nil
 }
 
-// entries lists the folder n.
-func (n *node) entries() []fs.DirEntry {
-	list := make([]fs.DirEntry, len(n.names))
-	for i, name := range n.names {
-		list[i] = fs.FileInfoToDirEntry(fileInfo{name: name, n: n.children[name]})
+// dirEntries lists the folder n.
+func (n *node) dirEntries() []fs.DirEntry {
+	list := make([]fs.DirEntry, len(n.entries))
+	for i, e := range n.entries {
+		list[i] = fs.FileInfoToDirEntry(e)
 	}
 	return list
 }
@@ -272,9 +379,10 @@ func (fi fileInfo) Size() int64 {
 	return int64(len(fi.n.data))
 }
 
-// openFile is an open regular file; it implements fs.File, io.Seeker and io.ReaderAt.
+// openFile is an open regular file; it implements fs.File, io.Seeker and
+// io.ReaderAt. One allocation holds it and its reader.
 type openFile struct {
-	*bytes.Reader
+	bytes.Reader
 	info fileInfo
 }
 

@@ -8,11 +8,14 @@
 package source
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // FS is a read-only file tree with symbolic links, as every gdtopo reader takes it.
@@ -85,6 +88,25 @@ func Open(name string) (*Source, error) {
 // a folder, and a snapshot archive (tar, tar.gz, tar.bz2, tar.zst) for a file.
 // Zero fields of lim take their defaults.
 func OpenWithLimits(name string, lim Limits) (*Source, error) {
+	return (&Opener{Limits: lim}).Open(name)
+}
+
+// An Opener opens sources one after another, as OpenWithLimits does, and
+// keeps for the next archive what reading one needs but its tree does not:
+// the read buffers and the gzip decompressor, over 200 KiB. A fleet of
+// archives read through one Opener allocates that once, not per archive.
+// The zero Opener opens with DefaultLimits. An Opener must not be used by
+// several goroutines at once: give each its own.
+type Opener struct {
+	Limits Limits // bounds on an archive's cost; zero fields take their defaults
+
+	file   *bufio.Reader // the archive file's buffer
+	stream *bufio.Reader // the decompressed stream's buffer, which tar headers are parsed in
+	gz     *gzip.Reader
+}
+
+// Open opens name as OpenWithLimits does, with the Opener's limits.
+func (o *Opener) Open(name string) (*Source, error) {
 	if name == "" || name == "/" {
 		return Live(), nil
 	}
@@ -101,7 +123,7 @@ func OpenWithLimits(name string, lim Limits) (*Source, error) {
 			return nil, fmt.Errorf("%s: %w", name, bareErr(err))
 		}
 		defer f.Close()
-		return readArchive(name, f, lim.withDefaults())
+		return o.readArchive(name, f)
 	default:
 		return nil, fmt.Errorf("%s: not a regular file or folder", name)
 	}

@@ -6,10 +6,12 @@ import (
 	"compress/gzip"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	mathrand "math/rand/v2"
 	"os"
 	"os/exec"
 	"path"
@@ -214,6 +216,81 @@ func TestOpenGoodArchives(t *testing.T) {
 			}
 			checkGood(t, src.Root)
 		})
+	}
+}
+
+// TestLargeMembers reads members past the slabs' limit whole, in one step
+// and grown step by step, and refuses one the stream cuts short.
+func TestLargeMembers(t *testing.T) {
+	var extra []member
+	for _, n := range []int{slabMember + 1, 64 << 10, 64<<10 + 1, 300 << 10} {
+		body := make([]byte, n)
+		for i := range body {
+			body[i] = byte(i * 7 / 3)
+		}
+		extra = append(extra, member{name: fmt.Sprintf("sys/large/%d", n), body: string(body)})
+	}
+	data := tarBytes(t, withGood(extra...))
+	src, err := Open(writeFile(t, "large.tar", data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range extra {
+		if got, err := fs.ReadFile(src.Root, m.name); err != nil || string(got) != m.body {
+			t.Errorf("ReadFile(%s) = %d bytes, %v; want %d bytes", m.name, len(got), err, len(m.body))
+		}
+	}
+	cut := data[:bytes.Index(data, []byte(extra[3].name))+100<<10] // inside its content
+	if _, err := Open(writeFile(t, "cut.tar", cut)); err == nil || !strings.Contains(err.Error(), "truncated tar archive near member \"sys/large/307200\"") {
+		t.Errorf("a large member cut short: %v; want it refused as truncated", err)
+	}
+}
+
+// TestOpenerReuse opens archives of every format one after another through
+// one Opener, with failing ones between them: each reads as Open reads it,
+// and the trees read earlier stay intact.
+func TestOpenerReuse(t *testing.T) {
+	good := tarBytes(t, goodTree(""))
+	other := tarBytes(t, withGood(member{name: "proc/cmdline", body: strings.Repeat("quiet ", 2000)}))
+	corrupt := gz(t, other)
+	corrupt[len(corrupt)/2] ^= 0xff
+	inputs := []struct {
+		name string
+		data []byte
+	}{
+		{"a.tar.gz", gz(t, good)},
+		{"b.tar.gz", gz(t, other)},
+		{"corrupt.tar.gz", corrupt},
+		{"cut.tar.gz", gz(t, other)[:300]},
+		{"c.tar", good},
+		{"d.tar.zst", zst(t, other)},
+		{"e.tar.gz", gz(t, good)},
+		{"empty", nil},
+		{"f.tar.gz", gz(t, other)},
+	}
+	var op Opener
+	var trees []*Source
+	for _, in := range inputs {
+		name := writeFile(t, in.name, in.data)
+		want, wantErr := Open(name)
+		got, err := op.Open(name)
+		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+			t.Fatalf("%s: Opener.Open: %v; Open: %v", in.name, err, wantErr)
+		}
+		if err != nil {
+			continue
+		}
+		if got.Format != want.Format {
+			t.Errorf("%s: format %q; want %q", in.name, got.Format, want.Format)
+		}
+		checkGood(t, got.Root)
+		trees = append(trees, got)
+	}
+	for _, src := range trees {
+		checkGood(t, src.Root)
+		if b, err := fs.ReadFile(src.Root, "proc/cmdline"); err == nil && string(b) != strings.Repeat("quiet ", 2000) {
+			t.Errorf("%s: proc/cmdline changed after later archives were read", src.Name)
+		}
 	}
 }
 
@@ -487,6 +564,136 @@ func TestMemFSLinks(t *testing.T) {
 	}
 	if info, err := fs.Lstat(root, "sys/loop/a"); err != nil || info.Mode().Type() != fs.ModeSymlink || info.Size() != 1 {
 		t.Errorf("Lstat(sys/loop/a) = %v, %v; want a 1-byte symbolic link", info, err)
+	}
+}
+
+// TestMemFSOrder lists folders' entries out of order, a small folder's in
+// reverse and a large one's shuffled with members given twice: ReadDir lists
+// them sorted, lookups find each, and a later member replaces an earlier one.
+func TestMemFSOrder(t *testing.T) {
+	var extra []member
+	for i := 9; i >= 0; i-- {
+		extra = append(extra, member{name: fmt.Sprintf("sys/small/f%d", i), body: "small"})
+	}
+	extra = append(extra, member{name: "sys/small/f3", body: "again"})
+	const big = 3 * sortedInsertMax
+	order := mathrand.New(mathrand.NewPCG(1, 2)).Perm(big)
+	for _, i := range order {
+		extra = append(extra, member{name: fmt.Sprintf("sys/big/f%03d", i), body: "first"})
+	}
+	for _, i := range order[:big/2] {
+		extra = append(extra, member{name: fmt.Sprintf("sys/big/f%03d", i), body: fmt.Sprint(i)})
+	}
+	extra = append(extra,
+		member{name: "sys/big/d000/", typ: tar.TypeDir},
+		member{name: "sys/big/d000/x", body: "x"},
+		member{name: "sys/big/hard", link: "sys/big/f007", typ: tar.TypeLink},
+		member{name: "sys/big/f000", body: "last"},
+	)
+	src, err := Open(writeFile(t, "order.tar", tarBytes(t, withGood(extra...))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"sys/small", "sys/big"} {
+		entries, err := fs.ReadDir(src.Root, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := make([]string, len(entries))
+		for i, e := range entries {
+			names[i] = e.Name()
+		}
+		if !slices.IsSorted(names) || len(names) < 10 {
+			t.Errorf("ReadDir(%s) = %q; want its entries sorted", dir, names)
+		}
+	}
+	want := map[string]string{"sys/small/f3": "again", "sys/small/f4": "small", "sys/big/f000": "last", "sys/big/d000/x": "x"}
+	for i, f := range order {
+		body := "first"
+		if i < big/2 {
+			body = fmt.Sprint(f)
+		}
+		if f != 0 {
+			want[fmt.Sprintf("sys/big/f%03d", f)] = body
+		}
+	}
+	want["sys/big/hard"] = want["sys/big/f007"]
+	for name, body := range want {
+		if got, err := fs.ReadFile(src.Root, name); err != nil || string(got) != body {
+			t.Errorf("ReadFile(%s) = %q, %v; want %q", name, got, err, body)
+		}
+	}
+	if err := fstest.TestFS(src.Root, "sys/big/f000", "sys/small/f0", "sys/big/d000/x"); err != nil {
+		t.Errorf("fstest.TestFS: %v", err)
+	}
+}
+
+// TestWalkCache looks names up in random order, each walk starting from
+// the folder the one before remembered: every answer is the one a walk from
+// the root gives.
+func TestWalkCache(t *testing.T) {
+	src, err := Open(writeFile(t, "walk.tar", tarBytes(t, withGood(
+		member{name: "sys/loop/a", link: "b"},
+		member{name: "sys/loop/b", link: "a"},
+		member{name: "sys/loop/up", link: "."},
+		member{name: "sys/rel/dir", link: "../devices/pci0000:00"},
+		member{name: "sys/rel/file", link: "../../proc/cpuinfo"},
+		member{name: "sys/rel/x/y/z", body: "z"},
+		member{name: "sys/rel/x/up", link: "../.."},
+	))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := src.Root.(*memFS)
+	var names []string
+	for _, dir := range []string{"sys/devices/pci0000:00/0000:00:01.0", "sys/bus/pci/devices/0000:00:01.0", "sys/loop",
+		"sys/loop/up", "sys/loop/up/up", "sys/rel", "sys/rel/dir", "sys/rel/dir/0000:00:01.0", "sys/rel/x", "sys/rel/x/y",
+		"sys/rel/x/up", "sys/rel/x/up/rel/x", "sys/rel/file", "sys/missing", "proc"} {
+		for _, base := range []string{"class", "a", "b", "up", "dir", "file", "x", "y", "z", "cpuinfo", "nothing", ".."} {
+			names = append(names, dir+"/"+base)
+		}
+		names = append(names, dir)
+	}
+	type answer struct {
+		n   *node
+		err string
+	}
+	lookup := func(name string, follow bool) answer {
+		n, err := m.walk("open", name, follow)
+		if err != nil {
+			return answer{nil, err.Error()}
+		}
+		return answer{n, ""}
+	}
+	want := map[string]answer{}
+	for _, name := range names {
+		for _, follow := range []bool{false, true} {
+			m.walked.Store(nil)
+			want[fmt.Sprint(name, follow)] = lookup(name, follow)
+		}
+	}
+	// What a walk from the root remembers: the last folder before the last
+	// component, or before the first link followed.
+	for name, dir := range map[string]string{
+		"sys/devices/pci0000:00/0000:00:01.0/class":   "sys/devices/pci0000:00/0000:00:01.0",
+		"sys/devices/pci0000:00/0000:00:01.0/nothing": "sys/devices/pci0000:00/0000:00:01.0",
+		"sys/rel/dir/0000:00:01.0/class":              "sys/rel",
+		"sys/rel/x/up/rel/x/y":                        "sys/rel/x",
+		"sys/rel/x/y/z":                               "sys/rel/x/y",
+		"sys/missing/class":                           "sys",
+	} {
+		m.walked.Store(nil)
+		lookup(name, true)
+		if w := m.walked.Load(); w == nil || w.path != dir || w.n != m.lookup(dir) {
+			t.Errorf("after walking %q: remembered %+v; want %q", name, w, dir)
+		}
+	}
+	r := mathrand.New(mathrand.NewPCG(3, 4))
+	for range 20000 {
+		name, follow := names[r.IntN(len(names))], r.IntN(2) == 0
+		if got := lookup(name, follow); got != want[fmt.Sprint(name, follow)] {
+			t.Fatalf("walk(%q, %v) = %v with %+v remembered; from the root: %v", name, follow, got, m.walked.Load(), want[fmt.Sprint(name, follow)])
+		}
 	}
 }
 

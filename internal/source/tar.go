@@ -3,6 +3,7 @@ package source
 import (
 	"archive/tar"
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -257,7 +258,8 @@ func (tr *tarReader) discard(n int64) error {
 }
 
 // parseHeader decodes the header in tr.blk into h, after checking its
-// checksum, as archive/tar's readHeader.
+// checksum, as archive/tar's readHeader. It sets only the fields Next fills
+// in, leaving the others as they were.
 func (tr *tarReader) parseHeader(h *tar.Header) error {
 	b := tr.blk
 	sum, ok := parseOctal(b[148:156])
@@ -268,12 +270,12 @@ func (tr *tarReader) parseHeader(h *tar.Header) error {
 		return tar.ErrHeader
 	}
 	magic, trailer := string(b[257:263]), string(b[508:512])
-	prefix := ""
+	var prefix []byte
 	switch {
 	case magic == "ustar\x00" && trailer == "tar\x00": // star
-		prefix = cString(b[345:476])
+		prefix = cBytes(b[345:476])
 	case magic == "ustar\x00": // USTAR and PAX
-		prefix = cString(b[345:500])
+		prefix = cBytes(b[345:500])
 	}
 	var size, mode, mtime int64
 	if size, ok = parseNumeric(b[124:136]); !ok {
@@ -285,26 +287,34 @@ func (tr *tarReader) parseHeader(h *tar.Header) error {
 	if mtime, ok = parseNumeric(b[136:148]); !ok {
 		return tar.ErrHeader
 	}
-	*h = tar.Header{Typeflag: b[156], Name: cString(b[0:100]), Linkname: cString(b[157:257]),
-		Size: size, Mode: mode, ModTime: time.Unix(mtime, 0)}
-	if prefix != "" {
-		h.Name = prefix + "/" + h.Name
+	// Field by field: the other fields of tar.Header, over 200 bytes, stay
+	// zero in tr.hdr.
+	h.Typeflag, h.Linkname, h.Size, h.Mode, h.ModTime = b[156], cString(b[157:257]), size, mode, time.Unix(mtime, 0)
+	name := cBytes(b[0:100])
+	if len(prefix) > 0 { // joined in place: one string, not three
+		var buf [len("/") + 155 + 100]byte
+		name = append(append(append(buf[:0], prefix...), '/'), name...)
 	}
+	h.Name = string(name)
 	return nil
 }
 
 // checksum is the sum of the bytes of the header block b, with its checksum
 // field taken as spaces. It adds eight bytes at a time in four 16-bit lanes,
-// which cannot overflow over one block.
+// in two sums that do not wait for each other, which cannot overflow over
+// one block.
 func checksum(b []byte) int64 {
 	const lanes = 0x00ff00ff00ff00ff
-	var s uint64
-	for i := 0; i < tarBlock; i += 8 {
-		v := binary.LittleEndian.Uint64(b[i:])
-		s += v&lanes + v>>8&lanes
+	blk := (*[tarBlock]byte)(b[:tarBlock])
+	var s0, s1 uint64
+	for i := 0; i < tarBlock; i += 16 {
+		v, w := binary.LittleEndian.Uint64(blk[i:i+8]), binary.LittleEndian.Uint64(blk[i+8:i+16])
+		s0 += v&lanes + v>>8&lanes
+		s1 += w&lanes + w>>8&lanes
 	}
+	s := s0 + s1
 	sum := int64(s&0xffff + s>>16&0xffff + s>>32&0xffff + s>>48)
-	for _, c := range b[148:156] {
+	for _, c := range blk[148:156] {
 		sum -= int64(c)
 	}
 	return sum + 8*' '
@@ -324,13 +334,14 @@ func signedChecksum(b []byte) int64 {
 }
 
 // cString is b up to its first NUL.
-func cString(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
+func cString(b []byte) string { return string(cBytes(b)) }
+
+// cBytes is b up to its first NUL.
+func cBytes(b []byte) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
 	}
-	return string(b)
+	return b
 }
 
 // parseNumeric decodes a numeric field: base-256 when its top bit is set

@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+// TestFleetGC: a fleet run collects at its memory limit with GOGC off, raises
+// the limit for sources that hold more, and restores both settings after.
+func TestFleetGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(123))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 40))
+	g := startFleetGC(2)
+	if pct := debug.SetGCPercent(-1); pct != -1 {
+		t.Errorf("GOGC %d during the run; want off", pct)
+	}
+	if limit := debug.SetMemoryLimit(-1); limit != fleetMemoryBase+2*fleetMemoryPerWorker {
+		t.Errorf("memory limit %d; want %d", limit, fleetMemoryBase+2*fleetMemoryPerWorker)
+	}
+	held := make([]byte, 64<<20) // a source that holds 64 MiB
+	runtime.GC()
+	g.adjust()
+	if limit := debug.SetMemoryLimit(-1); limit < fleetMemoryBase+2*int64(len(held)) {
+		t.Errorf("memory limit %d with 64 MiB held; want at least %d", limit, fleetMemoryBase+2*len(held))
+	}
+	runtime.KeepAlive(held)
+	g.stop()
+	if pct := debug.SetGCPercent(123); pct != 123 {
+		t.Errorf("GOGC %d after the run; want 123 again", pct)
+	}
+	if limit := debug.SetMemoryLimit(-1); limit != 1<<40 {
+		t.Errorf("memory limit %d after the run; want %d again", limit, int64(1<<40))
+	}
+}
