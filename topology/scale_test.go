@@ -3,7 +3,6 @@ package topology_test
 import (
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/gdtopo/gdtopo/fixtures"
@@ -135,7 +134,7 @@ func TestScaleMachines(t *testing.T) {
 		if err := fixtures.Write(dir, m); err != nil {
 			t.Fatal(err)
 		}
-		g := readScale(t, dir, 1)
+		g := readScale(t, dir)
 		if len(g.Devices) != len(fns) {
 			t.Errorf("%s: read %d functions of %d", c.name(), len(g.Devices), len(fns))
 		}
@@ -146,24 +145,22 @@ func TestScaleMachines(t *testing.T) {
 	}
 }
 
-// readScale opens and reads the tree at dir with workers readers.
-func readScale(tb testing.TB, dir string, workers int) *topology.Graph {
+func readScale(tb testing.TB, dir string) *topology.Graph {
 	src, err := source.Open(dir)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	g, err := topology.ReadSysfsParallel(src.Root, workers)
+	g, err := topology.ReadSysfs(src.Root)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return g
 }
 
-// BenchmarkScale measures how reading a tree (source.Open plus ReadSysfs;
-// "read-parallel" with one worker per CPU, as gdtopo check reads) grows with
-// the number of PCI functions, and how Pairs grows with the number of
-// accelerators and NICs. Each machine is written once, outside the timed
-// loops.
+// BenchmarkScale measures how reading a tree (source.Open plus ReadSysfs)
+// grows with the number of PCI functions, and how Pairs grows with the
+// number of accelerators and NICs. Each machine is written once, outside the
+// timed loops.
 //
 //	go test -run '^$' -bench BenchmarkScale -benchmem ./topology/
 func BenchmarkScale(b *testing.B) {
@@ -181,21 +178,16 @@ func BenchmarkScale(b *testing.B) {
 			if err := fixtures.Write(dir, m); err != nil {
 				b.Fatal(err)
 			}
-			g := readScale(b, dir, 1)
+			g := readScale(b, dir)
 			pairs := len(g.Pairs())
 			accNIC := len(topology.PairsOf(g.Pairs(), topology.KindAccelerator, topology.KindNIC))
-			for _, r := range []struct {
-				name    string
-				workers int
-			}{{"read", 1}, {"read-parallel", runtime.GOMAXPROCS(0)}} {
-				b.Run(r.name, func(b *testing.B) {
-					b.ReportAllocs()
-					for b.Loop() {
-						readScale(b, dir, r.workers)
-					}
-					b.ReportMetric(float64(len(fns)), "functions")
-				})
-			}
+			b.Run("read", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					readScale(b, dir)
+				}
+				b.ReportMetric(float64(len(fns)), "functions")
+			})
 			b.Run("pairs", func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {

@@ -11,8 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/gdtopo/gdtopo/internal/pciconfig"
 )
@@ -26,15 +24,7 @@ var ErrNoPCI = errors.New("no PCI devices")
 // become warnings (a function that vanishes while being read, hot-unplugged
 // or deleted from a capture, is left out with one); only a tree with no PCI
 // devices, or whose PCI index vanished while being read, is an error.
-func ReadSysfs(fsys fs.FS) (*Graph, error) { return ReadSysfsParallel(fsys, 1) }
-
-// ReadSysfsParallel is ReadSysfs reading up to workers functions' folders at
-// once, for a tree on a file system where reads wait on the kernel (on a
-// live machine each config read is a run of config-space accesses). fsys
-// must be safe for concurrent use. The graph, warnings included, is the
-// same as ReadSysfs gives: what each function's read recorded is merged in
-// the index's order.
-func ReadSysfsParallel(fsys fs.FS, workers int) (*Graph, error) {
+func ReadSysfs(fsys fs.FS) (*Graph, error) {
 	r := &reader{fsys: fsys, g: &Graph{}, missing: map[string][]string{}}
 	entries, err := fs.ReadDir(fsys, pathPCIDevices)
 	if err != nil {
@@ -49,7 +39,10 @@ func ReadSysfsParallel(fsys fs.FS, workers int) (*Graph, error) {
 		listed[i].name = e.Name()
 		listed[i].addr, listed[i].addrErr = ParseBDF(e.Name())
 	}
-	r.readFunctions(listed, workers)
+	sub := r.functionReader()
+	for i := range listed {
+		sub.readListed(&listed[i])
+	}
 	dirs, names := map[BDF]string{}, map[BDF]string{}
 	for i := range listed {
 		f := &listed[i]
@@ -246,8 +239,9 @@ func parseHex(s string, bits int) (uint64, error) {
 }
 
 // listedFunction is one entry of sys/bus/pci/devices and what reading its
-// folder gave. Functions are read apart, perhaps at once, each by a reader
-// of its own; what that reader recorded is kept here to be merged in order.
+// folder gave. Each function is read by a reader of its own, and what that
+// reader recorded is kept here, to be merged into the tree's reader unless
+// the function went away while being read: nothing of it is then to undo.
 type listedFunction struct {
 	name    string // the entry's name
 	addr    BDF
@@ -261,31 +255,6 @@ type listedFunction struct {
 	missing      []string // the trackedFiles (and linkFiles) it lacks
 	short        bool     // its config stopped at 64 bytes
 	linkExpected int
-}
-
-// readFunctions reads the folder of each listed function, with up to
-// workers readers at once. Each reader shares only the file system and the
-// already read System with r.
-func (r *reader) readFunctions(listed []listedFunction, workers int) {
-	workers = min(workers, len(listed))
-	if workers <= 1 {
-		sub := r.functionReader()
-		for i := range listed {
-			sub.readListed(&listed[i])
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			sub := r.functionReader()
-			for i := int(next.Add(1)) - 1; i < len(listed); i = int(next.Add(1)) - 1 {
-				sub.readListed(&listed[i])
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // functionReader returns a reader for functions' folders over r's file

@@ -219,9 +219,6 @@ type fleetResult struct {
 // under way finish and are dropped.
 func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, done func(), emit func(fleetResult) error) error {
 	workers := min(runtime.GOMAXPROCS(0), len(names))
-	if workers > 1 {
-		opts.readWorkers = 1 // the sources are read in parallel instead
-	}
 	window := make(chan struct{}, 2*workers)
 	results := make([]chan fleetResult, len(names))
 	for i := range results {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/gdtopo/gdtopo/internal/names"
 	"github.com/gdtopo/gdtopo/internal/render"
@@ -74,11 +73,7 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 		return nil, err
 	}
 	if g == nil {
-		workers := o.readWorkers
-		if workers == 0 {
-			workers = min(runtime.GOMAXPROCS(0), maxReadWorkers)
-		}
-		if g, err = topology.ReadSysfsParallel(src.Root, workers); err != nil {
+		if g, err = topology.ReadSysfs(src.Root); err != nil {
 			return nil, fmt.Errorf("%s: %w", src.Name, err)
 		}
 	}

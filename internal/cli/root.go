@@ -21,16 +21,7 @@ type globalOptions struct {
 
 	namesOnce sync.Once
 	names     *names.Resolver
-
-	// readWorkers is how many functions' folders a source's read takes at
-	// once; 0 means one per CPU, up to maxReadWorkers. A fleet run, which
-	// reads sources in parallel already, sets 1.
-	readWorkers int
 }
-
-// maxReadWorkers bounds the functions read at once from one source: past a
-// few, a read waits on the kernel's config-space accesses, not on CPUs.
-const maxReadWorkers = 8
 
 // NewRootCmd builds the command tree.
 func NewRootCmd(io *Streams) *cobra.Command {
