@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +18,11 @@ import (
 type adviceOptions struct {
 	NCCLVersion string // --nccl-version
 	ModelFile   string // --model
+
+	// The model read from ModelFile, once for every source of a run.
+	modelOnce sync.Once
+	model     *advisor.Model
+	modelErr  error
 }
 
 func (o *adviceOptions) addFlags(cmd *cobra.Command) {
@@ -28,22 +34,37 @@ func (o *adviceOptions) addFlags(cmd *cobra.Command) {
 // advise runs the advisor on the analysis; explain fills in each
 // prediction's arithmetic (path --explain).
 func (a *analysis) advise(o *adviceOptions, explain bool) (*advisor.Result, error) {
-	opts := advisor.Options{NCCLVersion: o.NCCLVersion, SkipExplain: !explain}
-	if o.ModelFile != "" {
-		f, err := os.Open(o.ModelFile)
-		if err != nil {
-			return nil, fmt.Errorf("--model: %w", err)
-		}
-		defer f.Close()
-		if opts.Model, err = advisor.LoadModel(f); err != nil {
-			return nil, fmt.Errorf("--model %s: %w", o.ModelFile, err)
-		}
+	m, err := o.loadModel()
+	if err != nil {
+		return nil, err
 	}
+	opts := advisor.Options{NCCLVersion: o.NCCLVersion, Model: m, SkipExplain: !explain}
 	res, err := advisor.Analyze(a.g, a.allPairs(), opts)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--nccl-version: %w", err)}
 	}
 	return res, nil
+}
+
+// loadModel reads --model the first time it is asked for; nil without
+// --model (the advisor's default). The advisor only reads the model, so
+// every source of a fleet run shares it.
+func (o *adviceOptions) loadModel() (*advisor.Model, error) {
+	o.modelOnce.Do(func() {
+		if o.ModelFile == "" {
+			return
+		}
+		f, err := os.Open(o.ModelFile)
+		if err != nil {
+			o.modelErr = fmt.Errorf("--model: %w", err)
+			return
+		}
+		defer f.Close()
+		if o.model, err = advisor.LoadModel(f); err != nil {
+			o.modelErr = fmt.Errorf("--model %s: %w", o.ModelFile, err)
+		}
+	})
+	return o.model, o.modelErr
 }
 
 // modelKeys documents the --model keys for help text.

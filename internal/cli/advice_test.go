@@ -149,6 +149,25 @@ func TestPredictionsAndModel(t *testing.T) {
 	if got := expected(r, "SYS"); got >= sys {
 		t.Errorf("--model sys_gdr_factor 0.1: SYS pairs predict %v Gb/s, default %v", got, sys)
 	}
+	// A fleet run reads the model once and applies it to every source.
+	variant := writeVariant(t, fixtures.FaultNone)
+	code, out, errb = run("check", variant, variant, "-o", "jsonl", "--model", model)
+	if code != ExitOK {
+		t.Fatalf("--model over two sources: exit %d: %s", code, errb)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("--model over two sources: %d lines", len(lines))
+	}
+	for i, l := range lines {
+		var line struct{ Report checkJSON }
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Fatal(err)
+		}
+		if got := expected(line.Report, "SYS"); got >= sys {
+			t.Errorf("--model over two sources, line %d: SYS pairs predict %v Gb/s, default %v", i+1, got, sys)
+		}
+	}
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"no_such_key": 1}`), 0o644); err != nil {
 		t.Fatal(err)
