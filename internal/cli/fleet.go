@@ -68,6 +68,9 @@ func fleetRun(opts *checkOptions, level advisor.Severity) error {
 	if opts.Output == formatNFD && len(names) != 1 {
 		return usagef("-o nfd describes one machine: give one SOURCE")
 	}
+	if _, err := opts.loadModel(); err != nil {
+		return err // once, not on every source's line
+	}
 	adjustGC := func() {} // see fleetGC; a GOGC or GOMEMLIMIT the user set is kept
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" && len(names) > 1 {
 		gc := startFleetGC(min(runtime.GOMAXPROCS(0), len(names)))
