@@ -60,6 +60,10 @@ func (o *adviceOptions) loadModel() (*advisor.Model, error) {
 			return
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			o.modelErr = fmt.Errorf("--model %s: a folder, not a JSON file (see gdtopo check --help for its keys)", o.ModelFile)
+			return
+		}
 		if o.model, err = advisor.LoadModel(f); err != nil {
 			o.modelErr = fmt.Errorf("--model %s: %w", o.ModelFile, err)
 		}

@@ -175,6 +175,9 @@ func TestPredictionsAndModel(t *testing.T) {
 	if code, _, errb := run("check", writeVariant(t, fixtures.FaultNone), "--model", bad); code != ExitError || !strings.Contains(errb, "no_such_key") {
 		t.Errorf("--model with an unknown key: exit %d, stderr %q", code, errb)
 	}
+	if code, _, errb := run("check", variant, "--model", t.TempDir()); code != ExitError || !strings.Contains(errb, "a folder, not a JSON file") {
+		t.Errorf("--model with a folder: exit %d, stderr %q", code, errb)
+	}
 	if code, out, errb := run("check", variant, variant, "-o", "jsonl", "--model", bad); code != ExitError || out != "" || strings.Count(errb, "\n") != 1 {
 		t.Errorf("--model with an unknown key over two sources: exit %d, stdout %q, stderr %q; want 1, nothing, one line", code, out, errb)
 	}
