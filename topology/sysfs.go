@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"math/bits"
 	"path"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,41 +33,32 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 		return nil, fmt.Errorf("read %s: %w", pathPCIDevices, err)
 	}
 	r.readSystem()
-	listed := make([]listedFunction, len(entries))
-	for i, e := range entries {
-		listed[i].name = e.Name()
-		listed[i].addr, listed[i].addrErr = ParseBDF(e.Name())
-	}
-	sub := r.functionReader()
-	for i := range listed {
-		sub.readListed(&listed[i])
-	}
-	dirs, names := map[BDF]string{}, map[BDF]string{}
-	for i := range listed {
-		f := &listed[i]
-		switch {
-		case f.addrErr != nil:
-			r.warn(path.Join(pathPCIDevices, f.name), "not a PCI address: skipped")
-		case f.gone:
-			r.vanished(f.addr.String())
-		case f.linkErr != nil:
-			r.warn(path.Join(pathPCIDevices, f.name), f.linkErr.Error())
-		default:
-			r.g.Warnings = append(r.g.Warnings, f.warnings...)
-			for _, file := range f.missing {
-				r.missing[file] = append(r.missing[file], f.dev.bdf)
-			}
-			if f.short {
-				r.short = append(r.short, f.dev.bdf)
-			}
-			r.linkExpected += f.linkExpected
-			dirs[f.addr], names[f.addr] = f.dir, f.name
-			r.g.Devices = append(r.g.Devices, f.dev)
+	dirs, listed := map[BDF]string{}, map[BDF]string{}
+	for _, e := range entries {
+		addr, err := ParseBDF(e.Name())
+		if err != nil {
+			r.warn(path.Join(pathPCIDevices, e.Name()), "not a PCI address: skipped")
+			continue
 		}
+		dir, err := r.resolve(path.Join(pathPCIDevices, e.Name()))
+		if errors.Is(err, fs.ErrNotExist) { // listed a moment ago
+			r.vanished(addr.String())
+			continue
+		}
+		if err != nil {
+			r.warn(path.Join(pathPCIDevices, e.Name()), err.Error())
+			continue
+		}
+		d := r.readDevice(addr, dir)
+		if d == nil {
+			continue
+		}
+		dirs[addr], listed[addr] = dir, e.Name()
+		r.g.Devices = append(r.g.Devices, d)
 	}
 	if len(r.g.Devices) == 0 {
 		if r.gone > 0 {
-			if err := r.recheck(names); err != nil {
+			if err := r.recheck(listed); err != nil {
 				return nil, err
 			}
 			return nil, fmt.Errorf("%w: the folders of the %d functions in %s are gone (they vanished while being read, or are missing from the capture)", ErrNoPCI, r.gone, pathPCIDevices)
@@ -92,7 +82,7 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 		}
 	})
 	r.readIOMMUGroupTypes()
-	if err := r.recheck(names); err != nil {
+	if err := r.recheck(listed); err != nil {
 		return nil, err
 	}
 	r.summarize()
@@ -113,7 +103,7 @@ func (r *reader) vanished(bdf string) {
 // read may be incomplete anywhere. An accelerator or NIC that is gone now
 // was unplugged after its folder was read, and its RDMA and network names,
 // read later, may be missing: it is kept, with a warning. Other functions
-// were read whole (readListed catches one that vanished on the way).
+// were read whole (readDevice catches one that vanished on the way).
 // listed holds each function's name in the index.
 func (r *reader) recheck(listed map[BDF]string) error {
 	if _, err := fs.Stat(r.fsys, pathPCIDevices); errors.Is(err, fs.ErrNotExist) {
@@ -130,8 +120,7 @@ func (r *reader) recheck(listed map[BDF]string) error {
 	return nil
 }
 
-// reader carries one ReadSysfs call's state, or one function's while its
-// folder is read (see functionReader).
+// reader carries one ReadSysfs call's state.
 type reader struct {
 	fsys    fs.FS
 	g       *Graph
@@ -238,63 +227,32 @@ func parseHex(s string, bits int) (uint64, error) {
 	return strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(s), "0x"), 16, bits)
 }
 
-// listedFunction is one entry of sys/bus/pci/devices and what reading its
-// folder gave. Each function is read by a reader of its own, and what that
-// reader recorded is kept here, to be merged into the tree's reader unless
-// the function went away while being read: nothing of it is then to undo.
-type listedFunction struct {
-	name    string // the entry's name
-	addr    BDF
-	addrErr error // the name is not a PCI address
-	gone    bool  // its folder went away while being read, or is missing
-	linkErr error // the entry's link could not be read
-	dir     string
-	dev     *Device
-
-	warnings     []Warning
-	missing      []string // the trackedFiles (and linkFiles) it lacks
-	short        bool     // its config stopped at 64 bytes
-	linkExpected int
-}
-
-// functionReader returns a reader for functions' folders over r's file
-// system, seeing r's System (readFunction places devices by its NUMA nodes).
-func (r *reader) functionReader() *reader {
-	return &reader{fsys: r.fsys, g: &Graph{System: r.g.System}, missing: map[string][]string{}}
-}
-
-// readListed resolves one index entry and reads the function's folder,
-// keeping what it recorded in f. A function whose folder went away while
-// being read is marked gone with nothing else kept.
-func (r *reader) readListed(f *listedFunction) {
-	if f.addrErr != nil {
-		return
+// readDevice reads one function's attribute files from its folder dir. It
+// returns nil, with a warning and nothing else recorded, when the folder went
+// away while being read.
+func (r *reader) readDevice(addr BDF, dir string) *Device {
+	bdf := addr.String()
+	failed, warnings, short, linkExpected := r.failed, len(r.g.Warnings), len(r.short), r.linkExpected
+	d := r.readFunction(addr, bdf, dir)
+	if r.failed == failed {
+		return d
 	}
-	r.g.Warnings, r.short, r.linkExpected, r.failed = r.g.Warnings[:0], r.short[:0], 0, 0
-	clear(r.missing)
-	dir, err := r.resolve(path.Join(pathPCIDevices, f.name))
-	if errors.Is(err, fs.ErrNotExist) { // listed a moment ago
-		f.gone = true
-		return
+	if _, err := fs.Stat(r.fsys, dir); !errors.Is(err, fs.ErrNotExist) {
+		return d // files missing from a complete folder: a capture's gaps
 	}
-	if err != nil {
-		f.linkErr = err
-		return
-	}
-	d := r.readFunction(f.addr, f.addr.String(), dir)
-	if r.failed > 0 {
-		if _, err := fs.Stat(r.fsys, dir); errors.Is(err, fs.ErrNotExist) {
-			f.gone = true
-			return
+	// Undo what was recorded of it: its warnings, short config, missing files.
+	r.g.Warnings, r.short, r.linkExpected = r.g.Warnings[:warnings], r.short[:short], linkExpected
+	for file, devs := range r.missing {
+		if n := len(devs); n > 0 && devs[n-1] == bdf {
+			if n == 1 {
+				delete(r.missing, file)
+			} else {
+				r.missing[file] = devs[:n-1]
+			}
 		}
-		// Otherwise files missing from a complete folder: a capture's gaps.
 	}
-	f.dir, f.dev = dir, d
-	f.warnings = slices.Clone(r.g.Warnings)
-	for file := range r.missing {
-		f.missing = append(f.missing, file)
-	}
-	f.short, f.linkExpected = len(r.short) > 0, r.linkExpected
+	r.vanished(bdf)
+	return nil
 }
 
 // readFunction reads one function's attribute files from its folder dir.
@@ -364,7 +322,7 @@ func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
 	}
 	d.Kind = KindOf(d.Class, d.VendorID)
 	// Links before numa_node, which is always read: a link missing because
-	// the folder vanished then shows as a failed read too (see readListed).
+	// the folder vanished then shows as a failed read too (see readDevice).
 	d.Driver = r.linkBase(dir, "driver")
 	d.IOMMUGroup = r.linkBase(dir, "iommu_group")
 	if cfg == nil { // a virtual function's config reads vendor 0xffff, so only these can be one
