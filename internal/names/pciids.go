@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -110,22 +111,12 @@ func entry(line []byte) (id uint16, name string, ok bool) {
 	if len(line) < 6 || line[4] != ' ' && line[4] != '\t' {
 		return 0, "", false
 	}
-	for _, c := range line[:4] {
-		var v byte
-		switch {
-		case '0' <= c && c <= '9':
-			v = c - '0'
-		case 'a' <= c && c <= 'f':
-			v = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			v = c - 'A' + 10
-		default:
-			return 0, "", false
-		}
-		id = id<<4 | uint16(v)
+	v, err := strconv.ParseUint(string(line[:4]), 16, 16)
+	if err != nil {
+		return 0, "", false
 	}
 	name = strings.TrimSpace(string(line[4:]))
-	return id, name, name != ""
+	return uint16(v), name, name != ""
 }
 
 // vendor returns a vendor's name.
