@@ -82,6 +82,7 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 		}
 	})
 	r.readIOMMUGroupTypes()
+	r.readExtras(dirs)
 	if err := r.recheck(listed); err != nil {
 		return nil, err
 	}
