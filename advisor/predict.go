@@ -211,6 +211,10 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	}
 	phb, interSocket, cpu := a.cpuKind()
 	local := p.SMI == topology.PIX || p.SMI == topology.PXB
+	if p.DataDirect != nil { // the NIC's DMA runs through its Data Direct function
+		nic = p.DataDirect
+		local = p.NCCL == topology.PIX || p.NCCL == topology.PXB
+	}
 	top := lca(gpu, nic)
 	route := append(upLinks(gpu, top), upLinks(nic, top)...)
 
@@ -221,7 +225,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	if local {
 		var redir []string
 		for _, b := range pathBridges(gpu, nic) {
-			if b.ACSKnown && b.ACSRedirect {
+			if b.ACSKnown && b.ACSRedirect && !a.graceACSAsWanted(b) {
 				redir = append(redir, b.BDF())
 			}
 		}

@@ -142,6 +142,8 @@ type Device struct {
 	Name                         string   // model name, set by the names resolver
 	BARs                         []BAR    // memory BARs from the resource file; nil when not captured
 	ACSRedirect, ACSKnown        bool     // ACS request/completion redirect on this port, and whether config showed it
+	HasACS                       bool     // the port has an ACS capability (config read past 256 bytes)
+	ACSCtl                       uint16   // its ACS Control register, when HasACS
 	MaxReadRequest, MaxPayload   int      // DevCtl, bytes; 0 unknown
 	RelaxedOrdering, DevCtlKnown bool
 	// VPDV3 is the V3 keyword of the function's Vital Product Data (a UUID

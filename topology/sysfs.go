@@ -453,6 +453,7 @@ func (r *reader) readConfig(d *Device, dir string) *pciconfig.Config {
 	}
 	if cfg.ACS != nil {
 		d.ACSKnown, d.ACSRedirect = true, cfg.ACS.Redirects()
+		d.HasACS, d.ACSCtl = true, cfg.ACS.Ctl
 	} else if cfg.ExtReadable || cfg.CapsReadable && cfg.Express == nil {
 		d.ACSKnown = true // read and absent, or a conventional PCI function, which has none
 	}
