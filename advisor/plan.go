@@ -50,20 +50,11 @@ func (r RankEnv) Env() []string {
 	return out
 }
 
-// railNICs are the NICs worth planning with: the RDMA-capable ones when any
-// NIC has an RDMA device (a 1 GbE management port is no rail), else all.
+// railNICs are the NICs worth planning with: the compute NICs (roles.go),
+// which leave out bond ports, the default-route NIC and NICs without RDMA.
 func (a *analysis) railNICs() []*topology.Device {
-	all := a.g.OfKind(topology.KindNIC)
-	var rdma []*topology.Device
-	for _, n := range all {
-		if len(n.RDMA) > 0 {
-			rdma = append(rdma, n)
-		}
-	}
-	if len(rdma) > 0 {
-		return rdma
-	}
-	return all
+	nics, _ := computeNICs(a.g)
+	return nics
 }
 
 // forbidden is the cost of a pair below the threshold: more than any

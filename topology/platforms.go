@@ -1,7 +1,9 @@
 package topology
 
 import (
+	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -95,7 +97,11 @@ func (r *reader) readExtras(dirs map[BDF]string) {
 			}
 		}
 		for _, n := range d.Netdevs {
-			if t, err := r.resolve(path.Join(pathNet, n, "master")); err == nil && d.Bond == "" {
+			nd, err := r.resolve(path.Join(pathNet, n))
+			if err != nil {
+				continue
+			}
+			if t, err := r.resolve(path.Join(nd, "master")); err == nil && d.Bond == "" {
 				d.Bond = path.Base(t)
 			}
 		}
@@ -185,4 +191,75 @@ func (g *Graph) DataDirectOf(n *Device) *Device {
 		}
 	}
 	return nil
+}
+
+// PlatformFeatures names, in words for a summary, what of the newer
+// platforms the machine shows: Grace, NVLink-C2C GPUs, GPU memory NUMA
+// nodes, ConnectX-8/BlueField-3 switches, Data Direct functions, AMD
+// Instinct partition modes, bonded NICs. Empty for other machines.
+func (g *Graph) PlatformFeatures() []string {
+	var out []string
+	if g.Grace() {
+		out = append(out, "NVIDIA Grace (Grace root ports 10de:22b1/22b2/22b8)")
+	}
+	c2c := 0
+	for _, d := range g.OfKind(KindAccelerator) {
+		if g.C2C(d) {
+			c2c++
+		}
+	}
+	if c2c > 0 {
+		out = append(out, fmt.Sprintf("%d accelerators on NVLink-C2C to their Grace (NCCL P2C to its NICs)", c2c))
+	}
+	var memOnly []string
+	for _, n := range g.System.NUMANodes {
+		if n.MemoryOnly {
+			memOnly = append(memOnly, strconv.Itoa(n.ID))
+		}
+	}
+	if len(memOnly) > 0 {
+		out = append(out, fmt.Sprintf("NUMA nodes %s hold memory and no CPUs (GPU memory on a superchip): no CPU's node", strings.Join(memOnly, ",")))
+	}
+	cx8, bf3, dma := 0, 0, 0
+	for _, d := range g.Devices {
+		switch {
+		case d.VendorID == VendorMellanox && d.DeviceID == DeviceBF3Switch && d.Role == RoleUpstream:
+			bf3++
+		case d.IsNICSwitchPort() && d.Role == RoleUpstream:
+			cx8++
+		case d.IsDataDirectDMA():
+			dma++
+		}
+	}
+	if cx8+bf3 > 0 {
+		out = append(out, fmt.Sprintf("PCIe switch levels inside NICs: %d ConnectX, %d BlueField-3 (NCCL does not flatten them)", cx8, bf3))
+	}
+	if dma > 0 {
+		out = append(out, fmt.Sprintf("%d ConnectX-8 Data Direct DMA functions (15b3:2100)", dma))
+	}
+	modes := map[string]int{}
+	var order []string
+	for _, d := range g.OfKind(KindAccelerator) {
+		if d.ComputePartition == "" && d.MemoryPartition == "" {
+			continue
+		}
+		m := strings.Trim(d.ComputePartition+"/"+d.MemoryPartition, "/")
+		if modes[m] == 0 {
+			order = append(order, m)
+		}
+		modes[m]++
+	}
+	for _, m := range order {
+		out = append(out, fmt.Sprintf("%d AMD Instinct accelerators partitioned %s (compute/memory; one PCI function per physical part)", modes[m], m))
+	}
+	var bonds []string
+	for _, d := range g.OfKind(KindNIC) {
+		if d.Bond != "" && !slices.Contains(bonds, d.Bond) {
+			bonds = append(bonds, d.Bond)
+		}
+	}
+	if len(bonds) > 0 {
+		out = append(out, "bonded NICs: "+strings.Join(bonds, ", "))
+	}
+	return out
 }

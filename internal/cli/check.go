@@ -139,6 +139,7 @@ func checkReport(opts *checkOptions, name string, level advisor.Severity) error 
 		predictions[[2]*topology.Device{pr.GPU, pr.NIC}] = &res.Predictions[i]
 	}
 	nics, hidden := a.shownNICs()
+	nics = computeOnly(nics, res.SetAside)
 	// The tables show the accelerator-NIC pairs of the shown NICs, labelled
 	// already for the advisor (accelerator first).
 	labelled := map[[2]*topology.Device]topology.Pair{}
@@ -166,6 +167,10 @@ func checkReport(opts *checkOptions, name string, level advisor.Severity) error 
 			p.Printf("\n%d NIC functions without an RDMA device are not shown (GPUDirect RDMA needs one; -o json lists every pair): %s\n",
 				len(hidden), bdfs(hidden))
 		}
+	}
+	a.writeSetAside(p, res, hidden)
+	if err := a.writeStorage(p, res); err != nil {
+		return err
 	}
 	if err := a.writePlan(p, res); err != nil {
 		return err
@@ -207,6 +212,9 @@ func (a *analysis) summary() [][]string {
 		var per []string
 		for _, node := range s.NUMANodes {
 			sock := "socket ?"
+			if node.MemoryOnly {
+				sock = "memory only"
+			}
 			if node.Socket >= 0 {
 				sock = "socket " + strconv.Itoa(node.Socket)
 			}
@@ -222,7 +230,7 @@ func (a *analysis) summary() [][]string {
 	if levels, top := len(a.g.Switches()), len(a.g.TopSwitches()); levels != top {
 		switches += fmt.Sprintf(" (%d switch levels)", levels)
 	}
-	return [][]string{
+	rows := [][]string{
 		{"Source", fmt.Sprintf("%s (%s)", a.src.Name, a.src.Format)},
 		{"Host", unknown(s.Hostname)},
 		{"CPU", cpu},
@@ -233,6 +241,10 @@ func (a *analysis) summary() [][]string {
 		{"PCI functions", strconv.Itoa(len(a.g.Devices))},
 		{"Source lacks", lacks},
 	}
+	if f := a.g.PlatformFeatures(); len(f) > 0 {
+		rows = append(rows, []string{"Platform", strings.Join(f, "; ")})
+	}
+	return rows
 }
 
 // census counts devices by model, and by link with withLinks:

@@ -27,6 +27,27 @@ type Report struct {
 	NCCLVersion string    `json:"nccl_version,omitempty"` // whose GPUDirect RDMA rules decided "gdr"
 	Findings    []Finding `json:"findings,omitempty"`
 	Plan        *Plan     `json:"plan,omitempty"`
+	// SetAsideNICs are the NICs the advisor left out of the compute rails.
+	SetAsideNICs []SetAsideNIC `json:"set_aside_nics,omitempty"`
+	// StoragePairs are the accelerator-NVMe pairs (GPUDirect Storage).
+	StoragePairs []StoragePair `json:"storage_pairs,omitempty"`
+}
+
+// SetAsideNIC is a NIC left out of the compute rails, and why.
+type SetAsideNIC struct {
+	NIC    string `json:"nic"`
+	Reason string `json:"reason"`
+}
+
+// StoragePair is one accelerator-NVMe pair for GPUDirect Storage.
+type StoragePair struct {
+	Accelerator    string  `json:"accelerator"`
+	NVMe           string  `json:"nvme"`
+	SMI            string  `json:"smi"`
+	Path           string  `json:"path"`
+	Route          string  `json:"route"` // in the switch, through the root complex, across sockets
+	BottleneckGbps float64 `json:"bottleneck_gbps"`
+	Note           string  `json:"note"`
 }
 
 // Finding is one problem the advisor found.
@@ -88,6 +109,8 @@ type NUMANode struct {
 	CPUs      string `json:"cpus"`
 	Distances []int  `json:"distances"`
 	Socket    int    `json:"socket"`
+	// MemoryOnly: memory and no CPUs (a Grace superchip's GPU memory).
+	MemoryOnly bool `json:"memory_only,omitempty"`
 }
 
 // HostBridge is one PCI root bus.
@@ -130,6 +153,9 @@ type Device struct {
 	Netdev            []string `json:"netdev"`
 	PortRateGbps      float64  `json:"port_rate_gbps,omitempty"`
 	ConfigBytes       int      `json:"config_bytes"`
+	Bond              string   `json:"bond,omitempty"`              // bonding interface of its netdev (RoCE LAG)
+	ComputePartition  string   `json:"compute_partition,omitempty"` // AMD Instinct: SPX, DPX, QPX, CPX
+	MemoryPartition   string   `json:"memory_partition,omitempty"`  // AMD Instinct: NPS1, NPS4
 }
 
 // Hop is one step of a pair's path.
@@ -154,6 +180,8 @@ type Pair struct {
 	BottleneckGbps float64  `json:"bottleneck_gbps"`
 	LabelUncertain bool     `json:"label_uncertain"`
 	Notes          []string `json:"notes,omitempty"`
+	C2C            bool     `json:"c2c,omitempty"`         // the accelerator reaches its CPU over NVLink-C2C
+	DataDirect     string   `json:"data_direct,omitempty"` // BDF of the ConnectX-8 Data Direct DMA function on the data path
 	// The advisor's prediction, for accelerator-NIC pairs when it ran.
 	ExpectedGbps   *float64 `json:"expected_gbps,omitempty"`
 	Efficiency     *float64 `json:"efficiency,omitempty"`
@@ -216,7 +244,7 @@ func New(src Source, g *topology.Graph, pairs []topology.Pair, adv *advisor.Resu
 		if d == nil {
 			d = []int{}
 		}
-		r.System.NUMANodes = append(r.System.NUMANodes, NUMANode{ID: n.ID, CPUs: n.CPUs, Distances: d, Socket: n.Socket})
+		r.System.NUMANodes = append(r.System.NUMANodes, NUMANode{ID: n.ID, CPUs: n.CPUs, Distances: d, Socket: n.Socket, MemoryOnly: n.MemoryOnly})
 	}
 	for _, hb := range g.HostBridges {
 		r.HostBridges = append(r.HostBridges, HostBridge{Name: hb.Name, NUMANode: hb.NUMANode, Socket: hb.Socket})
@@ -249,6 +277,13 @@ func New(src Source, g *topology.Graph, pairs []topology.Pair, adv *advisor.Resu
 				Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence})
 		}
 		r.Plan = plan(adv.Plan)
+		for _, n := range adv.SetAside {
+			r.SetAsideNICs = append(r.SetAsideNICs, SetAsideNIC{NIC: n.NIC.BDF(), Reason: n.Reason})
+		}
+		for _, sp := range adv.Storage {
+			r.StoragePairs = append(r.StoragePairs, StoragePair{Accelerator: sp.Pair.A.BDF(), NVMe: sp.Pair.B.BDF(), SMI: string(sp.Pair.SMI),
+				Path: sp.Pair.Path, Route: sp.Route, BottleneckGbps: sp.ExpectedGbps, Note: sp.Note})
+		}
 	}
 	for _, w := range g.Warnings {
 		r.Warnings = append(r.Warnings, Warning{Subject: w.Subject, Message: w.Message})
@@ -281,6 +316,7 @@ func device(d *topology.Device, alias string) Device {
 		Name: d.Name, NUMANode: d.NUMANode, NUMAFrom: d.NUMAFrom, LocalCPUs: d.LocalCPUs,
 		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn, PortRateGbps: d.PortRateGbps,
 		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs),
+		Bond: d.Bond, ComputePartition: d.ComputePartition, MemoryPartition: d.MemoryPartition,
 		Link: Link{CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth, MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth},
 	}
 	if d.SubsystemKnown {
@@ -304,7 +340,11 @@ func nonNil(s []string) []string {
 
 func pair(p topology.Pair) Pair {
 	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: []string{string(p.A.Kind), string(p.B.Kind)},
-		SMI: string(p.SMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: p.BottleneckGbps, LabelUncertain: p.LabelUncertain, Notes: p.Notes, Hops: []Hop{}}
+		SMI: string(p.SMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: p.BottleneckGbps, LabelUncertain: p.LabelUncertain, Notes: p.Notes, Hops: []Hop{},
+		C2C: p.C2C}
+	if p.DataDirect != nil {
+		out.DataDirect = p.DataDirect.BDF()
+	}
 	for _, h := range p.Hops {
 		out.Hops = append(out.Hops, Hop{From: h.From, To: h.To, Kind: string(h.Kind),
 			CurrentGTs: h.Link.CurrentGTs, CurrentWidth: h.Link.CurrentWidth, Gbps: h.Gbps})
