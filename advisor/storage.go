@@ -52,7 +52,7 @@ func (a *analysis) findStorage() {
 	var g group
 	for _, d := range a.g.OfKind(topology.KindAccelerator) {
 		if !near[d] {
-			g.add([]*topology.Device{d}, d.BDF(), "", "")
+			g.add([]*topology.Device{d}, d.BDF(), "", "labels of the accelerator–NVMe pairs (nvidia-smi semantics)")
 		}
 	}
 	a.emit("gds-no-local-nvme", Info, &g,
