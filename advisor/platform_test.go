@@ -195,7 +195,7 @@ func TestStorageRoutes(t *testing.T) {
 			routes[s.Route]++
 		}
 	}
-	if routes["in the switch"] != 4 || routes["through the root complex"] != 8 || routes["across sockets"] != 12 {
+	if routes[RouteSwitch] != 4 || routes[RouteRootComplex] != 8 || routes[RouteSockets] != 12 {
 		t.Errorf("GPU0 routes %v", routes)
 	}
 	for _, f := range res.Findings {

@@ -2,11 +2,19 @@ package advisor
 
 import "github.com/gdtopo/gdtopo/topology"
 
+// GPUDirect Storage routes.
+const (
+	RouteSwitch      = "in the switch"
+	RouteRootComplex = "through the root complex"
+	RouteNUMA        = "across NUMA nodes of one socket"
+	RouteSockets     = "across sockets"
+)
+
 // StoragePrediction is one accelerator-NVMe pair for GPUDirect Storage.
 type StoragePrediction struct {
 	Pair topology.Pair
-	// Route says where the peer-to-peer reads turn: "in the switch" (PIX,
-	// PXB), "through the root complex" (PHB, NODE) or "across sockets" (SYS).
+	// Route says where the peer-to-peer reads turn: RouteSwitch (PIX,
+	// PXB), RouteRootComplex (PHB, NODE), RouteNUMA or RouteSockets (SYS).
 	Route string
 	// ExpectedGbps is the slowest current PCIe link on the path by NCCL's
 	// per-lane table: the drive's own link, usually. 0 when unknown.
@@ -23,11 +31,13 @@ func (a *analysis) predictStorage() {
 		sp := StoragePrediction{Pair: p, ExpectedGbps: p.BottleneckGbps}
 		switch {
 		case p.SMI == topology.PIX || p.SMI == topology.PXB:
-			sp.Route, sp.Note = "in the switch", "peer-to-peer stays below the PCIe switch, as the GDS design guide recommends"
+			sp.Route, sp.Note = RouteSwitch, "peer-to-peer stays below the PCIe switch, as the GDS design guide recommends"
+		case p.SMI == topology.SYS && p.Path == topology.PathNUMANodes:
+			sp.Route, sp.Note = RouteNUMA, "peer-to-peer crosses the socket's fabric between NUMA nodes: use a drive of the GPU's NUMA node"
 		case p.SMI == topology.SYS:
-			sp.Route, sp.Note = "across sockets", "peer-to-peer crosses the CPU interconnect: use a drive on the GPU's socket"
+			sp.Route, sp.Note = RouteSockets, "peer-to-peer crosses the CPU interconnect: use a drive on the GPU's socket"
 		default:
-			sp.Route, sp.Note = "through the root complex", "peer-to-peer turns in the CPU's root complex, which bounds its bandwidth"
+			sp.Route, sp.Note = RouteRootComplex, "peer-to-peer turns in the CPU's root complex, which bounds its bandwidth"
 		}
 		if tr, known, _ := a.translating(p.A); tr && known {
 			sp.Note += "; the IOMMU translates the GPU's DMA: on x86, GDS wants it off or in passthrough (GDS best practices)"
@@ -42,7 +52,7 @@ func (a *analysis) findStorage() {
 	near := map[*topology.Device]bool{}
 	some := false
 	for _, s := range a.storage {
-		if s.Route == "in the switch" {
+		if s.Route == RouteSwitch {
 			near[s.Pair.A], some = true, true
 		}
 	}

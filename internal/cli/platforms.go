@@ -43,7 +43,7 @@ func (a *analysis) writeStorage(p *render.Printer, res *advisor.Result) error {
 	if len(res.Storage) == 0 {
 		return nil
 	}
-	routes := []string{"in the switch", "through the root complex", "across sockets"}
+	columns := [][]string{{advisor.RouteSwitch}, {advisor.RouteRootComplex}, {advisor.RouteNUMA, advisor.RouteSockets}}
 	type row struct {
 		counts  map[string]int
 		nearest []advisor.StoragePrediction
@@ -70,8 +70,12 @@ func (a *analysis) writeStorage(p *render.Printer, res *advisor.Result) error {
 	for _, g := range order {
 		r := byGPU[g]
 		cells := []string{a.aliases[g] + " " + g.BDF()}
-		for _, rt := range routes {
-			cells = append(cells, fmt.Sprint(r.counts[rt]))
+		for _, col := range columns {
+			n := 0
+			for _, rt := range col {
+				n += r.counts[rt]
+			}
+			cells = append(cells, fmt.Sprint(n))
 		}
 		var near []string
 		for _, s := range r.nearest {
@@ -81,5 +85,5 @@ func (a *analysis) writeStorage(p *render.Printer, res *advisor.Result) error {
 		cells = append(cells, fmt.Sprintf("%s %s: %s", n.Pair.SMI, n.Route, strings.Join(near, ", ")), gbps(n.ExpectedGbps))
 		rows = append(rows, cells)
 	}
-	return p.Table([]string{"Accelerator", "In switch", "Root complex", "Across sockets", "Nearest drives", "Bottleneck"}, rows)
+	return p.Table([]string{"Accelerator", "In switch", "Root complex", "Other NUMA node", "Nearest drives", "Bottleneck"}, rows)
 }
