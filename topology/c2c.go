@@ -14,6 +14,11 @@ func (g *Graph) applyDataDirect(p *Pair) {
 	}
 	dma := g.DataDirectOf(p.B)
 	if dma == nil {
+		if p.B.VendorID == VendorMellanox && p.B.VPDV3 == "" && g.hasDataDirect() {
+			p.LabelUncertain = true
+			p.Notes = append(p.Notes, "the machine has ConnectX-8 Data Direct DMA functions but the source holds no VPD for this NIC "+
+				"(vpd is root-only, and private in a redacted capture): NCCL may label the pair on a DMA function instead")
+		}
 		return
 	}
 	p.DataDirect = dma
@@ -70,4 +75,14 @@ func pathBandwidth(p Pair) float64 {
 		bw = r
 	}
 	return bw
+}
+
+// hasDataDirect reports whether the machine has a Data Direct DMA function.
+func (g *Graph) hasDataDirect() bool {
+	for _, d := range g.Devices {
+		if d.IsDataDirectDMA() {
+			return true
+		}
+	}
+	return false
 }
