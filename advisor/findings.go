@@ -252,8 +252,8 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 		expected[[2]*topology.Device{p.GPU, p.NIC}] = p.ExpectedGbps
 	}
 	better := func(p, q topology.Pair) bool { // nearer label, same socket, then faster
-		if p.SMI != q.SMI {
-			return q.SMI.Worse(p.SMI)
+		if lp, lq := a.localityLabel(p), a.localityLabel(q); lp != lq {
+			return lq.Worse(lp)
 		}
 		if ps, qs := p.Path == topology.PathSockets, q.Path == topology.PathSockets; ps != qs {
 			return qs
@@ -278,7 +278,7 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 		switch {
 		case p.SMI == topology.SYS && p.Path == topology.PathSockets:
 			cross.add([]*topology.Device{gpu, p.B}, part, "", "numa_node of the devices; sys/devices/system/node (sockets)")
-		case p.SMI.Worse(topology.PXB):
+		case a.localityLabel(p).Worse(topology.PXB):
 			far.add([]*topology.Device{gpu, p.B}, part, "", "labels of the accelerator–NIC pairs (nvidia-smi semantics)")
 		}
 	}

@@ -210,3 +210,18 @@ func (a *analysis) findGraceACS() {
 	}
 	a.emit("acs-grace", sev, &g, "ACS on this Grace system differs from what GPUDirect RDMA needs: %s", head, setpci)
 }
+
+// localityLabel is the label that says how near a NIC is for GPUDirect
+// RDMA: nvidia-smi's, except where the data path is not the one nvidia-smi
+// sees. Over a Data Direct function it is NCCL's label of that path; a P2C
+// pair (NVLink-C2C, then PCIe from the GPU's own CPU) counts as PXB from
+// NCCL 2.27 on, where it is within NCCL's GDR level.
+func (a *analysis) localityLabel(p topology.Pair) topology.Label {
+	switch {
+	case p.DataDirect != nil:
+		return p.NCCL
+	case p.NCCL == topology.P2C && a.v.minor >= 27:
+		return topology.PXB
+	}
+	return p.SMI
+}

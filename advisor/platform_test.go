@@ -116,6 +116,10 @@ func TestGB200ACSAndGDR(t *testing.T) {
 			if strings.HasPrefix(f.Code, "acs-") {
 				t.Errorf("NCCL %q: %s raised: %s", c.nccl, f.Code, f.Message)
 			}
+			// With GDR on over P2C the NICs of a GPU's own Grace are local.
+			if f.Code == "no-local-nic" && c.gdr {
+				t.Errorf("NCCL %q: no-local-nic raised: %s", c.nccl, f.Message)
+			}
 		}
 		for _, p := range res.Predictions {
 			if p.GPU.BDF() == "0008:01:00.0" && p.NIC.BDF() == "0000:01:00.0" && p.GDR != c.gdr {
