@@ -238,3 +238,33 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// TestStoragePairsShown checks that GPUDirect Storage pairs reach check's
+// text and JSON on the GDS fixture (NVIDIA GDS design guide layout: four
+// drives in each GPU's switch).
+func TestStoragePairsShown(t *testing.T) {
+	src := filepath.Join("..", "..", "fixtures", "gds-storage")
+	code, out, errb := run("check", src)
+	if code != ExitOK && code != ExitFindings {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if !strings.Contains(out, "Accelerator x NVMe (GPUDirect Storage)") || !strings.Contains(out, "PIX in the switch: 0000:1a:00.0") {
+		t.Errorf("check text lacks the storage table:\n%s", out)
+	}
+	code, out, errb = run("check", src, "-o", "json")
+	if code != ExitOK && code != ExitFindings {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	var r struct {
+		StoragePairs []struct{ Accelerator, NVMe, SMI, Route string } `json:"storage_pairs"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.StoragePairs) != 4*24 {
+		t.Fatalf("%d storage pairs, want 96 (4 GPUs x 24 drives)", len(r.StoragePairs))
+	}
+	if p := r.StoragePairs[0]; p.Accelerator != "0000:18:00.0" || p.NVMe != "0000:1a:00.0" || p.SMI != "PIX" || p.Route != "in the switch" {
+		t.Errorf("first storage pair %+v", p)
+	}
+}
