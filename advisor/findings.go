@@ -14,6 +14,7 @@ var Codes = map[string]string{
 	"acs-redirect": "ACS Request/Completion Redirect is on at a switch downstream port or root port on an accelerator–NIC path: " +
 		"peer-to-peer goes up to the root complex. Critical on a PIX/PXB path; info on a path that crosses the root complex anyway. In a VM the remedy is ATS on the NIC.",
 	"acs-grace":            "ACS on an NVIDIA Grace system differs from rdma-core rdma_topo's settings: with ConnectX-8 Data Direct (critical) specific bits set per port with pci=config_acs= and the DMA function in its GPU's IOMMU group; otherwise (warning) the kernel's default ACS. Replaces acs-redirect there: clearing ACS is wrong on Grace.",
+	"socket-direct":        "Info: NIC functions on different sockets share a VPD serial number: the halves of one Socket Direct card, one port shared by both; each accelerator should use the half on its socket.",
 	"gds-no-local-nvme":    "Info: GPUDirect Storage: some accelerators have an NVMe drive under their own PCIe switch and others none, so their reads turn in the root complex or cross sockets.",
 	"acs-unknown":          "Info: the ACS state of bridges on accelerator–NIC paths could not be read (config space past 64 bytes needs root).",
 	"iommu-translation":    "An IOMMU translates DMA (group type DMA/DMA-FQ, or an IOMMU with no iommu=pt): GPUDirect RDMA needs passthrough. Critical on bare metal, warning in a VM, info on Arm SMMU (Grace).",
@@ -105,6 +106,7 @@ func (a *analysis) find(plan Plan) {
 	a.findDevices(ends)
 	a.findPlatform(ends)
 	a.findStorage()
+	a.findSocketDirect(plan)
 }
 
 // findACS reports ports with ACS redirect, or unreadable ACS, on the paths.

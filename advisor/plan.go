@@ -21,7 +21,7 @@ type Plan struct {
 type Assignment struct {
 	GPU, NIC     *topology.Device
 	ExpectedGbps float64 // the pair's prediction, before sharing
-	Shared       int     // accelerators on this NIC (1: its own)
+	Shared       int     // accelerators on this NIC's card, Socket Direct halves together (1: its own)
 }
 
 // RankEnv is the environment of local rank LocalRank, which drives the
@@ -139,7 +139,7 @@ func (a *analysis) plan() Plan {
 	sum := 0.0
 	for i := range pl.Assignments {
 		as := &pl.Assignments[i]
-		as.Shared = load[slots[i]/capacity]
+		as.Shared = cardLoad(a.g, nics, load, slots[i]/capacity)
 		sum += as.ExpectedGbps
 		if i == 0 || as.ExpectedGbps < pl.WorstGbps {
 			pl.WorstGbps = as.ExpectedGbps

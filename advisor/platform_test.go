@@ -29,6 +29,8 @@ func init() {
 	faultCases = append(faultCases,
 		faultCase{name: "Grace + ConnectX-8 at the kernel's ACS", build: fixtureGraph("grace-cx8-dd"), code: "acs-grace", severity: Critical,
 			device: "0008:02:00.0", remedy: "setpci -s 0008:02:00.0 ECAP_ACS+0x6.w=0019\n"},
+		faultCase{name: "Socket Direct card", build: fixtureGraph("socket-direct"), code: "socket-direct", severity: Info,
+			device: "0000:a1:00.0", remedy: "half on its own socket"},
 		faultCase{name: "GPUs without a drive in their switch", build: fixtureGraph("hgx-b200"), code: "gds-no-local-nvme", severity: Info,
 			device: "0000:3c:00.0"})
 }
@@ -230,5 +232,22 @@ func TestGen6Encoding(t *testing.T) {
 	}
 	if e, _ := encoding(32); e != 128.0/130 {
 		t.Errorf("32 GT/s encoding %v, want 128/130", e)
+	}
+}
+
+// TestSocketDirectPlan checks that the rail plan counts a Socket Direct
+// card's halves as one port (NVIDIA ConnectX-7 user manual, "Socket
+// Direct": both PCIe links feed one network port): each accelerator uses
+// the half on its socket, and each is shared by the two.
+func TestSocketDirectPlan(t *testing.T) {
+	_, res := analyzeFixture(t, "socket-direct", "")
+	want := map[string]string{"0000:01:00.0": "0000:21:00.0", "0000:81:00.0": "0000:a1:00.0"}
+	if len(res.Plan.Assignments) != len(want) {
+		t.Fatalf("%d assignments, want %d", len(res.Plan.Assignments), len(want))
+	}
+	for _, a := range res.Plan.Assignments {
+		if want[a.GPU.BDF()] != a.NIC.BDF() || a.Shared != 2 {
+			t.Errorf("%s -> %s shared %d; want %s, shared 2", a.GPU.BDF(), a.NIC.BDF(), a.Shared, want[a.GPU.BDF()])
+		}
 	}
 }

@@ -3,6 +3,7 @@ package advisor
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -95,4 +96,46 @@ func computeNICs(g *topology.Graph) ([]*topology.Device, []SetAsideNIC) {
 		}
 	}
 	return compute, out
+}
+
+// findSocketDirect names the halves of each Socket Direct card: one NIC
+// with a PCIe link per socket, whose port the halves share. Each
+// accelerator should use the half on its own socket, which the plan's
+// locality already prefers.
+func (a *analysis) findSocketDirect(plan Plan) {
+	var g group
+	seen := map[*topology.Device]bool{}
+	for _, n := range a.g.OfKind(topology.KindNIC) {
+		peers := a.g.SocketDirectPeers(n)
+		if len(peers) == 0 || seen[n] {
+			continue
+		}
+		card := append([]*topology.Device{n}, peers...)
+		users := 0
+		for _, d := range card {
+			seen[d] = true
+			for _, as := range plan.Assignments {
+				if as.NIC == d {
+					users++
+				}
+			}
+		}
+		g.add(card, fmt.Sprintf("%s are one card (VPD serial %s), %d accelerators planned on it, sharing its %.0f Gb/s port",
+			strings.Join(bdfs(card), " + "), n.VPDSN, users, n.PortRateGbps), "",
+			"sys/bus/pci/devices/"+n.BDF()+"/vpd: SN")
+	}
+	a.emit("socket-direct", Info, &g, "Socket Direct: %s",
+		[]string{"# each accelerator should use the half on its own socket (the rail plan does); the halves share the card's port bandwidth"}, nil)
+}
+
+// cardLoad is the number of accelerators planned on nics[j]'s card: its
+// own load plus that of its Socket Direct halves, which share its port.
+func cardLoad(g *topology.Graph, nics []*topology.Device, load []int, j int) int {
+	n := load[j]
+	for _, p := range g.SocketDirectPeers(nics[j]) {
+		if k := slices.Index(nics, p); k >= 0 {
+			n += load[k]
+		}
+	}
+	return n
 }

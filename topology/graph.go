@@ -150,6 +150,9 @@ type Device struct {
 	// on ConnectX-8 that ties its Data Direct DMA function to the NIC);
 	// read only for Mellanox functions, "" when absent or unreadable.
 	VPDV3 string
+	// VPDSN is the serial number (SN) of the function's VPD: functions of
+	// one card share it (rdma_topo groups a board's PFs by it).
+	VPDSN string
 	// ComputePartition and MemoryPartition are amdgpu's
 	// current_compute_partition (SPX, DPX, QPX, CPX) and
 	// current_memory_partition (NPS1, NPS4) of an AMD Instinct accelerator.

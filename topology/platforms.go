@@ -86,7 +86,7 @@ func (r *reader) readExtras(dirs map[BDF]string) {
 		switch {
 		case d.VendorID == VendorMellanox && (d.Kind == KindNIC || d.DeviceID == DeviceCX8DMA):
 			if b, err := r.read(path.Join(dir, "vpd"), maxConfigBytes); err == nil {
-				d.VPDV3 = vpdKeyword(b, "V3")
+				d.VPDV3, d.VPDSN = vpdKeyword(b, "V3"), vpdKeyword(b, "SN")
 			}
 		case d.Kind == KindAccelerator && d.VendorID == VendorAMD:
 			if s, err := r.text(path.Join(dir, "current_compute_partition")); err == nil {
@@ -158,6 +158,24 @@ func (d *Device) IsNICSwitchPort() bool {
 // IsDataDirectDMA reports whether d is a ConnectX-8 Data Direct DMA function.
 func (d *Device) IsDataDirectDMA() bool {
 	return d.VendorID == VendorMellanox && d.DeviceID == DeviceCX8DMA
+}
+
+// SocketDirectPeers returns the other halves of n's Socket Direct card: NIC
+// functions with n's VPD serial number (one card, as rdma_topo groups a
+// board's PFs by SN) on another NUMA node, so reached over another
+// socket's PCIe link (NVIDIA ConnectX-7 user manual, "Socket Direct").
+// nil when n is not on such a card or the VPD is not in the source.
+func (g *Graph) SocketDirectPeers(n *Device) []*Device {
+	if n.Kind != KindNIC || n.VPDSN == "" || n.NUMANode < 0 {
+		return nil
+	}
+	var out []*Device
+	for _, d := range g.OfKind(KindNIC) {
+		if d != n && d.VPDSN == n.VPDSN && d.NUMANode >= 0 && d.NUMANode != n.NUMANode {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Grace reports whether the machine is an NVIDIA Grace system: a Grace
@@ -251,6 +269,19 @@ func (g *Graph) PlatformFeatures() []string {
 	}
 	for _, m := range order {
 		out = append(out, fmt.Sprintf("%d AMD Instinct accelerators partitioned %s (compute/memory; one PCI function per physical part)", modes[m], m))
+	}
+	var sd []string
+	for _, d := range g.OfKind(KindNIC) {
+		if peers := g.SocketDirectPeers(d); len(peers) > 0 && !peers[0].Addr.Less(d.Addr) {
+			words := d.BDF()
+			for _, p := range peers {
+				words += " + " + p.BDF()
+			}
+			sd = append(sd, words)
+		}
+	}
+	if len(sd) > 0 {
+		out = append(out, "Socket Direct cards (one card, a PCIe link per socket): "+strings.Join(sd, ", "))
 	}
 	var bonds []string
 	for _, d := range g.OfKind(KindNIC) {

@@ -199,3 +199,23 @@ func mustBDF(t *testing.T, s string) topology.BDF {
 	}
 	return b
 }
+
+// TestSocketDirect checks the Socket Direct card (NVIDIA ConnectX-7 user
+// manual, "Socket Direct"): two PFs on two sockets with one VPD serial
+// number are one card, each half the NODE-local NIC of its socket's GPU.
+func TestSocketDirect(t *testing.T) {
+	g := readFixture(t, "socket-direct")
+	a, b := g.Device(mustBDF(t, "0000:21:00.0")), g.Device(mustBDF(t, "0000:a1:00.0"))
+	if p := g.SocketDirectPeers(a); len(p) != 1 || p[0] != b {
+		t.Errorf("peers of %s: %v, want %s", a.BDF(), p, b.BDF())
+	}
+	if a.NUMANode == b.NUMANode {
+		t.Errorf("halves on one NUMA node %d", a.NUMANode)
+	}
+	// A card without a VPD serial has no peers.
+	for _, d := range readFixture(t, "genoa-2s-rootports").OfKind(topology.KindNIC) {
+		if p := g.SocketDirectPeers(d); p != nil {
+			t.Errorf("%s: peers %v without a VPD", d.BDF(), p)
+		}
+	}
+}

@@ -153,9 +153,10 @@ type Device struct {
 	Netdev            []string `json:"netdev"`
 	PortRateGbps      float64  `json:"port_rate_gbps,omitempty"`
 	ConfigBytes       int      `json:"config_bytes"`
-	Bond              string   `json:"bond,omitempty"`              // bonding interface of its netdev (RoCE LAG)
-	ComputePartition  string   `json:"compute_partition,omitempty"` // AMD Instinct: SPX, DPX, QPX, CPX
-	MemoryPartition   string   `json:"memory_partition,omitempty"`  // AMD Instinct: NPS1, NPS4
+	Bond              string   `json:"bond,omitempty"`                // bonding interface of its netdev (RoCE LAG)
+	ComputePartition  string   `json:"compute_partition,omitempty"`   // AMD Instinct: SPX, DPX, QPX, CPX
+	MemoryPartition   string   `json:"memory_partition,omitempty"`    // AMD Instinct: NPS1, NPS4
+	SocketDirectPeers []string `json:"socket_direct_peers,omitempty"` // the other halves of its Socket Direct card
 }
 
 // Hop is one step of a pair's path.
@@ -252,7 +253,7 @@ func New(src Source, g *topology.Graph, pairs []topology.Pair, adv *advisor.Resu
 	aliases := Aliases(g)
 	r.Devices = make([]Device, 0, len(g.Devices))
 	for _, d := range g.Devices {
-		r.Devices = append(r.Devices, device(d, aliases[d]))
+		r.Devices = append(r.Devices, device(g, d, aliases[d]))
 	}
 	predictions := map[[2]*topology.Device]*advisor.Prediction{}
 	if adv != nil {
@@ -309,7 +310,7 @@ func hexDigits(v uint32, width int) string {
 	return string(b[:width])
 }
 
-func device(d *topology.Device, alias string) Device {
+func device(g *topology.Graph, d *topology.Device, alias string) Device {
 	out := Device{
 		BDF: d.BDF(), Alias: alias, Kind: string(d.Kind), Role: string(d.Role),
 		Class: hexDigits(d.Class, 6), VendorID: hex4(d.VendorID), DeviceID: hex4(d.DeviceID),
@@ -318,6 +319,9 @@ func device(d *topology.Device, alias string) Device {
 		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs),
 		Bond: d.Bond, ComputePartition: d.ComputePartition, MemoryPartition: d.MemoryPartition,
 		Link: Link{CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth, MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth},
+	}
+	for _, p := range g.SocketDirectPeers(d) {
+		out.SocketDirectPeers = append(out.SocketDirectPeers, p.BDF())
 	}
 	if d.SubsystemKnown {
 		out.SubsystemVendorID, out.SubsystemDeviceID = hex4(d.SubVendorID), hex4(d.SubDeviceID)
