@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"io"
 	"os"
@@ -84,52 +83,6 @@ func TestGolden(t *testing.T) {
 				golden(t, filepath.Join(name, c.file), out)
 			}
 		})
-	}
-}
-
-// TestJSONSchema checks the documented fields are present and shaped as
-// promised, on every fixture.
-func TestJSONSchema(t *testing.T) {
-	for _, dir := range bundled(t) {
-		code, out, errb := run("check", dir, "-o", "json")
-		if code != ExitOK && code != ExitFindings {
-			t.Fatalf("%s: exit %d: %s", dir, code, errb)
-		}
-		var r struct {
-			SchemaVersion *int `json:"schema_version"`
-			Devices       []map[string]any
-			Pairs         []map[string]any
-			Warnings      []map[string]any
-		}
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatalf("%s: %v", dir, err)
-		}
-		ends := 0
-		for _, d := range r.Devices {
-			if _, ok := d["alias"]; ok {
-				ends++
-			}
-		}
-		if r.SchemaVersion == nil || *r.SchemaVersion != 1 || len(r.Devices) == 0 || len(r.Pairs) != ends*(ends-1)/2 || r.Warnings == nil {
-			t.Fatalf("%s: schema_version %v, %d devices, %d pairs", dir, r.SchemaVersion, len(r.Devices), len(r.Pairs))
-		}
-		for _, d := range r.Devices {
-			for _, k := range []string{"bdf", "kind", "class", "vendor_id", "device_id", "parent", "host_bridge", "numa_node", "link", "rdma", "netdev"} {
-				if _, ok := d[k]; !ok {
-					t.Errorf("%s: device %v lacks %q", dir, d["bdf"], k)
-				}
-			}
-			if id := d["vendor_id"].(string); len(id) != 4 || strings.HasPrefix(id, "0x") {
-				t.Errorf("%s: vendor_id %q: want 4 hex digits", dir, id)
-			}
-		}
-		for _, p := range r.Pairs {
-			for _, k := range []string{"a", "b", "kinds", "smi", "nccl", "path", "hops", "bottleneck_gbps"} {
-				if _, ok := p[k]; !ok {
-					t.Errorf("%s: pair %v-%v lacks %q", dir, p["a"], p["b"], k)
-				}
-			}
-		}
 	}
 }
 

@@ -36,11 +36,13 @@ func fixture(t testing.TB, name string) *report.Report {
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	res, err := advisor.Analyze(g, nil, advisor.Options{})
+	pairs := g.Pairs()
+	res, err := advisor.Analyze(g, pairs, advisor.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := report.New(report.Source{Name: src.Name, Kind: string(src.Kind), Format: src.Format}, g, g.Pairs(), res)
+	r := report.Build(report.Input{Source: report.Source{Name: src.Name, Kind: string(src.Kind), Format: src.Format},
+		Graph: g, Pairs: pairs, Advice: res, FailOn: "critical"})
 	reports[name] = r
 	return r
 }
