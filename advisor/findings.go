@@ -225,7 +225,7 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 			}
 			seen[r.dev] = true
 			dev, port, cur := r.dev, r.dev.Parent, r.link
-			retrain := command("setpci -s "+port.BDF()+" CAP_EXP+0x10.w=0020:0020", "retrain the link: Link Control bit 5 of the port above "+dev.BDF())
+			retrain := command("setpci -s "+port.BDF()+" CAP_EXP+0x10.w=0020:0020", "then retrain the link: Link Control bit 5 of the port above "+dev.BDF())
 			if w := capOf(float64(dev.Link.MaxWidth), float64(port.Link.MaxWidth)); cur.CurrentWidth > 0 && float64(cur.CurrentWidth) < w {
 				width.add([]*topology.Device{dev, port}, fmt.Sprintf("%s x%d (both ends support x%g)", dev.BDF(), cur.CurrentWidth, w), retrain,
 					fmt.Sprintf("%s = %d, max_link_width = %d", sysfsFile(dev, "current_link_width"), cur.CurrentWidth, dev.Link.MaxWidth))
@@ -241,10 +241,9 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 		}
 	}
 	a.emit("link-width-degraded", Warning, &width, "PCIe links lost lanes: %s",
-		[]RemedyStep{manual("reseat the card; check the slot, riser and cable", ""), bios("check the slot's bifurcation setting", ""),
-			manual("then retrain each link", "the commands below")}, nil)
+		[]RemedyStep{manual("reseat the card; check the slot, riser and cable", ""), bios("check the slot's bifurcation setting", "")}, nil)
 	a.emit("link-speed-degraded", Warning, &speed, "PCIe links trained slow: %s",
-		[]RemedyStep{bios("set the slot's PCIe speed to Auto, or the generation both ends support", ""), manual("reseat the card, then retrain each link", "the commands below")}, nil)
+		[]RemedyStep{bios("set the slot's PCIe speed to Auto, or the generation both ends support", ""), manual("reseat the card", "")}, nil)
 	a.emit("link-speed-degraded", Info, &idle, "accelerator links below their speed: %s; idle GPUs drop link speed to save power: check under load",
 		[]RemedyStep{command("nvidia-smi --query-gpu=pci.bus_id,pcie.link.gen.current,pcie.link.gen.max --format=csv", "read the link again while a GPU workload runs"),
 			command("sudo lspci -vv | grep LnkSta", "or with lspci")}, nil)

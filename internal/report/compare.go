@@ -48,16 +48,17 @@ type measure struct {
 	name, unit string
 	value      func(Measures) float64
 	more       bool
+	mayBeZero  bool // else 0 means unknown: such a measure decides nothing
 }
 
 var measures = []measure{
-	{"worst planned accelerator–NIC pair", "Gb/s", func(m Measures) float64 { return m.WorstGbps }, true},
-	{"mean planned pair", "Gb/s", func(m Measures) float64 { return m.MeanGbps }, true},
-	{"critical findings", "", func(m Measures) float64 { return float64(m.Critical) }, false},
-	{"warning findings", "", func(m Measures) float64 { return float64(m.Warning) }, false},
-	{"accelerators", "", func(m Measures) float64 { return float64(m.Accelerators) }, true},
-	{"rail NICs", "", func(m Measures) float64 { return float64(m.RailNICs) }, true},
-	{"info findings", "", func(m Measures) float64 { return float64(m.Info) }, false},
+	{"worst planned accelerator–NIC pair", "Gb/s", func(m Measures) float64 { return m.WorstGbps }, true, false},
+	{"mean planned pair", "Gb/s", func(m Measures) float64 { return m.MeanGbps }, true, false},
+	{"critical findings", "", func(m Measures) float64 { return float64(m.Critical) }, false, true},
+	{"warning findings", "", func(m Measures) float64 { return float64(m.Warning) }, false, true},
+	{"accelerators", "", func(m Measures) float64 { return float64(m.Accelerators) }, true, true},
+	{"rail NICs", "", func(m Measures) float64 { return float64(m.RailNICs) }, true, true},
+	{"info findings", "", func(m Measures) float64 { return float64(m.Info) }, false, true},
 }
 
 // Verdict says which server wins, on which measure, by how much.
@@ -134,13 +135,13 @@ func Compare(servers []Server) *Comparison {
 	return c
 }
 
-// decide finds the first measure x and y differ on: +1 when x is better
-// there, -1 when y is; nil and 0 when they tie on all.
+// decide finds the first measure x and y differ on, known for both: +1
+// when x is better there, -1 when y is; nil and 0 when they tie on all.
 func decide(x, y Measures) (*measure, int) {
 	for i := range measures {
 		m := &measures[i]
 		a, b := m.value(x), m.value(y)
-		if a == b {
+		if a == b || !m.mayBeZero && (a == 0 || b == 0) {
 			continue
 		}
 		if (a > b) == m.more {
@@ -156,7 +157,7 @@ func verdict(best, next Server) Verdict {
 	m, _ := decide(best.Measures, next.Measures)
 	if m == nil {
 		v.Best, v.Tie = "", true
-		v.Sentence = fmt.Sprintf("%s and %s tie: equal on every measure the table shows (worst and mean planned pair, findings by severity, accelerators, rail NICs).", best.Source, next.Source)
+		v.Sentence = fmt.Sprintf("%s and %s tie: equal on every measure the table shows that is known for both (worst and mean planned pair, findings by severity, accelerators, rail NICs).", best.Source, next.Source)
 		return v
 	}
 	v.Measure, v.BestValue, v.OtherValue = m.name, m.value(best.Measures), m.value(next.Measures)
@@ -173,8 +174,19 @@ func verdict(best, next Server) Verdict {
 	if m.name == "critical findings" && len(next.Critical) > 0 {
 		v.Sentence += fmt.Sprintf(", whose critical findings are %s", strings.Join(next.Critical, ", "))
 	}
-	if i := indexOf(m); i > 0 {
-		v.Sentence += fmt.Sprintf("; they tie on %s", names(measures[:i]))
+	var tied, unknown []string
+	for _, x := range measures[:indexOf(m)] {
+		if x.value(best.Measures) == x.value(next.Measures) && (x.mayBeZero || x.value(best.Measures) != 0) {
+			tied = append(tied, x.name)
+		} else {
+			unknown = append(unknown, x.name)
+		}
+	}
+	if len(tied) > 0 {
+		v.Sentence += "; they tie on " + strings.Join(tied, ", ")
+	}
+	if len(unknown) > 0 {
+		v.Sentence += "; unknown for one or both, so not compared: " + strings.Join(unknown, ", ")
 	}
 	v.Sentence += "."
 	return v
@@ -187,14 +199,6 @@ func indexOf(m *measure) int {
 		}
 	}
 	return -1
-}
-
-func names(ms []measure) string {
-	out := make([]string, len(ms))
-	for i, m := range ms {
-		out[i] = m.name
-	}
-	return strings.Join(out, ", ")
 }
 
 // CPUText describes the CPU: "2 x Intel Xeon ... (GenuineIntel family 6
