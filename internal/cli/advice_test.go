@@ -109,6 +109,9 @@ func TestFailOn(t *testing.T) {
 			t.Errorf("--fail-on %s: stderr %q", tt.level, errb)
 		}
 	}
+	if code, _, errb := run("check", dir, "--fail-on", "never"); code != ExitOK {
+		t.Errorf("--fail-on never: exit %d (%s), want 0", code, errb)
+	}
 	if code, _, errb := run("check", dir, "--fail-on", "sometimes"); code != ExitUsage {
 		t.Errorf("--fail-on sometimes: exit %d (%s), want 2", code, errb)
 	}

@@ -110,6 +110,15 @@ func TestExitCodesAndErrors(t *testing.T) {
 		{[]string{"check", "--bogus"}, ExitUsage, "unknown flag"},
 		{[]string{"path", "GPU0"}, ExitUsage, "accepts between 2 and 3 arg"},
 		{[]string{"matrix", "a", "b"}, ExitUsage, "accepts at most 1 arg"},
+		// A wrong -o lists every format that command offers.
+		{[]string{"check", "-o", "svg"}, ExitUsage, "valid formats are table, json, markdown, jsonl, prometheus, nfd"},
+		{[]string{"matrix", "-o", "nfd"}, ExitUsage, "valid formats are table, json, markdown"},
+		{[]string{"tree", "-o", "x"}, ExitUsage, "valid formats are table, json, markdown"},
+		{[]string{"path", "a", "b", "-o", "x"}, ExitUsage, "valid formats are table, json, markdown"},
+		{[]string{"compare", "a", "b", "-o", "x"}, ExitUsage, "valid formats are table, json, markdown"},
+		{[]string{"export", "-o", "json"}, ExitUsage, "valid formats are nccl-xml, svg, dot"},
+		{[]string{"snapshot", "-o", "out.tar.gz"}, ExitUsage, "valid formats are tar.gz"},
+		{[]string{"check", "--fail-on", "sometimes"}, ExitUsage, "or never"},
 	}
 	for _, tt := range tests {
 		code, _, errb := run(tt.args...)
@@ -124,6 +133,10 @@ func TestExitCodesAndErrors(t *testing.T) {
 
 func TestPathCommand(t *testing.T) {
 	src := bundled(t)[0]
+	// --explain of two accelerators fails before printing anything.
+	if code, out, errb := run("path", "GPU0", "GPU1", src, "--explain"); code != ExitUsage || out != "" || !strings.Contains(errb, "needs an accelerator and a NIC") {
+		t.Errorf("path GPU0 GPU1 --explain: exit %d, stdout %q, stderr %q; want 2, nothing, the reason", code, out, errb)
+	}
 	code, out, errb := run("path", "GPU0", "NIC0", src)
 	if code != ExitOK || !strings.Contains(out, "nvidia-smi") || !strings.Contains(out, "Hops") {
 		t.Fatalf("path GPU0 NIC0: exit %d, out %q, err %q", code, out, errb)
@@ -167,9 +180,12 @@ func TestHelpIsComplete(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("help: exit %d", code)
 	}
-	for _, cmd := range []string{"check", "matrix", "tree", "path"} {
-		if !strings.Contains(out, cmd) {
+	for _, cmd := range []string{"check", "matrix", "tree", "path", "compare", "export", "snapshot", "completion"} {
+		if !strings.Contains(out, "  "+cmd+" ") {
 			t.Errorf("help does not list %s", cmd)
+		}
+		if cmd == "completion" {
+			continue
 		}
 		code, out, _ := run(cmd, "--help")
 		if code != ExitOK || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--output") {
