@@ -1,14 +1,10 @@
 // Package fleet writes gdtopo's results in the formats that fleet tools
-// read: JSON Lines for many sources in one run, the Prometheus text
-// exposition format for node_exporter's textfile collector, and a
-// Kubernetes Node Feature Discovery feature file. See docs/fleet.md.
+// read: the Prometheus text exposition format for node_exporter's textfile
+// collector and a Kubernetes Node Feature Discovery feature file (JSON
+// Lines are internal/render's). See docs/fleet.md.
 package fleet
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/gdtopo/gdtopo/internal/report"
@@ -21,33 +17,6 @@ type Line struct {
 	Report   *report.Report `json:"report,omitempty"`
 	Error    string         `json:"error,omitempty"`
 	ExitCode int            `json:"exit_code"`
-}
-
-// flusher is a buffered writer (bufio.Writer) that WriteEncoded flushes.
-type flusher interface{ Flush() error }
-
-// MarshalJSONL encodes l as one compact JSON object and a newline.
-func MarshalJSONL(l Line) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(l); err != nil { // Encode appends the newline
-		return nil, fmt.Errorf("encode %s: %w", l.Source, err)
-	}
-	return b.Bytes(), nil
-}
-
-// WriteEncoded writes a line from MarshalJSONL in one Write, and flushes w
-// when it buffers: a reader of a long fleet run sees every source as soon
-// as it is done.
-func WriteEncoded(w io.Writer, b []byte) error {
-	if _, err := w.Write(b); err != nil {
-		return err
-	}
-	if f, ok := w.(flusher); ok {
-		return f.Flush()
-	}
-	return nil
 }
 
 // accelNIC is one accelerator–NIC pair of a report with its two devices.
