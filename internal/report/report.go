@@ -1,7 +1,9 @@
 // Package report holds gdtopo's one analysis of a source: the value every
-// output format prints. Build decides everything (findings, best NICs, the
-// NICs the tables show, the exit status); the renderers in internal/render
-// only print it. The structs are gdtopo's own, with stable snake_case JSON
+// output format prints. Findings are found in package advisor
+// (advisor/findings.go); Build gathers them with everything else a format
+// shows and decides the rest once: each accelerator's best NIC, the NICs the
+// tables show, the exit status. The renderers in internal/render only print
+// it; the views (Matrix, Tree, PathView, Comparison, Check) are cut from it. The structs are gdtopo's own, with stable snake_case JSON
 // fields that change only with SchemaVersion (schema/gdtopo.schema.json).
 package report
 

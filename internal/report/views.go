@@ -206,28 +206,6 @@ type PathView struct {
 	NCCLVersion   string `json:"nccl_version"`
 }
 
-// OfKind lists r's devices of one kind, in address order.
-func (r *Report) OfKind(k topology.Kind) []*Device {
-	var out []*Device
-	for i := range r.Devices {
-		if r.Devices[i].Kind == string(k) {
-			out = append(out, &r.Devices[i])
-		}
-	}
-	return out
-}
-
-// Devs looks up devices by BDF, skipping unknown ones.
-func (r *Report) Devs(bdfs []string) []*Device {
-	var out []*Device
-	for _, b := range bdfs {
-		if d := r.Device(b); d != nil {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 // Aliases are the graph's devices' table names (GPU0, NIC0), for the
 // exports that draw the graph.
 func (r *Report) Aliases() map[*topology.Device]string { return Aliases(r.Graph) }
