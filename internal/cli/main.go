@@ -124,14 +124,6 @@ func stdoutError(err error) error {
 	return fmt.Errorf("write standard output: %w", outfile.Explain(err))
 }
 
-// outErr is the error of the first failed write to standard output, if any.
-func (o *globalOptions) outErr() error {
-	if w, ok := o.IO.Out.(*outfile.StickyWriter); ok {
-		return w.Err
-	}
-	return nil
-}
-
 // args wraps a cobra argument check so its error counts as a usage error.
 func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, a []string) error {
