@@ -118,7 +118,7 @@ func checkRun(opts *checkOptions) error {
 	}
 	e := &exitError{code: c.ExitStatus}
 	if len(results) == 1 && results[0].Report != nil && c.ExitStatus == report.ExitFindings {
-		e.msg = fmt.Sprintf("%d finding(s) at or above %s", countAtLeast(results[0].Report), opts.FailOn)
+		e.msg = fmt.Sprintf("%d finding(s) at or above %s", results[0].Report.Failing(), opts.FailOn)
 	}
 	return e
 }
@@ -131,15 +131,4 @@ func anyReport(results []report.Result) bool {
 		}
 	}
 	return false
-}
-
-// countAtLeast counts a report's findings at or above its --fail-on level.
-func countAtLeast(r *report.Report) int {
-	n := 0
-	for _, f := range r.Findings {
-		if advisor.Severity(f.Severity).AtLeast(advisor.Severity(r.FailOn)) {
-			n++
-		}
-	}
-	return n
 }

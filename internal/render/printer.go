@@ -6,6 +6,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twcache"
@@ -25,6 +26,9 @@ type Printer struct {
 	t   *tablewriter.Table
 }
 
+// widthCacheOff turns tablewriter's process-wide width cache off once.
+var widthCacheOff sync.Once
+
 // NewPrinter returns a Printer writing to w in format f (Table or Markdown).
 func NewPrinter(w io.Writer, f Format) *Printer {
 	p := &Printer{w: w, f: f}
@@ -32,8 +36,10 @@ func NewPrinter(w io.Writer, f Format) *Printer {
 	// LRU cache behind a mutex; for gdtopo's short ASCII cells the lookup
 	// costs more than the width (a table renders in about two thirds of
 	// the time without it), and every cell of a fresh process adds an
-	// entry. Capacity 0 turns the cache off.
-	twwidth.SetCacheCapacity(0)
+	// entry. Capacity 0 turns the cache off. The setting is the
+	// library's, for the whole process: set once, as tables drawn at the
+	// same time (the tests run commands in parallel) would race on it.
+	widthCacheOff.Do(func() { twwidth.SetCacheCapacity(0) })
 	var r tw.Renderer
 	if f == Markdown {
 		r = renderer.NewMarkdown()

@@ -422,7 +422,7 @@ func warningsTable(p *Printer, r *report.Report) error {
 // against every other, and nvidia-smi's legend.
 func matrixTable(p *Printer, m *report.Matrix) error {
 	if len(m.Devices) == 0 {
-		p.Printf("no accelerators or NICs found among the PCI functions of %s\n", m.Source.Name)
+		p.Printf("no accelerators or NICs found among %d PCI functions\n", m.PCIFunctions)
 		return nil
 	}
 	all := make([]int, len(m.Devices))

@@ -76,7 +76,9 @@ func Build(in Input) *Report {
 	for _, w := range g.Warnings {
 		r.Warnings = append(r.Warnings, Warning{Subject: w.Subject, Message: w.Message})
 	}
-	r.ExitStatus = ExitStatusFor(r.Findings, in.FailOn)
+	if r.Failing() > 0 {
+		r.ExitStatus = ExitFindings
+	}
 	return r
 }
 

@@ -279,16 +279,14 @@ func (r *Report) Pair(a, b string) *Pair {
 // FailOnNever is the --fail-on level no finding reaches.
 const FailOnNever = "never"
 
-// ExitStatusFor is the exit status of findings at level: 3 when one is at
-// least that severe, else 0; level "never" is always 0.
-func ExitStatusFor(findings []Finding, level string) int {
-	if level == FailOnNever {
-		return ExitOK
-	}
-	for _, f := range findings {
-		if advisor.Severity(f.Severity).AtLeast(advisor.Severity(level)) {
-			return ExitFindings
+// Failing counts the findings at or above the report's --fail-on level
+// (none at "never"): the exit status is 3 when there is one.
+func (r *Report) Failing() int {
+	n := 0
+	for _, f := range r.Findings {
+		if r.FailOn != FailOnNever && advisor.Severity(f.Severity).AtLeast(advisor.Severity(r.FailOn)) {
+			n++
 		}
 	}
-	return ExitOK
+	return n
 }

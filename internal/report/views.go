@@ -78,9 +78,10 @@ type Matrix struct {
 	Devices       []MatrixDevice `json:"devices"` // the rows and the columns, in order
 	// Labels[i][j] is the nvidia-smi label of Devices[i] and Devices[j]:
 	// "X" on the diagonal, "?" appended where the label rests on a guess.
-	Labels     [][]string    `json:"labels"`
-	Legend     []LegendEntry `json:"legend"`
-	HiddenNICs []string      `json:"hidden_nics"`
+	Labels       [][]string    `json:"labels"`
+	Legend       []LegendEntry `json:"legend"`
+	HiddenNICs   []string      `json:"hidden_nics"`
+	PCIFunctions int           `json:"pci_functions"` // functions in the source, shown or not
 }
 
 // MatrixDevice is a row of the matrix with its affinities.
@@ -97,7 +98,7 @@ type MatrixDevice struct {
 // MatrixOf is r's matrix: accelerators then shown NICs.
 func MatrixOf(r *Report) *Matrix {
 	m := &Matrix{SchemaVersion: SchemaVersion, Source: r.Source, Devices: []MatrixDevice{}, Labels: [][]string{},
-		Legend: append([]LegendEntry{}, legend...), HiddenNICs: r.HiddenNICs}
+		Legend: append([]LegendEntry{}, legend...), HiddenNICs: r.HiddenNICs, PCIFunctions: len(r.Devices)}
 	var ends []string
 	for _, a := range r.Accelerators {
 		ends = append(ends, a.BDF)
