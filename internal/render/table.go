@@ -200,6 +200,15 @@ func deviceLabel(d *report.Device) string {
 	return d.Alias
 }
 
+// labelAndBDF is "NIC0 mlx5_0 0000:1b:00.0", or the BDF alone for a
+// device without a table name.
+func labelAndBDF(d *report.Device) string {
+	if d.Alias == "" {
+		return d.BDF
+	}
+	return deviceLabel(d) + " " + d.BDF
+}
+
 func nicName(d *report.Device) string {
 	if len(d.RDMA) > 0 {
 		return d.RDMA[0]
@@ -545,8 +554,8 @@ func link(l report.Link) topology.Link {
 // --explain the prediction's arithmetic.
 func pathTables(pr *Printer, v *report.PathView) error {
 	p := v.Pair
-	pr.Printf("%s %s -> %s %s: nvidia-smi %s, NCCL %s, %s\n",
-		deviceLabel(&v.From), v.From.BDF, deviceLabel(&v.To), v.To.BDF, report.Label(&p), report.NCCLLabel(&p), p.Path)
+	pr.Printf("%s -> %s: nvidia-smi %s, NCCL %s, %s\n",
+		labelAndBDF(&v.From), labelAndBDF(&v.To), report.Label(&p), report.NCCLLabel(&p), p.Path)
 	var rows [][]string
 	for i, h := range p.Hops {
 		l, g := "", ""
