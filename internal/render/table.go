@@ -14,8 +14,8 @@ import (
 func newPrinter(w io.Writer, f Format) *Printer { return NewPrinter(w, f) }
 
 // checkTables writes a check: each source's report, under a "==> SOURCE <=="
-// line when there are several (a source that could not be read has only
-// that line; its error went to standard error).
+// line when there are several (a source that could not be read has that
+// line and its error, which also went to standard error).
 func checkTables(w io.Writer, f Format, c *report.Check) error {
 	p := newPrinter(w, f)
 	for i, res := range c.Sources {
@@ -26,6 +26,7 @@ func checkTables(w io.Writer, f Format, c *report.Check) error {
 			p.Printf("==> %s <==\n", res.Source)
 		}
 		if res.Report == nil {
+			p.Printf("not read: %s\n", res.Error)
 			continue
 		}
 		if err := checkReport(p, res.Report); err != nil {
