@@ -13,9 +13,12 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // run executes gdtopo with args and returns its exit code and outputs.
+// Every JSON document it returns is kept for TestMain to validate against
+// the schema.
 func run(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := Main(args, strings.NewReader(""), &out, &errb)
+	keepJSON(args, code, out.String())
 	return code, out.String(), errb.String()
 }
 

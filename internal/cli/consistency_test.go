@@ -51,12 +51,72 @@ var (
 	schemaOnce sync.Once
 	schemas    map[string]*jsonschema.Schema
 	schemaErr  error
+
+	// The JSON documents the tests' gdtopo runs wrote, for TestMain.
+	jsonMu   sync.Mutex
+	jsonDocs []jsonDoc
 )
 
-// validate checks doc, a JSON document gdtopo wrote, against the
-// definition def of schema/gdtopo.schema.json.
-func validate(t *testing.T, def, doc string) {
-	t.Helper()
+// jsonDoc is one JSON document a test run wrote, with the schema
+// definition it must match.
+type jsonDoc struct{ def, args, doc string }
+
+// keepJSON keeps the JSON a run of gdtopo with args wrote, when it wrote
+// JSON (-o json or -o jsonl, exit status 0 or 3), for TestMain.
+func keepJSON(args []string, code int, out string) {
+	if code != ExitOK && code != ExitFindings || out == "" || len(args) == 0 {
+		return
+	}
+	format := ""
+	for i, a := range args {
+		if (a == "-o" || a == "--output") && i+1 < len(args) {
+			format = args[i+1]
+		}
+	}
+	def := map[string]string{"check": "check", "matrix": "matrix", "tree": "tree", "path": "path", "compare": "comparison"}[args[0]]
+	jsonMu.Lock()
+	defer jsonMu.Unlock()
+	switch {
+	case def == "":
+	case format == "json":
+		jsonDocs = append(jsonDocs, jsonDoc{def, strings.Join(args, " "), out})
+	case format == "jsonl":
+		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			jsonDocs = append(jsonDocs, jsonDoc{"result", strings.Join(args, " "), l})
+		}
+	}
+}
+
+// TestMain runs the tests, then validates every JSON document their runs
+// of gdtopo wrote against schema/gdtopo.schema.json.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := compileSchemas(); err != nil {
+		fmt.Fprintf(os.Stderr, "schema/gdtopo.schema.json: %v\n", err)
+		os.Exit(1)
+	}
+	bad := 0
+	for _, d := range jsonDocs {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(d.doc))
+		if err == nil {
+			err = schemas[d.def].Validate(v)
+		}
+		if err != nil {
+			bad++
+			fmt.Fprintf(os.Stderr, "gdtopo %s: output does not match schema/gdtopo.schema.json#/$defs/%s: %v\n", d.args, d.def, err)
+		}
+	}
+	if bad > 0 && code == 0 {
+		code = 1
+	}
+	if code == 0 && testing.Verbose() {
+		fmt.Printf("validated %d JSON documents against schema/gdtopo.schema.json\n", len(jsonDocs))
+	}
+	os.Exit(code)
+}
+
+// compileSchemas compiles each document's definition once.
+func compileSchemas() error {
 	schemaOnce.Do(func() {
 		c := jsonschema.NewCompiler()
 		var s any
@@ -74,8 +134,15 @@ func validate(t *testing.T, def, doc string) {
 			}
 		}
 	})
-	if schemaErr != nil {
-		t.Fatalf("schema/gdtopo.schema.json: %v", schemaErr)
+	return schemaErr
+}
+
+// validate checks doc, a JSON document gdtopo wrote, against the
+// definition def of schema/gdtopo.schema.json.
+func validate(t *testing.T, def, doc string) {
+	t.Helper()
+	if err := compileSchemas(); err != nil {
+		t.Fatalf("schema/gdtopo.schema.json: %v", err)
 	}
 	v, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
 	if err != nil {
