@@ -175,7 +175,7 @@ func (a *analysis) graceACSAsWanted(b *topology.Device) bool {
 func (a *analysis) findGraceACS() {
 	plan, complexes := graceACSPlan(a.g)
 	var g group
-	var cmdline, setpci []string
+	var cmdline []string
 	dd := len(complexes) > 0
 	for _, p := range plan {
 		if p.want != acsKernelIsolated {
@@ -186,29 +186,27 @@ func (a *analysis) findGraceACS() {
 			continue
 		}
 		next := p.want.apply(p.port.ACSCtl)
-		g.add([]*topology.Device{p.port}, fmt.Sprintf("%s ACSCtl %07b, wants %s (%s)", p.port.BDF(), p.port.ACSCtl, p.want, p.why), "",
+		g.add([]*topology.Device{p.port}, fmt.Sprintf("%s ACSCtl %07b, wants %s (%s)", p.port.BDF(), p.port.ACSCtl, p.want, p.why),
+			command(fmt.Sprintf("setpci -s %s ECAP_ACS+0x6.w=%04x", p.port.BDF(), next), "for this boot only, as rdma_topo setpci-acs does"),
 			sysfsFile(p.port, "config")+fmt.Sprintf(": ACS Control (ECAP_ACS+0x6) = %#04x", p.port.ACSCtl))
-		setpci = append(setpci, fmt.Sprintf("setpci -s %s ECAP_ACS+0x6.w=%04x", p.port.BDF(), next))
 	}
 	for _, c := range complexes {
 		if c.dma.IOMMUGroup != "" && c.gpu.IOMMUGroup != "" && c.dma.IOMMUGroup != c.gpu.IOMMUGroup {
 			g.add([]*topology.Device{c.dma, c.gpu}, fmt.Sprintf("Data Direct %s is in IOMMU group %s, GPU %s in %s (rdma_topo check wants one group)",
-				c.dma.BDF(), c.dma.IOMMUGroup, c.gpu.BDF(), c.gpu.IOMMUGroup), "",
+				c.dma.BDF(), c.dma.IOMMUGroup, c.gpu.BDF(), c.gpu.IOMMUGroup), RemedyStep{},
 				"sys/bus/pci/devices/"+c.dma.BDF()+"/iommu_group")
 		}
 	}
 	sev := Warning
-	head := []string{"# Grace: keep the kernel's ACS (SV RR CR UF) on Grace root ports and ConnectX/BlueField switch ports (rdma-core kernel-boot/rdma_topo); do not clear ACS"}
+	head := []RemedyStep{manual("keep the kernel's ACS (SV RR CR UF) on Grace root ports and ConnectX/BlueField switch ports; do not clear ACS",
+		"Grace: rdma-core kernel-boot/rdma_topo sets the kernel default there; the setpci lines below restore it for this boot")}
 	if dd {
 		sev = Critical
-		head = []string{
-			"# Grace + ConnectX-8 Data Direct: set, do not clear, ACS (rdma-core kernel-boot/rdma_topo write-grub-acs; NVIDIA GB300/ConnectX-8 GPUDirect RDMA guide):",
-			`GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX pci=config_acs=\"` + strings.Join(cmdline, ";") + `\""`,
-			"# then update-grub (or grub2-mkconfig) and reboot; the DMA function and its GPU then share one IOMMU group",
-			"# for this boot only (as rdma_topo setpci-acs does):",
-		}
+		head = []RemedyStep{kernelParameter(`pci=config_acs="`+strings.Join(cmdline, ";")+`"`,
+			"Grace + ConnectX-8 Data Direct: set, do not clear, ACS (rdma-core kernel-boot/rdma_topo write-grub-acs; NVIDIA GB300/ConnectX-8 GPUDirect RDMA guide); "+
+				"quote it in GRUB_CMDLINE_LINUX, update-grub and reboot: the DMA function and its GPU then share one IOMMU group")}
 	}
-	a.emit("acs-grace", sev, &g, "ACS on this Grace system differs from what GPUDirect RDMA needs: %s", head, setpci)
+	a.emit("acs-grace", sev, &g, "ACS on this Grace system differs from what GPUDirect RDMA needs: %s", head, nil)
 }
 
 // localityLabel is the label that says how near a NIC is for GPUDirect

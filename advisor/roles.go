@@ -121,11 +121,11 @@ func (a *analysis) findSocketDirect(plan Plan) {
 			}
 		}
 		g.add(card, fmt.Sprintf("%s are one card (VPD serial %s), %d accelerators planned on it, sharing its %.0f Gb/s port",
-			strings.Join(bdfs(card), " + "), n.VPDSN, users, n.PortRateGbps), "",
+			strings.Join(bdfs(card), " + "), n.VPDSN, users, n.PortRateGbps), RemedyStep{},
 			"sys/bus/pci/devices/"+n.BDF()+"/vpd: SN")
 	}
 	a.emit("socket-direct", Info, &g, "Socket Direct: %s",
-		[]string{"# each accelerator should use the half on its own socket (the rail plan does); the halves share the card's port bandwidth"}, nil)
+		[]RemedyStep{manual("run each accelerator's ranks on the half of the card on its own socket", "the rail plan does; the halves share the card's port bandwidth")}, nil)
 }
 
 // cardLoad is the number of accelerators planned on nics[j]'s card: its

@@ -62,10 +62,11 @@ func (a *analysis) findStorage() {
 	var g group
 	for _, d := range a.g.OfKind(topology.KindAccelerator) {
 		if !near[d] {
-			g.add([]*topology.Device{d}, d.BDF(), "", "labels of the accelerator–NVMe pairs (nvidia-smi semantics)")
+			g.add([]*topology.Device{d}, d.BDF(), RemedyStep{}, "labels of the accelerator–NVMe pairs (nvidia-smi semantics)")
 		}
 	}
 	a.emit("gds-no-local-nvme", Info, &g,
 		"GPUDirect Storage: %s have no NVMe drive under their own PCIe switch while other accelerators do: their reads go through the root complex or across sockets",
-		[]string{"# place the data these accelerators read on drives under their switch, or pin their jobs to the accelerators that have one (GDS design guide); gdscheck -p shows the same pairs"}, nil)
+		[]RemedyStep{manual("place the data these accelerators read on drives under their switch, or pin their jobs to the accelerators that have one",
+			"GDS design guide; gdscheck -p shows the same pairs")}, nil)
 }
