@@ -18,6 +18,14 @@ type checkOptions struct {
 	adviceOptions
 	Sources []string // none: this machine
 	FailOn  string   // --fail-on: critical, warning, info or never
+	Verbose bool     // -v: every pair, note, evidence, remedy and rank's settings
+}
+
+// style is the layout of check's text: the terminal's, with -v.
+func (o *checkOptions) style() render.Style {
+	st := o.IO.Style
+	st.Verbose = o.Verbose
+	return st
 }
 
 func newCmdCheck(g *globalOptions) *cobra.Command {
@@ -25,13 +33,22 @@ func newCmdCheck(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check [SOURCE ...]",
 		Short: "Report how every accelerator reaches every NIC",
-		Long: `Check reads SOURCE (this machine when omitted) and prints a summary of the host,
-the accelerator x NIC matrix in nvidia-smi's labels with CPU and NUMA affinity,
-one row per accelerator-NIC pair (nvidia-smi's label, NCCL's label, the path in
-plain words, its narrowest PCIe link, the direct-RDMA throughput to expect, its
-efficiency against what the NIC alone could do, and whether NCCL would use
-GPUDirect RDMA), the findings with their remedies, and a rail plan: which NIC
-each accelerator should use, with the settings for each local rank.
+		Long: `Check reads SOURCE (this machine when omitted) and prints, short answer first:
+a verdict line (the worst severity found, the findings by severity, what the
+rail plan gives), a summary of the host, the accelerator x NIC matrix laid out
+as nvidia-smi topo -m lays it out, the rail plan (which NIC each accelerator
+should use), one line per finding and the pairs' notes, each said once.
+
+With -v (--verbose) it adds one row per accelerator-NIC pair (nvidia-smi's
+label, NCCL's label, the path in plain words, its narrowest PCIe link, the
+direct-RDMA throughput to expect, its efficiency against what the NIC alone
+could do, and whether NCCL would use GPUDirect RDMA), nvidia-smi's legend,
+each finding's evidence and remedy, and the settings for each local rank.
+-o json and -o markdown always hold everything.
+
+Text fits the terminal's width (or COLUMNS); output that is not a terminal is
+plain and unwrapped unless COLUMNS is set. Severities are coloured only on a
+terminal and never with NO_COLOR set.
 
 Given several sources (files, folders, archives, or quoted globs such as
 'snapshots/*.tar.gz'), check reports on each in turn; a source that fails is
@@ -50,6 +67,7 @@ object of key: value, for example with your own ib_write_bw --use_cuda results):
 ` + modelKeys(),
 		Example: `  $ gdtopo check
   $ gdtopo check fixtures/hgx-h100
+  $ gdtopo check -v fixtures/hgx-h100
   $ gdtopo check host.tar.bz2 -o json
   $ gdtopo check --fail-on warning; echo $?
   $ gdtopo check 'snapshots/*.tar.gz' -o jsonl`,
@@ -61,6 +79,7 @@ object of key: value, for example with your own ib_write_bw --use_cuda results):
 	}
 	opts.addFlags(cmd)
 	addOutputFlag(cmd, &opts.Output, render.CheckFormats)
+	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "show every pair, the legend, each finding's evidence and remedy, and each rank's settings")
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", string(advisor.Critical), "exit with status 3 when a finding is at least this severe: critical, warning, info, or never")
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"critical", "warning", "info", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -109,7 +128,7 @@ func checkRun(opts *checkOptions) error {
 	if f != render.JSONL && (anyReport(results) || f == render.Prometheus) {
 		// Nothing to show in a table or a JSON document when no source
 		// could be read: the errors went to standard error.
-		if err := render.Check(opts.IO.Out, f, c); err != nil {
+		if err := render.Check(opts.IO.Out, f, c, opts.style()); err != nil {
 			return err
 		}
 	}

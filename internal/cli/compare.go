@@ -56,5 +56,5 @@ func compareRun(opts *compareOptions) error {
 		}
 		servers = append(servers, report.ServerOf(r))
 	}
-	return render.Compare(opts.IO.Out, f, report.Compare(servers))
+	return render.Compare(opts.IO.Out, f, report.Compare(servers), opts.IO.Style)
 }

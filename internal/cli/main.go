@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gdtopo/gdtopo/internal/outfile"
+	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/source"
 )
@@ -45,6 +46,9 @@ type Streams struct {
 	// OpenSource opens a SOURCE that is a folder or archive; nil is
 	// source.Open. Tests use it to make sources vanish mid-run.
 	OpenSource func(name string) (*source.Source, error)
+	// Style is how text output is laid out: width, colour (MainTerminal
+	// sets them for a terminal); the zero value is plain and unwrapped.
+	Style render.Style
 }
 
 // open opens a SOURCE that is a folder or archive, through op (which keeps

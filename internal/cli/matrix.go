@@ -46,5 +46,5 @@ func matrixRun(opts *matrixOptions) error {
 	if err != nil {
 		return err
 	}
-	return render.Matrix(opts.IO.Out, f, report.MatrixOf(r))
+	return render.Matrix(opts.IO.Out, f, report.MatrixOf(r), opts.IO.Style)
 }

@@ -91,7 +91,7 @@ func pathRun(opts *pathOptions) error {
 	if opts.Explain && v.Pair.Prediction == nil {
 		return fmt.Errorf("no prediction for %s and %s: the rail planner only pairs accelerators with RDMA NICs when the source names any", da.BDF(), db.BDF())
 	}
-	return render.Path(opts.IO.Out, f, v)
+	return render.Path(opts.IO.Out, f, v, opts.IO.Style)
 }
 
 // find resolves a device name given on the command line.

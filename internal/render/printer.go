@@ -20,18 +20,27 @@ import (
 // table allocates its caches afresh, which costs a short-lived command more
 // than the drawing does.
 type Printer struct {
-	w   io.Writer
-	f   Format
-	buf bytes.Buffer
-	t   *tablewriter.Table
+	w     io.Writer
+	f     Format
+	style Style
+	buf   bytes.Buffer
+	t     *tablewriter.Table
 }
 
 // widthCacheOff turns tablewriter's process-wide width cache off once.
 var widthCacheOff sync.Once
 
-// NewPrinter returns a Printer writing to w in format f (Table or Markdown).
-func NewPrinter(w io.Writer, f Format) *Printer {
+// NewPrinter returns a Printer writing to w in format f (Table or Markdown),
+// laid out as style says (the first given; none: no width limit, no colour).
+func NewPrinter(w io.Writer, f Format, style ...Style) *Printer {
 	p := &Printer{w: w, f: f}
+	if len(style) > 0 {
+		p.style = style[0]
+	}
+	if f == Markdown {
+		// a document, reflowed by whoever shows it, with everything in it
+		p.style = Style{Verbose: true}
+	}
 	// tablewriter memoizes every cell's display width in a process-wide
 	// LRU cache behind a mutex; for gdtopo's short ASCII cells the lookup
 	// costs more than the width (a table renders in about two thirds of
@@ -79,6 +88,7 @@ func (p *Printer) Printf(format string, a ...any) { fmt.Fprintf(p.w, format, a..
 func (p *Printer) Table(header []string, rows [][]string) error {
 	p.buf.Reset()
 	p.t.Reset()
+	header, rows = fitColumns(header, rows, p.style.Width)
 	p.t.Header(header)
 	if err := p.t.Bulk(rows); err != nil {
 		return err
@@ -117,4 +127,117 @@ func (p *Printer) Heading(title string) {
 		return
 	}
 	fmt.Fprintf(p.w, "\n%s\n", title)
+}
+
+// Lines writes text wrapped to the printer's width: the first line after
+// first, the others after rest.
+func (p *Printer) Lines(text, first, rest string) {
+	for _, l := range wrapText(text, p.style.Width, first, rest) {
+		fmt.Fprintln(p.w, l)
+	}
+}
+
+// Severity is a severity word, upper-cased, in its colour when the style
+// has colour.
+func (p *Printer) Severity(word string) string {
+	w := strings.ToUpper(word)
+	if c := severityColor(word); c != "" && p.style.Color {
+		return c + w + ansiReset
+	}
+	return w
+}
+
+// tabStops writes rows as nvidia-smi writes its matrix: cells separated by
+// tabs (a cell may hold a tab of its own), shown as a terminal shows them,
+// at tab stops every eight columns, the first row the header. "X" is
+// written " X ". A table wider than the printer's width is folded: the
+// first column, then as many of the others as fit, in blocks one under
+// another.
+func (p *Printer) tabStops(header []string, rows [][]string) {
+	const stop = 8
+	all := append([][]string{header}, rows...)
+	ncol := len(header)
+	widths := make([]int, ncol)
+	for _, r := range all {
+		for i, c := range r {
+			if c == "X" {
+				r[i] = " X "
+			}
+			widths[i] = max(widths[i], textWidth(expandTabs(r[i]+"\t", 0, stop)))
+		}
+	}
+	var blocks [][]int // the columns of each block, less the first
+	cur, used := []int{}, widths[0]
+	for i := 1; i < ncol; i++ {
+		if p.style.Width > 0 && len(cur) > 0 && used+widths[i] > p.style.Width+1 {
+			blocks = append(blocks, cur)
+			cur, used = nil, widths[0]
+		}
+		cur = append(cur, i)
+		used += widths[i]
+	}
+	blocks = append(blocks, cur)
+	for b, cols := range blocks {
+		if b > 0 {
+			fmt.Fprintln(p.w)
+		}
+		for _, r := range all {
+			if len(r) <= cols[0] && len(r) > 1 && b > 0 {
+				continue // nothing of this row in this block (a NIC's affinity)
+			}
+			cells := []string{r[0]}
+			for _, i := range cols {
+				if i < len(r) {
+					cells = append(cells, r[i])
+				}
+			}
+			fmt.Fprintln(p.w, strings.TrimRight(expandTabs(strings.Join(cells, "\t"), 0, stop), " \t"))
+		}
+	}
+}
+
+// expandTabs replaces the tabs in s, which starts at column col, with the
+// spaces to the next multiple of stop, as a terminal shows them.
+func expandTabs(s string, col, stop int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\t' {
+			n := stop - col%stop
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col++
+	}
+	return b.String()
+}
+
+// widthOf is the widest cell of column i.
+func widthOf(rows [][]string, i int) int {
+	w := 0
+	for _, r := range rows {
+		if i < len(r) {
+			w = max(w, textWidth(r[i]))
+		}
+	}
+	return w
+}
+
+// pad is s followed by spaces to width columns.
+func pad(s string, width int) string {
+	return s + strings.Repeat(" ", max(0, width-textWidth(s)))
+}
+
+// KeyValues writes rows of a name and its value, the names in a column,
+// without a header: the values wrap to the printer's width.
+func (p *Printer) KeyValues(rows [][]string) error {
+	name := 0
+	for _, r := range rows {
+		name = max(name, textWidth(r[0]))
+	}
+	for _, r := range rows {
+		p.Lines(r[1], pad(r[0], name+columnGap), strings.Repeat(" ", name+columnGap))
+	}
+	return nil
 }

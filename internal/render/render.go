@@ -57,11 +57,12 @@ func Names(fs []Format) string {
 	return strings.Join(out, ", ")
 }
 
-// Check writes a check of one or more sources.
-func Check(w io.Writer, f Format, c *report.Check) error {
+// Check writes a check of one or more sources, laid out as style says
+// (the first given) for -o table and markdown.
+func Check(w io.Writer, f Format, c *report.Check, style ...Style) error {
 	switch f {
 	case Table, Markdown:
-		return checkTables(w, f, c)
+		return checkTables(NewPrinter(w, f, style...), c)
 	case JSON:
 		return writeJSON(w, c)
 	case JSONL:
@@ -80,10 +81,10 @@ func Check(w io.Writer, f Format, c *report.Check) error {
 }
 
 // Matrix writes the accelerator and NIC matrix.
-func Matrix(w io.Writer, f Format, m *report.Matrix) error {
+func Matrix(w io.Writer, f Format, m *report.Matrix, style ...Style) error {
 	switch f {
 	case Table, Markdown:
-		return matrixTable(newPrinter(w, f), m)
+		return matrixTable(NewPrinter(w, f, style...), m)
 	case JSON:
 		return writeJSON(w, m)
 	}
@@ -102,10 +103,10 @@ func Tree(w io.Writer, f Format, t *report.Tree) error {
 }
 
 // Path writes the path between two devices.
-func Path(w io.Writer, f Format, p *report.PathView) error {
+func Path(w io.Writer, f Format, p *report.PathView, style ...Style) error {
 	switch f {
 	case Table, Markdown:
-		return pathTables(newPrinter(w, f), p)
+		return pathTables(NewPrinter(w, f, style...), p)
 	case JSON:
 		return writeJSON(w, p)
 	}
@@ -113,10 +114,10 @@ func Path(w io.Writer, f Format, p *report.PathView) error {
 }
 
 // Compare writes a comparison of servers.
-func Compare(w io.Writer, f Format, c *report.Comparison) error {
+func Compare(w io.Writer, f Format, c *report.Comparison, style ...Style) error {
 	switch f {
 	case Table, Markdown:
-		return compareTables(newPrinter(w, f), c)
+		return compareTables(NewPrinter(w, f, style...), c)
 	case JSON:
 		return writeJSON(w, c)
 	}

@@ -17,8 +17,7 @@ func newPrinter(w io.Writer, f Format) *Printer { return NewPrinter(w, f) }
 // checkTables writes a check: each source's report, under a "==> SOURCE <=="
 // line when there are several (a source that could not be read has that
 // line and its error, which also went to standard error).
-func checkTables(w io.Writer, f Format, c *report.Check) error {
-	p := newPrinter(w, f)
+func checkTables(p *Printer, c *report.Check) error {
 	for i, res := range c.Sources {
 		if len(c.Sources) > 1 {
 			if i > 0 {
@@ -37,15 +36,27 @@ func checkTables(w io.Writer, f Format, c *report.Check) error {
 	return nil
 }
 
-// checkReport writes one source's report: summary, matrix, pairs, plan,
-// findings and warnings.
+// checkReport writes one source's report, the short answer first: the
+// verdict, the summary, the matrix, the rail plan and one line a finding;
+// the pair table, the label legend, each finding's evidence and remedy and
+// each rank's settings with the style's Verbose (markdown always).
 func checkReport(p *Printer, r *report.Report) error {
-	if p.Format() == Markdown {
-		p.Printf("# gdtopo check: %s\n", r.Source.Name)
+	md, verbose := p.Format() == Markdown, p.style.Verbose
+	if md {
+		p.Printf("# gdtopo check: %s\n\n", r.Source.Name)
 	}
-	p.Heading("Summary")
-	if err := p.Table([]string{"Item", "Value"}, summaryRows(r)); err != nil {
-		return err
+	verdict, rest, _ := strings.Cut(report.CheckVerdict(r), ":")
+	p.Lines(p.Severity(verdict)+":"+rest, "", "  ")
+	if md {
+		p.Heading("Summary")
+		if err := p.Table([]string{"Item", "Value"}, summaryRows(r)); err != nil {
+			return err
+		}
+	} else {
+		p.Printf("\n")
+		if err := p.KeyValues(summaryRows(r)); err != nil {
+			return err
+		}
 	}
 	switch {
 	case len(r.Accelerators) == 0:
@@ -53,17 +64,24 @@ func checkReport(p *Printer, r *report.Report) error {
 	case len(r.NICs) == 0:
 		p.Printf("\nno NICs found among %d PCI functions: nothing for GPUDirect RDMA to use\n", len(r.Devices))
 	default:
-		p.Heading("Accelerator x NIC (nvidia-smi labels)")
+		if md {
+			p.Heading("Accelerator x NIC (nvidia-smi labels)")
+		} else {
+			p.Printf("\n")
+		}
 		if err := accelNICMatrix(p, r); err != nil {
 			return err
 		}
-		p.Heading("Accelerator-NIC pairs")
-		if err := pairsTable(p, r); err != nil {
-			return err
+		if verbose {
+			p.Heading("Accelerator-NIC pairs")
+			if err := pairsTable(p, r); err != nil {
+				return err
+			}
 		}
 		if len(r.HiddenNICs) > 0 {
-			p.Printf("\n%d NIC functions without an RDMA device are not shown (GPUDirect RDMA needs one; -o json lists every pair): %s\n",
-				len(r.HiddenNICs), strings.Join(r.HiddenNICs, ", "))
+			p.Printf("\n")
+			p.Lines(fmt.Sprintf("%d NIC functions without an RDMA device are not shown (GPUDirect RDMA needs one; -o json lists every pair): %s",
+				len(r.HiddenNICs), strings.Join(r.HiddenNICs, ", ")), "", "  ")
 		}
 	}
 	setAsideText(p, r)
@@ -74,7 +92,34 @@ func checkReport(p *Printer, r *report.Report) error {
 		return err
 	}
 	findingsText(p, r)
-	return warningsTable(p, r)
+	notesText(p, r)
+	if err := warningsTable(p, r); err != nil {
+		return err
+	}
+	if !verbose && len(r.Accelerators) > 0 {
+		p.Printf("\n")
+		p.Lines("Details (every pair's path and throughput, evidence and remedies, settings per rank, the label legend): gdtopo check -v; everything: -o json", "", "  ")
+	}
+	return nil
+}
+
+// notesText says each note of the accelerator-NIC pairs once, with the
+// pairs it is about (their count, without Verbose).
+func notesText(p *Printer, r *report.Report) {
+	groups := report.NoteGroups(r)
+	if len(groups) == 0 {
+		return
+	}
+	p.Heading("Notes")
+	for _, g := range groups {
+		who := fmt.Sprintf("%d pairs", len(g.Pairs))
+		if len(g.Pairs) == 1 {
+			who = g.Pairs[0]
+		} else if p.style.Verbose {
+			who += " (" + strings.Join(g.Pairs, ", ") + ")"
+		}
+		p.Lines(who+": "+g.Note, "  ", "    ")
+	}
 }
 
 // summaryRows is the check's first table.
@@ -84,10 +129,7 @@ func summaryRows(r *report.Report) [][]string {
 	if host == "" {
 		host = "unknown"
 	}
-	switches := r.Summary.PCIeSwitches
-	if r.Summary.SwitchLevels > 0 {
-		switches += fmt.Sprintf(" (%d switch levels)", r.Summary.SwitchLevels)
-	}
+	switches := report.SwitchText(r)
 	lacks := "nothing"
 	if len(r.Lacks) > 0 {
 		lacks = strings.Join(r.Lacks, "; ")
@@ -115,11 +157,15 @@ func setAsideText(p *Printer, r *report.Report) {
 	var lines []string
 	for _, s := range r.SetAsideNICs {
 		if !slices.Contains(r.HiddenNICs, s.NIC) || !s.NoRDMAOnly() {
-			lines = append(lines, "  "+s.NIC+": "+s.Reason)
+			lines = append(lines, s.NIC+": "+s.Reason)
 		}
 	}
 	if len(lines) > 0 {
-		p.Printf("\nNICs set aside from the compute rails (matrix, rail plan and findings leave them out):\n%s\n", strings.Join(lines, "\n"))
+		p.Printf("\n")
+		p.Lines("NICs set aside from the compute rails (matrix, rail plan and findings leave them out):", "", "  ")
+		for _, l := range lines {
+			p.Lines(l, "  ", "    ")
+		}
 	}
 }
 
@@ -168,17 +214,21 @@ func accelNICMatrix(p *Printer, r *report.Report) error {
 			cols = append(cols, i)
 		}
 	}
-	return matrixBody(p, m, rows, cols)
+	return matrixBody(p, m, rows, cols, p.style.Verbose)
 }
 
-// matrixBody writes rows × cols of m's labels, with affinity columns for
-// accelerators and a NIC legend.
-func matrixBody(p *Printer, m *report.Matrix, rows, cols []int) error {
+// matrixBody writes rows × cols of m's labels, with nvidia-smi's affinity
+// columns for accelerators and its NIC legend, one NIC a line. The text
+// layout is nvidia-smi topo -m's: tab-separated cells at tab stops of
+// eight columns, " X " on the diagonal, no rule. A matrix wider than the
+// style's width is folded into blocks of columns, each under its own header.
+// withLegend adds nvidia-smi's legend of the labels before the NIC legend.
+func matrixBody(p *Printer, m *report.Matrix, rows, cols []int, withLegend bool) error {
 	header := []string{""}
 	for _, c := range cols {
 		header = append(header, m.Devices[c].Alias)
 	}
-	header = append(header, "CPU Affinity", "NUMA Affinity")
+	header = append(header, "CPU Affinity", "NUMA Affinity", "GPU NUMA ID")
 	var body [][]string
 	for _, i := range rows {
 		d := m.Devices[i]
@@ -186,14 +236,34 @@ func matrixBody(p *Printer, m *report.Matrix, rows, cols []int) error {
 		for _, c := range cols {
 			line = append(line, m.Labels[i][c])
 		}
-		cpus, numa := "", ""
 		if d.Kind == string(topology.KindAccelerator) {
-			cpus, numa = affinity(d)
+			cpus, numa := affinity(d)
+			// nvidia-smi writes two tabs after the NUMA affinity
+			line = append(line, cpus, numa+"\t", d.GPUNUMAID)
 		}
-		body = append(body, append(line, cpus, numa))
+		body = append(body, line)
 	}
-	if err := p.Table(header, body); err != nil {
-		return err
+	if p.Format() == Markdown {
+		for i := range body {
+			body[i] = slices.Clone(body[i])
+			if n := len(body[i]); n == len(header) {
+				body[i][n-2] = strings.TrimSuffix(body[i][n-2], "\t")
+			}
+			for len(body[i]) < len(header) {
+				body[i] = append(body[i], "")
+			}
+		}
+		if err := p.Table(header, body); err != nil {
+			return err
+		}
+	} else {
+		p.tabStops(header, body)
+	}
+	if withLegend && len(m.Legend) > 0 {
+		p.Printf("\nLegend:\n\n")
+		for _, l := range m.Legend {
+			p.Lines(fmt.Sprintf("%-4s = %s", l.Label, l.Meaning), "  ", "         ")
+		}
 	}
 	var legend []string
 	for _, c := range cols {
@@ -202,7 +272,10 @@ func matrixBody(p *Printer, m *report.Matrix, rows, cols []int) error {
 		}
 	}
 	if len(legend) > 0 {
-		p.Printf("\nNIC legend: %s\n", strings.Join(legend, ", "))
+		p.Printf("\nNIC Legend:\n\n")
+		for _, l := range legend {
+			p.Lines(l, "  ", "    ")
+		}
 	}
 	return nil
 }
@@ -264,8 +337,6 @@ func nicName(d *report.Device) string {
 // pairsTable writes one row per accelerator and shown NIC.
 func pairsTable(pr *Printer, r *report.Report) error {
 	var rows [][]string
-	var notes []string
-	seen := map[string]bool{}
 	for _, a := range r.Accelerators {
 		for _, n := range r.NICs {
 			p := r.Pair(a.BDF, n)
@@ -289,25 +360,9 @@ func pairsTable(pr *Printer, r *report.Report) error {
 				report.Label(p), report.NCCLLabel(p), p.Path, bottleneck, strconv.Itoa(len(p.Hops)),
 				expected, eff, gdr,
 			})
-			for _, note := range p.Notes {
-				line := fmt.Sprintf("%s-%s: %s", da.Alias, dn.Alias, note)
-				if !seen[line] {
-					seen[line] = true
-					notes = append(notes, line)
-				}
-			}
 		}
 	}
-	if err := pr.Table([]string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Expected", "Eff", "GDR"}, rows); err != nil {
-		return err
-	}
-	if len(notes) > 0 {
-		pr.Printf("\nNotes:\n")
-		for _, n := range notes {
-			pr.Printf("  %s\n", n)
-		}
-	}
-	return nil
+	return pr.Table([]string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Expected", "Eff", "GDR"}, rows)
 }
 
 // gdrText says whether NCCL would use GPUDirect RDMA for a pair and, when
@@ -353,6 +408,9 @@ func planTable(p *Printer, r *report.Report) error {
 	if err := p.Table([]string{"Accelerator", "NIC", "Expected", "NIC use"}, rows); err != nil {
 		return err
 	}
+	if !p.style.Verbose {
+		return nil
+	}
 	p.Printf("\nSettings per local rank:\n")
 	if p.Format() == Markdown {
 		p.Printf("\n```\n")
@@ -362,7 +420,7 @@ func planTable(p *Printer, r *report.Report) error {
 		if rk.Numactl != "" {
 			line += " " + rk.Numactl
 		}
-		p.Printf("  rank %d: %s\n", rk.LocalRank, line)
+		p.Lines(line, fmt.Sprintf("  rank %d: ", rk.LocalRank), "      ")
 	}
 	if p.Format() == Markdown {
 		p.Printf("```\n")
@@ -390,6 +448,14 @@ func findingsText(p *Printer, r *report.Report) {
 	}
 	p.Heading(fmt.Sprintf("Findings (%s)", strings.Join(parts, ", ")))
 	md := p.Format() == Markdown
+	if !p.style.Verbose {
+		for _, f := range r.Findings {
+			line := fmt.Sprintf("%-8s %s  %s: %s", strings.ToUpper(f.Severity), f.Code, shortDeviceList(r, f.Devices), f.Message)
+			line = p.Severity(f.Severity) + strings.TrimPrefix(clip(line, p.style.Width, 100), strings.ToUpper(f.Severity))
+			p.Printf("%s\n", line)
+		}
+		return
+	}
 	for _, f := range r.Findings {
 		devs := deviceList(r, f.Devices)
 		script := remedyScript(f.Remedy)
@@ -403,12 +469,21 @@ func findingsText(p *Printer, r *report.Report) {
 			}
 			continue
 		}
-		p.Printf("\n%-8s %s  %s\n  %s\n", strings.ToUpper(f.Severity), f.Code, devs, f.Message)
+		p.Printf("\n")
+		p.Lines(fmt.Sprintf("%-8s %s  %s", p.Severity(f.Severity), f.Code, devs), "", "  ")
+		p.Lines(f.Message, "  ", "  ")
 		if f.Evidence != "" {
-			p.Printf("  evidence: %s\n", f.Evidence)
+			p.Lines(f.Evidence, "  evidence: ", "    ")
 		}
 		if len(script) > 0 {
-			p.Printf("  remedy:\n    %s\n", strings.Join(script, "\n    "))
+			p.Printf("  remedy:\n")
+			for _, l := range script {
+				rest := "    "
+				if strings.HasPrefix(l, "#") {
+					rest = "    # "
+				}
+				p.Lines(l, "    ", rest)
+			}
 		}
 	}
 }
@@ -441,6 +516,35 @@ func remedyScript(steps []report.RemedyStep) []string {
 		said = ""
 	}
 	return out
+}
+
+// shortDeviceList names a finding's devices in a few words: their table
+// names ("GPU0, NIC5", the address where there is none) up to three, else
+// how many.
+func shortDeviceList(r *report.Report, bdfs []string) string {
+	if len(bdfs) > 3 {
+		return fmt.Sprintf("%d devices", len(bdfs))
+	}
+	out := make([]string, len(bdfs))
+	for i, b := range bdfs {
+		out[i] = b
+		if d := r.Device(b); d != nil && d.Alias != "" {
+			out[i] = d.Alias
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// clip cuts s to width columns (fallback when width is 0), ending it with
+// "..." where it was cut.
+func clip(s string, width, fallback int) string {
+	if width <= 0 {
+		width = fallback
+	}
+	if textWidth(s) <= width {
+		return s
+	}
+	return string([]rune(s)[:width-3]) + "..."
 }
 
 // deviceList names devices by alias where they have one: "GPU0 0000:1a:00.0".
@@ -480,15 +584,12 @@ func matrixTable(p *Printer, m *report.Matrix) error {
 	for i := range all {
 		all[i] = i
 	}
-	if err := matrixBody(p, m, all, all); err != nil {
+	if err := matrixBody(p, m, all, all, true); err != nil {
 		return err
 	}
-	p.Printf("\nLegend:\n\n")
-	for _, l := range m.Legend {
-		p.Printf("  %-4s = %s\n", l.Label, l.Meaning)
-	}
 	if len(m.HiddenNICs) > 0 {
-		p.Printf("\nNot shown, no RDMA device: %s\n", strings.Join(m.HiddenNICs, ", "))
+		p.Printf("\n")
+		p.Lines("Not shown, no RDMA device: "+strings.Join(m.HiddenNICs, ", "), "", "  ")
 	}
 	return nil
 }

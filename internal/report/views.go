@@ -93,6 +93,11 @@ type MatrixDevice struct {
 	CPUAffinity  string `json:"cpu_affinity"`
 	NUMAAffinity int    `json:"numa_affinity"` // -1 unknown
 	NUMAFrom     string `json:"numa_from"`
+	// GPUNUMAID is nvidia-smi's "GPU NUMA ID" of an accelerator: "N/A"
+	// when no NUMA node holds memory without CPUs (no node can be the
+	// accelerator's own memory), "?" when some do (which one is the
+	// accelerator's is not read); "" for NICs.
+	GPUNUMAID string `json:"gpu_numa_id"`
 }
 
 // MatrixOf is r's matrix: accelerators then shown NICs.
@@ -105,10 +110,20 @@ func MatrixOf(r *Report) *Matrix {
 	}
 	ends = append(ends, r.NICs...)
 	uncertain := false
+	gpuNUMA := "N/A"
+	for _, n := range r.System.NUMANodes {
+		if n.MemoryOnly {
+			gpuNUMA = "?"
+		}
+	}
 	for _, b := range ends {
 		d := r.Device(b)
-		m.Devices = append(m.Devices, MatrixDevice{Alias: d.Alias, BDF: d.BDF, Kind: d.Kind, Name: deviceName(d),
-			CPUAffinity: d.LocalCPUs, NUMAAffinity: d.NUMANode, NUMAFrom: d.NUMAFrom})
+		md := MatrixDevice{Alias: d.Alias, BDF: d.BDF, Kind: d.Kind, Name: deviceName(d),
+			CPUAffinity: d.LocalCPUs, NUMAAffinity: d.NUMANode, NUMAFrom: d.NUMAFrom}
+		if d.Kind == string(topology.KindAccelerator) {
+			md.GPUNUMAID = gpuNUMA
+		}
+		m.Devices = append(m.Devices, md)
 		row := make([]string, 0, len(ends))
 		for _, c := range ends {
 			p := r.Pair(b, c)

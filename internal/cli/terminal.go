@@ -1,0 +1,30 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/gdtopo/gdtopo/internal/render"
+)
+
+// MainTerminal is Main for the gdtopo binary: text output fits the
+// terminal standard output is (or COLUMNS, when set, whatever it is), with
+// colour only on a terminal and never with NO_COLOR set; output that is not
+// a terminal is plain and unwrapped unless COLUMNS says otherwise.
+func MainTerminal(args []string, stdin io.Reader, stdout *os.File, stderr io.Writer, getenv func(string) string) int {
+	return mainStreams(args, &Streams{In: stdin, Out: stdout, Err: stderr, Style: terminalStyle(stdout, getenv)})
+}
+
+// terminalStyle is the layout for output to out.
+func terminalStyle(out *os.File, getenv func(string) string) render.Style {
+	var st render.Style
+	if cols, ok := terminalColumns(out); ok {
+		st.Width = cols
+		st.Color = getenv("NO_COLOR") == ""
+	}
+	if c, err := strconv.Atoi(getenv("COLUMNS")); err == nil && c > 0 {
+		st.Width = c
+	}
+	return st
+}

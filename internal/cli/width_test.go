@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/gdtopo/gdtopo/internal/render"
+)
+
+// TestCheckFitsEighty: with an 80-column terminal (COLUMNS=80), check,
+// check -v and matrix draw no line wider than 80 columns on any fixture.
+func TestCheckFitsEighty(t *testing.T) {
+	dirs, err := filepath.Glob("../../fixtures/*/sys")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, sys := range dirs {
+		dir := filepath.Dir(sys)
+		for _, args := range [][]string{{"check", dir}, {"check", "-v", dir}, {"matrix", dir}} {
+			var out bytes.Buffer
+			code := mainStreams(args, &Streams{In: strings.NewReader(""), Out: &out, Err: &bytes.Buffer{}, Style: render.Style{Width: 80}})
+			if code != ExitOK && code != ExitFindings {
+				t.Fatalf("%v: exit %d", args, code)
+			}
+			for i, l := range strings.Split(out.String(), "\n") {
+				if n := utf8.RuneCountInString(l); n > 80 {
+					t.Errorf("%v line %d is %d columns: %q", args, i+1, n, l)
+				}
+			}
+		}
+	}
+}
+
+// TestCheckOneScreen: the default check of an 8-GPU, 8-NIC server fits one
+// screen, and -v holds the pair table it leaves out.
+func TestCheckOneScreen(t *testing.T) {
+	code, out, _ := run("check", "../../fixtures/hgx-h100")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if n := strings.Count(out, "\n"); n > 50 {
+		t.Errorf("default check is %d lines, want at most 50:\n%s", n, out)
+	}
+	if !strings.HasPrefix(out, "WARNING: 1 warning, 1 info;") {
+		t.Errorf("check does not open with its verdict:\n%s", out)
+	}
+	if strings.Contains(out, "Accelerator-NIC pairs") {
+		t.Errorf("default check shows the pair table")
+	}
+	_, verbose, _ := run("check", "-v", "../../fixtures/hgx-h100")
+	for _, want := range []string{"Accelerator-NIC pairs", "Settings per local rank", "remedy:", "Legend:"} {
+		if !strings.Contains(verbose, want) {
+			t.Errorf("check -v lacks %q", want)
+		}
+	}
+}
+
+// TestNotesGrouped: a dump with no link speeds and no NUMA nodes says each
+// note once with how many pairs it is about, not once a pair.
+func TestNotesGrouped(t *testing.T) {
+	src := "../../../shared/corpus/lspci/lenovo-sd665n-v3-4xh100-genoa.lspci.txt"
+	if _, err := os.Stat(src); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("corpus missing in CI: %v", err)
+		}
+		t.Skipf("corpus not here (runs in CI): %v", err)
+	}
+	for _, v := range []string{"", "-v"} {
+		args := []string{"check", src}
+		if v != "" {
+			args = append(args, v)
+		}
+		_, out, _ := run(args...)
+		if n := strings.Count(out, "link speeds unknown"); n != 1 {
+			t.Errorf("check %s says \"link speeds unknown\" %d times, want once:\n%s", v, n, out)
+		}
+		if !strings.Contains(out, "28 pairs") {
+			t.Errorf("check %s does not count the pairs of its note:\n%s", v, out)
+		}
+	}
+}

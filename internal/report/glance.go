@@ -1,0 +1,181 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// CheckVerdict is the one line a check opens with: the worst severity found,
+// the findings by severity, and what the rail plan gives.
+func CheckVerdict(r *Report) string {
+	status := "OK"
+	switch {
+	case r.Counts.Critical > 0:
+		status = "CRITICAL"
+	case r.Counts.Warning > 0:
+		status = "WARNING"
+	}
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		name string
+	}{{r.Counts.Critical, "critical"}, {r.Counts.Warning, "warning"}, {r.Counts.Info, "info"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.name))
+		}
+	}
+	findings := "no findings"
+	if len(parts) > 0 {
+		findings = strings.Join(parts, ", ")
+	}
+	line := status + ": " + findings
+	switch {
+	case len(r.Accelerators) == 0:
+		return line + "; no accelerators"
+	case len(r.NICs) == 0:
+		return line + "; no NICs for GPUDirect RDMA"
+	case len(r.Plan.Assignments) == 0:
+		return line
+	}
+	gdr := 0
+	for _, a := range r.Accelerators {
+		if a.GDR {
+			gdr++
+		}
+	}
+	line += fmt.Sprintf("; rail plan: GPUDirect RDMA for %d of %d accelerators", gdr, len(r.Accelerators))
+	if r.Plan.WorstGbps > 0 {
+		line += fmt.Sprintf(", worst %.0f Gb/s", r.Plan.WorstGbps)
+	}
+	return line
+}
+
+// NoteGroup is one note of the accelerator-NIC pairs and the pairs it is
+// about ("GPU0-NIC1"), said once for all of them.
+type NoteGroup struct {
+	Note  string
+	Pairs []string
+}
+
+// NoteGroups gathers the notes of the shown accelerator-NIC pairs: notes
+// with the same text, or the same text before their first ": " where the
+// rest names each pair's devices, are one group, in first-seen order.
+func NoteGroups(r *Report) []NoteGroup {
+	type seen struct {
+		full  string // the whole note while every pair's is the same
+		pairs []string
+	}
+	groups := map[string]*seen{}
+	var order []string
+	for _, a := range r.Accelerators {
+		for _, n := range r.NICs {
+			p := r.Pair(a.BDF, n)
+			if p == nil {
+				continue
+			}
+			name := a.Alias + "-" + r.Device(n).Alias
+			for _, note := range p.Notes {
+				key, _, _ := strings.Cut(note, ": ")
+				g := groups[key]
+				if g == nil {
+					g = &seen{full: note}
+					groups[key] = g
+					order = append(order, key)
+				}
+				if g.full != note {
+					g.full = key
+				}
+				if !slices.Contains(g.pairs, name) {
+					g.pairs = append(g.pairs, name)
+				}
+			}
+		}
+	}
+	out := make([]NoteGroup, 0, len(order))
+	for _, k := range order {
+		out = append(out, NoteGroup{Note: groups[k].full, Pairs: groups[k].pairs})
+	}
+	return out
+}
+
+// WarningGroup is one warning message and every subject it was given for.
+type WarningGroup struct {
+	Message  string
+	Subjects []string
+}
+
+// WarningGroups gathers the warnings by message, in first-seen order.
+func WarningGroups(r *Report) []WarningGroup {
+	var out []WarningGroup
+	at := map[string]int{}
+	for _, w := range r.Warnings {
+		i, ok := at[w.Message]
+		if !ok {
+			i = len(out)
+			at[w.Message] = i
+			out = append(out, WarningGroup{Message: w.Message})
+		}
+		if !slices.Contains(out[i].Subjects, w.Subject) {
+			out[i].Subjects = append(out[i].Subjects, w.Subject)
+		}
+	}
+	return out
+}
+
+// SwitchText says how many PCIe switch chips there are and how they are
+// built: "5 x Broadcom PEX89000 Gen5 switch; 5 chips holding 13
+// switches, 2 levels deep". A chip is a top-level switch with the
+// switches of its own model below it (topology.Graph.TopSwitches); a chip
+// below another chip's downstream port is said to be cascaded.
+func SwitchText(r *Report) string {
+	s := r.Summary
+	g := r.Graph
+	if g == nil || s.PCIeSwitches == "none" {
+		return s.PCIeSwitches
+	}
+	tops := g.TopSwitches()
+	top := map[*topology.Device]bool{}
+	for _, t := range tops {
+		top[t] = true
+	}
+	deepest, below := 1, 0
+	for _, t := range tops {
+		for p := t.Parent; p != nil; p = p.Parent {
+			if top[p] {
+				below++
+				break
+			}
+		}
+		if d := chipDepth(t); d > deepest {
+			deepest = d
+		}
+	}
+	out := s.PCIeSwitches
+	if all := len(g.Switches()); all > len(tops) {
+		out += fmt.Sprintf("; %d chips holding %d switches", len(tops), all)
+		if deepest > 1 {
+			out += ", " + strconv.Itoa(deepest) + " levels deep"
+		}
+	}
+	if below > 0 {
+		out += fmt.Sprintf("; %d of the chips cascaded below another", below)
+	}
+	return out
+}
+
+// chipDepth is how many switch levels of u's own model nest from u down.
+func chipDepth(u *topology.Device) int {
+	deepest := 1
+	for _, down := range u.Children {
+		for _, c := range down.Children {
+			if c.Role == topology.RoleUpstream && c.VendorID == u.VendorID && c.DeviceID == u.DeviceID {
+				deepest = max(deepest, 1+chipDepth(c))
+			}
+		}
+	}
+	return deepest
+}
