@@ -144,6 +144,33 @@ type Device struct {
 	ACSRedirect, ACSKnown        bool     // ACS request/completion redirect on this port, and whether config showed it
 	MaxReadRequest, MaxPayload   int      // DevCtl, bytes; 0 unknown
 	RelaxedOrdering, DevCtlKnown bool
+	// Positional is set on a function the source shows without an address
+	// (lstopo console text prints bridges so): where it was seen, e.g.
+	// "standard input line 31". Its Addr is a stand-in in PositionalDomain
+	// and BDF() names it by that position.
+	Positional string
+}
+
+// PositionalDomain is the PCI domain of the stand-in addresses of
+// positional devices. Linux domains are 16-bit, or from 0x10000 for Intel
+// VMD (drivers/pci/controller/vmd.c), so no real function sorts among them.
+const PositionalDomain uint32 = 0xffffffff
+
+// maxPositional bounds the stand-in addresses of one graph (bus, device).
+const maxPositional = 256 * 32
+
+// NewPositional returns the n-th (from 0) positional device of a graph:
+// Addr is a stand-in, BDF() says "bridge@line<line>", and Positional holds
+// where. It returns nil past the 8192 stand-ins a graph can hold.
+func NewPositional(n, line int, where string) *Device {
+	if n < 0 || n >= maxPositional {
+		return nil
+	}
+	return &Device{
+		Addr:     BDF{Domain: PositionalDomain, Bus: uint8(n / 32), Device: uint8(n % 32)},
+		bdf:      fmt.Sprintf("bridge@line%d", line),
+		NUMANode: -1, RawNUMANode: -1, Positional: where,
+	}
 }
 
 // BDF returns the canonical lowercase address, e.g. "0000:01:00.0".

@@ -92,7 +92,7 @@ type builder struct {
 	devs    map[topology.BDF]*topology.Device
 	hbs     map[string]*topology.HostBridge
 	ambig   []string // devices whose GB/s fits several links
-	unnamed int      // bridges without a bus ID
+	unnamed int      // bridges without a bus ID, placed by position
 	noIDs   bool     // devices without vendor IDs
 	noSubs  bool     // bridges without subsystem IDs
 	pkgs    map[int]bool
@@ -131,10 +131,13 @@ func build(name string, root *object, version string) (*topology.Graph, error) {
 		lacks = append(lacks, fmt.Sprintf("link generation and width of %d devices (hwloc's GB/s fits several, e.g. 15.75 = Gen3 x16 or Gen4 x8)", len(b.ambig)))
 	}
 	if b.unnamed > 0 {
-		lacks = append(lacks, fmt.Sprintf("bridge identities (console without -v: %d bridges unnamed; devices below them attached to their host bridge)", b.unnamed))
+		lacks = append(lacks, fmt.Sprintf("bridge bus IDs (console without -v: %d bridges named by their line, bridge@lineN; roles taken from the tree's shape)", b.unnamed))
 	}
 	if b.noIDs {
 		lacks = append(lacks, "vendor and device IDs (console without -v)")
+	}
+	if b.unnamed > 0 && b.noIDs {
+		lacks = append(lacks, "bridge vendor IDs (NCCL's flattening of Broadcom PEX88xxx/PEX89xxx switches unknown: its labels may read PXB for PIX)")
 	}
 	if b.noSubs {
 		lacks = append(lacks, "subsystem IDs of Broadcom switches (NCCL's PEX88xxx/PEX89xxx flattening unknown: its labels may read PXB for PIX)")
@@ -202,11 +205,15 @@ func (b *builder) walk(o, normal *object, hb *topology.HostBridge, parent *topol
 		hb, parent = b.hostBridge(o), nil
 	case "PCIBridge", "PCI":
 		if o.busid == "" {
-			if o.typ == "PCIBridge" {
-				b.unnamed++
-			} else {
+			if o.typ != "PCIBridge" {
 				b.warn(b.where(o), "PCI device without a bus ID: skipped")
 				return
+			}
+			// lstopo without -v prints bridges without their bus IDs; the
+			// indentation still says what is below each, so the bridge
+			// stays, named by its line.
+			if d := b.positional(o, hb, parent); d != nil {
+				parent = d
 			}
 			break
 		}
@@ -319,6 +326,24 @@ func (b *builder) hostBridgeAt(dom uint32, bus uint8, inferred bool) *topology.H
 	b.hbs[name] = hb
 	b.g.HostBridges = append(b.g.HostBridges, hb)
 	return hb
+}
+
+// positional adds the bridge o, which has no bus ID, named by its line;
+// nil when the graph holds no more stand-ins.
+func (b *builder) positional(o *object, hb *topology.HostBridge, parent *topology.Device) *topology.Device {
+	d := topology.NewPositional(b.unnamed, o.line, b.where(o))
+	if d == nil {
+		b.warn(b.where(o), "too many bridges without bus IDs: devices below attached to the bridge above")
+		return nil
+	}
+	b.unnamed++
+	d.Parent, d.HostBridge, d.Class, d.Kind = parent, hb, 0x060400, topology.KindBridge
+	if hb == nil && parent == nil {
+		b.warn(b.where(o), "bridge under no host bridge: its devices may be mislabelled")
+	}
+	b.devs[d.Addr] = d
+	b.g.Devices = append(b.g.Devices, d)
+	return d
 }
 
 // device adds the PCI function o; nil when it cannot.

@@ -265,7 +265,7 @@ func comparePairs(t *testing.T, hw, sys *topology.Graph, minPairs int) {
 			both[k] = true
 		}
 	}
-	nccl := !hasLack(hw, "subsystem IDs of Broadcom")
+	nccl := !hasLack(hw, "subsystem IDs of Broadcom") && !hasLack(hw, "bridge vendor IDs")
 	ph, ps := pairs(hw, both, nccl), pairs(sys, both, nccl)
 	if len(ph) < minPairs {
 		t.Errorf("only %d common pairs (hwloc ends %d, sysfs ends %d), want at least %d", len(ph), len(a), len(b), minPairs)
@@ -327,7 +327,7 @@ func TestLstopoFixtures(t *testing.T) {
 		{"xml-v2", []string{"--of", "xml"}, false, true},
 		{"xml-v1", []string{"--of", "xml", "--export-xml-flags", "1"}, false, true},
 		{"console-v", []string{"--of", "console", "-v"}, true, true},
-		{"console", []string{"--of", "console"}, true, false},
+		{"console", []string{"--of", "console"}, true, true},
 	}
 	for _, fx := range []string{"hgx-h100", "spr-snc2", "dgx-a100", "genoa-2s-rootports", "sys-4029gp-v100"} {
 		dir := filepath.Join("..", "..", "fixtures", fx)
@@ -359,8 +359,21 @@ func TestLstopoFixtures(t *testing.T) {
 				}
 				if f.exact {
 					comparePairs(t, hw, sys, 1)
-				} else if !hasLack(hw, "bridge identities") {
-					t.Errorf("console without -v: Lacks %q has no note on unnamed bridges", hw.Lacks)
+				}
+				positional := 0
+				for _, d := range hw.Devices {
+					if d.Positional != "" {
+						positional++
+						if d.Kind != topology.KindBridge || !strings.HasPrefix(d.BDF(), "bridge@line") {
+							t.Errorf("positional %s is a %s", d.BDF(), d.Kind)
+						}
+					}
+				}
+				if f.name == "console" && (positional == 0 || !hasLack(hw, "bridge bus IDs")) {
+					t.Errorf("console without -v: %d bridges kept by position, Lacks %q", positional, hw.Lacks)
+				}
+				if f.name != "console" && positional > 0 {
+					t.Errorf("%s: %d bridges placed by position, yet the form names every bridge", f.name, positional)
 				}
 			})
 		}

@@ -130,6 +130,10 @@ type Device struct {
 	Netdev            []string `json:"netdev"`
 	PortRateGbps      float64  `json:"port_rate_gbps,omitempty"`
 	ConfigBytes       int      `json:"config_bytes"`
+	// Positional is set when the source showed the function without an
+	// address: BDF is then a stand-in ("bridge@line31") and this says
+	// where it was seen.
+	Positional string `json:"positional,omitempty"`
 }
 
 // Hop is one step of a pair's path.
@@ -280,7 +284,7 @@ func device(d *topology.Device, alias string) Device {
 		Class: hexDigits(d.Class, 6), VendorID: hex4(d.VendorID), DeviceID: hex4(d.DeviceID),
 		Name: d.Name, NUMANode: d.NUMANode, NUMAFrom: d.NUMAFrom, LocalCPUs: d.LocalCPUs,
 		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn, PortRateGbps: d.PortRateGbps,
-		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs),
+		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs), Positional: d.Positional,
 		Link: Link{CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth, MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth},
 	}
 	if d.SubsystemKnown {
