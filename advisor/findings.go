@@ -254,6 +254,9 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 	best := map[*topology.Device]topology.Pair{}
 	var order []*topology.Device
 	for _, p := range pairs {
+		if p.SMI == topology.Unknown {
+			continue // no finding rests on an unknown path
+		}
 		b, ok := best[p.A]
 		if !ok {
 			order = append(order, p.A)

@@ -289,3 +289,24 @@ func TestSeverity(t *testing.T) {
 		t.Error("AtLeast ordering wrong")
 	}
 }
+
+// TestUnknownPathsRaiseNothing checks that pairs whose path the source
+// cannot tell get no prediction, no locality finding and no rail plan.
+func TestUnknownPathsRaiseNothing(t *testing.T) {
+	gpu := &topology.Device{Addr: topology.BDF{Bus: 0x06}, Kind: topology.KindAccelerator, VendorID: topology.VendorNVIDIA, NUMANode: -1, RawNUMANode: -1, PlaceUnknown: true}
+	nic := &topology.Device{Addr: topology.BDF{Bus: 0x03}, Kind: topology.KindNIC, VendorID: topology.VendorMellanox, NUMANode: -1, RawNUMANode: -1, PlaceUnknown: true, RDMA: []string{"mlx5_0"}}
+	g := &topology.Graph{Devices: []*topology.Device{nic, gpu}}
+	g.Finish()
+	res, err := Analyze(g, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Predictions) != 0 || len(res.Plan.Assignments) != 0 {
+		t.Errorf("%d predictions, %d assignments on an unknown path", len(res.Predictions), len(res.Plan.Assignments))
+	}
+	for _, f := range res.Findings {
+		if f.Code == "no-local-nic" || f.Code == "cross-socket" {
+			t.Errorf("finding %s on an unknown path: %s", f.Code, f.Message)
+		}
+	}
+}

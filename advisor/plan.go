@@ -85,8 +85,8 @@ func (a *analysis) plan() Plan {
 		}
 		pl.Ranks = append(pl.Ranks, r)
 	}
-	if len(gpus) == 0 || len(nics) == 0 {
-		return pl
+	if len(gpus) == 0 || len(nics) == 0 || len(a.preds) == 0 {
+		return pl // no plan without a known path (plain lspci shows none)
 	}
 	pred := map[[2]*topology.Device]float64{}
 	for _, p := range a.preds {

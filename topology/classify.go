@@ -19,6 +19,9 @@ const (
 	NODE Label = "NODE" // across host bridges within one NUMA node
 	SYS  Label = "SYS"  // across NUMA nodes (sockets, or sub-NUMA domains)
 	NVL  Label = "NVL"  // NCCL: over NVLink (nvidia-smi prints NV# with the link count)
+	// Unknown is the label of a path the source cannot tell (it shows no
+	// PCI hierarchy); it ranks after SYS and no finding rests on it.
+	Unknown Label = "?"
 )
 
 var labelRank = map[Label]int{NVL: -1, PIX: 0, PXB: 1, PHB: 2, NODE: 3, SYS: 4}
@@ -47,6 +50,7 @@ const (
 	PathHostBridges    = "across host bridges"
 	PathNUMANodes      = "across NUMA nodes of one socket"
 	PathSockets        = "across sockets"
+	PathUnknown        = "unknown"
 )
 
 // HopKind says what a hop crosses.
@@ -101,6 +105,11 @@ func (g *Graph) Pairs() []Pair {
 // Classify labels the path between a and b.
 func (g *Graph) Classify(a, b *Device) Pair {
 	p := Pair{A: a, B: b}
+	if (a.PlaceUnknown || b.PlaceUnknown) && !a.Addr.SameDevice(b.Addr) && g.NVLinkCount(a, b) == 0 {
+		// The graph's Lacks says why, once; no note per pair.
+		p.SMI, p.NCCL, p.Path, p.LabelUncertain = Unknown, Unknown, PathUnknown, true
+		return p
+	}
 	p.SMI, p.Path, p.Notes = g.smiLabel(a, b)
 	p.LabelUncertain = len(p.Notes) > 0
 	p.NCCL = g.ncclLabel(a, b)

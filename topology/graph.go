@@ -149,6 +149,10 @@ type Device struct {
 	// "standard input line 31". Its Addr is a stand-in in PositionalDomain
 	// and BDF() names it by that position.
 	Positional string
+	// PlaceUnknown is set when the source does not say where the function
+	// hangs (plain lspci): Parent and HostBridge are nil and every path to
+	// it is unknown.
+	PlaceUnknown bool
 }
 
 // PositionalDomain is the PCI domain of the stand-in addresses of

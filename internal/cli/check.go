@@ -353,7 +353,7 @@ func gdrText(x *advisor.Prediction) string {
 
 // labelText marks a label that rests on a guess with "?".
 func labelText(l topology.Label, uncertain bool) string {
-	if uncertain {
+	if uncertain && l != topology.Unknown {
 		return string(l) + "?"
 	}
 	return string(l)

@@ -83,4 +83,4 @@ Legend:
 `
 
 // uncertainLegend explains the mark on labels that rest on a guess.
-const uncertainLegend = "  ?    = the label rests on an unknown NUMA node (see gdtopo check)\n"
+const uncertainLegend = "  ?    = the source does not tell: a NUMA node, or the whole path (see gdtopo check, Source lacks)\n"

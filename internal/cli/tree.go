@@ -81,6 +81,17 @@ func treeRun(opts *treeOptions) error {
 		a.writeBranch(w, roots, "", keep)
 		shown++
 	}
+	var unplaced []*topology.Device
+	for _, d := range a.g.Devices {
+		if d.PlaceUnknown && keep[d] {
+			unplaced = append(unplaced, d)
+		}
+	}
+	if len(unplaced) > 0 {
+		fmt.Fprintln(w, "place unknown (the source shows no PCI hierarchy: capture lspci -tv, or sudo lspci -vvv)")
+		a.writeBranch(w, unplaced, "", keep)
+		shown++
+	}
 	if shown == 0 {
 		fmt.Fprintf(w, "no accelerators, NICs, NVMe drives or NVSwitches among %d PCI functions (--all shows them all)\n", len(a.g.Devices))
 	}

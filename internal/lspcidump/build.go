@@ -258,6 +258,15 @@ func (p *parser) place(g *topology.Graph, recs map[topology.BDF]*rec, devs map[t
 		}
 		return hbs[k]
 	}
+	if len(bridges) == 0 && !anyPlaced(recs) {
+		// Plain lspci: a list of functions with no tree, no -PP paths and no
+		// bus ranges. Where each hangs is unknown, and no host bridge is
+		// made up for it.
+		for _, d := range g.Devices {
+			d.PlaceUnknown = true
+		}
+		return
+	}
 	for _, d := range g.Devices {
 		r := recs[d.Addr]
 		if r.placed {
@@ -302,6 +311,15 @@ func (p *parser) place(g *topology.Graph, recs map[topology.BDF]*rec, devs map[t
 	}
 }
 
+func anyPlaced(recs map[topology.BDF]*rec) bool {
+	for _, r := range recs {
+		if r.placed {
+			return true
+		}
+	}
+	return false
+}
+
 // system fills NUMA nodes from numactl text, else from the ids seen.
 func (p *parser) system(g *topology.Graph) {
 	if len(p.numaNodes) > 0 {
@@ -324,6 +342,12 @@ func (p *parser) system(g *topology.Graph) {
 // lacks says what the dump did not tell.
 func (p *parser) lacks(g *topology.Graph, guessed int) {
 	numa, acs, link := false, false, false
+	for _, d := range g.Devices {
+		if d.PlaceUnknown {
+			g.Lacks = append(g.Lacks, "the PCI hierarchy (plain lspci lists functions, not how they connect: no path labels; capture lspci -tv, or sudo lspci -vvv)")
+			break
+		}
+	}
 	for _, d := range g.Devices {
 		numa = numa || d.RawNUMANode >= 0
 		acs = acs || d.ACSKnown

@@ -394,3 +394,51 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestPlainListingHasNoHierarchy reads plain lspci (no -t, no Bus lines, no
+// -PP): where each function hangs is unknown, so no host bridge is made up,
+// every path between two devices is Unknown, and the Lacks line says what
+// to capture.
+func TestPlainListingHasNoHierarchy(t *testing.T) {
+	dir := filepath.Join(corpus, "lspci")
+	needDir(t, dir)
+	g, err := Parse("plain", read(t, filepath.Join(dir, "lenovo-sd665n-v3-4xh100-genoa.lspci.txt")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.HostBridges) != 0 {
+		t.Errorf("%d host bridges made up", len(g.HostBridges))
+	}
+	for _, d := range g.Devices {
+		if !d.PlaceUnknown || d.Parent != nil || d.HostBridge != nil {
+			t.Errorf("%s: PlaceUnknown %v, parent %v, host bridge %v", d.BDF(), d.PlaceUnknown, d.Parent, d.HostBridge)
+		}
+	}
+	pairs := g.Pairs()
+	if len(pairs) < 28 {
+		t.Fatalf("%d pairs, want at least 28", len(pairs))
+	}
+	for _, p := range pairs {
+		same := p.A.Addr.SameDevice(p.B.Addr)
+		if !same && (p.SMI != topology.Unknown || p.NCCL != topology.Unknown || !p.LabelUncertain) {
+			t.Errorf("%s-%s: %s/%s uncertain %v, want unknown", p.A.BDF(), p.B.BDF(), p.SMI, p.NCCL, p.LabelUncertain)
+		}
+		if same && p.SMI != topology.PIX {
+			t.Errorf("%s-%s: two functions of one device read %s", p.A.BDF(), p.B.BDF(), p.SMI)
+		}
+	}
+	if !strings.Contains(strings.Join(g.Lacks, "; "), "lspci -tv") {
+		t.Errorf("Lacks %q does not say what to capture", g.Lacks)
+	}
+	// The same functions with the tree beside them are placed.
+	withTree := append(read(t, filepath.Join(dir, "lenovo-sd665n-v3-4xh100-genoa.lspci.txt")), read(t, filepath.Join(dir, "lenovo-sd665n-v3-4xh100-genoa.lspci-t-vvv.txt"))...)
+	g, err = Parse("plain+tree", withTree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range g.Pairs() {
+		if p.SMI == topology.Unknown {
+			t.Errorf("with the tree: %s-%s still unknown", p.A.BDF(), p.B.BDF())
+		}
+	}
+}
