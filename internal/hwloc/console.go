@@ -35,7 +35,29 @@ func SniffConsole(data []byte) bool {
 			n++
 		}
 	}
-	return n >= 2
+	if n < 2 {
+		return false
+	}
+	objects, other := consoleShare(data[:min(len(data), 1<<16)])
+	return objects*4 >= other
+}
+
+// consoleShare counts the non-blank lines of data that are lstopo objects
+// (or its "Topology infos" and cut marks) and the rest. lstopo text is the
+// input when it is at least a fifth of the lines: a paste has prompts and
+// prose around it, source code that quotes a line or two does not pass.
+func consoleShare(data []byte) (objects, other int) {
+	for _, raw := range bytes.Split(data, []byte("\n")) {
+		t := strings.TrimSpace(string(raw))
+		switch {
+		case t == "":
+		case consoleLine().MatchString(t), strings.HasPrefix(t, "Topology infos:"), strings.HasPrefix(t, "..."), t == "…":
+			objects++
+		default:
+			other++
+		}
+	}
+	return objects, other
 }
 
 // ParseConsole reads lstopo or lstopo-no-graphics console text (with or
@@ -100,6 +122,9 @@ func ParseConsole(name string, data []byte) (*topology.Graph, error) {
 	}
 	if objects == 0 {
 		return nil, fmt.Errorf("%s: no lstopo object lines (Machine, Package, HostBridge, PCI ...), not lstopo console text", name)
+	}
+	if o, other := consoleShare(data); o*4 < other {
+		return nil, fmt.Errorf("%s: %d of %d lines are lstopo objects: not lstopo console text", name, o, o+other)
 	}
 	top := root
 	if len(root.children) == 1 {

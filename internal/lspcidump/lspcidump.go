@@ -28,29 +28,16 @@ const maxLine = 64 << 10
 // sniffBytes is how much of an input Sniff looks at.
 const sniffBytes = 64 << 10
 
-// Sniff reports whether data looks like lspci output of any supported form.
-// It looks at the first 64 KiB only.
+// Sniff reports whether data is lspci output of any supported form, by the
+// rule Parse applies: at least one device record, and lspci text on at
+// least a fifth of the non-blank lines. It looks at the first 64 KiB only.
 func Sniff(data []byte) bool {
 	if len(data) > sniffBytes {
 		data = data[:sniffBytes]
 	}
-	for len(data) > 0 {
-		var line []byte
-		line, data, _ = bytes.Cut(data, []byte("\n"))
-		s := strings.TrimRight(string(line), "\r")
-		if isTreeLine(s) && (strings.Contains(s, "]-") || strings.Contains(s, "  ")) {
-			return true
-		}
-		if strings.HasPrefix(s, "Slot:") {
-			if _, err := parseBDF(strings.TrimSpace(s[5:])); err == nil {
-				return true
-			}
-		}
-		if h, ok := parseHeader(s); ok && (h.className != "" || h.numaMarker) {
-			return true
-		}
-	}
-	return false
+	p := newParser()
+	p.feed("", data)
+	return len(p.recs)+len(p.shorts) > 0 && p.mostlyLspci()
 }
 
 // Parse reads one or more concatenated lspci dumps into a graph. name is
@@ -80,8 +67,18 @@ func ParseFiles(name string, files map[string][]byte) (*topology.Graph, error) {
 	if len(p.recs) == 0 && len(p.shorts) == 0 {
 		return nil, fmt.Errorf("%s: no lspci output found (expected lspci -tv, -vvv, -vmm, -PP or -xxx output)", name)
 	}
+	if !p.mostlyLspci() {
+		return nil, fmt.Errorf("%s: %d of %d lines are lspci output: not an lspci dump (expected lspci -tv, -vvv, -vmm, -PP or -xxx output)",
+			name, p.known, p.known+p.other)
+	}
 	return p.build(), nil
 }
+
+// mostlyLspci is the acceptance rule for a whole input: at least a fifth
+// of its non-blank lines are lspci (or numactl) text. Real pastes, prose
+// and prompts included, run above 0.4; source code or prose that quotes a
+// device line or two runs below 0.02.
+func (p *parser) mostlyLspci() bool { return p.known*4 >= p.other }
 
 // rec gathers what the input says about one function, from any form.
 type rec struct {
@@ -147,6 +144,8 @@ type parser struct {
 	sawVerbose bool
 	sawLnkSta  bool
 	sawDenied  bool
+
+	known, other int // non-blank lines read as lspci or numactl text, and the rest
 }
 
 func newParser() *parser {
@@ -206,6 +205,7 @@ func (p *parser) feedLine(s string) {
 	case t == "":
 		p.endBlock()
 		p.inDistance = false
+		return
 	case isTreeLine(s):
 		p.endBlock()
 		p.treeLine(s)
@@ -223,11 +223,13 @@ func (p *parser) feedLine(s string) {
 				p.warn("header", fmt.Sprintf("not a device line: %q", clip(s)))
 			}
 			p.endBlock()
+			p.other++
 			return
 		}
 		p.endBlock()
 		p.header(h)
 	}
+	p.known++
 }
 
 func clip(s string) string {
@@ -367,6 +369,25 @@ type header struct {
 // parseHeader parses "03:00.0 3D controller [0302]: NVIDIA Corporation GH100
 // [H100 SXM5 80GB] [10de:2330] (rev a1)", with the IDs taken from the right
 // because names may hold brackets.
+// classWords reports whether s can be the class lspci prints (pci.ids's
+// class or subclass name, such as "3D controller", "GPIB (IEEE 488.1/2)
+// controller", or "Class ff00"): a few words of letters, digits and
+// ( ) / . - + , &, starting with a letter or digit.
+func classWords(s string) bool {
+	if s == "" || len(strings.Fields(s)) > 8 {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case i > 0 && strings.ContainsRune(" ()/.-+,&", c):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func parseHeader(s string) (header, bool) {
 	h := header{classCode: -1, vendor: -1, device: -1, progIf: -1, numa: -1}
 	tok, rest, ok := strings.Cut(s, " ")
@@ -412,7 +433,7 @@ func parseHeader(s string) (header, bool) {
 			h.classCode, cls = int(v), cls[:i]
 		}
 	}
-	if cls == "" || strings.ContainsAny(cls, "=[]") {
+	if !classWords(cls) {
 		return h, false
 	}
 	h.className = cls

@@ -51,7 +51,10 @@ var baseLacks = []string{
 func Sniff(data []byte) bool {
 	head := data[:min(len(data), 64<<10)]
 	if isInfoLog(head) {
-		return true
+		return share(head, func(l string) bool { return strings.Contains(l, "NCCL INFO") })
+	}
+	if !share(head, isMarkup) {
+		return false // source code or prose that quotes an element or two
 	}
 	for _, pat := range [][2]string{{"<system", ""}, {"<graphs", ""}, {"<cpu ", "numaid="}, {"<pci ", "busid="}} {
 		if i := bytes.Index(head, []byte(pat[0])); i >= 0 {
@@ -65,6 +68,30 @@ func Sniff(data []byte) bool {
 		}
 	}
 	return false
+}
+
+// share is the acceptance rule for a text input: at least a fifth of the
+// non-blank lines of head are of the form (XML elements, NCCL INFO lines).
+// Pastes run far above it; a Go file or a README that quotes a line or
+// two, far below.
+func share(head []byte, of func(string) bool) bool {
+	yes, no := 0, 0
+	for _, raw := range bytes.Split(head, []byte("\n")) {
+		switch l := strings.TrimSpace(string(raw)); {
+		case l == "":
+		case of(l):
+			yes++
+		default:
+			no++
+		}
+	}
+	return yes*4 >= no
+}
+
+// isMarkup reports whether a trimmed line is XML: an element, a comment or
+// the end of a tag that spans lines.
+func isMarkup(l string) bool {
+	return strings.HasPrefix(l, "<") || strings.HasSuffix(l, ">") || strings.HasSuffix(l, "-->")
 }
 
 func isInfoLog(b []byte) bool {
