@@ -70,6 +70,26 @@ func Sniff(data []byte) bool {
 	return false
 }
 
+// gpuModel names a GPU whose <pci> gives no IDs from what its <gpu> says:
+// RCCL's gcn attribute (gcnArchName such as "gfx942", or the older numeric
+// gcnArch such as 906), else sm, which NCCL's ncclTopoGetXmlFromGpu
+// (src/graph/xml.cc) writes as the compute capability's major*10+minor
+// (RCCL's fork writes HIP's major and minor there too, so sm alone names
+// no vendor).
+func gpuModel(a map[string]string) string {
+	switch gcn, sm := a["gcn"], a["sm"]; {
+	case strings.HasPrefix(gcn, "gfx"):
+		return "AMD GPU " + gcn
+	case gcn != "":
+		return "AMD GPU gcnArch " + gcn
+	case sm != "":
+		if v, err := strconv.Atoi(sm); err == nil && v > 0 && v < 1000 {
+			return fmt.Sprintf("GPU, compute capability %d.%d", v/10, v%10)
+		}
+	}
+	return ""
+}
+
 // share is the acceptance rule for a text input: at least a fifth of the
 // non-blank lines of head are of the form (XML elements, NCCL INFO lines).
 // Pastes run far above it; a Go file or a README that quotes a line or
@@ -289,6 +309,9 @@ func (p *parser) start(t xml.StartElement) {
 		if parent != nil && parent.dev != nil {
 			f.gpu = parent.dev
 			p.hasGPU[parent.dev] = true
+			if d := parent.dev; d.VendorID == 0 && d.DeviceID == 0 && d.Name == "" {
+				d.Name = gpuModel(a)
+			}
 			if a["gdr"] == "0" {
 				p.warn(parent.dev.BDF(), "gpu gdr=0: NCCL routes its traffic with NICs through the CPU (PHB)")
 			}
