@@ -79,6 +79,20 @@ func sysfsFile(d *topology.Device, name string) string {
 	return "sys/bus/pci/devices/" + d.BDF() + "/" + name
 }
 
+// evidence is what a finding about d rests on: sysfs, the file and value
+// read from a captured tree; for a text dump, the place in the dump where
+// d was read ("lspci.txt line 120") and what the dump said there (dump).
+func (a *analysis) evidence(d *topology.Device, sysfs, dump string) string {
+	if a.g.TextForm == "" {
+		return sysfs
+	}
+	where := d.Seen
+	if where == "" {
+		where = a.g.TextForm + " output"
+	}
+	return fmt.Sprintf("%s (%s): %s", where, d.BDF(), dump)
+}
+
 // find gathers every finding.
 func (a *analysis) find(plan Plan) {
 	rail := map[*topology.Device]bool{}
@@ -112,7 +126,8 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 		for _, b := range pathBridges(p.A, p.B) {
 			switch {
 			case !b.ACSKnown && !seen[b]:
-				unknown.add([]*topology.Device{b}, b.BDF(), "", sysfsFile(b, "config")+": 64 bytes readable (sysfs-reference.md §1.6)")
+				unknown.add([]*topology.Device{b}, b.BDF(), "", a.evidence(b, sysfsFile(b, "config")+": 64 bytes readable (sysfs-reference.md §1.6)",
+					"no ACSCtl line"))
 			case b.ACSKnown && b.ACSRedirect:
 				pair := func() string { return fmt.Sprintf("%s–%s (%s)", p.A.BDF(), p.B.BDF(), p.SMI) }
 				if sev[b] == "" {
@@ -143,7 +158,7 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 		for _, b := range redirected {
 			if sev[b] == s {
 				g.add([]*topology.Device{b}, b.BDF()+" on "+example[b], "setpci -s "+b.BDF()+" ECAP_ACS+0x6.w=0000",
-					sysfsFile(b, "config")+": ACS Control (ECAP_ACS+0x6) has ReqRedir or CmpltRedir set")
+					a.evidence(b, sysfsFile(b, "config")+": ACS Control (ECAP_ACS+0x6) has ReqRedir or CmpltRedir set", "ACSCtl: ReqRedir+ or CmpltRedir+"))
 				ports = append(ports, b.BDF())
 			}
 		}
@@ -159,9 +174,18 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 		}
 		a.emit("acs-redirect", s, &g, "ACS Request/Completion Redirect is on at %s: accelerator–NIC peer-to-peer goes up to the root complex", head, tail)
 	}
-	a.emit("acs-unknown", Info, &unknown, "ACS state unknown at bridges on accelerator–NIC paths (%s): config space was read only to 64 bytes",
-		[]string{"run gdtopo as root (sudo), or take the capture as root: reading config past 64 bytes needs CAP_SYS_ADMIN",
-			"# by hand: sudo lspci -vvv | grep ACSCtl"}, nil)
+	why, fix := "config space was read only to 64 bytes", []string{"run gdtopo as root (sudo), or take the capture as root: reading config past 64 bytes needs CAP_SYS_ADMIN",
+		"# by hand: sudo lspci -vvv | grep ACSCtl"}
+	switch a.g.TextForm {
+	case "":
+	case "lspci":
+		// lspci prints the ACS capability's lines only when it can read
+		// the extended config space, which needs root (pciutils ls-ecaps.c).
+		why, fix = "the lspci output shows no ACSCtl lines", []string{"retake the dump as root: sudo lspci -vvv (ACSCtl lines need root; lspci -tv has none)"}
+	default:
+		why, fix = fmt.Sprintf("%s does not record ACS", a.g.TextForm), []string{"capture the machine itself as root: sudo lspci -vvv, or sudo gdtopo snapshot -o host.tar.gz"}
+	}
+	a.emit("acs-unknown", Info, &unknown, "ACS state unknown at bridges on accelerator–NIC paths (%s): "+why, fix, nil)
 }
 
 // findIOMMU reports accelerators and NICs whose DMA an IOMMU translates.
@@ -216,7 +240,8 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 			retrain := "setpci -s " + port.BDF() + " CAP_EXP+0x10.w=0020:0020   # retrain: Link Control bit 5 of the port"
 			if w := capOf(float64(dev.Link.MaxWidth), float64(port.Link.MaxWidth)); cur.CurrentWidth > 0 && float64(cur.CurrentWidth) < w {
 				width.add([]*topology.Device{dev, port}, fmt.Sprintf("%s x%d (both ends support x%g)", dev.BDF(), cur.CurrentWidth, w), retrain,
-					fmt.Sprintf("%s = %d, max_link_width = %d", sysfsFile(dev, "current_link_width"), cur.CurrentWidth, dev.Link.MaxWidth))
+					a.evidence(dev, fmt.Sprintf("%s = %d, max_link_width = %d", sysfsFile(dev, "current_link_width"), cur.CurrentWidth, dev.Link.MaxWidth),
+						fmt.Sprintf("LnkSta Width x%d, LnkCap Width x%d", cur.CurrentWidth, dev.Link.MaxWidth)))
 			}
 			if s := capOf(dev.Link.MaxGTs, port.Link.MaxGTs); cur.CurrentGTs > 0 && cur.CurrentGTs < s {
 				g := &speed
@@ -224,7 +249,8 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 					g, retrain = &idle, ""
 				}
 				g.add([]*topology.Device{dev, port}, fmt.Sprintf("%s %g GT/s (both ends support %g GT/s)", dev.BDF(), cur.CurrentGTs, s), retrain,
-					fmt.Sprintf("%s = %g GT/s, max_link_speed = %g GT/s", sysfsFile(dev, "current_link_speed"), cur.CurrentGTs, dev.Link.MaxGTs))
+					a.evidence(dev, fmt.Sprintf("%s = %g GT/s, max_link_speed = %g GT/s", sysfsFile(dev, "current_link_speed"), cur.CurrentGTs, dev.Link.MaxGTs),
+						fmt.Sprintf("LnkSta Speed %gGT/s, LnkCap Speed %gGT/s", cur.CurrentGTs, dev.Link.MaxGTs)))
 			}
 		}
 	}
@@ -323,7 +349,7 @@ func (a *analysis) findSharing(plan Plan) {
 		if len(gs) > 2 && capGbps > 0 && demand > capGbps {
 			var g group
 			g.add(gs, fmt.Sprintf("the uplink above %s (%.0f Gb/s) carries %d planned flows (%s) wanting %.0f Gb/s",
-				u.BDF(), capGbps, len(gs)-1, strings.Join(bdfs(gs[1:]), ", "), demand), "", sysfsFile(u, "current_link_width"))
+				u.BDF(), capGbps, len(gs)-1, strings.Join(bdfs(gs[1:]), ", "), demand), "", a.evidence(u, sysfsFile(u, "current_link_width"), "link "+u.Link.String()))
 			a.emit("nic-shared", Warning, &g, "%s", []string{"place a NIC under this switch, or move accelerators so each flow stays under its own switch; follow the rail plan"}, nil)
 		}
 	}
@@ -336,7 +362,8 @@ func (a *analysis) findDevices(ends []*topology.Device) {
 	minBAR := uint64(a.m.MinBAR.Value * (1 << 30))
 	for _, d := range ends {
 		one := []*topology.Device{d}
-		if a.g.MultiNUMA() && d.RawNUMANode < 0 {
+		// A dump's missing NUMA line is not numa_node -1: only sysfs says so.
+		if a.g.MultiNUMA() && d.RawNUMANode < 0 && a.g.TextForm == "" {
 			fix := ""
 			if d.NUMANode >= 0 {
 				fix = fmt.Sprintf("echo %d > /%s   # node inferred from %s; taints the kernel", d.NUMANode, sysfsFile(d, "numa_node"), d.NUMAFrom)
@@ -352,11 +379,11 @@ func (a *analysis) findDevices(ends []*topology.Device) {
 			n := bits.Len(uint(target/128)) - 1 // MaxReadReq = 128 << n, DevCtl bits 14:12
 			mrrs.add(one, fmt.Sprintf("%s %d B", d.BDF(), d.MaxReadRequest),
 				fmt.Sprintf("setpci -s %s CAP_EXP+0x8.w=%04x:7000   # MaxReadReq %d B: n = %d, 128 << n = %d B", d.BDF(), n<<12, d.MaxReadRequest, n, 128<<n),
-				sysfsFile(d, "config")+": DevCtl (CAP_EXP+0x8) bits 14:12")
+				a.evidence(d, sysfsFile(d, "config")+": DevCtl (CAP_EXP+0x8) bits 14:12", fmt.Sprintf("DevCtl: MaxReadReq %d bytes", d.MaxReadRequest)))
 		}
 		if nic && d.DevCtlKnown && !d.RelaxedOrdering {
 			ro.add(one, d.BDF(), "setpci -s "+d.BDF()+" CAP_EXP+0x8.w=0010:0010   # DevCtl bit 4, Relaxed Ordering",
-				sysfsFile(d, "config")+": DevCtl (CAP_EXP+0x8) bit 4 clear")
+				a.evidence(d, sysfsFile(d, "config")+": DevCtl (CAP_EXP+0x8) bit 4 clear", "DevCtl: RlxdOrd-"))
 		}
 		if d.Kind == topology.KindAccelerator && d.VendorID == topology.VendorNVIDIA && d.BARs != nil {
 			var largest uint64
@@ -366,7 +393,7 @@ func (a *analysis) findDevices(ends []*topology.Device) {
 				}
 			}
 			if largest < minBAR {
-				bar.add(one, fmt.Sprintf("%s %d MiB", d.BDF(), largest>>20), "", sysfsFile(d, "resource"))
+				bar.add(one, fmt.Sprintf("%s %d MiB", d.BDF(), largest>>20), "", a.evidence(d, sysfsFile(d, "resource"), fmt.Sprintf("largest prefetchable Region %d MiB", largest>>20)))
 			}
 		}
 	}
@@ -403,9 +430,12 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 				[]string{"modprobe nvidia-peermem", "echo nvidia-peermem > /etc/modules-load.d/nvidia-peermem.conf   # load it at every boot",
 					"# or use dma-buf: the open NVIDIA kernel driver on a recent kernel (NCCL_DMABUF_ENABLE=1, the default)"}, nil)
 		} else {
-			g.add(append(nvidia, rdma...), "", "", "sys/module not in the source")
-			a.emit("peer-memory-unknown", Info, &g, "the source holds no sys/module: peer-memory support unknown",
-				[]string{"check with lsmod | grep -e nvidia_peermem -e nv_peer_mem, or include sys/module in the capture"}, nil)
+			ev, fix := "sys/module not in the source", "check with lsmod | grep -e nvidia_peermem -e nv_peer_mem, or include sys/module in the capture"
+			if a.g.TextForm != "" {
+				ev, fix = a.g.TextForm+" output holds no loaded kernel modules", "check on the machine: lsmod | grep -e nvidia_peermem -e nv_peer_mem"
+			}
+			g.add(append(nvidia, rdma...), "", "", ev)
+			a.emit("peer-memory-unknown", Info, &g, "the source holds no sys/module: peer-memory support unknown", []string{fix}, nil)
 		}
 	}
 	var g group
@@ -417,7 +447,7 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 	default:
 		for _, d := range a.g.Devices {
 			if d.VendorID == 0x1b36 && d.DeviceID == 0x000c && g.ev == "" {
-				g.ev = sysfsFile(d, "") + ": QEMU PCIe root port 1b36:000c"
+				g.ev = a.evidence(d, sysfsFile(d, "")+": QEMU PCIe root port 1b36:000c", "QEMU PCIe root port 1b36:000c")
 			}
 		}
 	}

@@ -149,6 +149,10 @@ type Device struct {
 	// "standard input line 31". Its Addr is a stand-in in PositionalDomain
 	// and BDF() names it by that position.
 	Positional string
+	// Seen is where a text reader read this function, for evidence: "lspci.txt
+	// line 120", "in.xml <pci busid=...>"; empty for sysfs, whose files are the
+	// evidence.
+	Seen string
 	// PlaceUnknown is set when the source does not say where the function
 	// hangs (plain lspci): Parent and HostBridge are nil and every path to
 	// it is unknown.
@@ -173,7 +177,7 @@ func NewPositional(n, line int, where string) *Device {
 	return &Device{
 		Addr:     BDF{Domain: PositionalDomain, Bus: uint8(n / 32), Device: uint8(n % 32)},
 		bdf:      fmt.Sprintf("bridge@line%d", line),
-		NUMANode: -1, RawNUMANode: -1, Positional: where,
+		NUMANode: -1, RawNUMANode: -1, Positional: where, Seen: where,
 	}
 }
 
@@ -287,7 +291,11 @@ type Graph struct {
 	// downstream ports are gone) and the host bridges stand for NCCL's CPU
 	// nodes, one per NUMA node. nvidia-smi's PHB and NODE cannot be told
 	// apart there.
-	NCCLView    bool
+	NCCLView bool
+	// TextForm names the text form the graph was read from ("lspci",
+	// "lstopo", "hwloc XML", "NCCL XML"); empty for sysfs. Evidence then
+	// points into the dump, and remedies say how to retake it.
+	TextForm    string
 	NVLinks     []NVLink
 	HostBridges []*HostBridge
 	Devices     []*Device // sorted by address

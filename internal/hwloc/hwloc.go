@@ -104,6 +104,10 @@ func build(name string, root *object, version string) (*topology.Graph, error) {
 	b := &builder{name: name, g: &topology.Graph{}, devs: map[topology.BDF]*topology.Device{},
 		hbs: map[string]*topology.HostBridge{}, pkgs: map[int]bool{}, nodes: map[int]*topology.NUMANode{}}
 	b.g.System.CPUFamily, b.g.System.CPUModelID = -1, -1
+	b.g.TextForm = "hwloc XML"
+	if version == "lstopo console text" {
+		b.g.TextForm = "lstopo"
+	}
 	fillSets(root)
 	b.walk(root, nil, nil, nil, -1, 0)
 	if len(b.g.Devices) == 0 {
@@ -353,7 +357,10 @@ func (b *builder) device(o, normal *object, hb *topology.HostBridge, parent *top
 		b.warn(b.where(o), fmt.Sprintf("bus ID %q unreadable: device skipped", o.busid))
 		return nil
 	}
-	d := &topology.Device{Addr: addr, Parent: parent, HostBridge: hb, NUMANode: -1, RawNUMANode: -1}
+	d := &topology.Device{Addr: addr, Parent: parent, HostBridge: hb, NUMANode: -1, RawNUMANode: -1, Seen: b.where(o)}
+	if o.line == 0 {
+		d.Seen = fmt.Sprintf("%s <object pci_busid=%q>", b.name, o.busid)
+	}
 	if hb == nil {
 		d.HostBridge = b.hostBridgeAt(addr.Domain, addr.Bus, true)
 		b.warn(addr.String(), "under no host bridge: host bridge "+d.HostBridge.Name+" assumed")

@@ -101,6 +101,12 @@ func merge(dst, src *rec) {
 	if dst.driver == "" {
 		dst.driver = src.driver
 	}
+	if dst.at == "" {
+		dst.at = src.at
+	}
+	if dst.verboseAt == "" {
+		dst.verboseAt = src.verboseAt
+	}
 	if dst.iommu == "" {
 		dst.iommu = src.iommu
 	}
@@ -174,7 +180,7 @@ func (p *parser) resolve() map[topology.BDF]*rec {
 // build turns the records into a graph.
 func (p *parser) build() *topology.Graph {
 	recs := p.resolve()
-	g := &topology.Graph{}
+	g := &topology.Graph{TextForm: "lspci"}
 	// A function no listing described takes the class and IDs of one with
 	// the same model name (the tree's other functions of a listed device).
 	byName := map[string]*rec{}
@@ -216,6 +222,10 @@ func (p *parser) build() *topology.Graph {
 			ConfigLen: r.configLen, BARs: r.bars, ACSKnown: r.acsKnown || r.noCaps || r.capsSeen && !r.denied, ACSRedirect: r.acsRedirect,
 			MaxPayload: r.maxPayload, MaxReadRequest: r.maxReadReq, RelaxedOrdering: r.relaxedOrdering, DevCtlKnown: r.devCtlKnown}
 		d.Kind = topology.KindOf(d.Class, d.VendorID)
+		d.Seen = r.at
+		if r.verboseAt != "" {
+			d.Seen = r.verboseAt // where its link, ACS and DevCtl lines are
+		}
 		if r.roleKnown {
 			d.Role, d.RoleFrom = r.role, "config"
 		}

@@ -13,6 +13,9 @@ import (
 func (p *parser) detail(t string) {
 	r := p.cur
 	p.sawVerbose = true
+	if r.verboseAt == "" {
+		r.verboseAt = p.curAt
+	}
 	if k, _, ok := strings.Cut(t, ":"); ok && k != "" && !strings.ContainsAny(k, " \t") {
 		p.key = k
 	}

@@ -116,6 +116,7 @@ type rec struct {
 	bars                   []topology.BAR
 	configLen              int
 	hex                    []string
+	at, verboseAt          string // where the record was first seen, and its -vvv header
 }
 
 func newRec(addr topology.BDF, short bool) *rec {
@@ -130,12 +131,13 @@ type parser struct {
 	warnings []topology.Warning
 	warned   map[string]bool
 
-	file string
-	line int
-	cur  *rec   // device whose -vvv details or hex rows follow
-	key  string // last "Key:" of a -vvv detail line
-	vmm  *rec   // open -vmm record
-	tree map[int]tctx
+	file  string
+	line  int
+	cur   *rec   // device whose -vvv details or hex rows follow
+	curAt string // where cur's header is
+	key   string // last "Key:" of a -vvv detail line
+	vmm   *rec   // open -vmm record
+	tree  map[int]tctx
 
 	numaNodes  []topology.NUMANode
 	numactl    bool
@@ -170,11 +172,15 @@ func (p *parser) get(addr topology.BDF, short bool) *rec {
 	r := m[addr]
 	if r == nil {
 		r = newRec(addr, short)
+		r.at = p.where()
 		m[addr] = r
 		p.order = append(p.order, r)
 	}
 	return r
 }
+
+// where names the current line for evidence: "lspci.txt line 12".
+func (p *parser) where() string { return fmt.Sprintf("%s line %d", p.file, p.line) }
 
 func (p *parser) endBlock() {
 	p.flushHex()
@@ -505,7 +511,7 @@ func (p *parser) header(h header) {
 	if h.vendor >= 0 {
 		r.vendor, r.device, r.vendorKnown, r.devKnown = uint16(h.vendor), uint16(h.device), true, true
 	}
-	p.cur = r
+	p.cur, p.curAt = r, p.where()
 }
 
 // numaLine reads numactl --hardware text; it reports whether s was one.

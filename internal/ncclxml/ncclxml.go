@@ -171,7 +171,7 @@ func Parse(name string, data []byte) (*topology.Graph, error) {
 	}
 	p := &parser{
 		name:   name,
-		g:      &topology.Graph{NCCLView: true, System: topology.System{CPUFamily: -1, CPUModelID: -1}},
+		g:      &topology.Graph{NCCLView: true, TextForm: "NCCL XML", System: topology.System{CPUFamily: -1, CPUModelID: -1}},
 		cpus:   map[int]*topology.HostBridge{},
 		devs:   map[topology.BDF]*topology.Device{},
 		hasGPU: map[*topology.Device]bool{},
@@ -401,7 +401,7 @@ func (p *parser) pci(a map[string]string, desc string) *topology.Device {
 		p.warn(addr.String(), "busid appears twice: second <pci> left out")
 		return nil
 	}
-	d := &topology.Device{Addr: addr, NUMANode: -1, RawNUMANode: -1, RoleFrom: "structure"}
+	d := &topology.Device{Addr: addr, NUMANode: -1, RawNUMANode: -1, RoleFrom: "structure", Seen: p.name + " " + desc}
 	up := p.enclosing(func(f *frame) bool { return f.dev != nil || f.hb != nil })
 	switch {
 	case up != nil && up.dev != nil:
