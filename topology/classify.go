@@ -206,9 +206,9 @@ func (g *Graph) smiLabel(a, b *Device) (Label, string, []string) {
 			return SYS, PathNUMANodes, nil
 		}
 		return SYS, PathSockets, nil
-	case len(g.System.NUMANodes) == 1:
+	case len(g.System.NUMANodes) == 1 && !g.System.NUMANodesPartial:
 		return NODE, PathHostBridges, nil
-	case len(g.System.NUMANodes) == 0:
+	case len(g.System.NUMANodes) == 0, g.System.NUMANodesPartial:
 		return NODE, PathHostBridges, []string{"the source gives no NUMA nodes: NODE if " + unknownOf(a, b) + " share one, else SYS"}
 	default:
 		return NODE, PathHostBridges, []string{fmt.Sprintf(

@@ -233,8 +233,12 @@ type System struct {
 	Sockets     int    // distinct physical packages, 0 unknown
 	LogicalCPUs int    // 0 unknown
 	NUMANodes   []NUMANode
-	Cmdline     string
-	CmdlineRead bool
+	// NUMANodesPartial is set when NUMANodes holds only the nodes some
+	// devices named (a dump with NUMA lines but no node list): the machine
+	// may have more, so one node listed is not a one-node machine.
+	NUMANodesPartial bool
+	Cmdline          string
+	CmdlineRead      bool
 }
 
 // NodeSocket returns the socket of NUMA node id, or -1.

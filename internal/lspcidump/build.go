@@ -332,9 +332,38 @@ func anyPlaced(recs map[topology.BDF]*rec) bool {
 
 // system fills NUMA nodes from numactl text, else from the ids seen.
 func (p *parser) system(g *topology.Graph) {
-	if len(p.numaNodes) > 0 {
+	c := p.cpu
+	g.System.CPUModel, g.System.CPUVendor, g.System.Sockets, g.System.LogicalCPUs = c.model, c.vendor, c.sockets, c.cpus
+	g.System.CPUFamily, g.System.CPUModelID = -1, -1
+	if c.familyKnown && c.modelKnown {
+		g.System.CPUFamily, g.System.CPUModelID = c.family, c.modelID
+	}
+	switch {
+	case len(p.numaNodes) > 0:
 		g.System.NUMANodes = p.numaNodes
-	} else {
+	case c.nodes > 0 && c.nodes <= 4096:
+		// lscpu counts the nodes and lists each one's CPUs; it does not say
+		// which package a node is on.
+		ids := make([]int, 0, c.nodes)
+		for id := range c.nodeCPUs {
+			ids = append(ids, id)
+		}
+		if len(ids) != c.nodes { // no per-node lines: Linux numbers nodes from 0
+			ids = ids[:0]
+			for id := range c.nodes {
+				ids = append(ids, id)
+			}
+		}
+		sort.Ints(ids)
+		for _, id := range ids {
+			g.System.NUMANodes = append(g.System.NUMANodes, topology.NUMANode{ID: id, CPUs: c.nodeCPUs[id], Socket: -1})
+		}
+		if c.sockets == 1 {
+			for i := range g.System.NUMANodes {
+				g.System.NUMANodes[i].Socket = 0
+			}
+		}
+	default:
 		seen := map[int]bool{}
 		for _, d := range g.Devices {
 			if d.RawNUMANode >= 0 && !seen[d.RawNUMANode] {
@@ -343,6 +372,7 @@ func (p *parser) system(g *topology.Graph) {
 			}
 		}
 		sort.Slice(g.System.NUMANodes, func(i, j int) bool { return g.System.NUMANodes[i].ID < g.System.NUMANodes[j].ID })
+		g.System.NUMANodesPartial = len(seen) > 0 // nodes no device named may exist
 	}
 	for _, hb := range g.HostBridges {
 		hb.Socket = g.System.NodeSocket(hb.NUMANode)
@@ -363,9 +393,9 @@ func (p *parser) lacks(g *topology.Graph, guessed int) {
 		acs = acs || d.ACSKnown
 		link = link || d.Link.Known()
 	}
-	if !numa && len(p.numaNodes) == 0 {
-		g.Lacks = append(g.Lacks, "NUMA nodes (no NUMA node lines: lspci -tv has none, so NODE and SYS cannot be told)")
-	} else if !numa {
+	if !numa && len(g.System.NUMANodes) == 0 {
+		g.Lacks = append(g.Lacks, "NUMA nodes (no NUMA node lines: lspci -tv has none, so NODE and SYS cannot be told; add numactl -H or lscpu, and sudo lspci -vvv)")
+	} else if !numa && len(g.System.NUMANodes) > 1 {
 		g.Lacks = append(g.Lacks, "NUMA nodes of devices (no NUMA node lines in the lspci output)")
 	}
 	if !acs {

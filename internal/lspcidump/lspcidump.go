@@ -2,7 +2,8 @@
 // graph: the tree (-tv, -tvnn, -tv -D), verbose listings (-vvv, -vvvnn, per
 // device or whole), machine-readable records (-vmm, -Dnnvmmk), paths (-PP)
 // and hex config dumps (-xxx, -xxxx), alone or concatenated, with shell
-// prompts, markdown and numactl --hardware text between them.
+// prompts, markdown and side facts between them: numactl --hardware, lscpu,
+// "BB:DD.F NUMA node: N" lines and listings of sysfs numa_node files.
 //
 // What a dump does not tell (NUMA nodes with only -tv, ACS without root)
 // stays unknown and is listed in Graph.Lacks.
@@ -148,6 +149,18 @@ type parser struct {
 	sawDenied  bool
 
 	known, other int // non-blank lines read as lspci or numactl text, and the rest
+
+	cpu lscpuFacts // what lscpu text beside the dump said
+}
+
+// lscpuFacts is what lscpu prints about NUMA nodes and CPUs; zero values
+// are unknown.
+type lscpuFacts struct {
+	nodes, sockets, cpus    int
+	nodeCPUs                map[int]string // NUMA nodeN CPU(s)
+	model, vendor           string
+	family, modelID         int
+	familyKnown, modelKnown bool
 }
 
 func newParser() *parser {
@@ -221,7 +234,7 @@ func (p *parser) feedLine(s string) {
 		p.detail(t)
 	case p.cur != nil && isHexRow(s):
 		p.cur.hex = append(p.cur.hex, s)
-	case p.numaLine(s):
+	case p.numaLine(s), p.lscpuLine(s), p.numaFileLine(s):
 	default:
 		h, ok := parseHeader(s)
 		if !ok {
@@ -540,6 +553,74 @@ func (p *parser) numaLine(s string) bool {
 		return true
 	}
 	p.numaNodes = append(p.numaNodes, topology.NUMANode{ID: id, CPUs: cpuList(f[3:]), Socket: -1})
+	return true
+}
+
+// lscpuLine reads the lines of lscpu (util-linux) that tell about NUMA
+// nodes and CPUs: "NUMA node(s):", "NUMA node0 CPU(s):", "Socket(s):",
+// "CPU(s):", "Model name:", "Vendor ID:", "CPU family:", "Model:".
+func (p *parser) lscpuLine(s string) bool {
+	k, v, ok := strings.Cut(s, ":")
+	if !ok || strings.HasPrefix(k, " ") || strings.HasPrefix(k, "\t") {
+		return false
+	}
+	k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+	n, err := strconv.Atoi(v)
+	num := err == nil && n >= 0 && n < 1<<16
+	c := &p.cpu
+	switch {
+	case k == "NUMA node(s)" && num:
+		c.nodes = n
+	case strings.HasPrefix(k, "NUMA node") && strings.HasSuffix(k, " CPU(s)"):
+		id, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(k, "NUMA node"), " CPU(s)"))
+		if err != nil || id < 0 || id >= 1<<12 {
+			return false
+		}
+		if c.nodeCPUs == nil {
+			c.nodeCPUs = map[int]string{}
+		}
+		c.nodeCPUs[id] = v
+	case k == "Socket(s)" && num:
+		c.sockets = n
+	case k == "CPU(s)" && num:
+		c.cpus = n
+	case k == "Model name" && v != "":
+		c.model = v
+	case k == "Vendor ID" && v != "":
+		c.vendor = v
+	case k == "CPU family" && num:
+		c.family, c.familyKnown = n, true
+	case k == "Model" && num:
+		c.modelID, c.modelKnown = n, true
+	default:
+		return false
+	}
+	return true
+}
+
+// numaFileLine reads a listing of sysfs numa_node files, as
+// grep . /sys/bus/pci/devices/*/numa_node prints it:
+// "/sys/bus/pci/devices/0000:03:00.0/numa_node:0" (or a space before the
+// value).
+func (p *parser) numaFileLine(s string) bool {
+	i := strings.Index(s, "/numa_node")
+	if i < 0 || !strings.Contains(s[:i], "/devices/") {
+		return false
+	}
+	j := strings.LastIndexByte(s[:i], '/')
+	a, err := parseBDF(s[j+1 : i])
+	if err != nil {
+		return false
+	}
+	v := strings.TrimLeft(s[i+len("/numa_node"):], ": \t")
+	n, err := strconv.Atoi(v)
+	if err != nil || n < -1 || n >= 1<<16 {
+		return false
+	}
+	r := p.get(a, len(s[j+1:i]) == 7)
+	if n >= 0 {
+		r.numa, r.numaKnown = n, true
+	}
 	return true
 }
 

@@ -442,3 +442,50 @@ func TestPlainListingHasNoHierarchy(t *testing.T) {
 		}
 	}
 }
+
+// TestSideFacts reads facts a user pastes beside a dump: lscpu decides a
+// one-node machine (the paired workstation's nvidia-smi says NODE), a
+// listing of sysfs numa_node files gives devices their node, and a node
+// list made only from the nodes devices named is never taken for the
+// whole machine.
+func TestSideFacts(t *testing.T) {
+	needDir(t, corpus)
+	tv, err := filepath.Glob(filepath.Join(corpus, "paired", "*", "lspci-tv.txt"))
+	if err != nil || len(tv) != 1 {
+		t.Fatalf("paired lspci-tv.txt: %v %v", tv, err)
+	}
+	lscpu := "Architecture:            x86_64\nCPU(s):                  24\nVendor ID:               AuthenticAMD\n" +
+		"Model name:              AMD Ryzen Threadripper PRO 7965WX 24-Cores\nCPU family:              25\nModel:                   24\n" +
+		"Socket(s):               1\nNUMA node(s):            1\nNUMA node0 CPU(s):       0-23\n"
+	g, err := Parse("tv+lscpu", append(read(t, tv[0]), lscpu...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := g.System
+	if len(s.NUMANodes) != 1 || s.NUMANodes[0].CPUs != "0-23" || s.Sockets != 1 || s.LogicalCPUs != 24 || s.CPUFamily != 25 || s.CPUModelID != 24 || s.CPUVendor != "AuthenticAMD" {
+		t.Errorf("system from lscpu: %+v", s)
+	}
+	for _, p := range topology.PairsOf(g.Pairs(), topology.KindAccelerator, topology.KindNIC) {
+		if p.SMI != topology.NODE || p.LabelUncertain {
+			t.Errorf("%s-%s: %s uncertain %v, want NODE (nvidia-smi)", p.A.BDF(), p.B.BDF(), p.SMI, p.LabelUncertain)
+		}
+	}
+
+	tree := read(t, filepath.Join(corpus, "lspci", "lenovo-sd665n-v3-4xh100-genoa.lspci-t-vvv.txt"))
+	listing := "$ grep . /sys/bus/pci/devices/*/numa_node\n/sys/bus/pci/devices/0000:42:00.0/numa_node:0\n/sys/bus/pci/devices/0000:42:00.1/numa_node:0\n"
+	g, err = Parse("tree+numa_node", append(append([]byte{}, tree...), listing...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := dev(t, g, "0000:42:00.0"); n.NUMANode != 0 || n.NUMAFrom != topology.NUMAFromFile {
+		t.Errorf("42:00.0: NUMA %d from %q, want 0 from the numa_node listing", n.NUMANode, n.NUMAFrom)
+	}
+	if !g.System.NUMANodesPartial {
+		t.Error("nodes named by devices only, yet the list is not marked partial")
+	}
+	for _, p := range g.Pairs() {
+		if p.A.NUMANode < 0 && p.B.NUMANode >= 0 && p.SMI == topology.NODE && !p.LabelUncertain {
+			t.Errorf("%s-%s: confident NODE with %s's node unknown", p.A.BDF(), p.B.BDF(), p.A.BDF())
+		}
+	}
+}
