@@ -84,7 +84,11 @@ type Pair struct {
 	// LabelUncertain is set when the labels rest on a guess, such as an
 	// unknown NUMA node; Notes say which.
 	LabelUncertain bool
-	Notes          []string
+	// NCCLUncertain is set when NCCL's label rests on what the source
+	// lacks: a switch whose vendor, or Broadcom subsystem IDs, decide
+	// whether NCCL flattens it (nccl-semantics.md §1.6).
+	NCCLUncertain bool
+	Notes         []string
 }
 
 // Pairs classifies every unordered pair among accelerators and NICs (virtual
@@ -113,10 +117,13 @@ func (g *Graph) Classify(a, b *Device) Pair {
 	p.SMI, p.Path, p.Notes = g.smiLabel(a, b)
 	p.LabelUncertain = len(p.Notes) > 0
 	p.NCCL = g.ncclLabel(a, b)
+	if !g.NCCLView && (flatteningUnknown(a) || flatteningUnknown(b)) {
+		p.NCCLUncertain = true // the graph's Lacks says why, once
+	}
 	if n := g.NVLinkCount(a, b); n > 0 {
 		// nvidia-smi prints NV# for a direct NVLink bond; NCCL's path is NVL.
 		p.SMI, p.NCCL, p.Path = Label(fmt.Sprintf("NV%d", n)), NVL, fmt.Sprintf("NVLink (%d links)", n)
-		p.LabelUncertain, p.Notes = false, nil // the PCIe path's doubts do not touch the NVLink label
+		p.LabelUncertain, p.NCCLUncertain, p.Notes = false, false, nil // the PCIe path's doubts do not touch the NVLink label
 	}
 	p.Hops = g.hops(a, b)
 	for _, h := range p.Hops {
@@ -270,6 +277,26 @@ func (d *Device) BroadcomSubSwitch() bool {
 	}
 	gen := bcmGen(d, 1)
 	return gen != 0 && gen == bcmGen(p.Parent, 0)
+}
+
+// flatteningUnknown reports whether a switch above d has the shape of a
+// two-level Broadcom switch (an upstream port below a downstream port) but
+// the IDs that tell whether NCCL flattens it are not known: the vendor and
+// device (lstopo without -v), a Broadcom port's device ID (lspci without
+// -nn names the vendor only), or a Broadcom PEX88xxx/PEX89xxx port's
+// subsystem IDs (lspci -tvnn).
+func flatteningUnknown(d *Device) bool {
+	unknown := func(x *Device) bool {
+		return x.VendorID == 0 && x.DeviceID == 0 || x.VendorID == VendorBroadcom && (x.DeviceID == 0 || // device ID not given (lspci by name)
+			(x.DeviceID == 0xc010 || x.DeviceID == 0xc030) && !x.SubsystemKnown)
+	}
+	for x := d.Parent; x != nil; x = x.Parent {
+		if x.Role == RoleUpstream && x.Parent != nil && x.Parent.Role == RoleDownstream && x.Parent.Parent != nil &&
+			(unknown(x) || unknown(x.Parent.Parent)) {
+			return true
+		}
+	}
+	return false
 }
 
 // bcmGen implements NCCL's getBcmGen (topo.cc): the generation of a Broadcom

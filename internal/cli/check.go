@@ -385,7 +385,7 @@ func (a *analysis) writePairs(pr *render.Printer, pairs []topology.Pair, predict
 		}
 		rows = append(rows, []string{
 			a.aliases[p.A] + " " + p.A.BDF(), a.label(p.B) + " " + p.B.BDF(),
-			labelText(p.SMI, p.LabelUncertain), labelText(p.NCCL, p.LabelUncertain), p.Path, bottleneck, strconv.Itoa(len(p.Hops)),
+			labelText(p.SMI, p.LabelUncertain), labelText(p.NCCL, p.LabelUncertain || p.NCCLUncertain), p.Path, bottleneck, strconv.Itoa(len(p.Hops)),
 			expected, eff, gdr,
 		})
 		for _, n := range p.Notes {

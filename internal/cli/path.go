@@ -74,7 +74,7 @@ func pathRun(opts *pathOptions) error {
 	w := opts.IO.Out
 	fmt.Fprintf(w, "%s %s -> %s %s: nvidia-smi %s, NCCL %s, %s\n",
 		a.label(da), da.BDF(), a.label(db), db.BDF(),
-		labelText(p.SMI, p.LabelUncertain), labelText(p.NCCL, p.LabelUncertain), p.Path)
+		labelText(p.SMI, p.LabelUncertain), labelText(p.NCCL, p.LabelUncertain || p.NCCLUncertain), p.Path)
 	var rows [][]string
 	for i, h := range p.Hops {
 		link, gbps := "", ""

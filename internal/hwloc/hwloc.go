@@ -87,17 +87,18 @@ func isBinary(data []byte) bool {
 
 // builder turns an object tree into a graph.
 type builder struct {
-	name    string
-	g       *topology.Graph
-	devs    map[topology.BDF]*topology.Device
-	hbs     map[string]*topology.HostBridge
-	ambig   []string // devices whose GB/s fits several links
-	unnamed int      // bridges without a bus ID, placed by position
-	noIDs   bool     // devices without vendor IDs
-	noSubs  bool     // bridges without subsystem IDs
-	pkgs    map[int]bool
-	nodes   map[int]*topology.NUMANode
-	pus     int
+	name       string
+	g          *topology.Graph
+	devs       map[topology.BDF]*topology.Device
+	hbs        map[string]*topology.HostBridge
+	ambig      []string // devices whose GB/s fits several links
+	unnamed    int      // bridges without a bus ID, placed by position
+	noIDs      bool     // devices without vendor IDs
+	vgaUnknown int      // VGA controllers without vendor IDs
+	noSubs     bool     // bridges without subsystem IDs
+	pkgs       map[int]bool
+	nodes      map[int]*topology.NUMANode
+	pus        int
 }
 
 func build(name string, root *object, version string) (*topology.Graph, error) {
@@ -139,6 +140,9 @@ func build(name string, root *object, version string) (*topology.Graph, error) {
 	}
 	if b.noIDs {
 		lacks = append(lacks, "vendor and device IDs (console without -v)")
+	}
+	if b.vgaUnknown > 0 {
+		lacks = append(lacks, fmt.Sprintf("vendors of %d VGA controllers (console without -v): a GPU among them is not counted as an accelerator (lstopo -v shows them)", b.vgaUnknown))
 	}
 	if b.unnamed > 0 && b.noIDs {
 		lacks = append(lacks, "bridge vendor IDs (NCCL's flattening of Broadcom PEX88xxx/PEX89xxx switches unknown: its labels may read PXB for PIX)")
@@ -381,6 +385,9 @@ func (b *builder) device(o, normal *object, hb *topology.HostBridge, parent *top
 	d.Kind = topology.KindOf(d.Class, d.VendorID)
 	if o.vendor < 0 && o.class == 0x0302 {
 		d.Kind = topology.KindAccelerator // a 3D controller: a compute GPU whatever its vendor
+	}
+	if o.vendor < 0 && o.class == 0x0300 {
+		b.vgaUnknown++ // a workstation GPU or a BMC's graphics: only the vendor tells
 	}
 	if normal != nil && len(normal.nodes) == 1 {
 		d.NUMANode, d.NUMAFrom, d.RawNUMANode = normal.nodes[0], topology.NUMAFromLocalCPUs, normal.nodes[0]

@@ -279,10 +279,10 @@ func (p *parser) flushHex() {
 	r.configLen = cfg.Len
 	r.vendor, r.device, r.vendorKnown, r.devKnown = cfg.VendorID, cfg.DeviceID, true, true
 	r.class, r.classKnown, r.progKnown, r.classGuessed = cfg.Class, true, true, false
-	switch cfg.HeaderType {
-	case 0:
+	if cfg.SubsystemKnown {
 		r.subVendor, r.subDevice, r.subKnown = cfg.SubsystemVendor, cfg.SubsystemDevice, true
-	case 1:
+	}
+	if cfg.HeaderType == 1 {
 		r.bridge, r.sec, r.sub = true, int(cfg.SecondaryBus), int(cfg.SubordinateBus)
 	}
 	if x := cfg.Express; x != nil {

@@ -157,6 +157,7 @@ type Pair struct {
 	Hops           []Hop    `json:"hops,omitempty"` // empty when the pair's hops were not given
 	BottleneckGbps float64  `json:"bottleneck_gbps"`
 	LabelUncertain bool     `json:"label_uncertain"`
+	NCCLUncertain  bool     `json:"nccl_uncertain,omitempty"` // NCCL's label rests on switch IDs the source lacks
 	Notes          []string `json:"notes,omitempty"`
 	// The advisor's prediction, for accelerator-NIC pairs when it ran.
 	ExpectedGbps   *float64 `json:"expected_gbps,omitempty"`
@@ -308,7 +309,7 @@ func nonNil(s []string) []string {
 
 func pair(p topology.Pair) Pair {
 	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: []string{string(p.A.Kind), string(p.B.Kind)},
-		SMI: string(p.SMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: p.BottleneckGbps, LabelUncertain: p.LabelUncertain, Notes: p.Notes, Hops: []Hop{}}
+		SMI: string(p.SMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: p.BottleneckGbps, LabelUncertain: p.LabelUncertain, NCCLUncertain: p.NCCLUncertain, Notes: p.Notes, Hops: []Hop{}}
 	for _, h := range p.Hops {
 		out.Hops = append(out.Hops, Hop{From: h.From, To: h.To, Kind: string(h.Kind),
 			CurrentGTs: h.Link.CurrentGTs, CurrentWidth: h.Link.CurrentWidth, Gbps: h.Gbps})
