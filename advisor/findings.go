@@ -279,8 +279,14 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 	}
 	best := map[*topology.Device]topology.Pair{}
 	var order []*topology.Device
+	unknown := map[*topology.Device]bool{} // the best NIC may be behind an unknown path
 	for _, p := range pairs {
 		if p.SMI == topology.Unknown {
+			unknown[p.A] = true
+		}
+	}
+	for _, p := range pairs {
+		if unknown[p.A] {
 			continue // no finding rests on an unknown path
 		}
 		b, ok := best[p.A]

@@ -88,6 +88,11 @@ func (a *analysis) plan() Plan {
 	if len(gpus) == 0 || len(nics) == 0 || len(a.preds) == 0 {
 		return pl // no plan without a known path (plain lspci shows none)
 	}
+	for _, p := range a.pairs {
+		if p.SMI == topology.Unknown {
+			return pl // the best NIC may be one whose path is unknown
+		}
+	}
 	pred := map[[2]*topology.Device]float64{}
 	for _, p := range a.preds {
 		pred[[2]*topology.Device{p.GPU, p.NIC}] = p.ExpectedGbps

@@ -110,8 +110,16 @@ func (g *Graph) Pairs() []Pair {
 func (g *Graph) Classify(a, b *Device) Pair {
 	p := Pair{A: a, B: b}
 	if (a.PlaceUnknown || b.PlaceUnknown) && !a.Addr.SameDevice(b.Addr) && g.NVLinkCount(a, b) == 0 {
-		// The graph's Lacks says why, once; no note per pair.
+		// The graph's Lacks says why, once; no note per pair. Known, different
+		// NUMA nodes still decide SYS whatever the tree (nvidia-smi's SYS
+		// crosses NUMA nodes; NCCL's CPU nodes differ).
 		p.SMI, p.NCCL, p.Path, p.LabelUncertain = Unknown, Unknown, PathUnknown, true
+		if na, nb := numaOf(a), numaOf(b); na >= 0 && nb >= 0 && na != nb {
+			p.SMI, p.NCCL, p.Path, p.LabelUncertain = SYS, SYS, PathSockets, false
+			if sa, sb := g.System.NodeSocket(na), g.System.NodeSocket(nb); sa >= 0 && sa == sb {
+				p.Path = PathNUMANodes
+			}
+		}
 		return p
 	}
 	p.SMI, p.Path, p.Notes = g.smiLabel(a, b)
