@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -59,7 +60,12 @@ func exportRun(opts *exportOptions) error {
 	var write func(io.Writer, *analysis) error
 	switch opts.Format {
 	case "nccl-xml":
-		write = func(w io.Writer, a *analysis) error { return export.NCCLXML(w, a.g) }
+		write = func(w io.Writer, a *analysis) error {
+			if err := export.NCCLXML(w, a.g); err != nil {
+				return fmt.Errorf("%s: %w", a.src.Name, err)
+			}
+			return nil
+		}
 	case "dot":
 		write = func(w io.Writer, a *analysis) error { return export.DOT(w, a.g, a.aliases) }
 	case "svg":

@@ -220,7 +220,7 @@ func (b *builder) walk(o, normal *object, hb *topology.HostBridge, parent *topol
 			// lstopo without -v prints bridges without their bus IDs; the
 			// indentation still says what is below each, so the bridge
 			// stays, named by its line.
-			if d := b.positional(o, hb, parent); d != nil {
+			if d := b.positional(o, normal, hb, parent); d != nil {
 				parent = d
 			}
 			break
@@ -338,7 +338,7 @@ func (b *builder) hostBridgeAt(dom uint32, bus uint8, inferred bool) *topology.H
 
 // positional adds the bridge o, which has no bus ID, named by its line;
 // nil when the graph holds no more stand-ins.
-func (b *builder) positional(o *object, hb *topology.HostBridge, parent *topology.Device) *topology.Device {
+func (b *builder) positional(o, normal *object, hb *topology.HostBridge, parent *topology.Device) *topology.Device {
 	d := topology.NewPositional(b.unnamed, o.line, b.where(o))
 	if d == nil {
 		b.warn(b.where(o), "too many bridges without bus IDs: devices below attached to the bridge above")
@@ -346,6 +346,9 @@ func (b *builder) positional(o *object, hb *topology.HostBridge, parent *topolog
 	}
 	b.unnamed++
 	d.Parent, d.HostBridge, d.Class, d.Kind = parent, hb, 0x060400, topology.KindBridge
+	if normal != nil && len(normal.nodes) == 1 { // hwloc's locality, as for the devices below it
+		d.NUMANode, d.NUMAFrom, d.RawNUMANode = normal.nodes[0], topology.NUMAFromLocalCPUs, normal.nodes[0]
+	}
 	if hb == nil && parent == nil {
 		b.warn(b.where(o), "bridge under no host bridge: its devices may be mislabelled")
 	}
