@@ -79,6 +79,14 @@ func sysfsFile(d *topology.Device, name string) string {
 	return "sys/bus/pci/devices/" + d.BDF() + "/" + name
 }
 
+// acsMissing says, in the dump's terms, that it shows no ACS control.
+func (a *analysis) acsMissing() string {
+	if a.g.TextForm == "lspci" {
+		return "no ACSCtl line"
+	}
+	return "ACS not recorded in " + a.g.TextForm
+}
+
 // evidence is what a finding about d rests on: sysfs, the file and value
 // read from a captured tree; for a text dump, the place in the dump where
 // d was read ("lspci.txt line 120") and what the dump said there (dump).
@@ -127,7 +135,7 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 			switch {
 			case !b.ACSKnown && !seen[b]:
 				unknown.add([]*topology.Device{b}, b.BDF(), "", a.evidence(b, sysfsFile(b, "config")+": 64 bytes readable (sysfs-reference.md §1.6)",
-					"no ACSCtl line"))
+					a.acsMissing()))
 			case b.ACSKnown && b.ACSRedirect:
 				pair := func() string { return fmt.Sprintf("%s–%s (%s)", p.A.BDF(), p.B.BDF(), p.SMI) }
 				if sev[b] == "" {
@@ -438,7 +446,7 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 		} else {
 			ev, fix := "sys/module not in the source", "check with lsmod | grep -e nvidia_peermem -e nv_peer_mem, or include sys/module in the capture"
 			if a.g.TextForm != "" {
-				ev, fix = a.g.TextForm+" output holds no loaded kernel modules", "check on the machine: lsmod | grep -e nvidia_peermem -e nv_peer_mem"
+				ev, fix = "the "+a.g.TextForm+" input lists no loaded kernel modules", "check on the machine: lsmod | grep -e nvidia_peermem -e nv_peer_mem"
 			}
 			g.add(append(nvidia, rdma...), "", "", ev)
 			a.emit("peer-memory-unknown", Info, &g, "the source holds no sys/module: peer-memory support unknown", []string{fix}, nil)

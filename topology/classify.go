@@ -125,7 +125,9 @@ func (g *Graph) Classify(a, b *Device) Pair {
 	p.SMI, p.Path, p.Notes = g.smiLabel(a, b)
 	p.LabelUncertain = len(p.Notes) > 0
 	p.NCCL = g.ncclLabel(a, b)
-	if !g.NCCLView && (flatteningUnknown(a) || flatteningUnknown(b)) {
+	// Flattening only drops PCI nodes from the chains, so it can turn PXB
+	// into PIX but never changes a path that meets at a CPU (PHB, SYS).
+	if p.NCCL == PXB && !g.NCCLView && (flatteningUnknown(a) || flatteningUnknown(b)) {
 		p.NCCLUncertain = true // the graph's Lacks says why, once
 	}
 	if n := g.NVLinkCount(a, b); n > 0 {

@@ -270,10 +270,22 @@ func (p *parser) place(g *topology.Graph, recs map[topology.BDF]*rec, devs map[t
 	}
 	if len(bridges) == 0 && !anyPlaced(recs) {
 		// Plain lspci: a list of functions with no tree, no -PP paths and no
-		// bus ranges. Where each hangs is unknown, and no host bridge is
-		// made up for it.
+		// bus ranges. A function on a root bus hangs from its host bridge:
+		// bus 00 of a domain is one, and so is any bus holding a host
+		// bridge function (class 0600). Where the others hang is unknown,
+		// and no host bridge is made up for them.
+		root := map[[2]uint32]bool{}
 		for _, d := range g.Devices {
-			d.PlaceUnknown = true
+			if d.Class>>8 == 0x0600 {
+				root[[2]uint32{d.Addr.Domain, uint32(d.Addr.Bus)}] = true
+			}
+		}
+		for _, d := range g.Devices {
+			if d.Addr.Bus == 0 || root[[2]uint32{d.Addr.Domain, uint32(d.Addr.Bus)}] {
+				d.HostBridge = hostBridge(d.Addr.Domain, d.Addr.Bus)
+			} else {
+				d.PlaceUnknown = true
+			}
 		}
 		return
 	}
@@ -384,7 +396,7 @@ func (p *parser) lacks(g *topology.Graph, guessed int) {
 	numa, acs, link := false, false, false
 	for _, d := range g.Devices {
 		if d.PlaceUnknown {
-			g.Lacks = append(g.Lacks, "the PCI hierarchy (plain lspci lists functions, not how they connect: no path labels; capture lspci -tv, or sudo lspci -vvv)")
+			g.Lacks = append(g.Lacks, "the PCI hierarchy (this lspci output lists functions, not how they connect: no path labels; capture lspci -tv, or sudo lspci -vvv of every function)")
 			break
 		}
 	}
