@@ -178,18 +178,14 @@ var pciRange = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:)([0-9a-fA-F]{2})\.([0-7])-([0-9a-fA-F]{2})\.([0-7])`)
 })
 
-// expandCollapsed makes the n objects a folded line stands for. PCI
-// functions take the addresses of the range when it holds exactly n;
-// otherwise only its two ends are certain, and the rest are left out with
-// a warning.
+// expandCollapsed makes the objects a folded line stands for. PCI
+// functions take the addresses of the range when it holds exactly n (at
+// most 256: one bus); otherwise only its two ends are certain, and the
+// rest are left out with a warning.
 func expandCollapsed(seg string, n, ln int) ([]*object, string) {
 	m := pciRange().FindStringSubmatchIndex(seg)
-	if m == nil {
-		out := make([]*object, n)
-		for i := range out {
-			out[i] = parseSegment(seg, ln)
-		}
-		return out, ""
+	if m == nil { // lstopo folds PCI functions only (--no-collapse)
+		return []*object{parseSegment(seg, ln)}, fmt.Sprintf("%d objects folded into one line: one kept", n)
 	}
 	sub := func(k int) string { return seg[m[2*k]:m[2*k+1]] }
 	hexv := func(k int) int { v, _ := strconv.ParseUint(sub(k), 16, 8); return int(v) }

@@ -501,6 +501,7 @@ func FuzzParseConsole(f *testing.F) {
 	seeds(f, ".console")
 	f.Add([]byte("Machine (2GB)\n  Package L#0\n    NUMANode L#0 (P#0 2GB)\n    HostBridge\n      PCIBridge\n        PCI 03:00.0 (3D)\n        ...\n        PCI 04:00.0 (InfiniBand)\n          Net \"ib0\"\n          OpenFabrics \"mlx5_0\"\n"))
 	f.Add([]byte("HostBridge L#0 (buses=0000:[17-1e])\n  PCIBridge L#1 (busid=0000:17:00.0 id=8086:2030 class=0604(PCIBridge) link=15.75GB/s buses=0000:[18-1e])\n    PCI L#0 (busid=0000:18:00.0 id=15b3:1013 class=0207(InfiniBand) link=(15.75GB/s)\n"))
+	f.Add([]byte("Machine\n  HostBridge\n    2 x { PCI 00:02.0-03.0 (3D) }\n    3 x { PCI L#4-6 (busid=0000:00:04.0-07.0 class=0302(3D)) }\n    9 x { PCI ff:1f.7-00.0 (3D) }\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := ParseConsole("fuzz.txt", data)
 		if err == nil && len(ends(g)) <= 32 {

@@ -383,7 +383,8 @@ func FuzzParse(f *testing.F) {
 	}
 	for _, s := range []string{"", "-[0000:00]-+-00.0  x\n           \\-01.0-[01]----00.0  y", "Slot:\t00:00.0\nClass:\tPCI bridge [0604]\n",
 		"0000:00:01.0/01:00.0 PCI bridge [0604]: x [1000:c030]\n", "00:00.0 Host bridge: x\n00: 22 10 80 14 00 00 00 00 00 00 00 06 00 00 80 00\n",
-		"01:00.0 PCI bridge: x\n\tBus: primary=01, secondary=01, subordinate=ff\n02:00.0 PCI bridge: y\n\tBus: primary=02, secondary=01, subordinate=ff\n"} {
+		"01:00.0 PCI bridge: x\n\tBus: primary=01, secondary=01, subordinate=ff\n02:00.0 PCI bridge: y\n\tBus: primary=02, secondary=01, subordinate=ff\n",
+		"03:00.0 3D controller: x\nNUMA node(s): 2\nNUMA node1 CPU(s): 0-3\nSocket(s): 1\n/sys/bus/pci/devices/0000:03:00.0/numa_node:1\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
