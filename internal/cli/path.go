@@ -75,6 +75,10 @@ func pathRun(opts *pathOptions) error {
 	fmt.Fprintf(w, "%s %s -> %s %s: nvidia-smi %s, NCCL %s, %s\n",
 		a.label(da), da.BDF(), a.label(db), db.BDF(),
 		labelText(p.SMI, p.LabelUncertain), labelText(p.NCCL, p.LabelUncertain || p.NCCLUncertain), p.Path)
+	if len(p.Hops) == 0 && (da.PlaceUnknown || db.PlaceUnknown) {
+		fmt.Fprintln(w, "Note: the source shows no PCI hierarchy for this pair: capture lspci -tv, or sudo lspci -vvv")
+		return nil
+	}
 	var rows [][]string
 	for i, h := range p.Hops {
 		link, gbps := "", ""

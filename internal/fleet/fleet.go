@@ -109,7 +109,8 @@ func gbpsOf(p *report.Pair) float64 {
 
 // bestNICs gives each accelerator its NIC, in accelerator address order:
 // the rail plan's when the report has one, else the pair with the best
-// nvidia-smi label, then the highest expected throughput.
+// nvidia-smi label, then the highest expected throughput; none for an
+// accelerator with a pair whose path the source cannot tell.
 func bestNICs(r *report.Report) []accelNIC {
 	pairs := accelNICPairs(r)
 	best := map[string]accelNIC{}
@@ -129,7 +130,16 @@ func bestNICs(r *report.Report) []accelNIC {
 		}
 	}
 	if len(best) == 0 {
+		unknown := map[string]bool{} // a path the source cannot tell may be the best
 		for _, p := range pairs {
+			if p.Pair.SMI == string(topology.Unknown) {
+				unknown[p.GPU.BDF] = true
+			}
+		}
+		for _, p := range pairs {
+			if unknown[p.GPU.BDF] {
+				continue
+			}
 			cur, ok := best[p.GPU.BDF]
 			if !ok {
 				order = append(order, p.GPU.BDF)
