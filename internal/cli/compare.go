@@ -124,7 +124,8 @@ func (a *analysis) serverSummary(res *advisor.Result) *server {
 	nics, _ := a.shownNICs()
 	for _, acc := range g.OfKind(topology.KindAccelerator) {
 		for _, n := range nics {
-			s.Labels[string(g.Classify(acc, n).SMI)]++
+			p := g.Classify(acc, n)
+			s.Labels[labelText(p.SMI, p.LabelUncertain)]++
 		}
 	}
 	seen := map[string]bool{}
@@ -153,9 +154,14 @@ func (a *analysis) serverSummary(res *advisor.Result) *server {
 	s.rows["NICs (RDMA)"] = a.census(nics, true)
 	var labels []string
 	for _, l := range []string{"PIX", "PXB", "PHB", "NODE", "SYS"} {
-		if n := s.Labels[l]; n > 0 {
-			labels = append(labels, fmt.Sprintf("%s %d", l, n))
+		for _, k := range []string{l, l + "?"} { // NODE? counts apart from NODE
+			if n := s.Labels[k]; n > 0 {
+				labels = append(labels, fmt.Sprintf("%s %d", k, n))
+			}
 		}
+	}
+	if n := s.Labels[string(topology.Unknown)]; n > 0 {
+		labels = append(labels, fmt.Sprintf("unknown %d", n))
 	}
 	s.rows["Pairs by label"] = strings.Join(labels, ", ")
 	s.rows["Plan: worst pair"] = gbps(s.Worst)
@@ -170,7 +176,10 @@ func (a *analysis) serverSummary(res *advisor.Result) *server {
 // better ranks servers: the worst planned pair first (what a collective
 // waits for), then the mean, then fewer critical and warning findings.
 func better(x, y *server) bool {
+	xu, yu := x.Labels[string(topology.Unknown)], y.Labels[string(topology.Unknown)]
 	switch {
+	case (xu == 0) != (yu == 0): // a server whose paths are unknown cannot be ranked first
+		return xu == 0
 	case x.Worst != y.Worst:
 		return x.Worst > y.Worst
 	case x.Mean != y.Mean:
@@ -183,6 +192,11 @@ func better(x, y *server) bool {
 
 // why says in one sentence why the first server beats the second.
 func why(best, next *server) string {
+	for _, s := range []*server{best, next} {
+		if n := s.Labels[string(topology.Unknown)]; n > 0 {
+			return fmt.Sprintf("%s cannot be ranked: %d of its accelerator-NIC paths are unknown (the source shows no PCI hierarchy: capture lspci -tv, or sudo lspci -vvv)", s.Name, n)
+		}
+	}
 	var reasons []string
 	if best.Worst != next.Worst {
 		reasons = append(reasons, fmt.Sprintf("its worst accelerator-NIC pair is expected at %s against %s", gbps(best.Worst), gbps(next.Worst)))
