@@ -21,7 +21,7 @@ type Plan struct {
 type Assignment struct {
 	GPU, NIC     *topology.Device
 	ExpectedGbps float64 // the pair's prediction, before sharing
-	Shared       int     // accelerators on this NIC (1: its own)
+	Shared       int     // accelerators on this NIC's card, Socket Direct halves together (1: its own)
 }
 
 // RankEnv is the environment of local rank LocalRank, which drives the
@@ -50,25 +50,16 @@ func (r RankEnv) Env() []string {
 	return out
 }
 
-// railNICs are the NICs worth planning with: the RDMA-capable ones when any
-// NIC has an RDMA device (a 1 GbE management port is no rail), else all.
+// railNICs are the NICs worth planning with: the compute NICs (roles.go),
+// which leave out bond ports, the default-route NIC and NICs without RDMA.
 func (a *analysis) railNICs() []*topology.Device {
-	all := a.g.OfKind(topology.KindNIC)
-	var rdma []*topology.Device
-	for _, n := range all {
-		if len(n.RDMA) > 0 {
-			rdma = append(rdma, n)
-		}
-	}
-	if len(rdma) > 0 {
-		return rdma
-	}
-	return all
+	nics, _ := computeNICs(a.g)
+	return nics
 }
 
 // forbidden is the cost of a pair below the threshold: more than any
 // assignment of allowed pairs (|cost| < 1e6 << 28 per row, 64 rows; the
-// label term, at most 5 << 18 a row, and Σ i·j < 2^18 never carry into
+// label term, at most 7 << 18 a row, and Σ i·j < 2^18 never carry into
 // the field above them).
 const forbidden = int64(1e16)
 
@@ -99,12 +90,12 @@ func (a *analysis) plan() Plan {
 	for _, p := range a.preds {
 		pred[[2]*topology.Device{p.GPU, p.NIC}] = p.ExpectedGbps
 	}
-	// near ranks a pair by its label, 5 (PIX) to 1 (SYS): among pairs
+	// near ranks a pair by its label, 6 (PIX) to 1 (SYS), 7 for NVLink: among pairs
 	// expected alike, and where no throughput is known (no link speeds in
 	// the source), the nearer NIC wins.
 	near := map[[2]*topology.Device]int64{}
 	for _, p := range a.pairs {
-		near[[2]*topology.Device{p.A, p.B}] = int64(max(0, 5-p.SMI.Rank()))
+		near[[2]*topology.Device{p.A, p.B}] = int64(max(0, topology.SYS.Rank()+1-p.SMI.Rank()))
 	}
 	w := make([][]float64, len(gpus))
 	var values []float64
@@ -162,7 +153,7 @@ func (a *analysis) plan() Plan {
 	sum := 0.0
 	for i := range pl.Assignments {
 		as := &pl.Assignments[i]
-		as.Shared = load[slots[i]/capacity]
+		as.Shared = cardLoad(a.g, nics, load, slots[i]/capacity)
 		sum += as.ExpectedGbps
 		if i == 0 || as.ExpectedGbps < pl.WorstGbps {
 			pl.WorstGbps = as.ExpectedGbps

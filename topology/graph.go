@@ -142,6 +142,8 @@ type Device struct {
 	Name                         string   // model name, set by the names resolver
 	BARs                         []BAR    // memory BARs from the resource file; nil when not captured
 	ACSRedirect, ACSKnown        bool     // ACS request/completion redirect on this port, and whether config showed it
+	HasACS                       bool     // the port has an ACS capability (config read past 256 bytes)
+	ACSCtl                       uint16   // its ACS Control register, when HasACS
 	MaxReadRequest, MaxPayload   int      // DevCtl, bytes; 0 unknown
 	RelaxedOrdering, DevCtlKnown bool
 	// Positional is set on a function the source shows without an address
@@ -157,6 +159,20 @@ type Device struct {
 	// hangs (plain lspci): Parent and HostBridge are nil and every path to
 	// it is unknown.
 	PlaceUnknown bool
+	// VPDV3 is the V3 keyword of the function's Vital Product Data (a UUID
+	// on ConnectX-8 that ties its Data Direct DMA function to the NIC);
+	// read only for Mellanox functions, "" when absent or unreadable.
+	VPDV3 string
+	// VPDSN is the serial number (SN) of the function's VPD: functions of
+	// one card share it (rdma_topo groups a board's PFs by it).
+	VPDSN string
+	// ComputePartition and MemoryPartition are amdgpu's
+	// current_compute_partition (SPX, DPX, QPX, CPX) and
+	// current_memory_partition (NPS1, NPS4) of an AMD Instinct accelerator.
+	ComputePartition, MemoryPartition string
+	// Bond is the bonding interface a netdev of this function is enslaved
+	// to (net/<if>/master), "" when none.
+	Bond string
 }
 
 // PositionalDomain is the PCI domain of the stand-in addresses of
@@ -220,19 +236,29 @@ type NUMANode struct {
 	CPUs      string // cpulist
 	Distances []int  // SLIT row
 	Socket    int    // package of its first CPU; -1 unknown
+	// MemoryOnly marks a node whose cpulist was read and is empty: memory
+	// without CPUs, such as the GPU memory a Grace superchip onlines. It
+	// is no CPU's node.
+	MemoryOnly bool
 }
 
 // System describes the host around the PCI tree. Empty strings and -1 mean
 // unknown.
 type System struct {
-	Hostname    string
-	CPUVendor   string // vendor_id: GenuineIntel, AuthenticAMD
-	CPUModel    string // model name
-	CPUFamily   int    // cpu family, -1 unknown
-	CPUModelID  int    // model number, -1 unknown
-	Sockets     int    // distinct physical packages, 0 unknown
-	LogicalCPUs int    // 0 unknown
-	NUMANodes   []NUMANode
+	Hostname   string
+	CPUVendor  string // vendor_id: GenuineIntel, AuthenticAMD
+	CPUModel   string // model name
+	CPUFamily  int    // cpu family, -1 unknown
+	CPUModelID int    // model number, -1 unknown
+	// CPUImplementer and CPUPart are an Arm CPU's MIDR fields from
+	// /proc/cpuinfo ("CPU implementer", "CPU part"), -1 unknown.
+	CPUImplementer, CPUPart int
+	// DefaultRouteIf names the interface of the IPv4 default route in
+	// /proc/net/route, "" when the source has no route table.
+	DefaultRouteIf string
+	Sockets        int // distinct physical packages, 0 unknown
+	LogicalCPUs    int // 0 unknown
+	NUMANodes      []NUMANode
 	// NUMANodesPartial is set when NUMANodes holds only the nodes some
 	// devices named (a dump with NUMA lines but no node list): the machine
 	// may have more, so one node listed is not a one-node machine.

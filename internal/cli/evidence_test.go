@@ -21,7 +21,17 @@ func TestTextEvidence(t *testing.T) {
 		}
 		t.Skipf("corpus missing (%v)", err)
 	}
-	type finding struct{ Code, Evidence, Remedy string }
+	type finding struct {
+		Code, Evidence string
+		Remedy         []struct{ Kind, Text, Comment string }
+	}
+	remedy := func(f finding) string {
+		var b strings.Builder
+		for _, s := range f.Remedy {
+			b.WriteString(s.Text + " # " + s.Comment + "\n")
+		}
+		return b.String()
+	}
 	check := func(name string, in []byte, args ...string) []finding {
 		t.Helper()
 		var out, errb bytes.Buffer
@@ -29,13 +39,19 @@ func TestTextEvidence(t *testing.T) {
 		if code != ExitOK && code != ExitFindings {
 			t.Fatalf("%s: exit %d: %s", name, code, errb.String())
 		}
-		var r struct{ Findings []finding }
-		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		var c struct {
+			Sources []struct{ Report struct{ Findings []finding } }
+		}
+		if err := json.Unmarshal(out.Bytes(), &c); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		if len(c.Sources) != 1 {
+			t.Fatalf("%s: %d sources in the check", name, len(c.Sources))
+		}
+		r := c.Sources[0].Report
 		for _, f := range r.Findings {
-			if strings.Contains(f.Evidence, "sys/bus/pci") || strings.Contains(f.Remedy, "run gdtopo as root") {
-				t.Errorf("%s: %s cites sysfs or gdtopo's privileges for a text dump: evidence %q, remedy %q", name, f.Code, f.Evidence, f.Remedy)
+			if strings.Contains(f.Evidence, "sys/bus/pci") || strings.Contains(remedy(f), "run gdtopo as root") {
+				t.Errorf("%s: %s cites sysfs or gdtopo's privileges for a text dump: evidence %q, remedy %q", name, f.Code, f.Evidence, remedy(f))
 			}
 		}
 		return r.Findings
@@ -66,8 +82,8 @@ func TestTextEvidence(t *testing.T) {
 		seen[f.Code] = f
 	}
 	acs, link := seen["acs-unknown"], seen["link-speed-degraded"]
-	if !strings.HasPrefix(acs.Evidence, "standard input line ") || !strings.Contains(acs.Remedy, "sudo lspci -vvv") {
-		t.Errorf("acs-unknown: evidence %q, remedy %q; want a line of standard input and sudo lspci -vvv", acs.Evidence, acs.Remedy)
+	if !strings.HasPrefix(acs.Evidence, "standard input line ") || !strings.Contains(remedy(acs), "sudo lspci -vvv") {
+		t.Errorf("acs-unknown: evidence %q, remedy %q; want a line of standard input and sudo lspci -vvv", acs.Evidence, remedy(acs))
 	}
 	if !strings.HasPrefix(link.Evidence, "standard input line ") || !strings.Contains(link.Evidence, "LnkSta") {
 		t.Errorf("link-speed-degraded: evidence %q; want the LnkSta of a line of standard input", link.Evidence)
