@@ -94,6 +94,9 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 	if err := a.names.Err(); err != nil && o.PCIIDs != "" {
 		return nil, err
 	}
+	if l := g.NVLinkLack(); l != "" { // after naming: a model name can say SXM
+		g.Lacks = append(g.Lacks, l)
+	}
 	return a, nil
 }
 

@@ -24,8 +24,11 @@ func newCmdMatrix(g *globalOptions) *cobra.Command {
 		Long: `Matrix prints every accelerator and NIC against every other with nvidia-smi's
 labels, CPU and NUMA affinity for accelerators, and the NIC legend.
 
-NVLink is not visible in sysfs: accelerator pairs show their PCIe path, where
-nvidia-smi would print NV# for NVLink-connected GPUs.`,
+NVLink is not visible in sysfs or lspci: where the source suggests it
+(NVSwitch functions, SXM or OAM modules) accelerator pairs read NV?, never a
+PCIe label. An NCCL topology dump's NVLink elements, or the host's own
+nvidia-smi topo -m (concatenated with a text dump, or given with --nvsmi),
+give NV# counts.`,
 		Example: `  $ gdtopo matrix fixtures/dgx-a100`,
 		Args:    args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -58,11 +61,16 @@ func matrixRun(opts *matrixOptions) error {
 		return err
 	}
 	fmt.Fprint(opts.IO.Out, legend)
+	nv, uncertain := false, false
 	for _, p := range pairs {
-		if p.LabelUncertain {
-			fmt.Fprint(opts.IO.Out, uncertainLegend)
-			break
-		}
+		nv = nv || p.SMI.Rank() == topology.NVL.Rank()
+		uncertain = uncertain || p.LabelUncertain
+	}
+	if nv {
+		fmt.Fprint(opts.IO.Out, nvLegend)
+	}
+	if uncertain {
+		fmt.Fprint(opts.IO.Out, uncertainLegend)
 	}
 	if len(hidden) > 0 {
 		fmt.Fprintf(opts.IO.Out, "\nNot shown, no RDMA device: %s\n", bdfs(hidden))
@@ -70,7 +78,7 @@ func matrixRun(opts *matrixOptions) error {
 	return nil
 }
 
-// legend is nvidia-smi's, verbatim (nccl-semantics.md §2.1), less NV#.
+// legend is nvidia-smi's, verbatim, less NV# (nvLegend).
 const legend = `
 Legend:
 
@@ -82,5 +90,10 @@ Legend:
   PIX  = Connection traversing at most a single PCIe bridge
 `
 
+// nvLegend is nvidia-smi's NV# line, and what gdtopo's NV? means.
+const nvLegend = `  NV#  = Connection traversing a bonded set of # NVLinks
+  NV?  = NVLink likely (NVSwitch functions, SXM or OAM modules) but not in the source: NV# or a PCIe label
+`
+
 // uncertainLegend explains the mark on labels that rest on a guess.
-const uncertainLegend = "  ?    = the label rests on an unknown NUMA node (see gdtopo check)\n"
+const uncertainLegend = "  ?    = the label rests on something the source does not show (see gdtopo check)\n"

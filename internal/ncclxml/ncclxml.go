@@ -447,6 +447,9 @@ func (p *parser) finish() {
 		p.warn(p.name, fmt.Sprintf("%d <pci> elements without class (%s): kind unknown", len(p.noClass), strings.Join(p.noClass, ", ")))
 	}
 	p.nvlinks()
+	// A dump (NCCL_TOPO_DUMP_FILE) records every NVLink NVML reports, so a
+	// file with any records them all (xml.cc, ncclTopoGetXmlFromGpu).
+	p.g.NVLinkRecorded = len(p.links) > 0
 	p.g.Lacks = append(p.g.Lacks, baseLacks...)
 	if p.pcilinks > 0 {
 		p.g.Lacks = append(p.g.Lacks, fmt.Sprintf("%d <pcilink> Broadcom virtual switch links (not modelled: NCCL would join those switches at PXB)", p.pcilinks))

@@ -70,8 +70,8 @@ var corpus = map[string]corpusWant{
 	"azure-ncv4-graph.xml": {err: "an NCCL graph file (rings/trees), not a topology"},
 	"aws-p4d-24xl-topo.xml": {acc: 8, nic: 4, cpus: 2, noWarning: true, pairs: []pairWant{
 		{"0000:10:1c.0", "0000:10:1b.0", "PIX", "PIX", false}, // switch 0
-		{"0000:10:1c.0", "0000:10:1d.0", "PIX", "PIX", false},
-		{"0000:10:1c.0", "0000:20:1b.0", "PHB", "PHB", true}, // switch 1, same cpu
+		{"0000:10:1c.0", "0000:10:1d.0", "NV", "NVL", true},   // two A100 SXM4, no <nvlink>: NV?, not PIX
+		{"0000:10:1c.0", "0000:20:1b.0", "PHB", "PHB", true},  // switch 1, same cpu
 		{"0000:10:1c.0", "0000:90:1b.0", "SYS", "SYS", false},
 	}},
 	"aws-p4de-24xl-topo.xml": {acc: 8, nic: 4, cpus: 2, noWarning: true, pairs: []pairWant{

@@ -148,6 +148,7 @@ type Pair struct {
 	B              string   `json:"b"`
 	Kinds          []string `json:"kinds"`
 	SMI            string   `json:"smi"`
+	PCIeSMI        string   `json:"pcie_smi,omitempty"` // an NVLink pair's PCIe label
 	NCCL           string   `json:"nccl"`
 	Path           string   `json:"path"`
 	Hops           []Hop    `json:"hops,omitempty"` // empty when the pair's hops were not given
@@ -304,7 +305,7 @@ func nonNil(s []string) []string {
 
 func pair(p topology.Pair) Pair {
 	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: []string{string(p.A.Kind), string(p.B.Kind)},
-		SMI: string(p.SMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: p.BottleneckGbps, LabelUncertain: p.LabelUncertain, Notes: p.Notes, Hops: []Hop{}}
+		SMI: string(p.SMI), PCIeSMI: string(p.PCIeSMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: p.BottleneckGbps, LabelUncertain: p.LabelUncertain, Notes: p.Notes, Hops: []Hop{}}
 	for _, h := range p.Hops {
 		out.Hops = append(out.Hops, Hop{From: h.From, To: h.To, Kind: string(h.Kind),
 			CurrentGTs: h.Link.CurrentGTs, CurrentWidth: h.Link.CurrentWidth, Gbps: h.Gbps})

@@ -1,0 +1,139 @@
+package topology
+
+import (
+	"fmt"
+	"strings"
+)
+
+// NVLinkUnknown is the nvidia-smi label of an accelerator pair that NVLink
+// (or AMD's xGMI) may join although the source cannot show it: tables print
+// it as "NV?" (the "?" of LabelUncertain). nvidia-smi itself prints NV# for
+// a bonded set of # NVLinks (nvidia-smi topo -m legend), and NCCL's path is
+// then PATH_NVL (src/graph/paths.cc, ncclTopoComputePaths); sysfs has no
+// NVLink at all: NCCL asks NVML for every link (src/graph/xml.cc,
+// ncclTopoGetXmlFromGpu).
+const NVLinkUnknown Label = "NV"
+
+// sxmParts are accelerators built as SXM or OAM modules: they sit on a
+// baseboard whose NVLink (NVIDIA) or xGMI (AMD) fabric joins them, so two of
+// them are rarely joined by PCIe alone. Device IDs as pci.ids and NVIDIA's
+// and AMD's product pages name them.
+var sxmParts = map[uint32]string{
+	uint32(VendorNVIDIA)<<16 | 0x15f9: "Tesla P100 SXM2",
+	uint32(VendorNVIDIA)<<16 | 0x1db1: "Tesla V100 SXM2",
+	uint32(VendorNVIDIA)<<16 | 0x1db5: "Tesla V100 SXM2",
+	uint32(VendorNVIDIA)<<16 | 0x1df5: "Tesla V100 SXM2",
+	uint32(VendorNVIDIA)<<16 | 0x1db8: "Tesla V100 SXM3",
+	uint32(VendorNVIDIA)<<16 | 0x20b0: "A100 SXM4",
+	uint32(VendorNVIDIA)<<16 | 0x20b2: "A100 SXM4",
+	uint32(VendorNVIDIA)<<16 | 0x20b3: "A100 SXM",
+	uint32(VendorNVIDIA)<<16 | 0x20f3: "A800 SXM4",
+	uint32(VendorNVIDIA)<<16 | 0x2324: "H800 SXM5",
+	uint32(VendorNVIDIA)<<16 | 0x2330: "H100 SXM5",
+	uint32(VendorNVIDIA)<<16 | 0x2335: "H200 SXM",
+	uint32(VendorNVIDIA)<<16 | 0x2901: "B200",
+	uint32(VendorAMD)<<16 | 0x7408:    "Instinct MI250X OAM",
+	uint32(VendorAMD)<<16 | 0x740c:    "Instinct MI250X/MI250 OAM",
+	uint32(VendorAMD)<<16 | 0x74a1:    "Instinct MI300X OAM",
+}
+
+// sxmWords are the words in a model name that mark an SXM or OAM module,
+// for devices whose ID the table above does not hold.
+var sxmWords = []string{"SXM", "OAM", "HGX", "MI300X", "MI250"}
+
+// nvlinkKnown returns the NVLinks joining a and b and whether the source
+// said so either way: a recorded bond (Count > 0), a recorded absence
+// (Count 0), or a source that records every bond (NVLinkRecorded).
+func (g *Graph) nvlinkKnown(a, b *Device) (count int, known bool) {
+	for _, l := range g.NVLinks {
+		if l.A == a.Addr && l.B == b.Addr || l.A == b.Addr && l.B == a.Addr {
+			return l.Count, true
+		}
+	}
+	return 0, g.NVLinkRecorded
+}
+
+// NVLinkHint says why the accelerators of g are likely joined by NVLink or
+// xGMI that the source cannot show (NVSwitch functions, SXM or OAM
+// modules), or "" when nothing suggests it, there are fewer than two
+// accelerators, or the source records every NVLink itself.
+func (g *Graph) NVLinkHint() string {
+	if g.NVLinkRecorded {
+		return ""
+	}
+	accels, nvswitches := 0, 0
+	var module string
+	for _, d := range g.Devices {
+		switch {
+		case d.IsVirtualFunction():
+		case d.Kind == KindNVSwitch:
+			nvswitches++
+		case d.Kind == KindAccelerator:
+			accels++
+			if module == "" {
+				module = sxmModule(d)
+			}
+		}
+	}
+	switch {
+	case accels < 2:
+		return ""
+	case nvswitches > 0:
+		return fmt.Sprintf("%d NVSwitch functions", nvswitches)
+	case module != "":
+		return module + " modules"
+	}
+	return ""
+}
+
+// sxmModule names d's model when it is an SXM or OAM module, else "".
+func sxmModule(d *Device) string {
+	if m, ok := sxmParts[uint32(d.VendorID)<<16|uint32(d.DeviceID)]; ok {
+		return m
+	}
+	up := strings.ToUpper(d.Name)
+	for _, w := range sxmWords {
+		if strings.Contains(up, w) {
+			return d.Name
+		}
+	}
+	return ""
+}
+
+// NVLinkLack is the "Source lacks" line for NVLink: what the source cannot
+// tell about the accelerator pairs and what would supply it, or "" when it
+// records NVLink or nothing suggests any.
+func (g *Graph) NVLinkLack() string {
+	hint := g.NVLinkHint()
+	if hint == "" {
+		return ""
+	}
+	return "NVLink (" + hint + " suggest it; accelerator pairs read NV?: the host's nvidia-smi topo -m supplies it, see gdtopo verify)"
+}
+
+// nvlinkPair applies what is known about NVLink to an accelerator pair p
+// whose PCIe labels are set: a recorded bond gives NV# and NCCL's NVL; a
+// pair NVLink may join, by hint, reads NVLinkUnknown with a note naming its
+// PCIe label; a pair the source says has none keeps its PCIe label.
+func (g *Graph) nvlinkPair(p *Pair, hint string) {
+	count, known := g.nvlinkKnown(p.A, p.B)
+	switch {
+	case count > 0:
+		// nvidia-smi prints NV# for a direct NVLink bond; NCCL's path is NVL.
+		p.PCIeSMI = p.SMI
+		p.SMI, p.NCCL, p.Path = Label(fmt.Sprintf("NV%d", count)), NVL, fmt.Sprintf("NVLink (%d links)", count)
+		p.LabelUncertain, p.Notes = false, nil // the PCIe path's doubts do not touch the NVLink label
+	case known || hint == "" || p.A.Kind != KindAccelerator || p.B.Kind != KindAccelerator:
+	default:
+		pcie := string(p.SMI)
+		if p.LabelUncertain {
+			pcie += "?"
+		}
+		p.PCIeSMI = p.SMI
+		p.Notes = append([]string{fmt.Sprintf(
+			"%s suggest NVLink, which the source cannot show: nvidia-smi prints NV# if NVLink joins this pair, else its PCIe label %s (%s)",
+			hint, pcie, p.Path)}, p.Notes...)
+		p.SMI, p.NCCL, p.Path = NVLinkUnknown, NVL, "NVLink likely ("+p.Path+" over PCIe)"
+		p.LabelUncertain = true
+	}
+}
