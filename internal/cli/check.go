@@ -65,6 +65,7 @@ object of key: value, for example with your own ib_write_bw --use_cuda results):
 	}
 	opts.addFlags(cmd)
 	g.addOutputFlag(cmd, formatJSONL, formatPrometheus, formatNFD)
+	g.addNVSMIFlag(cmd)
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", string(advisor.Critical), "exit with status 3 when a finding is at least this severe: critical, warning or info")
 	return cmd
 }
@@ -75,6 +76,9 @@ func checkRun(opts *checkOptions) error {
 		return &usageError{fmt.Errorf("--fail-on: %w", err)}
 	}
 	opts.Sources = expandSources(opts.Sources)
+	if opts.NVSMI != "" && len(opts.Sources) > 1 {
+		return usagef("--nvsmi describes one host: give it with one source")
+	}
 	switch opts.Output {
 	case formatJSONL, formatPrometheus, formatNFD:
 		if len(opts.Sources) == 0 {
@@ -222,7 +226,7 @@ func (a *analysis) summary() [][]string {
 	if levels, top := len(a.g.Switches()), len(a.g.TopSwitches()); levels != top {
 		switches += fmt.Sprintf(" (%d switch levels)", levels)
 	}
-	return [][]string{
+	rows := [][]string{
 		{"Source", fmt.Sprintf("%s (%s)", a.src.Name, a.src.Format)},
 		{"Host", unknown(s.Hostname)},
 		{"CPU", cpu},
@@ -233,6 +237,10 @@ func (a *analysis) summary() [][]string {
 		{"PCI functions", strconv.Itoa(len(a.g.Devices))},
 		{"Source lacks", lacks},
 	}
+	if v := a.nvsmi; v != nil {
+		rows = append(rows, []string{"nvidia-smi", v.summary()})
+	}
+	return rows
 }
 
 // census counts devices by model, and by link with withLinks:

@@ -39,6 +39,7 @@ give NV# counts.`,
 		},
 	}
 	g.addOutputFlag(cmd)
+	g.addNVSMIFlag(cmd)
 	return cmd
 }
 

@@ -18,6 +18,7 @@ type globalOptions struct {
 	IO     *Streams
 	Output string // -o
 	PCIIDs string // --pci-ids
+	NVSMI  string // --nvsmi: the host's nvidia-smi topo -m, for the commands that take it
 
 	namesOnce sync.Once
 	names     *names.Resolver
@@ -53,7 +54,7 @@ Exit status: 0 ok, 1 error, 2 usage, 3 problems found at or above --fail-on.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.PersistentFlags().StringVar(&opts.PCIIDs, "pci-ids", "", "pci.ids file for device names (default: the system's, never downloaded)")
-	root.AddCommand(newCmdCheck(opts), newCmdMatrix(opts), newCmdTree(opts), newCmdPath(opts), newCmdCompare(opts), newCmdExport(opts), newCmdSnapshot(opts))
+	root.AddCommand(newCmdCheck(opts), newCmdMatrix(opts), newCmdTree(opts), newCmdPath(opts), newCmdCompare(opts), newCmdExport(opts), newCmdSnapshot(opts), newCmdVerify(opts))
 	return root
 }
 
@@ -63,6 +64,11 @@ func (o *globalOptions) addOutputFlag(cmd *cobra.Command, extra ...string) {
 	formats := append(append([]string{}, render.Formats...), extra...)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", string(render.Text), "output format: "+strings.Join(formats, ", "))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// addNVSMIFlag gives a command --nvsmi FILE.
+func (o *globalOptions) addNVSMIFlag(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.NVSMI, "nvsmi", "", "the host's nvidia-smi topo -m output: NV# counts, NIC names and the driver's labels to check the source against")
 }
 
 // format checks -o.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"github.com/gdtopo/gdtopo/internal/hwloc"
 	"github.com/gdtopo/gdtopo/internal/lspcidump"
 	"github.com/gdtopo/gdtopo/internal/ncclxml"
+	"github.com/gdtopo/gdtopo/internal/nvsmi"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -58,13 +60,18 @@ func (o *globalOptions) readText(name string) (*source.Source, *topology.Graph, 
 	if len(data) == 0 {
 		return nil, nil, fmt.Errorf("%s: empty input", display)
 	}
+	matrix, rest, ok := nvsmi.Split(data) // a matrix pasted with the dump
+	if ok && len(bytes.TrimSpace(rest)) == 0 {
+		return nil, nil, fmt.Errorf("%s: an nvidia-smi topo -m matrix alone, with no PCIe tree: paste it with a dump (lspci -tv), or give it with --nvsmi or to gdtopo verify beside a source", display)
+	}
+	data = rest
 	for _, t := range textFormats {
 		if t.sniff(data) {
 			g, err := t.parse(display, data)
 			if err != nil {
 				return nil, nil, err
 			}
-			return &source.Source{Name: display, Kind: "file", Format: t.name}, g, nil
+			return &source.Source{Name: display, Kind: "file", Format: t.name, NVSMI: matrix}, g, nil
 		}
 	}
 	return nil, nil, fmt.Errorf("%s: %w, lspci output, NCCL or hwloc topology XML, or lstopo text", display, source.ErrUnrecognized)

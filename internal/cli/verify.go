@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gdtopo/gdtopo/internal/render"
+)
+
+// verifyOptions are gdtopo verify's inputs.
+type verifyOptions struct {
+	*globalOptions
+	Source string
+}
+
+func newCmdVerify(g *globalOptions) *cobra.Command {
+	opts := &verifyOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "verify SOURCE [NVSMI_FILE]",
+		Short: "Check the source's labels against the host's own nvidia-smi topo -m",
+		Long: `Verify sets every cell of the host's nvidia-smi topo -m against the label
+gdtopo gives the same pair from SOURCE's PCIe tree, and lists every cell where
+they disagree, with what may explain it: a tree that is not this host's, a
+hypervisor's virtual tree, a label the source could only guess (NODE?), NVLink
+the source cannot show. NV# cells where the source could only say NV? are
+counted as NVLink the tree lacks, not as disagreements.
+
+The matrix is NVSMI_FILE, or --nvsmi FILE, or the matrix pasted before or
+after a text dump in SOURCE itself (cat nvsmi.txt lspci-tv.txt | gdtopo verify -).
+GPUs are matched in PCI bus order, as nvidia-smi numbers them; NICs by RDMA
+name, or, where the source names none (lspci dumps), in the order of the
+Mellanox functions, which the report says.
+
+Exit status 3 when a cell disagrees; 0 when every compared cell agrees.`,
+		Example: `  $ gdtopo verify fixtures/dgx-a100 nvsmi-topo.txt
+  $ cat nvsmi-topo.txt lspci-tv.txt | gdtopo verify -
+  $ gdtopo verify host.tar.gz --nvsmi nvsmi-topo.txt -o json`,
+		Args: args(cobra.RangeArgs(1, 2)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			opts.Source = a[0]
+			if len(a) == 2 {
+				if opts.NVSMI != "" {
+					return usagef("the matrix given twice: as NVSMI_FILE and with --nvsmi")
+				}
+				opts.NVSMI = a[1]
+			}
+			return verifyRun(opts)
+		},
+	}
+	g.addOutputFlag(cmd)
+	g.addNVSMIFlag(cmd)
+	return cmd
+}
+
+// verifyReport is verify's JSON.
+type verifyReport struct {
+	Source   string       `json:"source"`
+	NVSMI    string       `json:"nvsmi"`
+	GPUsBy   string       `json:"gpus_matched_by"`
+	NICsBy   string       `json:"nics_matched_by"`
+	Compared int          `json:"compared"`
+	Agree    int          `json:"agree"`
+	NVLink   int          `json:"nvlink_not_in_source"`
+	Differ   []verifyCell `json:"differ"`
+	Partial  []string     `json:"partial"`
+	Notes    []string     `json:"notes"`
+}
+
+// verifyCell is one disagreement.
+type verifyCell struct {
+	Row    string `json:"row"`
+	Column string `json:"column"`
+	A      string `json:"a"`
+	B      string `json:"b"`
+	Driver string `json:"nvidia_smi"`
+	Source string `json:"source"`
+	Why    string `json:"why"`
+}
+
+func verifyRun(opts *verifyOptions) error {
+	f, a, err := opts.start(opts.Source, false)
+	if err != nil {
+		return err
+	}
+	v := a.nvsmi
+	if v == nil {
+		return usagef("verify needs the host's nvidia-smi topo -m: give it as NVSMI_FILE, with --nvsmi, or pasted with a text dump")
+	}
+	r := v.result
+	rep := verifyReport{Source: a.src.Name, NVSMI: v.name, GPUsBy: r.GPUsBy, NICsBy: r.NICsBy, Compared: r.Compared,
+		Agree: r.Agree, NVLink: r.NVLink, Differ: []verifyCell{}, Partial: append([]string{}, r.Partial...), Notes: append([]string{}, r.Notes...)}
+	for _, c := range r.Differ {
+		rep.Differ = append(rep.Differ, verifyCell{Row: c.Row, Column: c.Column, A: c.A.BDF(), B: c.B.BDF(), Driver: c.Driver, Source: c.Tree, Why: c.Why})
+	}
+	if f == render.JSON {
+		if err := writeJSON(opts.IO.Out, rep); err != nil {
+			return err
+		}
+	} else if err := writeVerify(render.NewPrinter(opts.IO.Out, f), a, rep); err != nil {
+		return err
+	}
+	if n := len(rep.Differ); n > 0 {
+		fmt.Fprintf(opts.IO.Err, "gdtopo: %d of %d cells differ from nvidia-smi\n", n, rep.Compared)
+		return &exitError{code: ExitFindings}
+	}
+	return nil
+}
+
+func writeVerify(p *render.Printer, a *analysis, rep verifyReport) error {
+	orNot := func(s string) string {
+		if s == "" {
+			return "not matched"
+		}
+		return "by " + s
+	}
+	rows := [][]string{
+		{"Source", fmt.Sprintf("%s (%s)", a.src.Name, a.src.Format)},
+		{"nvidia-smi", rep.NVSMI + ": " + a.nvsmi.matrix.Summary()},
+		{"GPUs", orNot(rep.GPUsBy)},
+		{"NICs", orNot(rep.NICsBy)},
+		{"Cells", a.nvsmi.summary()},
+	}
+	for _, n := range rep.Notes {
+		rows = append(rows, []string{"Note", n})
+	}
+	p.Heading("nvidia-smi topo -m against the source")
+	if err := p.Table([]string{"Item", "Value"}, rows); err != nil {
+		return err
+	}
+	if len(rep.Differ) == 0 {
+		if rep.Compared > 0 {
+			p.Printf("\nevery compared cell agrees\n")
+		}
+		return nil
+	}
+	p.Heading("Cells that differ")
+	var t [][]string
+	for i, c := range rep.Differ {
+		t = append(t, []string{c.Row + " " + c.A, c.Column + " " + c.B, c.Driver, c.Source, a.nvsmi.result.Differ[i].Why})
+	}
+	return p.Table([]string{"Row", "Column", "nvidia-smi", "Source", "Why it may differ"}, t)
+}
+
+// summary counts the cells: "72 compared: 64 agree, 0 differ; 56 NV# the
+// source cannot show".
+func (v *driverMatrix) summary() string {
+	r := v.result
+	s := strconv.Itoa(r.Compared) + " compared: " + strconv.Itoa(r.Agree) + " agree, " + strconv.Itoa(len(r.Differ)) + " differ"
+	if r.NVLink > 0 {
+		s += "; " + strconv.Itoa(r.NVLink) + " NV# the source cannot show"
+	}
+	if len(r.Differ) > 0 {
+		s += " (gdtopo verify lists them)"
+	}
+	if r.Compared == 0 {
+		s += " (no cell matched: " + strings.Join(r.Notes, "; ") + ")"
+	}
+	return s
+}
