@@ -78,10 +78,14 @@ func (g *Graph) NVLinkHint() string {
 	switch {
 	case accels < 2:
 		return ""
+	case g.NCCLView:
+		// Provider topology files (Azure, AWS) leave NVLink out, as NCCL
+		// asks NVML for it at run time, and fragments are cut short.
+		return "an NCCL topology without <nvlink> elements (provider files leave NVLink to NVML)"
 	case nvswitches > 0:
-		return fmt.Sprintf("%d NVSwitch functions", nvswitches)
+		return fmt.Sprintf("%d NVSwitch functions suggest it", nvswitches)
 	case module != "":
-		return module + " modules"
+		return module + " modules suggest it"
 	}
 	return ""
 }
@@ -108,7 +112,7 @@ func (g *Graph) NVLinkLack() string {
 	if hint == "" {
 		return ""
 	}
-	return "NVLink (" + hint + " suggest it; accelerator pairs read NV?: the host's nvidia-smi topo -m supplies it, see gdtopo verify)"
+	return "NVLink (" + hint + ": accelerator pairs read NV?: the host's nvidia-smi topo -m supplies it, see gdtopo verify)"
 }
 
 // nvlinkPair applies what is known about NVLink to an accelerator pair p
@@ -131,9 +135,9 @@ func (g *Graph) nvlinkPair(p *Pair, hint string) {
 		}
 		p.PCIeSMI = p.SMI
 		p.Notes = append([]string{fmt.Sprintf(
-			"%s suggest NVLink, which the source cannot show: nvidia-smi prints NV# if NVLink joins this pair, else its PCIe label %s (%s)",
+			"NVLink not in the source (%s): nvidia-smi prints NV# if NVLink joins this pair, else its PCIe label %s (%s)",
 			hint, pcie, p.Path)}, p.Notes...)
-		p.SMI, p.NCCL, p.Path = NVLinkUnknown, NVL, "NVLink likely ("+p.Path+" over PCIe)"
+		p.SMI, p.NCCL, p.Path = NVLinkUnknown, NVL, "NVLink unknown ("+p.Path+" over PCIe)"
 		p.LabelUncertain = true
 	}
 }

@@ -151,7 +151,7 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 			g.Warnings = append(g.Warnings, topology.Warning{Subject: matrixName, Message: "cut off (" + strings.Join(m.Partial, "; ") + "): the cells it lacks stay as the source gives them"})
 		}
 	}
-	a.aliases = report.Aliases(g) // after Apply: NIC names from the matrix order the NICs
+	a.aliases = report.Aliases(g)     // after Apply: NIC names from the matrix order the NICs
 	if l := g.NVLinkLack(); l != "" { // after naming: a model name can say SXM
 		g.Lacks = append(g.Lacks, l)
 	}

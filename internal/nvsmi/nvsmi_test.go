@@ -185,7 +185,7 @@ func TestNotAMatrix(t *testing.T) {
 	for _, text := range []string{
 		"",
 		"GPU0 is fine\n",
-		"\tGPU0\tGPU1\n", // a header with no row
+		"\tGPU0\tGPU1\n",                // a header with no row
 		"\tGPU0\tGPU1\nGPU1\tNV4\t X\n", // rows must start with the first column
 		"package main\n\nfunc main() {}\n",
 		"GPU0\tGPU1\tSYS\nGPU0 X SYS\n", // a label in the header
