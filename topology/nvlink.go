@@ -2,6 +2,8 @@ package topology
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -37,6 +39,23 @@ var sxmParts = map[uint32]string{
 	uint32(VendorAMD)<<16 | 0x74a1:    "Instinct MI300X OAM",
 }
 
+// bridgeBoards are PCIe boards with NVLink bridge connectors (NVIDIA's
+// product briefs: "NVLink bridge" in each board's specifications): two of
+// them may be bridged, which no PCI data shows.
+var bridgeBoards = map[uint32]string{
+	uint32(VendorNVIDIA)<<16 | 0x20b5: "A100 PCIe",
+	uint32(VendorNVIDIA)<<16 | 0x20f1: "A100 PCIe",
+	uint32(VendorNVIDIA)<<16 | 0x20f5: "A800 PCIe",
+	uint32(VendorNVIDIA)<<16 | 0x20b7: "A30",
+	uint32(VendorNVIDIA)<<16 | 0x2235: "A40",
+	uint32(VendorNVIDIA)<<16 | 0x2230: "RTX A6000",
+	uint32(VendorNVIDIA)<<16 | 0x2231: "RTX A5000",
+	uint32(VendorNVIDIA)<<16 | 0x2204: "GeForce RTX 3090",
+	uint32(VendorNVIDIA)<<16 | 0x2331: "H100 PCIe",
+	uint32(VendorNVIDIA)<<16 | 0x2321: "H100 NVL",
+	uint32(VendorNVIDIA)<<16 | 0x2322: "H800 PCIe",
+}
+
 // sxmWords are the words in a model name that mark an SXM or OAM module,
 // for devices whose ID the table above does not hold.
 var sxmWords = []string{"SXM", "OAM", "HGX", "MI300X", "MI250"}
@@ -53,16 +72,17 @@ func (g *Graph) nvlinkKnown(a, b *Device) (count int, known bool) {
 	return 0, g.NVLinkRecorded
 }
 
-// NVLinkHint says why the accelerators of g are likely joined by NVLink or
+// NVLinkHint says why the accelerators of g may be joined by NVLink or
 // xGMI that the source cannot show (NVSwitch functions, SXM or OAM
-// modules), or "" when nothing suggests it, there are fewer than two
-// accelerators, or the source records every NVLink itself.
+// modules, PCIe boards that take NVLink bridges, an NCCL topology without
+// NVLink elements), or "" when nothing suggests it, there are fewer than
+// two accelerators, or the source records every NVLink itself.
 func (g *Graph) NVLinkHint() string {
 	if g.NVLinkRecorded {
 		return ""
 	}
 	accels, nvswitches := 0, 0
-	var module string
+	var module, board string
 	for _, d := range g.Devices {
 		switch {
 		case d.IsVirtualFunction():
@@ -72,6 +92,9 @@ func (g *Graph) NVLinkHint() string {
 			accels++
 			if module == "" {
 				module = sxmModule(d)
+			}
+			if board == "" {
+				board = bridgeBoards[partID(d)]
 			}
 		}
 	}
@@ -86,13 +109,38 @@ func (g *Graph) NVLinkHint() string {
 		return fmt.Sprintf("%d NVSwitch functions suggest it", nvswitches)
 	case module != "":
 		return module + " modules suggest it"
+	case board != "":
+		return board + " boards take NVLink bridges"
 	}
 	return ""
 }
 
+// unnamedDevice matches how pciutils names a device ID its pci.ids lacks
+// ("NVIDIA Corporation Device 2335", lib/names.c), which is all an
+// lspci -tv paste may say of a new GPU.
+var unnamedDevice = regexp.MustCompile(`^(NVIDIA Corporation|Advanced Micro Devices, Inc\. \[AMD/ATI\]) Device ([0-9a-f]{4})\b`)
+
+// partID is d's vendor and device ID, read from a dump's name for it when
+// the dump gave no IDs.
+func partID(d *Device) uint32 {
+	if d.DeviceID != 0 {
+		return uint32(d.VendorID)<<16 | uint32(d.DeviceID)
+	}
+	m := unnamedDevice.FindStringSubmatch(d.Name)
+	if m == nil {
+		return 0
+	}
+	id, _ := strconv.ParseUint(m[2], 16, 16)
+	vendor := uint32(VendorNVIDIA)
+	if !strings.HasPrefix(m[1], "NVIDIA") {
+		vendor = VendorAMD
+	}
+	return vendor<<16 | uint32(id)
+}
+
 // sxmModule names d's model when it is an SXM or OAM module, else "".
 func sxmModule(d *Device) string {
-	if m, ok := sxmParts[uint32(d.VendorID)<<16|uint32(d.DeviceID)]; ok {
+	if m, ok := sxmParts[partID(d)]; ok {
 		return m
 	}
 	up := strings.ToUpper(d.Name)

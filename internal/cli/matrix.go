@@ -25,8 +25,9 @@ func newCmdMatrix(g *globalOptions) *cobra.Command {
 labels, CPU and NUMA affinity for accelerators, and the NIC legend.
 
 NVLink is not visible in sysfs or lspci: where the source suggests it
-(NVSwitch functions, SXM or OAM modules, an NCCL topology file without NVLink
-elements) accelerator pairs read NV?, never a PCIe label stated as fact. An NCCL topology dump's NVLink elements, or the host's own
+(NVSwitch functions, SXM or OAM modules, PCIe boards that take NVLink bridges,
+an NCCL topology file without NVLink elements) accelerator pairs read NV?,
+never a PCIe label stated as fact. An NCCL topology dump's NVLink elements, or the host's own
 nvidia-smi topo -m (concatenated with a text dump, or given with --nvsmi),
 give NV# counts.`,
 		Example: `  $ gdtopo matrix fixtures/dgx-a100`,
@@ -93,7 +94,7 @@ Legend:
 
 // nvLegend is nvidia-smi's NV# line, and what gdtopo's NV? means.
 const nvLegend = `  NV#  = Connection traversing a bonded set of # NVLinks
-  NV?  = NVLink not in the source, and NVSwitches, SXM/OAM modules or an NCCL file without it suggest it: NV# or a PCIe label
+  NV?  = NVLink possible but not in the source (gdtopo check says why): nvidia-smi prints NV# or a PCIe label
 `
 
 // uncertainLegend explains the mark on labels that rest on a guess.
