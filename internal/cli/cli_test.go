@@ -214,7 +214,7 @@ func TestHelpIsComplete(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("help: exit %d", code)
 	}
-	for _, cmd := range []string{"check", "matrix", "tree", "path"} {
+	for _, cmd := range []string{"check", "matrix", "tree", "path", "verify"} {
 		if !strings.Contains(out, cmd) {
 			t.Errorf("help does not list %s", cmd)
 		}

@@ -63,13 +63,17 @@ func matrixRun(opts *matrixOptions) error {
 		return err
 	}
 	fmt.Fprint(opts.IO.Out, legend)
-	nv, uncertain := false, false
+	nv, nvUnknown, uncertain := false, false, false
 	for _, p := range pairs {
 		nv = nv || p.SMI.Rank() == topology.NVL.Rank()
+		nvUnknown = nvUnknown || p.SMI == topology.NVLinkUnknown
 		uncertain = uncertain || p.LabelUncertain
 	}
 	if nv {
 		fmt.Fprint(opts.IO.Out, nvLegend)
+	}
+	if nvUnknown {
+		fmt.Fprint(opts.IO.Out, nvUnknownLegend)
 	}
 	if uncertain {
 		fmt.Fprint(opts.IO.Out, uncertainLegend)
@@ -92,10 +96,11 @@ Legend:
   PIX  = Connection traversing at most a single PCIe bridge
 `
 
-// nvLegend is nvidia-smi's NV# line, and what gdtopo's NV? means.
-const nvLegend = `  NV#  = Connection traversing a bonded set of # NVLinks
-  NV?  = NVLink possible but not in the source (gdtopo check says why): nvidia-smi prints NV# or a PCIe label
-`
+// nvLegend is nvidia-smi's NV# line.
+const nvLegend = "  NV#  = Connection traversing a bonded set of # NVLinks\n"
+
+// nvUnknownLegend says what gdtopo's NV? means.
+const nvUnknownLegend = "  NV?  = NVLink possible but not in the source (gdtopo check says why): nvidia-smi prints NV# or a PCIe label\n"
 
 // uncertainLegend explains the mark on labels that rest on a guess.
 const uncertainLegend = "  ?    = the label rests on something the source does not show (see gdtopo check)\n"
