@@ -160,7 +160,24 @@ func (g *Graph) NVLinkLack() string {
 	if hint == "" {
 		return ""
 	}
-	return "NVLink (" + hint + ": accelerator pairs read NV?: the host's nvidia-smi topo -m supplies it, see gdtopo verify)"
+	accels := g.OfKind(KindAccelerator)
+	unknown, all := 0, 0
+	for i, a := range accels {
+		for _, b := range accels[i+1:] {
+			all++
+			if _, known := g.nvlinkKnown(a, b); !known {
+				unknown++
+			}
+		}
+	}
+	const supply = ": the host's nvidia-smi topo -m supplies it, see gdtopo verify)"
+	switch unknown {
+	case 0:
+		return ""
+	case all:
+		return "NVLink (" + hint + ": accelerator pairs read NV?" + supply
+	}
+	return fmt.Sprintf("NVLink of %d of %d accelerator pairs (%s: they read NV?%s", unknown, all, hint, supply)
 }
 
 // nvlinkPair applies what is known about NVLink to an accelerator pair p

@@ -34,7 +34,8 @@ GPUs are matched in PCI bus order, as nvidia-smi numbers them; NICs by RDMA
 name, or, where the source names none (lspci dumps), in the order of the
 Mellanox functions, which the report says.
 
-Exit status 3 when a cell disagrees; 0 when every compared cell agrees.`,
+Exit status 3 when a cell disagrees; 0 when none does; 1 when the matrix's
+GPUs do not match the source's (another host, or GPUs hidden from one of them).`,
 		Example: `  $ gdtopo verify fixtures/dgx-a100 nvsmi-topo.txt
   $ cat nvsmi-topo.txt lspci-tv.txt | gdtopo verify -
   $ gdtopo verify host.tar.gz --nvsmi nvsmi-topo.txt -o json`,
@@ -90,6 +91,9 @@ func verifyRun(opts *verifyOptions) error {
 		return usagef("verify needs the host's nvidia-smi topo -m: give it as NVSMI_FILE, with --nvsmi, or pasted with a text dump")
 	}
 	r := v.result
+	if r.GPUsBy == "" || r.Compared == 0 {
+		return fmt.Errorf("%s: cannot be set against %s: %s", v.name, a.src.Name, strings.Join(r.Notes, "; "))
+	}
 	rep := verifyReport{Source: a.src.Name, NVSMI: v.name, GPUsBy: r.GPUsBy, NICsBy: r.NICsBy, Compared: r.Compared,
 		Agree: r.Agree, NVLink: r.NVLink, Differ: []verifyCell{}, Partial: append([]string{}, r.Partial...), Notes: append([]string{}, r.Notes...)}
 	for _, c := range r.Differ {
@@ -131,9 +135,7 @@ func writeVerify(p *render.Printer, a *analysis, rep verifyReport) error {
 		return err
 	}
 	if len(rep.Differ) == 0 {
-		if rep.Compared > 0 {
-			p.Printf("\nevery compared cell agrees\n")
-		}
+		p.Printf("\nno compared cell disagrees\n")
 		return nil
 	}
 	p.Heading("Cells that differ")
@@ -154,9 +156,6 @@ func (v *driverMatrix) summary() string {
 	}
 	if len(r.Differ) > 0 {
 		s += " (gdtopo verify lists them)"
-	}
-	if r.Compared == 0 {
-		s += " (no cell matched: " + strings.Join(r.Notes, "; ") + ")"
 	}
 	return s
 }

@@ -36,7 +36,7 @@ func TestVerify(t *testing.T) {
 	} {
 		var out, errb strings.Builder
 		code := Main(args, strings.NewReader(catFiles(t, nv, tv)), &out, &errb)
-		if code != ExitOK || !strings.Contains(out.String(), "6 compared: 6 agree, 0 differ") || !strings.Contains(out.String(), "every compared cell agrees") {
+		if code != ExitOK || !strings.Contains(out.String(), "6 compared: 6 agree, 0 differ") || !strings.Contains(out.String(), "no compared cell disagrees") {
 			t.Errorf("gdtopo %v: exit %d, stderr %q:\n%s", args, code, errb.String(), out.String())
 		}
 	}
@@ -108,6 +108,7 @@ func TestVerifyErrors(t *testing.T) {
 		{[]string{"verify", fixture, "/nonexistent/nvsmi.txt"}, "", ExitError, "nvsmi.txt"},
 		{[]string{"matrix", "-"}, catFiles(t, nv), ExitError, "standard input: an nvidia-smi topo -m matrix alone"},
 		{[]string{"check", fixture, fixture, "--nvsmi", nv}, "", ExitUsage, "--nvsmi describes one host"},
+		{[]string{"verify", fixture, corpusPath(t, "nvsmi", "nccl-tests-320-3gpu-2nic.txt")}, "", ExitError, "the matrix has 3 GPUs, the source 2 NVIDIA accelerators"},
 	} {
 		var out, errb strings.Builder
 		code := Main(c.args, strings.NewReader(c.stdin), &out, &errb)

@@ -51,6 +51,16 @@ func Map(g *topology.Graph, m *Matrix) Mapping {
 			byName[n] = d
 		}
 	}
+	named := 0
+	for _, c := range cols {
+		if m.NICNames[c] != "" {
+			named++
+		}
+	}
+	if len(byName) > 0 && named == 0 {
+		mp.Notes = append(mp.Notes, "no NIC legend in the matrix (NIC0: mlx5_0 ...): its NICs are not matched to the source's")
+		return mp
+	}
 	if len(byName) > 0 {
 		var missing []string
 		for _, c := range cols {
@@ -62,7 +72,7 @@ func Map(g *topology.Graph, m *Matrix) Mapping {
 		}
 		mp.NICsBy = "RDMA name"
 		if len(missing) > 0 {
-			mp.Notes = append(mp.Notes, fmt.Sprintf("%s: no NIC of that RDMA name in the source (or no NIC legend in the paste)", strings.Join(missing, ", ")))
+			mp.Notes = append(mp.Notes, fmt.Sprintf("%s: no NIC of that RDMA name in the source, or none in the NIC legend", strings.Join(missing, ", ")))
 		}
 		return mp
 	}
