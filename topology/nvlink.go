@@ -170,14 +170,14 @@ func (g *Graph) NVLinkLack() string {
 			}
 		}
 	}
-	const supply = ": the host's nvidia-smi topo -m supplies it, see gdtopo verify)"
+	const supply = "; the host's nvidia-smi topo -m supplies it: gdtopo verify)"
 	switch unknown {
 	case 0:
 		return ""
 	case all:
-		return "NVLink (" + hint + ": accelerator pairs read NV?" + supply
+		return "NVLink (" + hint + "; accelerator pairs read NV?" + supply
 	}
-	return fmt.Sprintf("NVLink of %d of %d accelerator pairs (%s: they read NV?%s", unknown, all, hint, supply)
+	return fmt.Sprintf("NVLink of %d of %d accelerator pairs (%s; they read NV?%s", unknown, all, hint, supply)
 }
 
 // nvlinkPair applies what is known about NVLink to an accelerator pair p
