@@ -120,7 +120,9 @@ func checkReport(opts *checkOptions, name string, level advisor.Severity) error 
 		return err
 	}
 	if f == render.JSON {
-		if err := writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, a.allPairs(), res)); err != nil {
+		rep := report.New(a.sourceInfo(), a.g, a.allPairs(), res)
+		rep.NVSMI = a.nvsmiCheck()
+		if err := writeJSON(opts.IO.Out, rep); err != nil {
 			return err
 		}
 		return failOn(res, level)

@@ -287,6 +287,7 @@ func (opts *checkOptions) fleetLine(op *source.Opener, name string, level adviso
 				pairs = withoutHops(pairs)
 			}
 			line.Report = report.New(a.sourceInfo(), a.g, pairs, res)
+			line.Report.NVSMI = a.nvsmiCheck()
 			if failOn(res, level) != nil {
 				line.ExitCode = ExitFindings
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gdtopo/gdtopo/internal/render"
+	"github.com/gdtopo/gdtopo/internal/report"
 )
 
 // verifyOptions are gdtopo verify's inputs.
@@ -34,6 +35,9 @@ GPUs are matched in PCI bus order, as nvidia-smi numbers them; NICs by RDMA
 name, or, where the source names none (lspci dumps), in the order of the
 Mellanox functions, which the report says.
 
+-o json gives {"source", "nvidia_smi": {the counts, "differ": [each cell]}},
+the part check -o json holds when given the matrix.
+
 Exit status 3 when a cell disagrees; 0 when none does; 1 when the matrix's
 GPUs do not match the source's (another host, or GPUs hidden from one of them).`,
 		Example: `  $ gdtopo verify fixtures/dgx-a100 nvsmi-topo.txt
@@ -56,31 +60,6 @@ GPUs do not match the source's (another host, or GPUs hidden from one of them).`
 	return cmd
 }
 
-// verifyReport is verify's JSON.
-type verifyReport struct {
-	Source   string       `json:"source"`
-	NVSMI    string       `json:"nvsmi"`
-	GPUsBy   string       `json:"gpus_matched_by"`
-	NICsBy   string       `json:"nics_matched_by"`
-	Compared int          `json:"compared"`
-	Agree    int          `json:"agree"`
-	NVLink   int          `json:"nvlink_not_in_source"`
-	Differ   []verifyCell `json:"differ"`
-	Partial  []string     `json:"partial"`
-	Notes    []string     `json:"notes"`
-}
-
-// verifyCell is one disagreement.
-type verifyCell struct {
-	Row    string `json:"row"`
-	Column string `json:"column"`
-	A      string `json:"a"`
-	B      string `json:"b"`
-	Driver string `json:"nvidia_smi"`
-	Source string `json:"source"`
-	Why    string `json:"why"`
-}
-
 func verifyRun(opts *verifyOptions) error {
 	f, a, err := opts.start(opts.Source, false)
 	if err != nil {
@@ -94,13 +73,13 @@ func verifyRun(opts *verifyOptions) error {
 	if r.GPUsBy == "" || r.Compared == 0 {
 		return fmt.Errorf("%s: cannot be set against %s: %s", v.name, a.src.Name, strings.Join(r.Notes, "; "))
 	}
-	rep := verifyReport{Source: a.src.Name, NVSMI: v.name, GPUsBy: r.GPUsBy, NICsBy: r.NICsBy, Compared: r.Compared,
-		Agree: r.Agree, NVLink: r.NVLink, Differ: []verifyCell{}, Partial: append([]string{}, r.Partial...), Notes: append([]string{}, r.Notes...)}
-	for _, c := range r.Differ {
-		rep.Differ = append(rep.Differ, verifyCell{Row: c.Row, Column: c.Column, A: c.A.BDF(), B: c.B.BDF(), Driver: c.Driver, Source: c.Tree, Why: c.Why})
-	}
+	rep := report.NVSMI(v.name, r)
 	if f == render.JSON {
-		if err := writeJSON(opts.IO.Out, rep); err != nil {
+		out := struct {
+			Source report.Source      `json:"source"`
+			NVSMI  *report.NVSMICheck `json:"nvidia_smi"`
+		}{a.sourceInfo(), rep}
+		if err := writeJSON(opts.IO.Out, out); err != nil {
 			return err
 		}
 	} else if err := writeVerify(render.NewPrinter(opts.IO.Out, f), a, rep); err != nil {
@@ -113,7 +92,7 @@ func verifyRun(opts *verifyOptions) error {
 	return nil
 }
 
-func writeVerify(p *render.Printer, a *analysis, rep verifyReport) error {
+func writeVerify(p *render.Printer, a *analysis, rep *report.NVSMICheck) error {
 	orNot := func(s string) string {
 		if s == "" {
 			return "not matched"
@@ -122,7 +101,7 @@ func writeVerify(p *render.Printer, a *analysis, rep verifyReport) error {
 	}
 	rows := [][]string{
 		{"Source", fmt.Sprintf("%s (%s)", a.src.Name, a.src.Format)},
-		{"nvidia-smi", rep.NVSMI + ": " + a.nvsmi.matrix.Summary()},
+		{"nvidia-smi", rep.File + ": " + a.nvsmi.matrix.Summary()},
 		{"GPUs", orNot(rep.GPUsBy)},
 		{"NICs", orNot(rep.NICsBy)},
 		{"Cells", a.nvsmi.summary()},
@@ -140,8 +119,8 @@ func writeVerify(p *render.Printer, a *analysis, rep verifyReport) error {
 	}
 	p.Heading("Cells that differ")
 	var t [][]string
-	for i, c := range rep.Differ {
-		t = append(t, []string{c.Row + " " + c.A, c.Column + " " + c.B, c.Driver, c.Source, a.nvsmi.result.Differ[i].Why})
+	for _, c := range rep.Differ {
+		t = append(t, []string{c.Row + " " + c.A, c.Column + " " + c.B, c.Driver, c.Source, c.Why})
 	}
 	return p.Table([]string{"Row", "Column", "nvidia-smi", "Source", "Why it may differ"}, t)
 }
@@ -158,4 +137,12 @@ func (v *driverMatrix) summary() string {
 		s += " (gdtopo verify lists them)"
 	}
 	return s
+}
+
+// nvsmiCheck is the report's part on the host's matrix; nil without one.
+func (a *analysis) nvsmiCheck() *report.NVSMICheck {
+	if a.nvsmi == nil {
+		return nil
+	}
+	return report.NVSMI(a.nvsmi.name, a.nvsmi.result)
 }

@@ -56,15 +56,19 @@ func TestVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errb := run("verify", tv, changed, "-o", "json")
-	var rep struct {
-		Compared int `json:"compared"`
-		Differ   []struct {
-			Row, Column, A, B string
-			Driver            string `json:"nvidia_smi"`
-			Source            string `json:"source"`
-		} `json:"differ"`
+	var doc struct {
+		NVSMI struct {
+			Compared int `json:"compared"`
+			Differ   []struct {
+				Row, Column, A, B string
+				Driver            string `json:"nvidia_smi"`
+				Source            string `json:"source"`
+			} `json:"differ"`
+		} `json:"nvidia_smi"`
 	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+	err := json.Unmarshal([]byte(out), &doc)
+	rep := doc.NVSMI
+	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
 	if code != ExitFindings || !strings.Contains(errb, "1 of 6 cells differ") || len(rep.Differ) != 1 ||
@@ -90,6 +94,18 @@ func TestNVSMIGivesNVLink(t *testing.T) {
 	code, out, _ = run("check", fixture, "--nvsmi", nv)
 	if code != ExitOK || strings.Contains(out, "Source lacks   NVLink") || !strings.Contains(out, "153 compared: 125 agree, 0 differ; 28 NV# the source cannot show") {
 		t.Errorf("check --nvsmi: exit %d:\n%s", code, out)
+	}
+	code, out, _ = run("check", fixture, "--nvsmi", nv, "-o", "json")
+	var doc struct {
+		Lacks []string `json:"lacks"`
+		NVSMI *struct {
+			Compared, Agree int
+			NVLink          int `json:"nvlink_not_in_source"`
+		} `json:"nvidia_smi"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK || doc.NVSMI == nil ||
+		doc.NVSMI.Compared != 153 || doc.NVSMI.Agree != 125 || doc.NVSMI.NVLink != 28 {
+		t.Errorf("check --nvsmi -o json: exit %d, %v, %+v", code, err, doc.NVSMI)
 	}
 }
 

@@ -106,6 +106,9 @@ type block struct {
 // row whose first field is the first column.
 func locate(lines []string) (block, bool) {
 	for i, l := range lines {
+		if !strings.Contains(l, "GPU0") {
+			continue // most lines of a dump: no Fields for them
+		}
 		cols, _, ok := header(l)
 		if !ok || i+1 >= len(lines) {
 			continue
@@ -149,6 +152,9 @@ func isColumn(cols []string, s string) bool {
 
 // Sniff reports whether data holds an nvidia-smi topo -m matrix.
 func Sniff(data []byte) bool {
+	if !bytes.Contains(data, []byte("GPU0")) {
+		return false
+	}
 	_, ok := locate(lines(data))
 	return ok
 }
@@ -163,6 +169,9 @@ func lines(data []byte) []string {
 // lspci dump pasted after it: matrix is that part, rest the text without
 // it. ok is false when the text holds no matrix.
 func Split(data []byte) (matrix, rest []byte, ok bool) {
+	if !bytes.Contains(data, []byte("GPU0")) {
+		return nil, data, false
+	}
 	ls := lines(data)
 	b, ok := locate(ls)
 	if !ok {

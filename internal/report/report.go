@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/gdtopo/gdtopo/advisor"
+	"github.com/gdtopo/gdtopo/internal/nvsmi"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -27,6 +28,8 @@ type Report struct {
 	NCCLVersion string    `json:"nccl_version,omitempty"` // whose GPUDirect RDMA rules decided "gdr"
 	Findings    []Finding `json:"findings,omitempty"`
 	Plan        *Plan     `json:"plan,omitempty"`
+	// The host's nvidia-smi topo -m against the tree, when it was given.
+	NVSMI *NVSMICheck `json:"nvidia_smi,omitempty"`
 }
 
 // Finding is one problem the advisor found.
@@ -320,6 +323,41 @@ func plan(p advisor.Plan) *Plan {
 	}
 	for _, r := range p.Ranks {
 		out.Ranks = append(out.Ranks, Rank{LocalRank: r.LocalRank, Env: r.Env(), Numactl: r.Numactl})
+	}
+	return out
+}
+
+// NVSMICheck is the host's own nvidia-smi topo -m set against the source's
+// tree (gdtopo verify, and check with the matrix given).
+type NVSMICheck struct {
+	File     string      `json:"file"`
+	GPUsBy   string      `json:"gpus_matched_by"` // "" when not matched
+	NICsBy   string      `json:"nics_matched_by"`
+	Compared int         `json:"compared"`
+	Agree    int         `json:"agree"`
+	NVLink   int         `json:"nvlink_not_in_source"` // NV# cells where the source could say only NV?
+	Differ   []NVSMICell `json:"differ"`
+	Partial  []string    `json:"partial"` // what a cut-off matrix lacks
+	Notes    []string    `json:"notes"`
+}
+
+// NVSMICell is one cell where the driver's label and the source's differ.
+type NVSMICell struct {
+	Row    string `json:"row"` // the matrix's names: GPU0, NIC3, mlx5_2
+	Column string `json:"column"`
+	A      string `json:"a"` // BDFs
+	B      string `json:"b"`
+	Driver string `json:"nvidia_smi"`
+	Source string `json:"source"` // gdtopo's label, "?" marking a guess
+	Why    string `json:"why"`
+}
+
+// NVSMI builds the NVSMICheck of a comparison.
+func NVSMI(file string, r nvsmi.Result) *NVSMICheck {
+	out := &NVSMICheck{File: file, GPUsBy: r.GPUsBy, NICsBy: r.NICsBy, Compared: r.Compared, Agree: r.Agree, NVLink: r.NVLink,
+		Differ: []NVSMICell{}, Partial: append([]string{}, r.Partial...), Notes: append([]string{}, r.Notes...)}
+	for _, c := range r.Differ {
+		out.Differ = append(out.Differ, NVSMICell{Row: c.Row, Column: c.Column, A: c.A.BDF(), B: c.B.BDF(), Driver: c.Driver, Source: c.Tree, Why: c.Why})
 	}
 	return out
 }
