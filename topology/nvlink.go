@@ -104,7 +104,7 @@ func (g *Graph) NVLinkHint() string {
 	case g.NCCLView:
 		// Provider topology files (Azure, AWS) leave NVLink out, as NCCL
 		// asks NVML for it at run time, and fragments are cut short.
-		return "an NCCL topology without <nvlink> elements (provider files leave NVLink to NVML)"
+		return "an NCCL topology that does not record every NVLink (provider files leave it to NVML; fragments are cut)"
 	case nvswitches > 0:
 		return fmt.Sprintf("%d NVSwitch functions suggest it", nvswitches)
 	case module != "":
