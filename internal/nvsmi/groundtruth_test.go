@@ -103,6 +103,9 @@ func TestNoConfidentLabelContradictsNvidiaSmi(t *testing.T) {
 		{"puget lspci -tv + -vvv", []string{filepath.Join(puget, "lspci-tv.txt"), filepath.Join(puget, "lspci-vvv.md")}, filepath.Join(puget, "nvsmi-topo.txt"), 6},
 		{"fixture wrx90-threadripper", []string{filepath.Join("..", "..", "fixtures", "wrx90-threadripper")}, filepath.Join(puget, "nvsmi-topo.txt"), 6},
 		{"fixture dgx-a100", []string{filepath.Join("..", "..", "fixtures", "dgx-a100")}, filepath.Join(dir, "nvsmi", "dgxa100-like-epyc7742-8xa100-10nic.txt"), 153},
+		// Two DGX-2s, not one host: the design fixes the GPU pairs (NV6); the
+		// hwloc XML has no NICs. The matrix is cut after GPU4's row.
+		{"hwloc DGX-2 vs a DGX-2's nvidia-smi", []string{filepath.Join(dir, "hwloc", "nvidiaDGX2.xml")}, filepath.Join(dir, "nvsmi", "nccl-tests-78-dgx2-16gpu-10nic.partial.txt"), 65},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
