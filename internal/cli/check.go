@@ -45,6 +45,10 @@ highest of all (3 over 1 over 0). For fleets: -o jsonl writes one JSON object
 per source, -o prometheus the text format for node_exporter's textfile
 collector, -o nfd a Kubernetes Node Feature Discovery feature file (one source).
 
+With the host's own nvidia-smi topo -m (--nvsmi FILE, or pasted with a text
+dump), GPU pairs get its NV# counts and the summary says how many of its
+cells the source's tree agrees with (gdtopo verify lists those that differ).
+
 Findings have stable codes (see the README) and a severity: critical, warning
 or info. With --fail-on, the exit status is 3 when a finding reaches that
 level, so health checks (Slurm NHC, Kubernetes probes) can use it.
