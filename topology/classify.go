@@ -19,9 +19,14 @@ const (
 	NODE Label = "NODE" // across host bridges within one NUMA node
 	SYS  Label = "SYS"  // across NUMA nodes (sockets, or sub-NUMA domains)
 	NVL  Label = "NVL"  // NCCL: over NVLink (nvidia-smi prints NV# with the link count)
+	// P2C is NCCL's GPU-NIC path through NVLink-C2C to the GPU's Grace CPU
+	// and PCIe from there to the NIC (paths.cc mergePathType: C2C + PHB).
+	P2C Label = "P2C"
 )
 
-var labelRank = map[Label]int{NVL: -1, PIX: 0, PXB: 1, PHB: 2, NODE: 3, SYS: 4}
+// labelRank orders labels as NCCL's path types do (topo.h: PIX < PXB < P2C
+// < PXN < PHB < SYS); NODE is nvidia-smi's, between PHB and SYS.
+var labelRank = map[Label]int{NVL: -1, PIX: 0, PXB: 1, P2C: 2, PHB: 3, NODE: 4, SYS: 5}
 
 // Rank orders labels best first: NVLink (NVL, NV#) before PIX, PXB, PHB,
 // NODE and SYS; an unknown label ranks last.
@@ -84,6 +89,12 @@ type Pair struct {
 	// unknown NUMA node or NVLink the source cannot show; Notes say which.
 	LabelUncertain bool
 	Notes          []string
+	// DataDirect is the ConnectX-8 Data Direct DMA function that carries
+	// the NIC's DMA to this accelerator; NCCL's label, the hops and the
+	// bottleneck are those of the path to it. nil when the NIC has none.
+	DataDirect *Device
+	// C2C is set when the accelerator reaches its CPU over NVLink-C2C.
+	C2C bool
 }
 
 // Pairs classifies every unordered pair among accelerators and NICs (virtual
@@ -99,6 +110,7 @@ func (g *Graph) Pairs() []Pair {
 			out = append(out, g.classify(ends[i], ends[j], hint))
 		}
 	}
+	g.applyC2C(out)
 	return out
 }
 
@@ -113,6 +125,7 @@ func (g *Graph) classify(a, b *Device, hint string) Pair {
 	p.NCCL = g.ncclLabel(a, b)
 	g.nvlinkPair(&p, hint)
 	p.Hops = g.hops(a, b)
+	g.applyDataDirect(&p)
 	for _, h := range p.Hops {
 		if h.Kind == HopPCIe && h.Gbps > 0 && (p.BottleneckGbps == 0 || h.Gbps < p.BottleneckGbps) {
 			p.BottleneckGbps = h.Gbps

@@ -34,6 +34,12 @@ var sxmParts = map[uint32]string{
 	uint32(VendorNVIDIA)<<16 | 0x2330: "H100 SXM5",
 	uint32(VendorNVIDIA)<<16 | 0x2335: "H200 SXM",
 	uint32(VendorNVIDIA)<<16 | 0x2901: "B200",
+	// Superchip GPUs (c2cGPUs): modules whose NVLink joins them to each
+	// other (GH200 NVL2/NVL32, GB200 and GB300 trays) besides their Grace.
+	uint32(VendorNVIDIA)<<16 | 0x2342: "GH200",
+	uint32(VendorNVIDIA)<<16 | 0x2348: "GH200",
+	uint32(VendorNVIDIA)<<16 | 0x2941: "GB200",
+	uint32(VendorNVIDIA)<<16 | 0x3182: "B300",
 	uint32(VendorAMD)<<16 | 0x7408:    "Instinct MI250X OAM",
 	uint32(VendorAMD)<<16 | 0x740c:    "Instinct MI250X/MI250 OAM",
 	uint32(VendorAMD)<<16 | 0x74a1:    "Instinct MI300X OAM",

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gdtopo/gdtopo/internal/report"
 )
 
 func corpusPath(t *testing.T, parts ...string) string {
@@ -96,16 +98,13 @@ func TestNVSMIGivesNVLink(t *testing.T) {
 		t.Errorf("check --nvsmi: exit %d:\n%s", code, out)
 	}
 	code, out, _ = run("check", fixture, "--nvsmi", nv, "-o", "json")
-	var doc struct {
-		Lacks []string `json:"lacks"`
-		NVSMI *struct {
-			Compared, Agree int
-			NVLink          int `json:"nvlink_not_in_source"`
-		} `json:"nvidia_smi"`
+	var doc report.Check
+	err := json.Unmarshal([]byte(out), &doc)
+	if err != nil || code != ExitOK || len(doc.Sources) != 1 || doc.Sources[0].Report == nil || doc.Sources[0].Report.NVSMI == nil {
+		t.Fatalf("check --nvsmi -o json: exit %d, %v, no nvidia_smi:\n%.400s", code, err, out)
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK || doc.NVSMI == nil ||
-		doc.NVSMI.Compared != 153 || doc.NVSMI.Agree != 125 || doc.NVSMI.NVLink != 28 {
-		t.Errorf("check --nvsmi -o json: exit %d, %v, %+v", code, err, doc.NVSMI)
+	if c := doc.Sources[0].Report.NVSMI; c.Compared != 153 || c.Agree != 125 || c.NVLink != 28 {
+		t.Errorf("check --nvsmi -o json: %+v", c)
 	}
 }
 

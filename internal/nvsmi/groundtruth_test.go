@@ -302,6 +302,8 @@ func TestNVLinkNeverAPCIeLabel(t *testing.T) {
 	nvlink := map[string]bool{
 		// NVSwitch baseboards, SXM/OAM modules, bridge-capable PCIe boards.
 		"hgx-h100": true, "dgx-a100": true, "cloud-vm-flat": true, "genoa-2s-rootports": true,
+		"hgx-b200": true, "mi300x-8oam": true, "gb200-tray": true, "grace-cx8-dd": true,
+		"gds-storage": true, "roce-lag-bond": true, "socket-direct": true, // H100 PCIe boards
 		"nvidiaDGX2.xml": true, "power8gpudistances.xml": true,
 		"lenovo-sd665n-v3-4xh100-genoa.lspci-t-vvv.txt": true, "lenovo-sd665n-v3-4xh100-genoa.lspci.txt": true,
 		"nccl-tests-256-h200-vm.partial.lspci-tv.txt": true,
