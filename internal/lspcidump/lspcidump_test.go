@@ -205,7 +205,12 @@ func TestCorpus(t *testing.T) {
 			{"0000:06:00.0", "0000:a3:00.0", topology.SYS},
 			{"0000:06:00.0", "0000:26:00.0", topology.NODE},
 		} {
-			if got := g.Classify(dev(t, g, c.a), dev(t, g, c.b)).SMI; got != c.smi {
+			p := g.Classify(dev(t, g, c.a), dev(t, g, c.b))
+			got := p.SMI
+			if got == topology.NVLinkUnknown { // H100 SXM5 pairs read NV?; their PCIe label is kept beside it
+				got = p.PCIeSMI
+			}
+			if got != c.smi {
 				t.Errorf("%s-%s: %s, want %s", c.a, c.b, got, c.smi)
 			}
 		}
@@ -432,6 +437,13 @@ func TestPlainListingHasNoHierarchy(t *testing.T) {
 	}
 	for _, p := range pairs {
 		same := p.A.Addr.SameDevice(p.B.Addr)
+		if p.A.Kind == topology.KindAccelerator && p.B.Kind == topology.KindAccelerator && g.NVLinkHint() != "" {
+			// SXM5 modules: NVLink is possible, which no PCIe path decides.
+			if p.SMI != topology.NVLinkUnknown || !p.LabelUncertain {
+				t.Errorf("%s-%s: %s uncertain %v, want NV?", p.A.BDF(), p.B.BDF(), p.SMI, p.LabelUncertain)
+			}
+			continue
+		}
 		if !same && (p.SMI != topology.Unknown || p.NCCL != topology.Unknown || !p.LabelUncertain) {
 			t.Errorf("%s-%s: %s/%s uncertain %v, want unknown", p.A.BDF(), p.B.BDF(), p.SMI, p.NCCL, p.LabelUncertain)
 		}
