@@ -165,8 +165,12 @@ func (opts *fleetOptions) topo(op *source.Opener, name string) (*fleet.Topo, err
 	return &t, nil
 }
 
-// fleetListMax is how many sources of one state the table names.
-const fleetListMax = 20
+// How many sources of one state, and how many differences, the text
+// output shows.
+const (
+	fleetListMax = 20
+	fleetDiffMax = 30
+)
 
 // writeFleetText prints the groups for people.
 func writeFleetText(w io.Writer, r *fleet.Result) error {
@@ -193,8 +197,14 @@ func writeFleetText(w io.Writer, r *fleet.Result) error {
 	return nil
 }
 
+// writeDiffs prints up to fleetDiffMax differences: machines of other
+// hardware differ in every device, which -o json lists.
 func writeDiffs(w io.Writer, indent string, ds []fleet.Difference) {
-	for _, d := range ds {
+	for i, d := range ds {
+		if i == fleetDiffMax && len(ds) > fleetDiffMax+1 {
+			fmt.Fprintf(w, "%s... and %d more differences (-o json lists them all)\n", indent, len(ds)-i)
+			return
+		}
 		fmt.Fprintf(w, "%s%s\n", indent, d)
 	}
 }
