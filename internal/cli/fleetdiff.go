@@ -179,7 +179,11 @@ func writeFleetText(w io.Writer, r *fleet.Result) error {
 	for _, g := range r.Groups {
 		fmt.Fprintf(w, "\ngroup %d: %s (%d accelerators, %d NICs), %d alike, like %s\n",
 			g.Group, plural(g.Sources, "source"), g.Accelerators, g.NICs, g.Alike, g.Reference)
-		if len(g.Differences) > 0 {
+		switch {
+		case len(g.Differences) > 0 && 2*g.SharedDevices < max(len(g.Topology.Devices), len(r.Groups[0].Topology.Devices)):
+			fmt.Fprintf(w, "  other hardware than group %d: %d of its %d devices are at the same address with the same model there, of %d in group %d (-o json lists the differences)\n",
+				g.ComparedWith, g.SharedDevices, len(g.Topology.Devices), len(r.Groups[0].Topology.Devices), g.ComparedWith)
+		case len(g.Differences) > 0:
 			fmt.Fprintf(w, "  unlike group %d:\n", g.ComparedWith)
 			writeDiffs(w, "    ", g.Differences)
 		}

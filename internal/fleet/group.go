@@ -96,6 +96,10 @@ type Group struct {
 	// their majority's against the first group's.
 	ComparedWith int          `json:"compared_with,omitempty"`
 	Differences  []Difference `json:"differences,omitempty"`
+	// SharedDevices is how many of its devices group 1 has at the same
+	// address with the same model, for groups after the first: few means
+	// other hardware rather than a changed machine.
+	SharedDevices int `json:"shared_devices,omitempty"`
 	// Variants are the group's machines unlike its majority, one entry
 	// per state, most sources first.
 	Variants []Variant `json:"variants"`
@@ -175,6 +179,7 @@ func (f *Fleet) Result(names []string) *Result {
 			first := f.variants[byGroup[0][0]]
 			g.ComparedWith = 1
 			g.Differences = Compare(&first.topo, &maj.topo)
+			g.SharedDevices = sharedDevices(&first.topo, &maj.topo)
 			r.place[vs[0]].reference = first.first
 			r.place[vs[0]].diffs = g.Differences
 			r.Differing += maj.count
@@ -222,6 +227,22 @@ func (r *Result) Node(i int) Node {
 	if p.reference >= 0 {
 		n.Reference = r.names[p.reference]
 		n.Differences = p.diffs
+	}
+	return n
+}
+
+// sharedDevices counts t's devices that ref has at the same address with
+// the same kind and model.
+func sharedDevices(ref, t *Topo) int {
+	at := make(map[string]*TopoDevice, len(ref.Devices))
+	for i := range ref.Devices {
+		at[ref.Devices[i].BDF] = &ref.Devices[i]
+	}
+	n := 0
+	for _, d := range t.Devices {
+		if r := at[d.BDF]; r != nil && r.Kind == d.Kind && r.Model == d.Model {
+			n++
+		}
 	}
 	return n
 }
