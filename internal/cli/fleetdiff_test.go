@@ -229,3 +229,29 @@ func TestFleetFindsThePlantedNodes(t *testing.T) {
 		t.Errorf("fleet -o json: %s", js[:min(len(js), 2000)])
 	}
 }
+
+// TestFleetUnreadable: a source that cannot be read is named on its line
+// and on standard error, the rest are grouped, and the exit status is 1
+// when no readable machine differs.
+func TestFleetUnreadable(t *testing.T) {
+	good := filepath.Join("..", "..", "fixtures", "hgx-h100")
+	missing := filepath.Join(t.TempDir(), "gone.tar.gz")
+	code, out, errb := run("fleet", good, missing, good, "-o", "jsonl")
+	if code != ExitError || !strings.Contains(errb, "gone.tar.gz") {
+		t.Fatalf("exit %d, stderr %q; want 1 and the missing source named", code, errb)
+	}
+	var lines []fleetNode
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		var n fleetNode
+		if err := json.Unmarshal([]byte(l), &n); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, n)
+	}
+	if len(lines) != 3 || !lines[0].Alike || !lines[2].Alike || lines[1].Error == "" || lines[1].Group != 0 {
+		t.Errorf("lines %+v", lines)
+	}
+	if code, _, _ := run("fleet"); code != ExitUsage {
+		t.Errorf("fleet without a source: exit %d, want 2", code)
+	}
+}
