@@ -25,7 +25,7 @@ type fleetOptions struct {
 }
 
 // fleetFormats are fleet's outputs, the default first.
-var fleetFormats = []render.Format{render.Table, render.JSON, render.JSONL}
+var fleetFormats = []render.Format{render.Table, render.JSON, render.JSONL, render.Prometheus}
 
 func newCmdFleet(g *globalOptions) *cobra.Command {
 	opts := &fleetOptions{globalOptions: g}
@@ -41,6 +41,9 @@ predictions, findings) is the majority; every other machine is listed with how
 it differs from it: a link slower or narrower, a NIC renamed (matched by
 address, not by name), ACS redirect on, a finding the majority lacks. A group
 after the first is compared with the first: a NIC missing, a GPU moved.
+
+-o prometheus writes, per source, gdtopo_fleet_up, _group, _alike, _differences
+and _worse_differences for node_exporter's textfile collector.
 
 Exit status: 0 when every machine is like the majority of the first group,
 3 when some machine differs (or is in another group), 1 when a source could
@@ -87,6 +90,8 @@ func fleetDiffRun(opts *fleetOptions) error {
 				break
 			}
 		}
+	case render.Prometheus:
+		err = fleet.WriteFleetPrometheus(w, res)
 	default:
 		err = writeFleetText(w, res)
 	}

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -118,7 +119,8 @@ func promQuery(ctx context.Context, addr, query string) ([]promSample, error) {
 // node_exporter serve it and the real Prometheus scrape it, both on
 // loopback, and asks Prometheus for the pairs under 90% efficiency: the
 // answer must be the pairs gdtopo wrote under 0.9, with their values; and
-// the x8 NIC's pair and finding must be there, for the faulty server only.
+// the x8 NIC's pair and finding must be there, for the faulty server only,
+// and fleet -o prometheus's gdtopo_fleet_alike must single it out.
 func TestPrometheusEndToEnd(t *testing.T) {
 	bins := needTools(t, "prometheus", "prometheus-node-exporter")
 	dir := t.TempDir()
@@ -133,12 +135,24 @@ func TestPrometheusEndToEnd(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("check -o prometheus: exit %d: %s", code, errb)
 	}
+	// And fleet's view of the two and another clean one: the faulty one is
+	// not alike.
+	clean2 := filepath.Join(dir, "clean2")
+	if err := fixtures.Write(clean2, fixtures.FaultVariant(fixtures.FaultNone)); err != nil {
+		t.Fatal(err)
+	}
+	code, fleetProm, errb := run("fleet", clean, faulty, clean2, "-o", "prometheus")
+	if code != ExitFindings {
+		t.Fatalf("fleet -o prometheus: exit %d: %s", code, errb)
+	}
 	textDir := filepath.Join(dir, "textfile")
 	if err := os.Mkdir(textDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(textDir, "gdtopo.prom"), []byte(prom), 0o644); err != nil {
-		t.Fatal(err)
+	for name, text := range map[string]string{"gdtopo.prom": prom, "gdtopo-fleet.prom": fleetProm} {
+		if err := os.WriteFile(filepath.Join(textDir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// What gdtopo wrote: the efficiency samples under 0.9, "source gpu nic value".
 	var want []string
@@ -210,11 +224,37 @@ scrape_configs:
 	if err != nil || len(samples) != 1 || samples[0].Metric["source"] != faulty {
 		t.Errorf("the x8 NIC's pair slower than the clean server's: %v %v", samples, err)
 	}
+	// The nodes unlike the fleet's majority.
+	samples, err = promQuery(ctx, promAddr, `gdtopo_fleet_alike == 0`)
+	if err != nil || len(samples) != 1 || samples[0].Metric["source"] != faulty {
+		t.Errorf("gdtopo_fleet_alike == 0: %v %v, want %s only", samples, err, faulty)
+	}
+	samples, err = promQuery(ctx, promAddr, `gdtopo_fleet_worse_differences > 0`)
+	if err != nil || len(samples) != 1 || samples[0].Metric["source"] != faulty || samples[0].Value != strconv.Itoa(worseDiffs(t, fleetProm, faulty)) {
+		t.Errorf("gdtopo_fleet_worse_differences > 0: %v %v", samples, err)
+	}
 	// And the finding: the x8 NIC's warning, for that source only.
 	samples, err = promQuery(ctx, promAddr, `gdtopo_findings{code="link-width-degraded"}`)
 	if err != nil || len(samples) != 1 || samples[0].Metric["source"] != faulty || samples[0].Metric["severity"] != "warning" {
 		t.Errorf("link-width-degraded in Prometheus: %v %v", samples, err)
 	}
+}
+
+// worseDiffs is the gdtopo_fleet_worse_differences gdtopo wrote for source.
+func worseDiffs(t *testing.T, text, source string) int {
+	t.Helper()
+	prefix := `gdtopo_fleet_worse_differences{source="` + source + `"} `
+	for _, l := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(l, prefix); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no %s in:\n%s", prefix, text)
+	return 0
 }
 
 // label is the value of label name in a line of the text format.
