@@ -124,15 +124,15 @@ type Config struct {
 	// The list is broken, so CapsReadable is false: what it found before the
 	// loop stands, what it did not find is unknown.
 	CapsLooped bool
-	Express      *Express // PCI Express capability (ID 0x10)
+	Express    *Express // PCI Express capability (ID 0x10)
 	// ExtReadable is true when the extended capability list from 0x100 was
 	// walked to its end within the bytes (so Len >= 0x104). Then a nil ACS or
 	// ATS means absent; otherwise it means unknown.
 	ExtReadable bool
 	// ExtLooped is CapsLooped for the extended capability list.
 	ExtLooped bool
-	ACS         *ACS // Access Control Services (extended ID 0x000d)
-	ATS         *ATS // Address Translation Services (extended ID 0x000f)
+	ACS       *ACS // Access Control Services (extended ID 0x000d)
+	ATS       *ATS // Address Translation Services (extended ID 0x000f)
 }
 
 // Express is the decoded PCI Express capability. Link fields are zero unless LinkKnown.
