@@ -10,6 +10,7 @@ import (
 
 	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/internal/render"
+	"github.com/gdtopo/gdtopo/internal/termsafe"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -186,7 +187,11 @@ func (a *analysis) writePlan(p *render.Printer, res *advisor.Result) error {
 		p.Printf("\n```\n")
 	}
 	for _, r := range plan.Ranks {
-		line := strings.Join(r.Env(), " ")
+		words := r.Env()
+		for i, w := range words {
+			words[i] = termsafe.Assignment(w) // names from the input, pasted into a shell
+		}
+		line := strings.Join(words, " ")
 		if r.Numactl != "" {
 			line += " " + r.Numactl
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/termsafe"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -96,14 +97,14 @@ func fleetRun(opts *checkOptions, level advisor.Severity) error {
 			code := exitCode(err)
 			raise(code)
 			if err != nil && code != ExitFindings {
-				fmt.Fprintf(opts.IO.Err, "gdtopo: %v\n", err)
+				fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", termsafe.Text(err.Error()))
 			}
 		}
 	default:
 		err := opts.fleetLines(names, level, adjustGC, func(r fleetResult) error {
 			raise(r.line.ExitCode)
 			if r.line.Error != "" {
-				fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", r.line.Error)
+				fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", termsafe.Text(r.line.Error))
 			}
 			if opts.Output == formatJSONL {
 				return fleet.WriteEncoded(opts.IO.Out, r.jsonl)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gdtopo/gdtopo/internal/outfile"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/termsafe"
 )
 
 // Exit codes, as Go's own tools use them, plus one for findings.
@@ -87,10 +88,10 @@ func mainStreams(args []string, s *Streams) int {
 		case errors.As(err, &ee):
 			// each source's problems, the failed writes among them, were reported
 		case err == nil, errors.Is(err, out.Err), errors.As(err, &fe):
-			fmt.Fprintf(s.Err, "gdtopo: %v\n", out.Err)
+			fmt.Fprintf(s.Err, "gdtopo: %s\n", termsafe.Text(out.Err.Error()))
 		default:
-			fmt.Fprintf(s.Err, "gdtopo: %v\n", err)
-			fmt.Fprintf(s.Err, "gdtopo: %v\n", out.Err)
+			fmt.Fprintf(s.Err, "gdtopo: %s\n", termsafe.Text(err.Error()))
+			fmt.Fprintf(s.Err, "gdtopo: %s\n", termsafe.Text(out.Err.Error()))
 		}
 		return ExitError
 	}
@@ -103,17 +104,17 @@ func mainStreams(args []string, s *Streams) int {
 	}
 	var fe *findingsError
 	if errors.As(err, &fe) {
-		fmt.Fprintf(s.Err, "gdtopo: %v\n", err)
+		fmt.Fprintf(s.Err, "gdtopo: %s\n", termsafe.Text(err.Error()))
 		return ExitFindings
 	}
 	var ue *usageError
 	// Cobra's own command-line checks come back as plain errors.
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "required flag(s)") {
-		fmt.Fprintf(s.Err, "gdtopo: %v\n", err)
+		fmt.Fprintf(s.Err, "gdtopo: %s\n", termsafe.Text(err.Error()))
 		fmt.Fprintf(s.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return ExitUsage
 	}
-	fmt.Fprintf(s.Err, "gdtopo: %v\n", err)
+	fmt.Fprintf(s.Err, "gdtopo: %s\n", termsafe.Text(err.Error()))
 	return ExitError
 }
 
