@@ -4,8 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestHostileNames gives a capture an InfiniBand device whose name holds
@@ -63,5 +66,51 @@ func TestHostileNames(t *testing.T) {
 	}
 	if !strings.Contains(string(got), "NCCL_IB_HCA==mlx5_0;id;$(touch pwned)\\x1b[2J\n") {
 		t.Errorf("the shell read the setting as %q", got)
+	}
+}
+
+// TestHostileFlagFiles gives --model and --pci-ids what a stranger's
+// script might: a FIFO (no writer: reading it would wait for ever), a
+// sparse 400 MB file, trailing garbage, a missing file. Each ends within
+// the deadline in exit 1 with one short line naming the flag's file.
+func TestHostileFlagFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	huge := filepath.Join(dir, "huge.json")
+	if f, err := os.Create(huge); err != nil {
+		t.Fatal(err)
+	} else if err := f.Truncate(400 << 20); err != nil {
+		t.Fatal(err)
+	} else {
+		f.Close()
+	}
+	trailing := filepath.Join(dir, "trailing.json")
+	if err := os.WriteFile(trailing, []byte(`{} {"rest": 1} garbage`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fixture := filepath.Join("..", "..", "fixtures", "hgx-h100")
+	for _, c := range []struct{ flag, file, want string }{
+		{"--model", fifo, "not a regular file"},
+		{"--model", huge, "over the 64 KiB"},
+		{"--model", trailing, "more after the JSON object"},
+		{"--pci-ids", fifo, "not a regular file"},
+		{"--pci-ids", filepath.Join(dir, "nonexistent"), "no such file or directory"},
+	} {
+		done := make(chan [3]string, 1)
+		go func() {
+			code, _, errOut := run("check", c.flag, c.file, fixture)
+			done <- [3]string{strconv.Itoa(code), errOut}
+		}()
+		select {
+		case r := <-done:
+			if r[0] != "1" || strings.Count(r[1], "\n") != 1 || !strings.Contains(r[1], c.file) || !strings.Contains(r[1], c.want) || len(r[1]) > 300 {
+				t.Errorf("%s %s: exit %s, %q; want exit 1 and one line naming it, saying %q", c.flag, c.file, r[0], r[1], c.want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s %s: still running after 10 s", c.flag, c.file)
+		}
 	}
 }

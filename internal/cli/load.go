@@ -91,8 +91,10 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 			d.Name = a.names.Device(d.VendorID, d.DeviceID)
 		}
 	}
-	if err := a.names.Err(); err != nil && o.PCIIDs != "" {
-		return nil, err
+	if o.PCIIDs != "" {
+		if err := a.names.Load(); err != nil {
+			return nil, err
+		}
 	}
 	return a, nil
 }
