@@ -1,14 +1,18 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gdtopo/gdtopo/topology"
 )
 
 // TestHostileNames gives a capture an InfiniBand device whose name holds
@@ -112,5 +116,46 @@ func TestHostileFlagFiles(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s %s: still running after 10 s", c.flag, c.file)
 		}
+	}
+}
+
+// TestPairEndsBound gives lspci text of many accelerators and NICs: past
+// topology.MaxPairEnds it is one line and exit 1, read in time and memory
+// that grow with the text, not with the square of it (600 ends took 500 MB
+// and 13 s before the bound); at the bound it is analysed.
+func TestPairEndsBound(t *testing.T) {
+	text := func(acc, nic int) string {
+		var b strings.Builder
+		for i := range acc {
+			fmt.Fprintf(&b, "%02x:%02x.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)\n", i%250+1, i/250)
+		}
+		for i := range nic {
+			fmt.Fprintf(&b, "%02x:%02x.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]\n", i%250+1, i/250+8)
+		}
+		return b.String()
+	}
+	dir := t.TempDir()
+	over, at := filepath.Join(dir, "over.txt"), filepath.Join(dir, "at.txt")
+	if err := os.WriteFile(over, []byte(text(300, 300)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	half := topology.MaxPairEnds / 2
+	if err := os.WriteFile(at, []byte(text(half, half)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	code, _, errOut := run("check", over)
+	took := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if code != ExitError || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "300 accelerators and 300 NICs") {
+		t.Errorf("600 ends: exit %d, %q; want exit 1 and one line", code, errOut)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 || took > 2*time.Second {
+		t.Errorf("600 ends: %d MiB allocated in %v; want under 32 MiB and 2 s", alloc>>20, took)
+	}
+	if code, _, errOut := run("check", at); code != ExitOK && code != ExitFindings {
+		t.Errorf("%d ends: exit %d, %s; want it analysed", 2*half, code, errOut)
 	}
 }

@@ -77,6 +77,9 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 			return nil, fmt.Errorf("%s: %w", src.Name, err)
 		}
 	}
+	if err := g.CheckPairEnds(); err != nil {
+		return nil, fmt.Errorf("%s: %w", src.Name, err)
+	}
 	for _, w := range src.Warnings {
 		g.Warnings = append(g.Warnings, topology.Warning{Subject: src.Name, Message: w})
 	}
