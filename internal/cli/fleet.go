@@ -91,7 +91,7 @@ func fleetRun(opts *checkOptions, level advisor.Severity) error {
 			if i > 0 {
 				fmt.Fprintln(opts.IO.Out)
 			}
-			fmt.Fprintf(opts.IO.Out, "==> %s <==\n", name)
+			fmt.Fprintf(opts.IO.Out, "==> %s <==\n", termsafe.Text(name))
 			err := checkOne(opts, name, level)
 			adjustGC()
 			code := exitCode(err)

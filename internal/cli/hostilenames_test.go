@@ -159,3 +159,62 @@ func TestPairEndsBound(t *testing.T) {
 		t.Errorf("%d ends: exit %d, %s; want it analysed", 2*half, code, errOut)
 	}
 }
+
+// TestFleetSurvivesHostileSource runs check -o jsonl over two good captures
+// with hostile sources between them (a FIFO where an attribute should be,
+// lspci text of 600 accelerators and NICs, a gzip bomb, a missing path):
+// the run ends in time with exit 1, one error line per bad source, and the
+// good sources' lines exactly as each gives alone.
+func TestFleetSurvivesHostileSource(t *testing.T) {
+	dir := t.TempDir()
+	good1 := filepath.Join("..", "..", "fixtures", "hgx-h100")
+	good2 := filepath.Join("..", "..", "fixtures", "dgx-a100")
+	fifoCap := filepath.Join(dir, "fifo")
+	if err := os.CopyFS(fifoCap, os.DirFS(filepath.Join("..", "..", "fixtures", "recorded-vm"))); err != nil {
+		t.Fatal(err)
+	}
+	attr := filepath.Join(vmDevice(t, fifoCap), "numa_node")
+	if err := os.Remove(attr); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(attr, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var many strings.Builder
+	for i := range 600 {
+		fmt.Fprintf(&many, "%02x:%02x.0 3D controller [0302]: NVIDIA Corporation GH100 [10de:2330]\n", i%250+1, i/250)
+	}
+	lspci := filepath.Join(dir, "many.txt")
+	if err := os.WriteFile(lspci, []byte(many.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bomb := gzipBomb(t, filepath.Join(dir, "bomb.tar.gz"))
+	missing := filepath.Join(dir, "missing")
+	alone := func(src string) string {
+		_, out, _ := run("check", "-o", "jsonl", src, src)
+		return strings.SplitN(out, "\n", 2)[0]
+	}
+	done := make(chan [3]string, 1)
+	go func() {
+		code, out, errOut := run("check", "-o", "jsonl", good1, fifoCap, lspci, bomb, missing, good2)
+		done <- [3]string{strconv.Itoa(code), out, errOut}
+	}()
+	var r [3]string
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the fleet run still runs after 60 s")
+	}
+	lines := strings.Split(strings.TrimRight(r[1], "\n"), "\n")
+	if r[0] != "1" || len(lines) != 6 {
+		t.Fatalf("exit %s, %d lines; want exit 1 and a line per source:\n%s\n%s", r[0], len(lines), r[1], r[2])
+	}
+	if lines[0] != alone(good1) || lines[5] != alone(good2) {
+		t.Errorf("a good source's line changed beside hostile ones")
+	}
+	for _, bad := range []string{lspci, bomb, missing} {
+		if strings.Count(r[2], bad) != 1 {
+			t.Errorf("stderr names %s %d times; want one line:\n%s", bad, strings.Count(r[2], bad), r[2])
+		}
+	}
+}
