@@ -1,6 +1,8 @@
 package source
 
 import (
+	"archive/tar"
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -99,5 +101,42 @@ func TestCapturedFolderRules(t *testing.T) {
 	}
 	if _, err := fs.Stat(src.Root, base+"numa_node"); err == nil {
 		t.Errorf("Stat followed a link out of the folder")
+	}
+}
+
+// TestDuplicateMembers gives an archive a member twice: with the same
+// content it is read quietly; with different content the last is used and
+// a warning names it.
+func TestDuplicateMembers(t *testing.T) {
+	for _, c := range []struct {
+		second string
+		warn   bool
+	}{{"0x10de\n", false}, {"0x15b3\n", true}} {
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		for _, body := range []string{"0x10de\n", c.second} {
+			if err := tw.WriteHeader(&tar.Header{Name: "sys/vendor", Typeflag: tar.TypeReg, Mode: 0o444, Size: int64(len(body))}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tw.Write([]byte(body)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Join(t.TempDir(), "dup.tar")
+		if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src, err := Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := fs.ReadFile(src.Root, "sys/vendor")
+		warned := strings.Contains(strings.Join(src.Warnings, "\n"), `member "sys/vendor" appears again with different content`)
+		if string(got) != c.second || warned != c.warn {
+			t.Errorf("second %q: read %q, warnings %q; want the last, warned: %v", c.second, got, src.Warnings, c.warn)
+		}
 	}
 }
