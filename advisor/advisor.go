@@ -51,12 +51,30 @@ func ParseSeverity(s string) (Severity, error) {
 
 // Finding is one problem on the machine.
 type Finding struct {
-	Code     string   `json:"code"` // a key of Codes
-	Severity Severity `json:"severity"`
-	Devices  []string `json:"devices"` // BDFs
-	Message  string   `json:"message"`
-	Remedy   string   `json:"remedy"`   // commands, kernel parameters or BIOS settings; one per line
-	Evidence string   `json:"evidence"` // the file (relative to the source root) or value it rests on
+	Code     string       `json:"code"` // a key of Codes
+	Severity Severity     `json:"severity"`
+	Devices  []string     `json:"devices"` // BDFs
+	Message  string       `json:"message"`
+	Remedy   []RemedyStep `json:"remedy"`
+	Evidence string       `json:"evidence"` // the file (relative to the source root) or value it rests on
+}
+
+// RemedyKind says what a remedy step is.
+type RemedyKind string
+
+// Remedy step kinds.
+const (
+	RemedyCommand         RemedyKind = "command"          // a shell line, safe to paste
+	RemedyKernelParameter RemedyKind = "kernel_parameter" // for the kernel command line
+	RemedyBIOS            RemedyKind = "bios"             // a firmware setting
+	RemedyManual          RemedyKind = "manual"           // something a person does (reseat the card)
+)
+
+// RemedyStep is one step of a remedy, with a comment saying why or when.
+type RemedyStep struct {
+	Kind    RemedyKind `json:"kind"`
+	Text    string     `json:"text"`
+	Comment string     `json:"comment"`
 }
 
 // Step is one line of the --explain arithmetic: Value is the running
@@ -100,6 +118,11 @@ type Result struct {
 	Predictions []Prediction
 	Findings    []Finding // worst first, then by code, then by devices
 	Plan        Plan
+	// SetAside lists the NICs left out of the compute rails (matrix,
+	// plan, findings), each with its reason.
+	SetAside []SetAsideNIC
+	// Storage predicts each accelerator-NVMe pair for GPUDirect Storage.
+	Storage []StoragePrediction
 }
 
 // DefaultNCCLVersion is the newest NCCL release read for nccl-semantics.md.
@@ -158,6 +181,7 @@ type analysis struct {
 	findings []Finding
 	anyRDMA  bool                            // a NIC has an RDMA device
 	iommu    map[*topology.Device]iommuState // translating's answers so far
+	storage  []StoragePrediction             // accelerator–NVMe pairs (GPUDirect Storage)
 }
 
 // Analyze predicts every accelerator–NIC pair of pairs (nil: g.Pairs()),
@@ -186,6 +210,7 @@ func Analyze(g *topology.Graph, pairs []topology.Pair, opts Options) (*Result, e
 		a.preds = append(a.preds, a.predict(p))
 	}
 	plan := a.plan()
+	a.predictStorage()
 	a.find(plan)
 	sort.SliceStable(a.findings, func(i, j int) bool {
 		x, y := a.findings[i], a.findings[j]
@@ -197,7 +222,9 @@ func Analyze(g *topology.Graph, pairs []topology.Pair, opts Options) (*Result, e
 		}
 		return strings.Join(x.Devices, ",") < strings.Join(y.Devices, ",")
 	})
-	return &Result{NCCLVersion: v.String(), Predictions: a.preds, Findings: a.findings, Plan: plan}, nil
+	_, aside := computeNICs(g)
+	return &Result{NCCLVersion: v.String(), Predictions: a.preds, Findings: a.findings, Plan: plan,
+		SetAside: aside, Storage: a.storage}, nil
 }
 
 // cpuKind names the CPU family that picks the model's root-complex factor

@@ -21,7 +21,7 @@ type Plan struct {
 type Assignment struct {
 	GPU, NIC     *topology.Device
 	ExpectedGbps float64 // the pair's prediction, before sharing
-	Shared       int     // accelerators on this NIC (1: its own)
+	Shared       int     // accelerators on this NIC's card, Socket Direct halves together (1: its own)
 }
 
 // RankEnv is the environment of local rank LocalRank, which drives the
@@ -50,20 +50,11 @@ func (r RankEnv) Env() []string {
 	return out
 }
 
-// railNICs are the NICs worth planning with: the RDMA-capable ones when any
-// NIC has an RDMA device (a 1 GbE management port is no rail), else all.
+// railNICs are the NICs worth planning with: the compute NICs (roles.go),
+// which leave out bond ports, the default-route NIC and NICs without RDMA.
 func (a *analysis) railNICs() []*topology.Device {
-	all := a.g.OfKind(topology.KindNIC)
-	var rdma []*topology.Device
-	for _, n := range all {
-		if len(n.RDMA) > 0 {
-			rdma = append(rdma, n)
-		}
-	}
-	if len(rdma) > 0 {
-		return rdma
-	}
-	return all
+	nics, _ := computeNICs(a.g)
+	return nics
 }
 
 // forbidden is the cost of a pair below the threshold: more than any
@@ -148,7 +139,7 @@ func (a *analysis) plan() Plan {
 	sum := 0.0
 	for i := range pl.Assignments {
 		as := &pl.Assignments[i]
-		as.Shared = load[slots[i]/capacity]
+		as.Shared = cardLoad(a.g, nics, load, slots[i]/capacity)
 		sum += as.ExpectedGbps
 		if i == 0 || as.ExpectedGbps < pl.WorstGbps {
 			pl.WorstGbps = as.ExpectedGbps

@@ -62,10 +62,15 @@ func pathBridges(a, b *topology.Device) []*topology.Device {
 }
 
 // encoding returns the line-code efficiency of a transfer rate: 8b/10b at
-// 2.5 and 5 GT/s, 128b/130b from 8 GT/s on (PCIe base specification).
+// 2.5 and 5 GT/s, 128b/130b from 8 to 32 GT/s (PCIe base specification),
+// and none at 64 GT/s, where PCIe 6.0 runs in FLIT mode without 128b/130b
+// (the kernel's PCIE_SPEED2MBS_ENC counts 64 GT/s as 64000*1/1 since v6.8).
 func encoding(gts float64) (float64, string) {
-	if gts <= 5 {
+	switch {
+	case gts <= 5:
 		return 0.8, "8b/10b"
+	case gts >= 64:
+		return 1, "FLIT mode, no 128b/130b"
 	}
 	return 128.0 / 130, "128b/130b"
 }
@@ -206,6 +211,10 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	}
 	phb, interSocket, cpu := a.cpuKind()
 	local := p.SMI == topology.PIX || p.SMI == topology.PXB
+	if p.DataDirect != nil { // the NIC's DMA runs through its Data Direct function
+		nic = p.DataDirect
+		local = p.NCCL == topology.PIX || p.NCCL == topology.PXB
+	}
 	top := lca(gpu, nic)
 	route := append(upLinks(gpu, top), upLinks(nic, top)...)
 
@@ -216,7 +225,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	if local {
 		var redir []string
 		for _, b := range pathBridges(gpu, nic) {
-			if b.ACSKnown && b.ACSRedirect {
+			if b.ACSKnown && b.ACSRedirect && !a.graceACSAsWanted(b) {
 				redir = append(redir, b.BDF())
 			}
 		}
@@ -357,7 +366,10 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	if a.v.minor >= 29 {
 		level = "P2C"
 	}
-	if p.NCCL != topology.PIX && p.NCCL != topology.PXB {
+	// P2C (NVLink-C2C to the CPU, PCIe to the NIC) is within the GDR level
+	// since NCCL 2.27 (paths.cc: NCCL_NET_GDR_C2C defaults to 1).
+	c2cOK := p.NCCL == topology.P2C && a.v.minor >= 27
+	if p.NCCL != topology.PIX && p.NCCL != topology.PXB && !c2cOK {
 		why = append(why, fmt.Sprintf("NCCL distance %s > GDR level %s (NCCL %s default; without C2C in sysfs P2C admits only PIX and PXB)",
 			p.NCCL, level, a.v))
 	}

@@ -142,8 +142,24 @@ type Device struct {
 	Name                         string   // model name, set by the names resolver
 	BARs                         []BAR    // memory BARs from the resource file; nil when not captured
 	ACSRedirect, ACSKnown        bool     // ACS request/completion redirect on this port, and whether config showed it
+	HasACS                       bool     // the port has an ACS capability (config read past 256 bytes)
+	ACSCtl                       uint16   // its ACS Control register, when HasACS
 	MaxReadRequest, MaxPayload   int      // DevCtl, bytes; 0 unknown
 	RelaxedOrdering, DevCtlKnown bool
+	// VPDV3 is the V3 keyword of the function's Vital Product Data (a UUID
+	// on ConnectX-8 that ties its Data Direct DMA function to the NIC);
+	// read only for Mellanox functions, "" when absent or unreadable.
+	VPDV3 string
+	// VPDSN is the serial number (SN) of the function's VPD: functions of
+	// one card share it (rdma_topo groups a board's PFs by it).
+	VPDSN string
+	// ComputePartition and MemoryPartition are amdgpu's
+	// current_compute_partition (SPX, DPX, QPX, CPX) and
+	// current_memory_partition (NPS1, NPS4) of an AMD Instinct accelerator.
+	ComputePartition, MemoryPartition string
+	// Bond is the bonding interface a netdev of this function is enslaved
+	// to (net/<if>/master), "" when none.
+	Bond string
 }
 
 // BDF returns the canonical lowercase address, e.g. "0000:01:00.0".
@@ -185,21 +201,31 @@ type NUMANode struct {
 	CPUs      string // cpulist
 	Distances []int  // SLIT row
 	Socket    int    // package of its first CPU; -1 unknown
+	// MemoryOnly marks a node whose cpulist was read and is empty: memory
+	// without CPUs, such as the GPU memory a Grace superchip onlines. It
+	// is no CPU's node.
+	MemoryOnly bool
 }
 
 // System describes the host around the PCI tree. Empty strings and -1 mean
 // unknown.
 type System struct {
-	Hostname    string
-	CPUVendor   string // vendor_id: GenuineIntel, AuthenticAMD
-	CPUModel    string // model name
-	CPUFamily   int    // cpu family, -1 unknown
-	CPUModelID  int    // model number, -1 unknown
-	Sockets     int    // distinct physical packages, 0 unknown
-	LogicalCPUs int    // 0 unknown
-	NUMANodes   []NUMANode
-	Cmdline     string
-	CmdlineRead bool
+	Hostname   string
+	CPUVendor  string // vendor_id: GenuineIntel, AuthenticAMD
+	CPUModel   string // model name
+	CPUFamily  int    // cpu family, -1 unknown
+	CPUModelID int    // model number, -1 unknown
+	// CPUImplementer and CPUPart are an Arm CPU's MIDR fields from
+	// /proc/cpuinfo ("CPU implementer", "CPU part"), -1 unknown.
+	CPUImplementer, CPUPart int
+	// DefaultRouteIf names the interface of the IPv4 default route in
+	// /proc/net/route, "" when the source has no route table.
+	DefaultRouteIf string
+	Sockets        int // distinct physical packages, 0 unknown
+	LogicalCPUs    int // 0 unknown
+	NUMANodes      []NUMANode
+	Cmdline        string
+	CmdlineRead    bool
 }
 
 // NodeSocket returns the socket of NUMA node id, or -1.

@@ -17,6 +17,7 @@ const (
 	pathIOMMU      = "sys/class/iommu"
 	pathIOMMUGroup = "sys/kernel/iommu_groups"
 	pathModules    = "sys/module"
+	pathRoute      = "proc/net/route"
 )
 
 // peerMemoryEvidence are the files whose presence NCCL takes as GPUDirect
@@ -35,6 +36,7 @@ var DeviceFiles = []string{
 	"modalias", "numa_node", "local_cpulist",
 	"current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
 	"config", "resource",
+	"current_compute_partition", "current_memory_partition",
 }
 
 // DeviceLinks are the symbolic links read in each PCI function's folder.
@@ -117,7 +119,7 @@ func CaptureSpec() Spec {
 		PCIDevices:    pathPCIDevices,
 		DeviceFiles:   files,
 		DeviceLinks:   slices.Clone(DeviceLinks),
-		DevicePrivate: []string{"serial_number"},
+		DevicePrivate: []string{"serial_number", "vpd"}, // VPD holds the serial number (and the V3 UUID Data Direct pairing needs)
 		IOMMUGroups:   pathIOMMUGroup,
 		GroupFiles:    []string{fileGroupType},
 		Classes: []ClassSpec{
@@ -133,7 +135,7 @@ func CaptureSpec() Spec {
 		CPUs:        pathCPUs,
 		CPUTop:      []string{"online", "possible", "present"},
 		CPUTopology: dirCPUTopology,
-		Proc:        []string{pathCPUInfo, pathCmdline, pathHostname, "proc/meminfo"},
+		Proc:        []string{pathCPUInfo, pathCmdline, pathHostname, "proc/meminfo", pathRoute},
 		IOMMUClass:  pathIOMMU,
 		Modules:     pathModules,
 		PeerMemory:  slices.Clone(peerMemoryEvidence),
