@@ -153,9 +153,9 @@ func openFolder(name string) (*Source, error) {
 			src.Root = sysView{r}
 		}
 	default:
-		entries, err := os.ReadDir(name)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, bareErr(err))
+		entries, rerr := os.ReadDir(name)
+		if rerr != nil {
+			return nil, fmt.Errorf("%s: %w", name, bareErr(rerr))
 		}
 		var dirs []string
 		for _, e := range entries {
