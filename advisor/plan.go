@@ -58,7 +58,9 @@ func (a *analysis) railNICs() []*topology.Device {
 }
 
 // forbidden is the cost of a pair below the threshold: more than any
-// assignment of allowed pairs (|cost| ≤ 1e7 << 20 per row, 64 rows).
+// assignment of allowed pairs (|cost| < 1e6 << 28 per row, 64 rows; the
+// label term, at most 7 << 18 a row, and Σ i·j < 2^18 never carry into
+// the field above them).
 const forbidden = int64(1e16)
 
 // plan picks the assignment that maximises the worst pair's ExpectedGbps,
@@ -76,12 +78,24 @@ func (a *analysis) plan() Plan {
 		}
 		pl.Ranks = append(pl.Ranks, r)
 	}
-	if len(gpus) == 0 || len(nics) == 0 {
-		return pl
+	if len(gpus) == 0 || len(nics) == 0 || len(a.preds) == 0 {
+		return pl // no plan without a known path (plain lspci shows none)
+	}
+	for _, p := range a.pairs {
+		if p.SMI == topology.Unknown {
+			return pl // the best NIC may be one whose path is unknown
+		}
 	}
 	pred := map[[2]*topology.Device]float64{}
 	for _, p := range a.preds {
 		pred[[2]*topology.Device{p.GPU, p.NIC}] = p.ExpectedGbps
+	}
+	// near ranks a pair by its label, 6 (PIX) to 1 (SYS), 7 for NVLink: among pairs
+	// expected alike, and where no throughput is known (no link speeds in
+	// the source), the nearer NIC wins.
+	near := map[[2]*topology.Device]int64{}
+	for _, p := range a.pairs {
+		near[[2]*topology.Device{p.A, p.B}] = int64(max(0, topology.SYS.Rank()+1-p.SMI.Rank()))
 	}
 	w := make([][]float64, len(gpus))
 	var values []float64
@@ -106,8 +120,8 @@ func (a *analysis) plan() Plan {
 			for s := range cost[i] {
 				if j := s / capacity; w[i][j] < t {
 					cost[i][s] = forbidden
-				} else { // Gb/s to 1e-3 first; then lower GPUs on lower NICs (max Σ i·j)
-					cost[i][s] = -(int64(math.Round(w[i][j]*1000))<<20 + int64(i*j))
+				} else { // Gb/s to 1e-2 first; then the nearer label; then lower GPUs on lower NICs (max Σ i·j)
+					cost[i][s] = -(int64(math.Round(w[i][j]*100))<<27 + near[[2]*topology.Device{gpus[i], nics[j]}]<<18 + int64(i*j))
 				}
 			}
 		}

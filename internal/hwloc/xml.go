@@ -21,6 +21,7 @@ type xmlInfo struct {
 // attribute names.
 type xmlObject struct {
 	Type       string      `xml:"type,attr"`
+	GPIndex    string      `xml:"gp_index,attr"`
 	OSIndex    string      `xml:"os_index,attr"`
 	CPUSet     string      `xml:"cpuset,attr"`
 	NodeSet    string      `xml:"nodeset,attr"`
@@ -40,6 +41,9 @@ type xmlTopology struct {
 	Version string      `xml:"version,attr"`
 	Objects []xmlObject `xml:"object"`
 	Infos   []xmlInfo   `xml:"info"`
+	// Distances are hwloc 2.x matrices; NVLinkBandwidth gives NVLink.
+	Distances []xmlDistances `xml:"distances2hetero"`
+	Uniform   []xmlDistances `xml:"distances2"`
 }
 
 // SniffXML reports whether data looks like hwloc XML: a <topology> root
@@ -51,7 +55,26 @@ func SniffXML(data []byte) bool {
 		return false
 	}
 	c := head[i+9]
-	return (c == '>' || c == ' ' || c == '\n' || c == '\r' || c == '\t') && bytes.Contains(data[:min(len(data), 1<<16)], []byte("<object"))
+	if c != '>' && c != ' ' && c != '\n' && c != '\r' && c != '\t' {
+		return false
+	}
+	whole := data[:min(len(data), 1<<16)]
+	if !bytes.Contains(whole, []byte("<object")) {
+		return false
+	}
+	// At least a fifth of the lines are XML: source code that quotes a
+	// <topology> element is not hwloc XML.
+	yes, no := 0, 0
+	for _, raw := range bytes.Split(whole, []byte("\n")) {
+		switch l := strings.TrimSpace(string(raw)); {
+		case l == "":
+		case strings.HasPrefix(l, "<") || strings.HasSuffix(l, ">"):
+			yes++
+		default:
+			no++
+		}
+	}
+	return yes*4 >= no
 }
 
 // ParseXML reads hwloc XML (hwloc 1.x or 2.x format) named name.
@@ -121,6 +144,8 @@ func ParseXML(name string, data []byte) (*topology.Graph, error) {
 	for _, e := range errs {
 		g.Warnings = append(g.Warnings, topology.Warning{Subject: name, Message: e})
 	}
+	top.Distances = append(top.Distances, top.Uniform...)
+	nvlinksFromXML(g, name, &top)
 	return g, nil
 }
 

@@ -70,8 +70,8 @@ var corpus = map[string]corpusWant{
 	"azure-ncv4-graph.xml": {err: "an NCCL graph file (rings/trees), not a topology"},
 	"aws-p4d-24xl-topo.xml": {acc: 8, nic: 4, cpus: 2, noWarning: true, pairs: []pairWant{
 		{"0000:10:1c.0", "0000:10:1b.0", "PIX", "PIX", false}, // switch 0
-		{"0000:10:1c.0", "0000:10:1d.0", "PIX", "PIX", false},
-		{"0000:10:1c.0", "0000:20:1b.0", "PHB", "PHB", true}, // switch 1, same cpu
+		{"0000:10:1c.0", "0000:10:1d.0", "PIX", "PIX", false}, // two A100 SXM4, no <nvlink>: NV?, PIX kept beside it
+		{"0000:10:1c.0", "0000:20:1b.0", "PHB", "PHB", true},  // switch 1, same cpu
 		{"0000:10:1c.0", "0000:90:1b.0", "SYS", "SYS", false},
 	}},
 	"aws-p4de-24xl-topo.xml": {acc: 8, nic: 4, cpus: 2, noWarning: true, pairs: []pairWant{
@@ -212,6 +212,14 @@ func checkGraph(t *testing.T, g *topology.Graph, want corpusWant) {
 			continue
 		}
 		p := g.Classify(a, b)
+		if p.SMI == topology.NVLinkUnknown {
+			// NVLink the file does not record: NV?, NCCL's NVL, and the
+			// PCIe label kept beside them.
+			if !p.LabelUncertain || p.NCCL != topology.NVL || p.PCIeSMI != pw.smi {
+				t.Errorf("%s-%s: NV? with nccl %s, PCIe %s, uncertain %v; want NVL, %s, true", pw.a, pw.b, p.NCCL, p.PCIeSMI, p.LabelUncertain, pw.smi)
+			}
+			continue
+		}
 		if p.SMI != pw.smi || p.NCCL != pw.nccl {
 			t.Errorf("%s-%s: smi %s nccl %s, want %s %s", pw.a, pw.b, p.SMI, p.NCCL, pw.smi, pw.nccl)
 		}
@@ -447,8 +455,42 @@ func FuzzParse(f *testing.F) {
 		if !g.NCCLView || len(g.Devices) == 0 {
 			t.Fatalf("graph without NCCLView or devices")
 		}
-		if len(g.Devices) <= 64 {
+		if g.CheckPairEnds() == nil { // the bound gdtopo itself labels pairs under
 			g.Pairs()
 		}
 	})
+}
+
+// TestGPUModel checks that GPUs whose <pci> gives no IDs are named from
+// their <gpu>: RCCL's gcn, else the compute capability in sm.
+func TestGPUModel(t *testing.T) {
+	for file, want := range map[string]string{
+		"rccl-topo_8p_ts1.xml": "AMD GPU gcnArch 906",
+		"aws-p5.48xl-topo.xml": "GPU, compute capability 9.0",
+	} {
+		path := filepath.Join(corpusDir, file)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatal(err)
+			}
+			t.Skipf("corpus missing: %v", err)
+		}
+		g, err := Parse(file, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		accs := g.OfKind(topology.KindAccelerator)
+		if len(accs) == 0 {
+			t.Fatalf("%s: no accelerators", file)
+		}
+		for _, d := range accs {
+			if d.Name != want {
+				t.Errorf("%s: %s named %q, want %q", file, d.BDF(), d.Name, want)
+			}
+		}
+	}
+	if got := gpuModel(map[string]string{"gcn": "gfx942"}); got != "AMD GPU gfx942" {
+		t.Errorf("gcn gfx942: %q", got)
+	}
 }

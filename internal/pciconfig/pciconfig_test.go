@@ -75,7 +75,7 @@ func (d dev) build() cfg {
 // gpuHeader and swHeader are the Config fields dev.build writes in the header.
 func gpuHeader(n int) Config {
 	return Config{Len: n, VendorID: gpuVendor, DeviceID: gpuDevice, Class: gpuClass, Revision: gpuRev,
-		SubsystemVendor: gpuSubVendor, SubsystemDevice: gpuSubDevice}
+		SubsystemVendor: gpuSubVendor, SubsystemDevice: gpuSubDevice, SubsystemKnown: true}
 }
 
 func swHeader(n int, buses [3]uint8) Config {
@@ -163,34 +163,36 @@ func TestParse(t *testing.T) {
 			e.LinkKnown, e.MaxSpeed, e.MaxWidth, e.PortNumber, e.CurSpeed, e.CurWidth, e.SupportedSpeeds = false, 0, 0, 0, 0, 0, 0
 			return with(gpuHeader(expOff+0x13), true, e, false, nil, nil)
 		}()},
-		{"cap list loop 0x40 to 0x40", gpuDev().build().b8(pmOff+1, pmOff)[:256], with(gpuHeader(256), true, nil, false, nil, nil)},
+		// A loop leaves the list unread (lspci: "<chain looped>"): what came
+		// before it stands, the rest is unknown, never "absent".
+		{"cap list loop 0x40 to 0x40", gpuDev().build().b8(pmOff+1, pmOff)[:256], capsLooped(with(gpuHeader(256), false, nil, false, nil, nil))},
 		{"cap list loop through PCIe", gpuDev().build().b8(expOff+1, pmOff)[:256],
-			with(gpuHeader(256), true, gpuExpress(expOff), false, nil, nil)},
+			capsLooped(with(gpuHeader(256), false, gpuExpress(expOff), false, nil, nil))},
 		{"cap pointer beyond Len", gpuDev().build().b8(0x34, 0xc0)[:128], with(gpuHeader(128), false, nil, false, nil, nil)},
 		{"cap pointer below 0x40 ends the list", gpuDev().build().b8(0x34, 0x20)[:256], with(gpuHeader(256), true, nil, false, nil, nil)},
 		{"cap ID 0xff ends the list", gpuDev().build().b8(pmOff, 0xff)[:256], with(gpuHeader(256), true, nil, false, nil, nil)},
 		{"no capability list (Status bit 4 clear)", gpuDev().build().w16(0x06, 0)[:64], with(gpuHeader(64), true, nil, false, nil, nil)},
 		{"CardBus header uses pointer at 0x14", gpuDev().build().b8(0x0e, 2).b8(0x14, expOff)[:256], func() Config {
 			c := with(gpuHeader(256), true, gpuExpress(expOff), false, nil, nil)
-			c.HeaderType, c.SubsystemVendor, c.SubsystemDevice = 2, 0, 0
+			c.HeaderType, c.SubsystemVendor, c.SubsystemDevice, c.SubsystemKnown = 2, 0, 0, false
 			return c
 		}()},
 		{"unknown header type: caps unknown", gpuDev().build().b8(0x0e, 0x05)[:256], func() Config {
 			c := gpuHeader(256)
-			c.HeaderType, c.SubsystemVendor, c.SubsystemDevice = 5, 0, 0
+			c.HeaderType, c.SubsystemVendor, c.SubsystemDevice, c.SubsystemKnown = 5, 0, 0, false
 			return c
 		}()},
-		{"ext cap loop (next = self)", gpuDev().build().w32(0x100, 0x10010001), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
+		{"ext cap loop (next = self)", gpuDev().build().w32(0x100, 0x10010001), extLooped(with(gpuHeader(4096), true, gpuExpress(expOff), false, nil, nil))},
 		{"ext cap loop through ACS", dspDev().build().w32(0x100, 0x1401000d).w32(0x140, 0x10010001),
-			with(swHeader(4096, dspDev().buses), true, dspExpress(), true, &ACS{Offset: 0x100, Cap: 0x001d, Ctl: 0x000c}, nil)},
+			extLooped(with(swHeader(4096, dspDev().buses), true, dspExpress(), false, &ACS{Offset: 0x100, Cap: 0x001d, Ctl: 0x000c}, nil))},
 		{"ext next pointer below 0x100 ends the list", gpuDev().build().w32(0x100, 0x0c010001), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
 		{"ext header all ones", gpuDev().build().w32(0x100, 0xffffffff), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
 		{"ext list leaves the bytes", gpuATS.build()[:0x110], with(gpuHeader(0x110), true, gpuExpress(expOff), false, nil, nil)},
 		{"ext ACS registers cut", dspDev().build()[:0x106], with(swHeader(0x106, dspDev().buses), true, dspExpress(), false, nil, nil)},
 		{"ext ATS registers cut", atsFirst.build()[:0x106], with(gpuHeader(0x106), true, gpuExpress(expOff), false, nil, nil)},
-		{"cap chain through all 48 dword slots hits the TTL", capChain(gpuDev().build()[:256]), with(gpuHeader(256), true, nil, false, nil, nil)},
+		{"cap chain through all 48 dword slots hits the TTL", capChain(gpuDev().build()[:256]), capsLooped(with(gpuHeader(256), false, nil, false, nil, nil))},
 		{"ext chain of 481 entries hits the TTL before ACS", extChain(dspDev().build(), 481),
-			with(swHeader(4096, dspDev().buses), true, dspExpress(), true, nil, nil)},
+			extLooped(with(swHeader(4096, dspDev().buses), true, dspExpress(), false, nil, nil))},
 		{"ext chain of 480 entries ends in ACS", extChain(dspDev().build(), 480),
 			with(swHeader(4096, dspDev().buses), true, dspExpress(), true, &ACS{Offset: 0x100 + 479*4, Cap: 0x001d, Ctl: 0x000c}, nil)},
 		{"bytes beyond 4096 ignored", append(gpuDev().build(), 1, 2, 3), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
@@ -209,6 +211,12 @@ func TestParse(t *testing.T) {
 }
 
 // capChain links vendor-specific capabilities 0x40 -> 0x44 -> ... -> 0xfc -> 0x40.
+// capsLooped is c with its capability list marked looped.
+func capsLooped(c Config) Config { c.CapsLooped = true; return c }
+
+// extLooped is c with its extended capability list marked looped.
+func extLooped(c Config) Config { c.ExtLooped = true; return c }
+
 func capChain(c cfg) cfg {
 	for off := HeaderSize; off < LegacySize; off += 4 {
 		next := off + 4
@@ -672,5 +680,32 @@ func TestLspciPeer(t *testing.T) {
 	if v := lspciView(verbose["01:00.0"]); v.ACSCtl != "SrcValid- TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd- EgressCtrl- DirectTrans-" ||
 		!strings.Contains(verbose["02:00.0"], "Speed 16GT/s (downgraded)") || !lspciView(verbose["04:00.0"]).AccessDenied {
 		t.Errorf("named peer cases lost: DSP ACSCtl %q; GPU:\n%s", v.ACSCtl, verbose["02:00.0"])
+	}
+}
+
+// TestBridgeSSVID reads a bridge's subsystem IDs from its Bridge Subsystem
+// Vendor ID capability (0x0d), as the kernel does.
+func TestBridgeSSVID(t *testing.T) {
+	b := make([]byte, 256)
+	put16 := func(off int, v uint16) { b[off], b[off+1] = byte(v), byte(v>>8) }
+	put16(0x00, 0x1000)
+	put16(0x02, 0xc030)
+	put16(0x06, 0x0010) // Status: capability list
+	b[0x0b], b[0x0a] = 0x06, 0x04
+	b[0x0e] = 1
+	b[0x34] = 0x48
+	b[0x48], b[0x49] = 0x0d, 0x00
+	put16(0x4c, 0x1000)
+	put16(0x4e, 0x00a1)
+	c, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.SubsystemKnown || c.SubsystemVendor != 0x1000 || c.SubsystemDevice != 0x00a1 {
+		t.Errorf("subsystem %04x:%04x known %v, want 1000:00a1 from SSVID", c.SubsystemVendor, c.SubsystemDevice, c.SubsystemKnown)
+	}
+	b[0x48] = 0x05 // an MSI capability instead: the IDs are unknown
+	if c, _ := Parse(b); c.SubsystemKnown {
+		t.Errorf("a bridge without SSVID has subsystem %04x:%04x known", c.SubsystemVendor, c.SubsystemDevice)
 	}
 }

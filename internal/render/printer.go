@@ -13,6 +13,8 @@ import (
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/gdtopo/gdtopo/internal/termsafe"
 )
 
 // Printer writes tables and headings in one format. It keeps one
@@ -80,17 +82,47 @@ func NewPrinter(w io.Writer, f Format, style ...Style) *Printer {
 // Format is the printer's format.
 func (p *Printer) Format() Format { return p.f }
 
-// Printf writes free text between tables.
-func (p *Printer) Printf(format string, a ...any) { fmt.Fprintf(p.w, format, a...) }
+// Printf writes free text between tables. Text in the arguments (strings,
+// errors, Stringers) is escaped with termsafe.Block: it may hold names from
+// the input, which must not reach a terminal as control sequences.
+func (p *Printer) Printf(format string, a ...any) {
+	safe := make([]any, len(a))
+	for i, v := range a {
+		switch v := v.(type) {
+		case string:
+			safe[i] = termsafe.Block(v)
+		case error:
+			safe[i] = termsafe.Block(v.Error())
+		case fmt.Stringer:
+			safe[i] = termsafe.Block(v.String())
+		default:
+			safe[i] = v
+		}
+	}
+	fmt.Fprintf(p.w, format, safe...)
+}
+
+// safeCells returns row with every cell escaped with termsafe.Text.
+func safeCells(row []string) []string {
+	out := make([]string, len(row))
+	for i, c := range row {
+		out[i] = termsafe.Text(c)
+	}
+	return out
+}
 
 // Table writes one table: borderless, left-aligned columns for text, a pipe
 // table for markdown. Headers are printed as given.
 func (p *Printer) Table(header []string, rows [][]string) error {
 	p.buf.Reset()
 	p.t.Reset()
-	header, rows = fitColumns(header, rows, p.style.Width)
+	safe := make([][]string, len(rows))
+	for i, r := range rows {
+		safe[i] = safeCells(r)
+	}
+	header, safe = fitColumns(safeCells(header), safe, p.style.Width)
 	p.t.Header(header)
-	if err := p.t.Bulk(rows); err != nil {
+	if err := p.t.Bulk(safe); err != nil {
 		return err
 	}
 	if err := p.t.Render(); err != nil {
@@ -123,28 +155,30 @@ func (p *Printer) Table(header []string, rows [][]string) error {
 // otherwise.
 func (p *Printer) Heading(title string) {
 	if p.f == Markdown {
-		fmt.Fprintf(p.w, "\n## %s\n\n", title)
+		fmt.Fprintf(p.w, "\n## %s\n\n", termsafe.Text(title))
 		return
 	}
-	fmt.Fprintf(p.w, "\n%s\n", title)
+	fmt.Fprintf(p.w, "\n%s\n", termsafe.Text(title))
 }
 
 // Lines writes text wrapped to the printer's width: the first line after
 // first, the others after rest.
+// The text is escaped with termsafe.Text (it may hold names from the input).
 func (p *Printer) Lines(text, first, rest string) {
-	for _, l := range wrapText(text, p.style.Width, first, rest) {
-		fmt.Fprintln(p.w, l)
-	}
+	p.SeverityLines("", text, first, rest)
 }
 
-// Severity is a severity word, upper-cased, in its colour when the style
-// has colour.
-func (p *Printer) Severity(word string) string {
-	w := strings.ToUpper(word)
-	if c := severityColor(word); c != "" && p.style.Color {
-		return c + w + ansiReset
+// SeverityLines writes a line that opens with a severity word (critical,
+// warning, info) as Lines does, the word upper-cased and, when the style
+// has colour, in its colour.
+func (p *Printer) SeverityLines(severity, text, first, rest string) {
+	word := strings.ToUpper(severity)
+	for i, l := range wrapText(word+termsafe.Text(text), p.style.Width, first, rest) {
+		if c := severityColor(severity); i == 0 && c != "" && p.style.Color {
+			l = strings.Replace(l, word, c+word+ansiReset, 1)
+		}
+		fmt.Fprintln(p.w, l)
 	}
-	return w
 }
 
 // tabStops writes rows as nvidia-smi writes its matrix: cells separated by
@@ -185,10 +219,14 @@ func (p *Printer) tabStops(header []string, rows [][]string) {
 			if len(r) <= cols[0] && len(r) > 1 && b > 0 {
 				continue // nothing of this row in this block (a NIC's affinity)
 			}
-			cells := []string{r[0]}
+			cells := []string{termsafe.Text(r[0])}
 			for _, i := range cols {
 				if i < len(r) {
-					cells = append(cells, r[i])
+					parts := strings.Split(r[i], "\t") // a tab of the layout's own
+					for j := range parts {
+						parts[j] = termsafe.Text(parts[j])
+					}
+					cells = append(cells, strings.Join(parts, "\t"))
 				}
 			}
 			fmt.Fprintln(p.w, strings.TrimRight(expandTabs(strings.Join(cells, "\t"), 0, stop), " \t"))

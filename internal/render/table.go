@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/internal/termsafe"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -23,10 +24,10 @@ func checkTables(p *Printer, c *report.Check) error {
 			if i > 0 {
 				p.Printf("\n")
 			}
-			p.Printf("==> %s <==\n", res.Source)
+			p.Printf("==> %s <==\n", termsafe.Text(res.Source))
 		}
 		if res.Report == nil {
-			p.Printf("not read: %s\n", res.Error)
+			p.Printf("not read: %s\n", termsafe.Text(res.Error))
 			continue
 		}
 		if err := checkReport(p, res.Report); err != nil {
@@ -46,7 +47,7 @@ func checkReport(p *Printer, r *report.Report) error {
 		p.Printf("# gdtopo check: %s\n\n", r.Source.Name)
 	}
 	verdict, rest, _ := strings.Cut(report.CheckVerdict(r), ":")
-	p.Lines(p.Severity(verdict)+":"+rest, "", "  ")
+	p.SeverityLines(strings.ToLower(verdict), ":"+rest, "", "  ")
 	if md {
 		p.Heading("Summary")
 		if err := p.Table([]string{"Item", "Value"}, summaryRows(r)); err != nil {
@@ -147,6 +148,9 @@ func summaryRows(r *report.Report) [][]string {
 	}
 	if len(r.Summary.Platform) > 0 {
 		rows = append(rows, []string{"Platform", strings.Join(r.Summary.Platform, "; ")})
+	}
+	if r.NVSMI != nil {
+		rows = append(rows, []string{"nvidia-smi", cellCounts(r.NVSMI)})
 	}
 	return rows
 }
@@ -416,7 +420,11 @@ func planTable(p *Printer, r *report.Report) error {
 		p.Printf("\n```\n")
 	}
 	for _, rk := range plan.Ranks {
-		line := strings.Join(rk.Env, " ")
+		words := make([]string, len(rk.Env))
+		for i, w := range rk.Env {
+			words[i] = termsafe.Assignment(w) // names from the input, pasted into a shell
+		}
+		line := strings.Join(words, " ")
 		if rk.Numactl != "" {
 			line += " " + rk.Numactl
 		}
@@ -451,8 +459,8 @@ func findingsText(p *Printer, r *report.Report) {
 	if !p.style.Verbose {
 		for _, f := range r.Findings {
 			line := fmt.Sprintf("%-8s %s  %s: %s", strings.ToUpper(f.Severity), f.Code, shortDeviceList(r, f.Devices), f.Message)
-			line = p.Severity(f.Severity) + strings.TrimPrefix(clip(line, p.style.Width, 100), strings.ToUpper(f.Severity))
-			p.Printf("%s\n", line)
+			line = clip(line, p.style.Width, 100)
+			p.SeverityLines(f.Severity, strings.TrimPrefix(line, strings.ToUpper(f.Severity)), "", "")
 		}
 		return
 	}
@@ -470,7 +478,7 @@ func findingsText(p *Printer, r *report.Report) {
 			continue
 		}
 		p.Printf("\n")
-		p.Lines(fmt.Sprintf("%-8s %s  %s", p.Severity(f.Severity), f.Code, devs), "", "  ")
+		p.SeverityLines(f.Severity, fmt.Sprintf("%s %s  %s", strings.Repeat(" ", max(0, 8-len(f.Severity))), f.Code, devs), "", "  ")
 		p.Lines(f.Message, "  ", "  ")
 		if f.Evidence != "" {
 			p.Lines(f.Evidence, "  evidence: ", "    ")
@@ -623,6 +631,15 @@ func treeText(w io.Writer, f Format, t *report.Tree) error {
 		branch(p, byBDF, shown, roots, "")
 		n++
 	}
+	if len(t.PlaceUnknown) > 0 {
+		var unplaced []*report.Device
+		for _, b := range t.PlaceUnknown {
+			unplaced = append(unplaced, byBDF[b])
+		}
+		p.Printf("place unknown (the source shows no PCI hierarchy: capture lspci -tv, or sudo lspci -vvv)\n")
+		branch(p, byBDF, shown, unplaced, "")
+		n++
+	}
 	if n == 0 {
 		p.Printf("no accelerators, NICs, NVMe drives or NVSwitches among %d PCI functions (--all shows them all)\n", len(t.Devices))
 	}
@@ -699,6 +716,10 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	p := v.Pair
 	pr.Printf("%s -> %s: nvidia-smi %s, NCCL %s, %s\n",
 		labelAndBDF(&v.From), labelAndBDF(&v.To), report.Label(&p), report.NCCLLabel(&p), p.Path)
+	if v.PlaceUnknown {
+		pr.Printf("Note: the source shows no PCI hierarchy for this pair: capture lspci -tv, or sudo lspci -vvv\n")
+		return nil
+	}
 	var rows [][]string
 	for i, h := range p.Hops {
 		l, g := "", ""
@@ -792,6 +813,9 @@ func labelCounts(m map[string]int) string {
 				out = append(out, fmt.Sprintf("%s %d", k, n))
 			}
 		}
+	}
+	if n := m[string(topology.Unknown)]; n > 0 {
+		out = append(out, fmt.Sprintf("unknown %d", n))
 	}
 	return strings.Join(out, ", ")
 }

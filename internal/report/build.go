@@ -21,6 +21,9 @@ type Input struct {
 	FailOn string // critical, warning, info or never
 	// NoHops leaves every pair's hops out (-o jsonl: they are most of a report).
 	NoHops bool
+	// NVSMI is the host's nvidia-smi topo -m against the tree (NVSMI
+	// builds it); nil when none was given.
+	NVSMI *NVSMICheck
 }
 
 // Build makes the report of one source. It is the one place that decides
@@ -28,7 +31,7 @@ type Input struct {
 // accelerator's best NIC, and which NICs the tables show.
 func Build(in Input) *Report {
 	g := in.Graph
-	r := &Report{Source: in.Source, Graph: g, FailOn: in.FailOn,
+	r := &Report{Source: in.Source, Graph: g, FailOn: in.FailOn, NVSMI: in.NVSMI,
 		HostBridges: []HostBridge{}, Devices: make([]Device, 0, len(g.Devices)), Accelerators: []Accelerator{},
 		NICs: []string{}, HiddenNICs: []string{}, Pairs: make([]Pair, 0, len(in.Pairs)),
 		Warnings: []Warning{}, Lacks: append([]string{}, g.Lacks...), Findings: []Finding{},
@@ -207,6 +210,7 @@ func device(g *topology.Graph, d *topology.Device, alias string) Device {
 		Name: d.Name, NUMANode: d.NUMANode, NUMAFrom: d.NUMAFrom, LocalCPUs: d.LocalCPUs,
 		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn, PortRateGbps: Round(d.PortRateGbps),
 		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs), Children: bdfs(d.Children),
+		Positional: d.Positional, PlaceUnknown: d.PlaceUnknown,
 		Link: Link{CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth, MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth},
 	}
 	out.Bond, out.ComputePartition, out.MemoryPartition = d.Bond, d.ComputePartition, d.MemoryPartition
@@ -249,8 +253,8 @@ func nonNilInts(s []int) []int {
 
 func pair(p topology.Pair, noHops bool) Pair {
 	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: []string{string(p.A.Kind), string(p.B.Kind)},
-		SMI: string(p.SMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: Round(p.BottleneckGbps),
-		LabelUncertain: p.LabelUncertain, Notes: nonNil(p.Notes), Hops: []Hop{}, C2C: p.C2C}
+		SMI: string(p.SMI), PCIeSMI: string(p.PCIeSMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: Round(p.BottleneckGbps),
+		LabelUncertain: p.LabelUncertain, NCCLUncertain: p.NCCLUncertain, Notes: nonNil(p.Notes), Hops: []Hop{}, C2C: p.C2C}
 	if p.DataDirect != nil {
 		out.DataDirect = p.DataDirect.BDF()
 	}

@@ -52,6 +52,10 @@ type Report struct {
 	SetAsideNICs []SetAsideNIC `json:"set_aside_nics"`
 	// StoragePairs are the accelerator-NVMe pairs (GPUDirect Storage).
 	StoragePairs []StoragePair `json:"storage_pairs"`
+	// NVSMI is the host's own nvidia-smi topo -m set against the source's
+	// tree; present only when the matrix was given (--nvsmi, or pasted with
+	// a text dump).
+	NVSMI *NVSMICheck `json:"nvidia_smi,omitempty"`
 
 	// Graph is what the report was built from, for the exports that write
 	// the whole graph (NCCL XML, pictures); never serialised.
@@ -230,6 +234,14 @@ type Device struct {
 	ComputePartition  string   `json:"compute_partition,omitempty"`   // AMD Instinct: SPX, DPX, QPX, CPX
 	MemoryPartition   string   `json:"memory_partition,omitempty"`    // AMD Instinct: NPS1, NPS4
 	SocketDirectPeers []string `json:"socket_direct_peers,omitempty"` // the other halves of its Socket Direct card
+	// Positional is set when the source showed the function without an
+	// address: BDF is then a stand-in ("bridge@line31") and this says
+	// where it was seen.
+	Positional string `json:"positional,omitempty"`
+	// PlaceUnknown is set when the source does not say where the function
+	// hangs (plain lspci): Parent and HostBridge are then "" and every path
+	// to it is "?".
+	PlaceUnknown bool `json:"place_unknown,omitempty"`
 }
 
 // Hop is one step of a pair's path.
@@ -249,14 +261,17 @@ type Pair struct {
 	B              string   `json:"b"`
 	Kinds          []string `json:"kinds"`
 	SMI            string   `json:"smi"`
+	PCIeSMI        string   `json:"pcie_smi,omitempty"` // an NVLink pair's PCIe label
 	NCCL           string   `json:"nccl"`
 	Path           string   `json:"path"`
 	Hops           []Hop    `json:"hops"` // empty when the pair's hops were not given (-o jsonl)
 	BottleneckGbps float64  `json:"bottleneck_gbps"`
 	LabelUncertain bool     `json:"label_uncertain"`
-	Notes          []string `json:"notes"`
-	C2C            bool     `json:"c2c"`                   // the accelerator reaches its CPU over NVLink-C2C
-	DataDirect     string   `json:"data_direct,omitempty"` // BDF of the ConnectX-8 Data Direct DMA function on the data path
+	// NCCLUncertain: NCCL's label rests on switch IDs the source lacks.
+	NCCLUncertain bool     `json:"nccl_uncertain"`
+	Notes         []string `json:"notes"`
+	C2C           bool     `json:"c2c"`                   // the accelerator reaches its CPU over NVLink-C2C
+	DataDirect    string   `json:"data_direct,omitempty"` // BDF of the ConnectX-8 Data Direct DMA function on the data path
 	// Prediction is the advisor's, for accelerator-NIC pairs it planned with.
 	Prediction *Prediction `json:"prediction,omitempty"`
 }
