@@ -352,7 +352,7 @@ func modelName(d *topology.Device) string {
 // "PEX89000"; the IDs when the model is unknown.
 func shortModel(d *topology.Device) string {
 	skip := map[string]bool{"NVIDIA": true, "Tesla": true, "Broadcom": true, "Mellanox": true, "AMD": true,
-		"Intel": true, "GeForce": true, "PLX": true, "Technology,": true, "Corporation": true, "Inc.": true}
+		"Intel": true, "GeForce": true, "PLX": true, "Technology,": true, "Technologies": true, "Technologies,": true, "Corporation": true, "Inc.": true, "Co.,": true, "Ltd.": true}
 	for _, f := range strings.Fields(modelName(d)) {
 		if !skip[f] {
 			return f

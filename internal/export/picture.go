@@ -3,6 +3,7 @@ package export
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/topology"
@@ -153,7 +154,7 @@ func buildPicture(g *topology.Graph, aliases map[*topology.Device]string, best m
 			b.best = pic.best[d]
 			b.lines = []string{aliases[d] + " " + shortModel(d), d.Addr.Short(), linkText(d.Link)}
 			if p := b.best; p != nil {
-				b.lines = append(b.lines, "→"+aliases[p.B]+" "+string(p.SMI))
+				b.lines = append(b.lines, "→"+aliases[p.B]+" "+smiText(p))
 			}
 		case topology.KindNIC:
 			b.kind = boxNIC
@@ -298,4 +299,12 @@ func layoutPicture(pic *picture) (width, height float64) {
 		x += c.w + gapX
 	}
 	return x + clPad - gapX, bottom + clPad
+}
+
+// smiText is a pair's nvidia-smi label, with "?" when it rests on a guess.
+func smiText(p *topology.Pair) string {
+	if l := string(p.SMI); p.LabelUncertain && !strings.HasSuffix(l, "?") {
+		return l + "?"
+	}
+	return string(p.SMI)
 }

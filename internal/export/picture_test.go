@@ -203,3 +203,27 @@ func TestDOTQuote(t *testing.T) {
 	}
 	_ = topology.PIX
 }
+
+// TestSVGNamesAndMarks: NICs are named by model, not by the vendor's
+// "Technologies", and a label that rests on a guess keeps its "?".
+func TestSVGNamesAndMarks(t *testing.T) {
+	g := fixtures(t)["hgx-h100"]
+	if g == nil {
+		t.Fatal("no hgx-h100 fixture")
+	}
+	var buf bytes.Buffer
+	if err := SVG(&buf, g, nil, best(t, g)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "Technologies") {
+		t.Error("a box is named after the vendor's \"Technologies\"")
+	}
+	p := &topology.Pair{SMI: topology.NODE, LabelUncertain: true}
+	if got := smiText(p); got != "NODE?" {
+		t.Errorf("uncertain NODE drawn as %q, want NODE?", got)
+	}
+	p.SMI = topology.Unknown
+	if got := smiText(p); got != "?" {
+		t.Errorf("unknown label drawn as %q, want ?", got)
+	}
+}

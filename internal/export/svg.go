@@ -144,7 +144,7 @@ func SVG(w io.Writer, g *topology.Graph, aliases map[*topology.Device]string, be
 					stroke = `stroke="#111827" stroke-width="2"`
 				}
 				p(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" %s/>`, x0+float64(j)*cw, ry, cw, ch, fillOf(pr.SMI), stroke)
-				p(`<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x0+float64(j)*cw+cw/2, ry+13, esc(string(pr.SMI)))
+				p(`<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x0+float64(j)*cw+cw/2, ry+13, esc(smiText(&pr)))
 			}
 			body.WriteString("\n")
 		}
