@@ -90,7 +90,13 @@ func (r *reader) readCPUInfo(s *System) map[int]int {
 				s.LogicalCPUs++
 			}
 		case "vendor_id":
-			s.CPUVendor = v
+			s.CPUVendor, s.CPUArch = v, "x86_64"
+		case "CPU implementer": // Arm's /proc/cpuinfo
+			s.CPUArch = "arm64"
+		case "cpu":
+			if strings.HasPrefix(v, "POWER") { // ppc64's /proc/cpuinfo: "cpu : POWER9 ..."
+				s.CPUArch = "ppc64"
+			}
 		case "model name":
 			s.CPUModel = v
 		case "cpu family":
