@@ -12,7 +12,7 @@ import (
 // Codes documents every finding code. Codes are stable: alerting may key on them.
 var Codes = map[string]string{
 	"acs-redirect": "ACS Request/Completion Redirect is on at a switch downstream port or root port on an accelerator–NIC path: " +
-		"peer-to-peer goes up to the root complex. Critical on a PIX/PXB path; info on a path that crosses the root complex anyway. In a VM the remedy is ATS on the NIC.",
+		"peer-to-peer goes up to the root complex. Critical on a PIX/PXB path, with a remedy; info, with none, on a path that crosses the root complex anyway. In a VM the remedy is ATS on the NIC.",
 	"acs-unknown":          "Info: the ACS state of bridges on accelerator–NIC paths could not be read (config space past 64 bytes needs root).",
 	"iommu-translation":    "An IOMMU translates DMA (group type DMA/DMA-FQ, or an IOMMU with no iommu=pt): GPUDirect RDMA needs passthrough. Critical on bare metal, warning in a VM, info on Arm SMMU (Grace).",
 	"link-width-degraded":  "Warning: a PCIe link of an accelerator or NIC, or of a switch above it, trained narrower than both ends support.",
@@ -21,7 +21,7 @@ var Codes = map[string]string{
 	"cross-socket":         "Warning: an accelerator's best NIC is on another socket (SYS): GDR off by default, traffic crosses the inter-socket link.",
 	"nic-shared":           "Several accelerators must share one NIC (info) or one switch uplink past its bandwidth (warning): follow the rail plan.",
 	"numa-unknown":         "Warning: numa_node is -1 for an accelerator or NIC on a multi-NUMA machine: NCCL sees one CPU node and cannot tell SYS from PHB.",
-	"peer-memory-missing":  "Warning: NVIDIA accelerators and RDMA NICs, but no nvidia_peermem / nv_peer_mem / memory_peers evidence: NCCL turns GDR off unless dma-buf works.",
+	"peer-memory-missing":  "NVIDIA accelerators and RDMA NICs, but no nvidia_peermem / nv_peer_mem / memory_peers evidence: a warning where dma-buf cannot apply either (NCCL < 2.13, pre-Turing GPU, kernel before 5.12), info where dma-buf may (it needs the open NVIDIA kernel module, which sysfs does not show).",
 	"peer-memory-unknown":  "Info: the source holds no sys/module, so peer-memory support could not be checked.",
 	"max-read-request-low": "Warning: an accelerator's or NIC's DevCtl MaxReadReq is below min_max_read_request_bytes.",
 	"relaxed-ordering-off": "Warning: a NIC has PCIe Relaxed Ordering disabled in DevCtl, so NCCL's relaxed-ordering memory registrations cannot take effect.",
@@ -141,11 +141,20 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 		var g group
 		var ports []string
 		for _, b := range redirected {
-			if sev[b] == s {
-				g.add([]*topology.Device{b}, b.BDF()+" on "+example[b], "setpci -s "+b.BDF()+" ECAP_ACS+0x6.w=0000",
-					sysfsFile(b, "config")+": ACS Control (ECAP_ACS+0x6) has ReqRedir or CmpltRedir set")
-				ports = append(ports, b.BDF())
+			if sev[b] != s {
+				continue
 			}
+			fix := "setpci -s " + b.BDF() + " ECAP_ACS+0x6.w=0000"
+			if s == Info { // clearing it would not change the path: weaken isolation for nothing
+				fix = ""
+			}
+			g.add([]*topology.Device{b}, b.BDF()+" on "+example[b], fix,
+				sysfsFile(b, "config")+": ACS Control (ECAP_ACS+0x6) has ReqRedir or CmpltRedir set")
+			ports = append(ports, b.BDF())
+		}
+		if s == Info {
+			a.emit("acs-redirect", s, &g, "ACS Request/Completion Redirect is on at %s: those paths cross the root complex anyway, so clearing it would gain nothing; leave it on", nil, nil)
+			continue
 		}
 		head := []string{"# clear ACS control on each port, every boot (NCCL troubleshooting, \"PCI Access Control Services\"):"}
 		tail := []string{"# or persistently, on the kernel command line, quoted (clears ReqRedir, CmpltRedir, EgressCtrl):",
@@ -308,7 +317,7 @@ func (a *analysis) findSharing(plan Plan) {
 			var g group
 			g.add(append([]*topology.Device{n}, gs...), fmt.Sprintf("%d accelerators share NIC %s (%s): each gets about 1/%d of it when all send at once",
 				len(gs), n.BDF(), strings.Join(bdfs(gs), ", "), len(gs)), "", "rail plan: more accelerators than NICs")
-			a.emit("nic-shared", Info, &g, "%s", []string{"give each rank its NIC from the plan (NCCL_IB_HCA per rank); add NICs for one per accelerator"}, nil)
+			a.emit("nic-shared", Info, &g, "%s", []string{"bind each rank with the plan's UCX_NET_DEVICES and numactl (NCCL_IB_HCA stays the same list on every rank: NCCL picks the nearest NIC); add NICs for one per accelerator"}, nil)
 		}
 	}
 	for _, u := range uplinks {
@@ -395,10 +404,17 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 	if len(nvidia) > 0 && len(rdma) > 0 && len(p.PeerMemory) == 0 {
 		var g group
 		if p.ModulesRead {
-			g.add(append(nvidia, rdma...), "", "", "absent: sys/module/nvidia_peermem, sys/module/nv_peer_mem, sys/kernel/mm/memory_peers/nv_mem/version")
-			a.emit("peer-memory-missing", Warning, &g, "NVIDIA accelerators and RDMA NICs, but no peer-memory module is loaded: NCCL turns GPUDirect RDMA off unless dma-buf works",
-				[]string{"modprobe nvidia-peermem", "echo nvidia-peermem > /etc/modules-load.d/nvidia-peermem.conf   # load it at every boot",
-					"# or use dma-buf: the open NVIDIA kernel driver on a recent kernel (NCCL_DMABUF_ENABLE=1, the default)"}, nil)
+			g.add(append(nvidia, rdma...), "", "", "absent: sys/module/nvidia_peermem, sys/module/nv_peer_mem, sys/kernel/mm/memory_peers/nv_mem/version; kernel from proc/cmdline BOOT_IMAGE")
+			pm := a.dmaBuf(nvidia[0])
+			load := []string{"modprobe nvidia-peermem", "echo nvidia-peermem > /etc/modules-load.d/nvidia-peermem.conf   # load it at every boot"}
+			switch pm.state {
+			case no:
+				a.emit("peer-memory-missing", Warning, &g, "NVIDIA accelerators and RDMA NICs, but no peer-memory module is loaded and dma-buf does not apply ("+pm.why+"): NCCL turns GPUDirect RDMA off", load, nil)
+			default:
+				a.emit("peer-memory-missing", Info, &g, "no peer-memory module is loaded: GPUDirect RDMA rests on dma-buf ("+pm.why+")",
+					[]string{"# check which driver is loaded: grep -i open /proc/driver/nvidia/version (the open kernel module supports dma-buf; NCCL_DMABUF_ENABLE=1 is the default)",
+						"# with the proprietary driver, load the peer-memory module instead:"}, load)
+			}
 		} else {
 			g.add(append(nvidia, rdma...), "", "", "sys/module not in the source")
 			a.emit("peer-memory-unknown", Info, &g, "the source holds no sys/module: peer-memory support unknown",
