@@ -409,9 +409,9 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 			load := []string{"modprobe nvidia-peermem", "echo nvidia-peermem > /etc/modules-load.d/nvidia-peermem.conf   # load it at every boot"}
 			switch pm.state {
 			case no:
-				a.emit("peer-memory-missing", Warning, &g, "NVIDIA accelerators and RDMA NICs, but no peer-memory module is loaded and dma-buf does not apply ("+pm.why+"): NCCL turns GPUDirect RDMA off", load, nil)
+				a.emit("peer-memory-missing", Warning, &g, "NVIDIA accelerators and RDMA NICs, but "+pm.why+": NCCL turns GPUDirect RDMA off", load, nil)
 			default:
-				a.emit("peer-memory-missing", Info, &g, "no peer-memory module is loaded: GPUDirect RDMA rests on dma-buf ("+pm.why+")",
+				a.emit("peer-memory-missing", Info, &g, "GPUDirect RDMA rests on dma-buf: "+pm.why,
 					[]string{"# check which driver is loaded: grep -i open /proc/driver/nvidia/version (the open kernel module supports dma-buf; NCCL_DMABUF_ENABLE=1 is the default)",
 						"# with the proprietary driver, load the peer-memory module instead:"}, load)
 			}

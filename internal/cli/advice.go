@@ -176,9 +176,12 @@ func (a *analysis) writePlan(p *render.Printer, res *advisor.Result) error {
 		if as.Shared > 1 {
 			shared = fmt.Sprintf("shared by %d", as.Shared)
 		}
-		rows = append(rows, []string{a.aliases[as.GPU] + " " + as.GPU.BDF(), a.label(as.NIC), gbps(as.ExpectedGbps), shared})
+		if !as.Known {
+			shared += ", unsure"
+		}
+		rows = append(rows, []string{a.aliases[as.GPU] + " " + as.GPU.BDF(), a.label(as.NIC), gbps(as.ExpectedGbps), gbps(as.ShareGbps), shared})
 	}
-	if err := p.Table([]string{"Accelerator", "NIC", "Expected", "NIC use"}, rows); err != nil {
+	if err := p.Table([]string{"Accelerator", "NIC", "Expected", "Each", "NIC use"}, rows); err != nil {
 		return err
 	}
 	p.Printf("\nSettings per local rank:\n")

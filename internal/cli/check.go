@@ -342,13 +342,32 @@ func gdrText(x *advisor.Prediction) string {
 	if x.HostStagedGbps > 0 {
 		staged = ", staged " + gbps(x.HostStagedGbps)
 	}
+	doubt := ""
+	if x.GDRUnknown != "" {
+		doubt = "?"
+	}
 	switch {
 	case !x.GDR:
-		return "no" + staged
+		return "no" + doubt + staged
 	case !x.GDRRead:
-		return "recv only" + staged
+		return "recv only" + doubt + staged
 	}
-	return "yes"
+	return "yes" + doubt
+}
+
+// expectedText shows the prediction per direction when they differ:
+// "w 192 / r 83-173 Gb/s" (write: the NIC writes GPU memory).
+func expectedText(x *advisor.Prediction) string {
+	if x.ExpectedWriteGbps <= 0 || x.ExpectedReadGbps <= 0 || x.ExpectedWriteGbps == x.ExpectedReadGbps && x.ExpectedReadMaxGbps == x.ExpectedReadGbps && x.ExpectedWriteMaxGbps == x.ExpectedWriteGbps {
+		return gbps(x.ExpectedGbps)
+	}
+	span := func(lo, hi float64) string {
+		if hi > lo+0.5 {
+			return fmt.Sprintf("%.0f-%.0f", lo, hi)
+		}
+		return fmt.Sprintf("%.0f", lo)
+	}
+	return "w " + span(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps) + " / r " + span(x.ExpectedReadGbps, x.ExpectedReadMaxGbps) + " Gb/s"
 }
 
 // labelText marks a label that rests on a guess with "?".
@@ -372,13 +391,13 @@ func (a *analysis) writePairs(pr *render.Printer, pairs []topology.Pair, predict
 	var rows [][]string
 	var notes []string
 	for _, p := range pairs {
-		bottleneck := "unknown"
-		if p.BottleneckGbps > 0 {
-			bottleneck = fmt.Sprintf("%g Gb/s", p.BottleneckGbps)
-		}
+		bottleneck := gbps(p.BottleneckGbps)
 		expected, eff, gdr := "", "", ""
 		if x := predictions[[2]*topology.Device{p.A, p.B}]; x != nil {
-			expected, gdr = gbps(x.ExpectedGbps), gdrText(x)
+			expected, gdr = expectedText(x), gdrText(x)
+			if x.PathGbps > p.BottleneckGbps+0.5 { // an idle accelerator's link, predicted at its max speed
+				bottleneck += ", " + gbps(x.PathGbps) + " loaded"
+			}
 			if x.Efficiency > 0 {
 				eff = fmt.Sprintf("%.0f%%", 100*x.Efficiency)
 			}

@@ -42,8 +42,9 @@ type Finding struct {
 // Plan is the rail plan: a NIC for every accelerator.
 type Plan struct {
 	Assignments []Assignment `json:"assignments"`
-	WorstGbps   float64      `json:"worst_gbps"`
+	WorstGbps   float64      `json:"worst_gbps"` // per accelerator, after sharing a NIC
 	MeanGbps    float64      `json:"mean_gbps"`
+	NCCLIBHCA   string       `json:"nccl_ib_hca,omitempty"` // the same on every rank (NVIDIA/nccl#1478)
 	Ranks       []Rank       `json:"ranks"`
 }
 
@@ -51,8 +52,10 @@ type Plan struct {
 type Assignment struct {
 	Accelerator  string  `json:"accelerator"`
 	NIC          string  `json:"nic"`
-	ExpectedGbps float64 `json:"expected_gbps"`
-	Shared       int     `json:"shared"` // accelerators on this NIC
+	ExpectedGbps float64 `json:"expected_gbps"` // as NCCL would run the pair: direct, or host-staged where GDR is off
+	Shared       int     `json:"shared"`        // accelerators on this NIC
+	ShareGbps    float64 `json:"share_gbps"`    // expected_gbps / shared
+	Known        bool    `json:"known"`         // the figure rests on a known link and a decided GDR verdict
 }
 
 // Rank is the environment of one local rank.
@@ -155,13 +158,22 @@ type Pair struct {
 	LabelUncertain bool     `json:"label_uncertain"`
 	Notes          []string `json:"notes,omitempty"`
 	// The advisor's prediction, for accelerator-NIC pairs when it ran.
-	ExpectedGbps   *float64 `json:"expected_gbps,omitempty"`
-	Efficiency     *float64 `json:"efficiency,omitempty"`
-	GDR            *bool    `json:"gdr,omitempty"`
-	GDRRead        *bool    `json:"gdr_read,omitempty"`
-	GDRReason      string   `json:"gdr_reason,omitempty"`
-	HostStagedGbps float64  `json:"host_staged_gbps,omitempty"`
-	Assumed        []string `json:"assumed,omitempty"` // what the prediction took for granted
+	ExpectedGbps *float64 `json:"expected_gbps,omitempty"` // the lower direction
+	// Per direction: write is the NIC writing GPU memory (receive side),
+	// read the NIC reading it (send side); *_max_gbps the high end of a range.
+	ExpectedWriteGbps    *float64 `json:"expected_write_gbps,omitempty"`
+	ExpectedReadGbps     *float64 `json:"expected_read_gbps,omitempty"`
+	ExpectedWriteMaxGbps *float64 `json:"expected_write_max_gbps,omitempty"`
+	ExpectedReadMaxGbps  *float64 `json:"expected_read_max_gbps,omitempty"`
+	PathGbps             *float64 `json:"path_gbps,omitempty"` // the path's narrowest link as predicted (idle accelerators at max speed)
+	Efficiency           *float64 `json:"efficiency,omitempty"`
+	GDR                  *bool    `json:"gdr,omitempty"`
+	GDRRead              *bool    `json:"gdr_read,omitempty"`
+	GDRReason            string   `json:"gdr_reason,omitempty"`
+	GDRUnknown           string   `json:"gdr_unknown,omitempty"`   // what the verdict rests on that the source could not show
+	GDRMechanism         string   `json:"gdr_mechanism,omitempty"` // nvidia-peermem or dma-buf
+	HostStagedGbps       float64  `json:"host_staged_gbps,omitempty"`
+	Assumed              []string `json:"assumed,omitempty"` // what the prediction took for granted
 }
 
 // Warning is a problem that did not stop the read.
@@ -238,6 +250,9 @@ func New(src Source, g *topology.Graph, pairs []topology.Pair, adv *advisor.Resu
 		if pr := predictions[[2]*topology.Device{p.A, p.B}]; pr != nil {
 			out.ExpectedGbps, out.Efficiency, out.GDR, out.GDRRead = &pr.ExpectedGbps, &pr.Efficiency, &pr.GDR, &pr.GDRRead
 			out.GDRReason, out.HostStagedGbps, out.Assumed = pr.GDRReason, pr.HostStagedGbps, pr.Uncertain
+			out.ExpectedWriteGbps, out.ExpectedReadGbps = &pr.ExpectedWriteGbps, &pr.ExpectedReadGbps
+			out.ExpectedWriteMaxGbps, out.ExpectedReadMaxGbps, out.PathGbps = &pr.ExpectedWriteMaxGbps, &pr.ExpectedReadMaxGbps, &pr.PathGbps
+			out.GDRUnknown, out.GDRMechanism = pr.GDRUnknown, pr.GDRMechanism
 		}
 		r.Pairs = append(r.Pairs, out)
 	}
@@ -313,9 +328,10 @@ func pair(p topology.Pair) Pair {
 }
 
 func plan(p advisor.Plan) *Plan {
-	out := &Plan{Assignments: []Assignment{}, WorstGbps: p.WorstGbps, MeanGbps: p.MeanGbps, Ranks: []Rank{}}
+	out := &Plan{Assignments: []Assignment{}, WorstGbps: p.WorstGbps, MeanGbps: p.MeanGbps, NCCLIBHCA: p.NCCLIBHCA, Ranks: []Rank{}}
 	for _, a := range p.Assignments {
-		out.Assignments = append(out.Assignments, Assignment{Accelerator: a.GPU.BDF(), NIC: a.NIC.BDF(), ExpectedGbps: a.ExpectedGbps, Shared: a.Shared})
+		out.Assignments = append(out.Assignments, Assignment{Accelerator: a.GPU.BDF(), NIC: a.NIC.BDF(), ExpectedGbps: a.ExpectedGbps,
+			Shared: a.Shared, ShareGbps: a.ShareGbps, Known: a.Known})
 	}
 	for _, r := range p.Ranks {
 		out.Ranks = append(out.Ranks, Rank{LocalRank: r.LocalRank, Env: r.Env(), Numactl: r.Numactl})
