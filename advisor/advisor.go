@@ -56,12 +56,30 @@ func ParseSeverity(s string) (Severity, error) {
 
 // Finding is one problem on the machine.
 type Finding struct {
-	Code     string   `json:"code"` // a key of Codes
-	Severity Severity `json:"severity"`
-	Devices  []string `json:"devices"` // BDFs
-	Message  string   `json:"message"`
-	Remedy   string   `json:"remedy"`   // commands, kernel parameters or BIOS settings; one per line
-	Evidence string   `json:"evidence"` // the file (relative to the source root) or value it rests on
+	Code     string       `json:"code"` // a key of Codes
+	Severity Severity     `json:"severity"`
+	Devices  []string     `json:"devices"` // BDFs
+	Message  string       `json:"message"`
+	Remedy   []RemedyStep `json:"remedy"`
+	Evidence string       `json:"evidence"` // the file (relative to the source root) or value it rests on
+}
+
+// RemedyKind says what a remedy step is.
+type RemedyKind string
+
+// Remedy step kinds.
+const (
+	RemedyCommand         RemedyKind = "command"          // a shell line, safe to paste
+	RemedyKernelParameter RemedyKind = "kernel_parameter" // for the kernel command line
+	RemedyBIOS            RemedyKind = "bios"             // a firmware setting
+	RemedyManual          RemedyKind = "manual"           // something a person does (reseat the card)
+)
+
+// RemedyStep is one step of a remedy, with a comment saying why or when.
+type RemedyStep struct {
+	Kind    RemedyKind `json:"kind"`
+	Text    string     `json:"text"`
+	Comment string     `json:"comment"`
 }
 
 // Step is one line of the --explain arithmetic: Value is the running

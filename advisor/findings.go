@@ -32,11 +32,12 @@ var Codes = map[string]string{
 // group gathers one finding: its devices, a message part and a remedy line
 // per item, and the evidence of the first.
 type group struct {
-	devs, parts, fixes []string
-	ev                 string
+	devs, parts []string
+	fixes       []RemedyStep
+	ev          string
 }
 
-func (g *group) add(devs []*topology.Device, part, fix, ev string) {
+func (g *group) add(devs []*topology.Device, part string, fix RemedyStep, ev string) {
 	for _, d := range devs {
 		if !slices.Contains(g.devs, d.BDF()) {
 			g.devs = append(g.devs, d.BDF())
@@ -45,7 +46,7 @@ func (g *group) add(devs []*topology.Device, part, fix, ev string) {
 	if part != "" {
 		g.parts = append(g.parts, part)
 	}
-	if fix != "" {
+	if fix.Text != "" {
 		g.fixes = append(g.fixes, fix)
 	}
 	if g.ev == "" {
@@ -55,17 +56,25 @@ func (g *group) add(devs []*topology.Device, part, fix, ev string) {
 
 // emit adds g, when it holds anything, as one finding: msg takes the parts
 // where it says %s; the remedy is head, the fixes, then tail.
-func (a *analysis) emit(code string, sev Severity, g *group, msg string, head, tail []string) {
+func (a *analysis) emit(code string, sev Severity, g *group, msg string, head, tail []RemedyStep) {
 	if len(g.devs) == 0 && len(g.parts) == 0 {
 		return
 	}
 	if strings.Contains(msg, "%s") {
 		msg = fmt.Sprintf(msg, strings.Join(g.parts, "; "))
 	}
-	remedy := append(append(append([]string(nil), head...), g.fixes...), tail...)
+	remedy := append(append(append([]RemedyStep(nil), head...), g.fixes...), tail...)
 	a.findings = append(a.findings, Finding{Code: code, Severity: sev, Devices: g.devs, Message: msg,
-		Remedy: strings.Join(remedy, "\n"), Evidence: g.ev})
+		Remedy: remedy, Evidence: g.ev})
 }
+
+// Remedy step constructors, one per kind.
+func command(text, comment string) RemedyStep { return RemedyStep{RemedyCommand, text, comment} }
+func kernelParameter(text, comment string) RemedyStep {
+	return RemedyStep{RemedyKernelParameter, text, comment}
+}
+func bios(text, comment string) RemedyStep   { return RemedyStep{RemedyBIOS, text, comment} }
+func manual(text, comment string) RemedyStep { return RemedyStep{RemedyManual, text, comment} }
 
 func bdfs(ds []*topology.Device) []string {
 	out := make([]string, len(ds))
@@ -112,7 +121,7 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 		for _, b := range pathBridges(p.A, p.B) {
 			switch {
 			case !b.ACSKnown && !seen[b]:
-				unknown.add([]*topology.Device{b}, b.BDF(), "", sysfsFile(b, "config")+": 64 bytes readable (sysfs-reference.md §1.6)")
+				unknown.add([]*topology.Device{b}, b.BDF(), RemedyStep{}, sysfsFile(b, "config")+": 64 bytes readable (sysfs-reference.md §1.6)")
 			case b.ACSKnown && b.ACSRedirect:
 				pair := func() string { return fmt.Sprintf("%s–%s (%s)", p.A.BDF(), p.B.BDF(), p.SMI) }
 				if sev[b] == "" {
@@ -144,9 +153,9 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 			if sev[b] != s {
 				continue
 			}
-			fix := "setpci -s " + b.BDF() + " ECAP_ACS+0x6.w=0000"
+			fix := command("setpci -s "+b.BDF()+" ECAP_ACS+0x6.w=0000", "clear ACS control on each port (lasts until reboot)")
 			if s == Info { // clearing it would not change the path: weaken isolation for nothing
-				fix = ""
+				fix = RemedyStep{}
 			}
 			g.add([]*topology.Device{b}, b.BDF()+" on "+example[b], fix,
 				sysfsFile(b, "config")+": ACS Control (ECAP_ACS+0x6) has ReqRedir or CmpltRedir set")
@@ -156,21 +165,24 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 			a.emit("acs-redirect", s, &g, "ACS Request/Completion Redirect is on at %s: those paths cross the root complex anyway, so clearing it would gain nothing; leave it on", nil, nil)
 			continue
 		}
-		head := []string{"# clear ACS control on each port, every boot (NCCL troubleshooting, \"PCI Access Control Services\"):"}
-		tail := []string{"# or persistently, on the kernel command line, quoted (clears ReqRedir, CmpltRedir, EgressCtrl):",
-			"pci=disable_acs_redir=" + strings.Join(ports, ";"), "# or disable ACS / IO virtualization in the BIOS if nothing needs it"}
+		var head []RemedyStep
+		tail := []RemedyStep{
+			kernelParameter("pci=disable_acs_redir="+strings.Join(ports, ";"), "or persistently: clears ReqRedir, CmpltRedir and EgressCtrl at boot (NCCL troubleshooting, \"PCI Access Control Services\"); quote it in GRUB_CMDLINE_LINUX"),
+			bios("disable ACS or IO virtualization", "only if nothing (VMs, SR-IOV) needs it"),
+		}
 		if a.g.Platform.Hypervisor {
-			head, tail = []string{"# in a VM ACS must stay on (NCCL troubleshooting): enable ATS on the NICs instead, on the host (ConnectX; host-side BDF), then reboot the host:"}, nil
+			head, tail = []RemedyStep{manual("keep ACS on in the VM and enable ATS on the NICs on the host, then reboot the host",
+				"NCCL troubleshooting: in a VM ACS must stay on; the addresses below are the guest's, use the host-side ones")}, nil
 			g.fixes = nil
 			for _, n := range nics {
-				g.fixes = append(g.fixes, "mlxconfig -d "+n.BDF()+" set ATS_ENABLED=true")
+				g.fixes = append(g.fixes, command("mlxconfig -d "+n.BDF()+" set ATS_ENABLED=true", "on the host, ConnectX"))
 			}
 		}
 		a.emit("acs-redirect", s, &g, "ACS Request/Completion Redirect is on at %s: accelerator–NIC peer-to-peer goes up to the root complex", head, tail)
 	}
 	a.emit("acs-unknown", Info, &unknown, "ACS state unknown at bridges on accelerator–NIC paths (%s): config space was read only to 64 bytes",
-		[]string{"run gdtopo as root (sudo), or take the capture as root: reading config past 64 bytes needs CAP_SYS_ADMIN",
-			"# by hand: sudo lspci -vvv | grep ACSCtl"}, nil)
+		[]RemedyStep{manual("run gdtopo as root (sudo), or take the capture as root", "reading config space past 64 bytes needs CAP_SYS_ADMIN"),
+			command("sudo lspci -vvv | grep ACSCtl", "or read the ACS control by hand")}, nil)
 }
 
 // findIOMMU reports accelerators and NICs whose DMA an IOMMU translates.
@@ -178,7 +190,7 @@ func (a *analysis) findIOMMU(ends []*topology.Device) {
 	var g group
 	for _, d := range ends {
 		if tr, _, ev := a.translating(d); tr {
-			g.add([]*topology.Device{d}, d.BDF(), "", ev)
+			g.add([]*topology.Device{d}, d.BDF(), RemedyStep{}, ev)
 		}
 	}
 	p, s := a.g.Platform, a.g.System
@@ -186,10 +198,10 @@ func (a *analysis) findIOMMU(ends []*topology.Device) {
 	if len(p.IOMMUs) > 0 {
 		first = p.IOMMUs[0]
 	}
-	sev, param, tail := Critical, "iommu.passthrough=1", []string{"# or disable VT-d / AMD-Vi in the BIOS when no VM or SR-IOV needs it"}
+	sev, param, tail := Critical, "iommu.passthrough=1", []RemedyStep{bios("disable VT-d / AMD-Vi", "or this, when no VM or SR-IOV needs the IOMMU")}
 	switch {
 	case strings.HasPrefix(first, "smmu"):
-		sev, tail = Info, append(tail, "# on Grace-based platforms NVIDIA's GDS guide asks for the IOMMU enabled and passthrough disabled: leave it there")
+		sev, tail = Info, append(tail, manual("leave the IOMMU as it is on Grace-based platforms", "NVIDIA's GDS guide asks for the IOMMU enabled and passthrough disabled there"))
 	case p.Hypervisor:
 		sev = Warning
 	}
@@ -201,7 +213,7 @@ func (a *analysis) findIOMMU(ends []*topology.Device) {
 	}
 	a.emit("iommu-translation", sev, &g,
 		"the IOMMU translates DMA for %s: GPUDirect RDMA needs it off or in passthrough (CUDA GPUDirect RDMA §3.4), and P2P goes through the root ports",
-		[]string{"add " + param + " to the kernel command line (GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub or grub2-mkconfig) and reboot"}, tail)
+		[]RemedyStep{kernelParameter(param, "add to GRUB_CMDLINE_LINUX in /etc/default/grub, run update-grub or grub2-mkconfig, and reboot")}, tail)
 }
 
 // findLinks reports links of accelerators and NICs, and of the switches
@@ -222,7 +234,7 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 			}
 			seen[r.dev] = true
 			dev, port, cur := r.dev, r.dev.Parent, r.link
-			retrain := "setpci -s " + port.BDF() + " CAP_EXP+0x10.w=0020:0020   # retrain: Link Control bit 5 of the port"
+			retrain := command("setpci -s "+port.BDF()+" CAP_EXP+0x10.w=0020:0020", "then retrain the link: Link Control bit 5 of the port above "+dev.BDF())
 			if w := capOf(float64(dev.Link.MaxWidth), float64(port.Link.MaxWidth)); cur.CurrentWidth > 0 && float64(cur.CurrentWidth) < w {
 				width.add([]*topology.Device{dev, port}, fmt.Sprintf("%s x%d (both ends support x%g)", dev.BDF(), cur.CurrentWidth, w), retrain,
 					fmt.Sprintf("%s = %d, max_link_width = %d", sysfsFile(dev, "current_link_width"), cur.CurrentWidth, dev.Link.MaxWidth))
@@ -230,7 +242,7 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 			if s := capOf(dev.Link.MaxGTs, port.Link.MaxGTs); cur.CurrentGTs > 0 && cur.CurrentGTs < s {
 				g := &speed
 				if dev.Kind == topology.KindAccelerator {
-					g, retrain = &idle, ""
+					g, retrain = &idle, RemedyStep{}
 				}
 				g.add([]*topology.Device{dev, port}, fmt.Sprintf("%s %g GT/s (both ends support %g GT/s)", dev.BDF(), cur.CurrentGTs, s), retrain,
 					fmt.Sprintf("%s = %g GT/s, max_link_speed = %g GT/s", sysfsFile(dev, "current_link_speed"), cur.CurrentGTs, dev.Link.MaxGTs))
@@ -238,11 +250,12 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 		}
 	}
 	a.emit("link-width-degraded", Warning, &width, "PCIe links lost lanes: %s",
-		[]string{"reseat the card; check the slot, riser, cable and the BIOS bifurcation setting; then retrain:"}, nil)
+		[]RemedyStep{manual("reseat the card; check the slot, riser and cable", ""), bios("check the slot's bifurcation setting", "")}, nil)
 	a.emit("link-speed-degraded", Warning, &speed, "PCIe links trained slow: %s",
-		[]string{"check the BIOS PCIe speed setting of the slot (Auto, or the generation both ends support), reseat, then retrain:"}, nil)
+		[]RemedyStep{bios("set the slot's PCIe speed to Auto, or the generation both ends support", ""), manual("reseat the card", "")}, nil)
 	a.emit("link-speed-degraded", Info, &idle, "accelerator links below their speed: %s; idle GPUs drop link speed to save power: check under load",
-		[]string{"read the link again while a GPU workload runs: nvidia-smi --query-gpu=pci.bus_id,pcie.link.gen.current,pcie.link.gen.max --format=csv, or sudo lspci -vv | grep LnkSta"}, nil)
+		[]RemedyStep{command("nvidia-smi --query-gpu=pci.bus_id,pcie.link.gen.current,pcie.link.gen.max --format=csv", "read the link again while a GPU workload runs"),
+			command("sudo lspci -vv | grep LnkSta", "or with lspci")}, nil)
 }
 
 // findLocality reports accelerators whose best NIC is far away.
@@ -277,15 +290,15 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 		part := fmt.Sprintf("%s: best NIC %s is %s (%s)", gpu.BDF(), p.B.BDF(), p.SMI, p.Path)
 		switch {
 		case p.SMI == topology.SYS && p.Path == topology.PathSockets:
-			cross.add([]*topology.Device{gpu, p.B}, part, "", "numa_node of the devices; sys/devices/system/node (sockets)")
+			cross.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, "numa_node of the devices; sys/devices/system/node (sockets)")
 		case p.SMI.Worse(topology.PXB):
-			far.add([]*topology.Device{gpu, p.B}, part, "", "labels of the accelerator–NIC pairs (nvidia-smi semantics)")
+			far.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, "labels of the accelerator–NIC pairs (nvidia-smi semantics)")
 		}
 	}
-	a.emit("no-local-nic", Warning, &far, "%s", []string{"move the NIC or the accelerator under one PCIe switch (see gdtopo tree)",
-		"# or, after measuring with ib_write_bw --use_cuda, let NCCL use GDR through the host bridge:", "NCCL_NET_GDR_LEVEL=PHB"}, nil)
-	a.emit("cross-socket", Warning, &cross, "%s", []string{"put a NIC on every socket that holds accelerators, or move cards; bind ranks with the plan's numactl",
-		"# NCCL stages through host memory here (GDR off at SYS); NCCL_NET_GDR_LEVEL=SYS forces GDR, which the CUDA GPUDirect RDMA guide calls possibly \"extremely performance-limited\""}, nil)
+	a.emit("no-local-nic", Warning, &far, "%s", []RemedyStep{manual("move the NIC or the accelerator under one PCIe switch", "see gdtopo tree"),
+		command("export NCCL_NET_GDR_LEVEL=PHB", "or, after measuring with ib_write_bw --use_cuda, let NCCL use GDR through the host bridge")}, nil)
+	a.emit("cross-socket", Warning, &cross, "%s", []RemedyStep{manual("put a NIC on every socket that holds accelerators, or move cards; bind ranks with the plan's numactl",
+		"NCCL stages through host memory here (GDR off at SYS); NCCL_NET_GDR_LEVEL=SYS forces GDR, which the CUDA GPUDirect RDMA guide calls possibly \"extremely performance-limited\"")}, nil)
 }
 
 // findSharing reports NICs serving several accelerators, and switch uplinks
@@ -316,8 +329,9 @@ func (a *analysis) findSharing(plan Plan) {
 		if gs := users[n]; len(gs) > 1 {
 			var g group
 			g.add(append([]*topology.Device{n}, gs...), fmt.Sprintf("%d accelerators share NIC %s (%s): each gets about 1/%d of it when all send at once",
-				len(gs), n.BDF(), strings.Join(bdfs(gs), ", "), len(gs)), "", "rail plan: more accelerators than NICs")
-			a.emit("nic-shared", Info, &g, "%s", []string{"bind each rank with the plan's UCX_NET_DEVICES and numactl (NCCL_IB_HCA stays the same list on every rank: NCCL picks the nearest NIC); add NICs for one per accelerator"}, nil)
+				len(gs), n.BDF(), strings.Join(bdfs(gs), ", "), len(gs)), RemedyStep{}, "rail plan: more accelerators than NICs")
+			a.emit("nic-shared", Info, &g, "%s", []RemedyStep{manual("bind each rank with the plan's UCX_NET_DEVICES and numactl",
+				"NCCL_IB_HCA stays the same list on every rank: NCCL picks the nearest NIC (NVIDIA/nccl#1478)"), manual("add NICs for one per accelerator", "")}, nil)
 		}
 	}
 	for _, u := range uplinks {
@@ -329,8 +343,8 @@ func (a *analysis) findSharing(plan Plan) {
 		if len(gs) > 2 && capGbps > 0 && demand > capGbps {
 			var g group
 			g.add(gs, fmt.Sprintf("the uplink above %s (%.0f Gb/s) carries %d planned flows (%s) wanting %.0f Gb/s",
-				u.BDF(), capGbps, len(gs)-1, strings.Join(bdfs(gs[1:]), ", "), demand), "", sysfsFile(u, "current_link_width"))
-			a.emit("nic-shared", Warning, &g, "%s", []string{"place a NIC under this switch, or move accelerators so each flow stays under its own switch; follow the rail plan"}, nil)
+				u.BDF(), capGbps, len(gs)-1, strings.Join(bdfs(gs[1:]), ", "), demand), RemedyStep{}, sysfsFile(u, "current_link_width"))
+			a.emit("nic-shared", Warning, &g, "%s", []RemedyStep{manual("place a NIC under this switch, or move accelerators so each flow stays under its own switch", "follow the rail plan")}, nil)
 		}
 	}
 }
@@ -343,9 +357,10 @@ func (a *analysis) findDevices(ends []*topology.Device) {
 	for _, d := range ends {
 		one := []*topology.Device{d}
 		if a.g.MultiNUMA() && d.RawNUMANode < 0 {
-			fix := ""
+			var fix RemedyStep
 			if d.NUMANode >= 0 {
-				fix = fmt.Sprintf("echo %d > /%s   # node inferred from %s; taints the kernel", d.NUMANode, sysfsFile(d, "numa_node"), d.NUMAFrom)
+				fix = command(fmt.Sprintf("echo %d | sudo tee /%s", d.NUMANode, sysfsFile(d, "numa_node")),
+					fmt.Sprintf("until reboot; node inferred from %s; taints the kernel", d.NUMAFrom))
 			}
 			numa.add(one, d.BDF(), fix, sysfsFile(d, "numa_node")+" = -1")
 		}
@@ -357,11 +372,11 @@ func (a *analysis) findDevices(ends []*topology.Device) {
 			}
 			n := bits.Len(uint(target/128)) - 1 // MaxReadReq = 128 << n, DevCtl bits 14:12
 			mrrs.add(one, fmt.Sprintf("%s %d B", d.BDF(), d.MaxReadRequest),
-				fmt.Sprintf("setpci -s %s CAP_EXP+0x8.w=%04x:7000   # MaxReadReq %d B: n = %d, 128 << n = %d B", d.BDF(), n<<12, d.MaxReadRequest, n, 128<<n),
+				command(fmt.Sprintf("setpci -s %s CAP_EXP+0x8.w=%04x:7000", d.BDF(), n<<12), fmt.Sprintf("MaxReadReq %d B now: n = %d, 128 << n = %d B", d.MaxReadRequest, n, 128<<n)),
 				sysfsFile(d, "config")+": DevCtl (CAP_EXP+0x8) bits 14:12")
 		}
 		if nic && d.DevCtlKnown && !d.RelaxedOrdering {
-			ro.add(one, d.BDF(), "setpci -s "+d.BDF()+" CAP_EXP+0x8.w=0010:0010   # DevCtl bit 4, Relaxed Ordering",
+			ro.add(one, d.BDF(), command("setpci -s "+d.BDF()+" CAP_EXP+0x8.w=0010:0010", "DevCtl bit 4, Relaxed Ordering"),
 				sysfsFile(d, "config")+": DevCtl (CAP_EXP+0x8) bit 4 clear")
 		}
 		if d.Kind == topology.KindAccelerator && d.VendorID == topology.VendorNVIDIA && d.BARs != nil {
@@ -372,19 +387,20 @@ func (a *analysis) findDevices(ends []*topology.Device) {
 				}
 			}
 			if largest < minBAR {
-				bar.add(one, fmt.Sprintf("%s %d MiB", d.BDF(), largest>>20), "", sysfsFile(d, "resource"))
+				bar.add(one, fmt.Sprintf("%s %d MiB", d.BDF(), largest>>20), RemedyStep{}, sysfsFile(d, "resource"))
 			}
 		}
 	}
 	a.emit("numa-unknown", Warning, &numa, fmt.Sprintf("numa_node is -1 for %%s on a %d-node machine: NCCL puts them on one CPU node and cannot see SYS", len(a.g.System.NUMANodes)),
-		[]string{"update the BIOS and check that NUMA is on (no node interleaving) so firmware reports locality (ACPI _PXM)",
-			"# meanwhile give NCCL the locality with NCCL_TOPO_FILE, or set it until reboot:"}, nil)
-	a.emit("max-read-request-low", Warning, &mrrs, fmt.Sprintf("MaxReadReq below %g B: %%s", a.m.MinMaxReadRequestBytes.Value), nil,
-		[]string{"# lasts until the device resets; the NIC target is the model's nic_max_read_request_bytes"})
-	a.emit("relaxed-ordering-off", Warning, &ro, "PCIe Relaxed Ordering is off on %s (measured 10 → 40 GB/s with it on, ConnectX-4 Lx on Arm; nccl-semantics.md §5.4)", nil,
-		[]string{"# check dmesg first: the kernel turns it off behind root ports known to mishandle it"})
+		[]RemedyStep{bios("update the BIOS and turn NUMA on (no node interleaving)", "so firmware reports locality (ACPI _PXM)"),
+			manual("meanwhile give NCCL the locality with NCCL_TOPO_FILE", "gdtopo export -o nccl-xml writes one to edit")}, nil)
+	a.emit("max-read-request-low", Warning, &mrrs, fmt.Sprintf("MaxReadReq below %g B: %%s", a.m.MinMaxReadRequestBytes.Value),
+		[]RemedyStep{manual("raise MaxReadReq with the commands below", "they last until the device resets; the NIC target is the model's nic_max_read_request_bytes")}, nil)
+	a.emit("relaxed-ordering-off", Warning, &ro, "PCIe Relaxed Ordering is off on %s (measured 10 → 40 GB/s with it on, ConnectX-4 Lx on Arm; nccl-semantics.md §5.4)",
+		[]RemedyStep{command("sudo dmesg | grep -i 'relaxed ordering'", "check first: the kernel turns it off behind root ports known to mishandle it")}, nil)
 	a.emit("bar-small", Warning, &bar, fmt.Sprintf("largest prefetchable BAR below %g GiB: %%s; GPUDirect RDMA maps GPU memory through BAR1", a.m.MinBAR.Value),
-		[]string{"enable \"Above 4G Decoding\" and \"Resizable BAR\" (Re-Size BAR Support) in the BIOS, then check nvidia-smi -q | grep -A3 BAR1"}, nil)
+		[]RemedyStep{bios("enable \"Above 4G Decoding\" and \"Resizable BAR\" (Re-Size BAR Support)", ""),
+			command("nvidia-smi -q | grep -A3 BAR1", "then check BAR1's size")}, nil)
 }
 
 // findPlatform reports host-wide problems: peer memory and a virtual tree.
@@ -404,21 +420,21 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 	if len(nvidia) > 0 && len(rdma) > 0 && len(p.PeerMemory) == 0 {
 		var g group
 		if p.ModulesRead {
-			g.add(append(nvidia, rdma...), "", "", "absent: sys/module/nvidia_peermem, sys/module/nv_peer_mem, sys/kernel/mm/memory_peers/nv_mem/version; kernel from proc/cmdline BOOT_IMAGE")
+			g.add(append(nvidia, rdma...), "", RemedyStep{}, "absent: sys/module/nvidia_peermem, sys/module/nv_peer_mem, sys/kernel/mm/memory_peers/nv_mem/version; kernel from proc/cmdline BOOT_IMAGE")
 			pm := a.dmaBuf(nvidia[0])
-			load := []string{"modprobe nvidia-peermem", "echo nvidia-peermem > /etc/modules-load.d/nvidia-peermem.conf   # load it at every boot"}
+			load := []RemedyStep{command("sudo modprobe nvidia-peermem", "load it now"),
+				command("echo nvidia-peermem | sudo tee /etc/modules-load.d/nvidia-peermem.conf", "load it at every boot")}
 			switch pm.state {
 			case no:
 				a.emit("peer-memory-missing", Warning, &g, "NVIDIA accelerators and RDMA NICs, but "+pm.why+": NCCL turns GPUDirect RDMA off", load, nil)
 			default:
 				a.emit("peer-memory-missing", Info, &g, "GPUDirect RDMA rests on dma-buf: "+pm.why,
-					[]string{"# check which driver is loaded: grep -i open /proc/driver/nvidia/version (the open kernel module supports dma-buf; NCCL_DMABUF_ENABLE=1 is the default)",
-						"# with the proprietary driver, load the peer-memory module instead:"}, load)
+					[]RemedyStep{command("grep -i open /proc/driver/nvidia/version", "check which driver is loaded: the open kernel module supports dma-buf (NCCL_DMABUF_ENABLE=1 is the default); with the proprietary driver, load the peer-memory module instead")}, load)
 			}
 		} else {
-			g.add(append(nvidia, rdma...), "", "", "sys/module not in the source")
+			g.add(append(nvidia, rdma...), "", RemedyStep{}, "sys/module not in the source")
 			a.emit("peer-memory-unknown", Info, &g, "the source holds no sys/module: peer-memory support unknown",
-				[]string{"check with lsmod | grep -e nvidia_peermem -e nv_peer_mem, or include sys/module in the capture"}, nil)
+				[]RemedyStep{command("lsmod | grep -e nvidia_peermem -e nv_peer_mem", "check on the machine"), manual("or include sys/module in the capture", "gdtopo snapshot does")}, nil)
 		}
 	}
 	var g group
@@ -437,7 +453,7 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 	if g.ev != "" {
 		g.devs = bdfs(ends)
 		g.parts = []string{"the PCI tree is a hypervisor's: labels and predictions describe the virtual tree, not the physical one"}
-		a.emit("virtual-topology", Warning, &g, "%s", []string{"export NCCL_TOPO_FILE=<the topology XML your cloud provider ships for this instance type>",
-			"# NCCL troubleshooting: a virtual PCI topology in /sys \"can result in sub-optimal performance\""}, nil)
+		a.emit("virtual-topology", Warning, &g, "%s", []RemedyStep{manual("set NCCL_TOPO_FILE to the topology XML your cloud provider ships for this instance type",
+			"NCCL troubleshooting: a virtual PCI topology in /sys \"can result in sub-optimal performance\"")}, nil)
 	}
 }

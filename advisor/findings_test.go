@@ -49,7 +49,7 @@ var faultCases = []faultCase{
 		fault: func(b *builder, g, n []*topology.Device) {
 			b.g.System.CPUVendor, b.g.Platform.IOMMUs = "AuthenticAMD", []string{"ivhd0"}
 		},
-		remedy: "add iommu=pt"},
+		remedy: "\niommu=pt\n"},
 	{name: "IOMMU translating in a VM", code: "iommu-translation", severity: Warning,
 		fault: func(b *builder, g, n []*topology.Device) {
 			b.g.Platform.IOMMUs, b.g.Platform.Hypervisor = []string{"dmar0"}, true
@@ -103,7 +103,7 @@ var faultCases = []faultCase{
 		build: func() *topology.Graph { return subSwitch(false) }, device: "0000:03:00.0"},
 	{name: "numa_node -1", code: "numa-unknown", severity: Warning,
 		fault:  func(b *builder, g, n []*topology.Device) { g[5].RawNUMANode = -1 },
-		device: "0000:54:00.0", remedy: "echo 1 > /sys/bus/pci/devices/0000:54:00.0/numa_node"},
+		device: "0000:54:00.0", remedy: "echo 1 | sudo tee /sys/bus/pci/devices/0000:54:00.0/numa_node\n"},
 	{name: "no nvidia_peermem, kernel 5.4: dma-buf cannot apply", code: "peer-memory-missing", severity: Warning,
 		fault: func(b *builder, g, n []*topology.Device) {
 			b.g.Platform.PeerMemory, b.g.System.Cmdline = nil, "BOOT_IMAGE=/vmlinuz-5.4.0-42-generic ro"
@@ -210,9 +210,10 @@ func TestFindingsFire(t *testing.T) {
 				emitted[f.Code] = true
 				if f.Code == c.code && f.Severity == c.severity {
 					got = append(got, f)
-					if f.Message == "" || (f.Remedy == "") != c.noRemedy || f.Evidence == "" {
+					if f.Message == "" || (len(f.Remedy) == 0) != c.noRemedy || f.Evidence == "" {
 						t.Errorf("incomplete finding (remedy wanted: %v) %+v", !c.noRemedy, f)
 					}
+					checkRemedy(t, f)
 				}
 			}
 			if len(got) == 0 {
@@ -221,7 +222,7 @@ func TestFindingsFire(t *testing.T) {
 			devOK, remedyOK := c.device == "", c.remedy == ""
 			for _, f := range got {
 				devOK = devOK || strings.Contains(strings.Join(f.Devices, " "), c.device)
-				remedyOK = remedyOK || strings.Contains(f.Remedy+"\n", c.remedy)
+				remedyOK = remedyOK || strings.Contains(remedyText(f), c.remedy)
 			}
 			if !devOK || !remedyOK {
 				t.Errorf("no %s finding with device %q and remedy %q: %+v", c.code, c.device, c.remedy, got)
@@ -303,5 +304,34 @@ func TestSeverity(t *testing.T) {
 	}
 	if !Critical.AtLeast(Warning) || !Warning.AtLeast(Warning) || Info.AtLeast(Warning) || Warning.AtLeast(Critical) {
 		t.Error("AtLeast ordering wrong")
+	}
+}
+
+// remedyText is a finding's remedy steps, one text and comment per line.
+func remedyText(f Finding) string {
+	var b strings.Builder
+	for _, s := range f.Remedy {
+		b.WriteString(s.Text + "\n" + s.Comment + "\n")
+	}
+	return "\n" + b.String()
+}
+
+// checkRemedy: every step has a known kind and a text; a command names no
+// placeholder (it must paste as it is) and no step ends on a colon that
+// promises a step not there.
+func checkRemedy(t *testing.T, f Finding) {
+	t.Helper()
+	for _, s := range f.Remedy {
+		switch s.Kind {
+		case RemedyCommand, RemedyKernelParameter, RemedyBIOS, RemedyManual:
+		default:
+			t.Errorf("%s: step %q has kind %q", f.Code, s.Text, s.Kind)
+		}
+		if s.Text == "" || strings.HasSuffix(s.Text, ":") || strings.HasSuffix(s.Comment, ":") {
+			t.Errorf("%s: step %+v is empty or cut short", f.Code, s)
+		}
+		if s.Kind == RemedyCommand && strings.ContainsAny(s.Text, "<>") && !strings.Contains(s.Text, " | ") {
+			t.Errorf("%s: command %q holds a placeholder or redirection", f.Code, s.Text)
+		}
 	}
 }

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,12 +30,14 @@ type checkJSON struct {
 		Devices        []string
 	}
 	Pairs []struct {
-		A, B         string
-		SMI          string   `json:"smi"`
-		NCCL         string   `json:"nccl"`
-		ExpectedGbps *float64 `json:"expected_gbps"`
-		Efficiency   *float64 `json:"efficiency"`
-		GDR          *bool    `json:"gdr"`
+		A, B       string
+		SMI        string `json:"smi"`
+		NCCL       string `json:"nccl"`
+		Prediction *struct {
+			ExpectedGbps float64 `json:"expected_gbps"`
+			Efficiency   float64 `json:"efficiency"`
+			GDR          bool    `json:"gdr"`
+		} `json:"prediction"`
 	}
 	Plan *struct {
 		Assignments []struct{ Accelerator, NIC string }
@@ -44,11 +48,19 @@ type checkJSON struct {
 func checkVariant(t *testing.T, dir string, failOn string) (int, checkJSON) {
 	t.Helper()
 	code, out, errb := run("check", dir, "-o", "json", "--fail-on", failOn)
-	var r checkJSON
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("check %s: exit %d, %v; stderr %s", dir, code, err, errb)
+	return code, onlyReport(t, out, errb)
+}
+
+// onlyReport is the report of a check -o json of one source.
+func onlyReport(t *testing.T, out, errb string) checkJSON {
+	t.Helper()
+	var c struct {
+		Sources []struct{ Report *checkJSON }
 	}
-	return code, r
+	if err := json.Unmarshal([]byte(out), &c); err != nil || len(c.Sources) != 1 || c.Sources[0].Report == nil {
+		t.Fatalf("check -o json: %v, %d sources; stderr %s", err, len(c.Sources), errb)
+	}
+	return *c.Sources[0].Report
 }
 
 // TestFaultsFireAndCleanIsSilent: every finding the fault variants carry
@@ -97,6 +109,9 @@ func TestFailOn(t *testing.T) {
 			t.Errorf("--fail-on %s: stderr %q", tt.level, errb)
 		}
 	}
+	if code, _, errb := run("check", dir, "--fail-on", "never"); code != ExitOK {
+		t.Errorf("--fail-on never: exit %d (%s), want 0", code, errb)
+	}
 	if code, _, errb := run("check", dir, "--fail-on", "sometimes"); code != ExitUsage {
 		t.Errorf("--fail-on sometimes: exit %d (%s), want 2", code, errb)
 	}
@@ -112,8 +127,8 @@ func TestPredictionsAndModel(t *testing.T) {
 	_, x8 := checkVariant(t, writeVariant(t, fixtures.FaultNICx8), "critical")
 	expected := func(r checkJSON, smi string) (best float64) {
 		for _, p := range r.Pairs {
-			if p.ExpectedGbps != nil && p.SMI == smi && *p.ExpectedGbps > best {
-				best = *p.ExpectedGbps
+			if p.Prediction != nil && p.SMI == smi && p.Prediction.ExpectedGbps > best {
+				best = p.Prediction.ExpectedGbps
 			}
 		}
 		return best
@@ -125,8 +140,8 @@ func TestPredictionsAndModel(t *testing.T) {
 	min := func(r checkJSON) float64 {
 		m := 0.0
 		for _, p := range r.Pairs {
-			if p.ExpectedGbps != nil && p.SMI == "PIX" && (m == 0 || *p.ExpectedGbps < m) {
-				m = *p.ExpectedGbps
+			if p.Prediction != nil && p.SMI == "PIX" && (m == 0 || p.Prediction.ExpectedGbps < m) {
+				m = p.Prediction.ExpectedGbps
 			}
 		}
 		return m
@@ -142,10 +157,7 @@ func TestPredictionsAndModel(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("--model: exit %d: %s", code, errb)
 	}
-	var r checkJSON
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatal(err)
-	}
+	r := onlyReport(t, out, errb)
 	if got := expected(r, "SYS"); got >= sys {
 		t.Errorf("--model sys_p2p_gbps 10: SYS pairs predict %v Gb/s, default %v", got, sys)
 	}
@@ -206,9 +218,11 @@ func TestCompare(t *testing.T) {
 		Servers []struct {
 			Source string
 			Rank   int
-			Worst  float64 `json:"worst_gbps"`
 		}
-		Verdict string
+		Verdict struct {
+			Best, Measure, Sentence string
+			Tie                     bool
+		}
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
@@ -216,8 +230,8 @@ func TestCompare(t *testing.T) {
 	if len(r.Servers) != 2 || r.Servers[1].Rank != 1 || r.Servers[0].Rank != 2 {
 		t.Fatalf("servers %+v: want the HGX H100 ranked first", r.Servers)
 	}
-	if !strings.HasPrefix(r.Verdict, b+" is the better server") || !strings.Contains(r.Verdict, "critical findings") {
-		t.Errorf("verdict %q: want the HGX named and the other's critical findings given as a reason", r.Verdict)
+	if r.Verdict.Best != b || r.Verdict.Tie || !strings.HasPrefix(r.Verdict.Sentence, b+" ranks first: its worst planned") {
+		t.Errorf("verdict %+v: want the HGX named, winning on the worst planned pair", r.Verdict)
 	}
 	code, out, _ = run("compare", a, b, "-o", "markdown")
 	if code != ExitOK || !strings.Contains(out, "| Plan: worst pair ") || !strings.Contains(out, "## Verdict") {
@@ -288,7 +302,7 @@ func TestExport(t *testing.T) {
 	src := filepath.Join("..", "..", "fixtures", "hgx-h100")
 	dir := t.TempDir()
 	xmlFile := filepath.Join(dir, "topo.xml")
-	if code, _, errb := run("export", "--format", "nccl-xml", src, "-o", xmlFile); code != ExitOK {
+	if code, _, errb := run("export", "-o", "nccl-xml", src, "--output-file", xmlFile); code != ExitOK {
 		t.Fatalf("export nccl-xml: exit %d: %s", code, errb)
 	}
 	labels := func(name string) map[string]string {
@@ -296,10 +310,7 @@ func TestExport(t *testing.T) {
 		if code != ExitOK && code != ExitFindings {
 			t.Fatalf("check %s: exit %d: %s", name, code, errb)
 		}
-		var r checkJSON
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatal(err)
-		}
+		r := onlyReport(t, out, errb)
 		m := map[string]string{}
 		for _, p := range r.Pairs {
 			m[p.A+" "+p.B] = p.NCCL
@@ -316,16 +327,16 @@ func TestExport(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"svg", "dot"} {
-		code, out, errb := run("export", "--format", f, src)
+		code, out, errb := run("export", "-o", f, src)
 		if code != ExitOK || !strings.Contains(out, "GPU7") {
-			t.Errorf("export --format %s: exit %d (%s)", f, code, errb)
+			t.Errorf("export -o %s: exit %d (%s)", f, code, errb)
 		}
 	}
-	if code, _, _ := run("export", "--format", "png", src); code != ExitUsage {
-		t.Errorf("export --format png: exit %d, want 2", code)
+	if code, _, errb := run("export", "-o", "png", src); code != ExitUsage || !strings.Contains(errb, "nccl-xml, svg, dot") {
+		t.Errorf("export -o png: exit %d (%s), want 2 and the valid formats", code, errb)
 	}
 	bad := filepath.Join(dir, "no-such-folder", "x.svg")
-	if code, _, errb := run("export", "--format", "svg", src, "-o", bad); code != ExitError || !strings.Contains(errb, bad) {
+	if code, _, errb := run("export", "-o", "svg", src, bad); code != ExitError || !strings.Contains(errb, bad) {
 		t.Errorf("export to %s: exit %d, stderr %q", bad, code, errb)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -344,12 +355,12 @@ func TestFleet(t *testing.T) {
 		t.Fatalf("%d JSON lines, want 3:\n%s", len(lines), out)
 	}
 	var l struct {
-		Source   string
-		Error    string
-		ExitCode int `json:"exit_code"`
-		Report   *json.RawMessage
+		Source     string
+		Error      string
+		ExitStatus int `json:"exit_status"`
+		Report     *json.RawMessage
 	}
-	if err := json.Unmarshal([]byte(lines[1]), &l); err != nil || l.Error == "" || l.Report != nil || l.ExitCode != ExitError {
+	if err := json.Unmarshal([]byte(lines[1]), &l); err != nil || l.Error == "" || l.Report != nil || l.ExitStatus != ExitError {
 		t.Errorf("the failing source's line %s: %+v, %v", lines[1], l, err)
 	}
 	if !strings.Contains(errb, "no-such-machine") {
@@ -361,12 +372,15 @@ func TestFleet(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, single, _ := run("check", fx("hgx-h100"), "-o", "json")
-	var whole map[string]any
-	if err := json.Unmarshal([]byte(single), &whole); err != nil {
+	var doc struct {
+		Sources []struct{ Report map[string]any }
+	}
+	if err := json.Unmarshal([]byte(single), &doc); err != nil || len(doc.Sources) != 1 {
 		t.Fatal(err)
 	}
+	whole := doc.Sources[0].Report
 	for _, p := range whole["pairs"].([]any) {
-		delete(p.(map[string]any), "hops")
+		p.(map[string]any)["hops"] = []any{}
 	}
 	if a, b := mustJSON(t, line.Report), mustJSON(t, whole); a != b {
 		t.Errorf("a jsonl line's report differs from -o json less hops:\n%.600s\n%.600s", a, b)
@@ -387,25 +401,37 @@ func TestFleet(t *testing.T) {
 func TestSnapshot(t *testing.T) {
 	src := filepath.Join("..", "..", "fixtures", "dgx-a100")
 	file := filepath.Join(t.TempDir(), "dgx.tar.gz")
-	if code, _, errb := run("snapshot", src, "-o", file); code != ExitOK {
+	if code, _, errb := run("snapshot", src, "--output-file", file); code != ExitOK {
 		t.Fatalf("snapshot: exit %d: %s", code, errb)
 	}
 	pairs := func(name string) string {
-		_, out, _ := run("check", name, "-o", "json")
-		var r checkJSON
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatalf("check %s: %v", name, err)
-		}
+		_, out, errb := run("check", name, "-o", "json")
+		r := onlyReport(t, out, errb)
 		b, _ := json.Marshal(r.Pairs)
 		return string(b)
 	}
 	if a, b := pairs(src), pairs(file); a != b || len(a) < 100 {
 		t.Errorf("pairs differ between the fixture and its snapshot:\n%s\n%s", a, b)
 	}
-	for _, args := range [][]string{{"snapshot"}, {"export", src}} {
-		if code, _, errb := run(args...); code != ExitUsage || !strings.Contains(errb, "required flag") {
-			t.Errorf("gdtopo %v: exit %d (%s), want 2", args, code, errb)
-		}
+	if code, _, errb := run("snapshot"); code != ExitUsage || !strings.Contains(errb, "--output-file") {
+		t.Errorf("gdtopo snapshot: exit %d (%s), want 2", code, errb)
+	}
+	if code, _, errb := run("snapshot", "-o", file); code != ExitUsage || !strings.Contains(errb, "valid formats are tar.gz") {
+		t.Errorf("gdtopo snapshot -o FILE: exit %d (%s), want 2 and the valid format", code, errb)
+	}
+	// An archive on standard input analyses like the file.
+	var archive bytes.Buffer
+	if code := Main([]string{"snapshot", src, "--output-file", "-"}, strings.NewReader(""), &archive, io.Discard); code != ExitOK {
+		t.Fatalf("snapshot to standard output: exit %d", code)
+	}
+	var out, errb bytes.Buffer
+	code := Main([]string{"check", "-", "-o", "json"}, bytes.NewReader(archive.Bytes()), &out, &errb)
+	if code != ExitOK && code != ExitFindings {
+		t.Fatalf("check - of a snapshot: exit %d: %s", code, errb.String())
+	}
+	got, _ := json.Marshal(onlyReport(t, out.String(), errb.String()).Pairs)
+	if want := pairs(src); string(got) != want {
+		t.Errorf("pairs differ between the fixture and its snapshot on standard input:\n%s\n%s", want, got)
 	}
 }
 

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"io"
 	"os"
@@ -14,9 +13,12 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // run executes gdtopo with args and returns its exit code and outputs.
+// Every JSON document it returns is kept for TestMain to validate against
+// the schema.
 func run(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := Main(args, strings.NewReader(""), &out, &errb)
+	keepJSON(args, code, out.String())
 	return code, out.String(), errb.String()
 }
 
@@ -87,52 +89,6 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestJSONSchema checks the documented fields are present and shaped as
-// promised, on every fixture.
-func TestJSONSchema(t *testing.T) {
-	for _, dir := range bundled(t) {
-		code, out, errb := run("check", dir, "-o", "json")
-		if code != ExitOK && code != ExitFindings {
-			t.Fatalf("%s: exit %d: %s", dir, code, errb)
-		}
-		var r struct {
-			SchemaVersion *int `json:"schema_version"`
-			Devices       []map[string]any
-			Pairs         []map[string]any
-			Warnings      []map[string]any
-		}
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatalf("%s: %v", dir, err)
-		}
-		ends := 0
-		for _, d := range r.Devices {
-			if _, ok := d["alias"]; ok {
-				ends++
-			}
-		}
-		if r.SchemaVersion == nil || *r.SchemaVersion != 1 || len(r.Devices) == 0 || len(r.Pairs) != ends*(ends-1)/2 || r.Warnings == nil {
-			t.Fatalf("%s: schema_version %v, %d devices, %d pairs", dir, r.SchemaVersion, len(r.Devices), len(r.Pairs))
-		}
-		for _, d := range r.Devices {
-			for _, k := range []string{"bdf", "kind", "class", "vendor_id", "device_id", "parent", "host_bridge", "numa_node", "link", "rdma", "netdev"} {
-				if _, ok := d[k]; !ok {
-					t.Errorf("%s: device %v lacks %q", dir, d["bdf"], k)
-				}
-			}
-			if id := d["vendor_id"].(string); len(id) != 4 || strings.HasPrefix(id, "0x") {
-				t.Errorf("%s: vendor_id %q: want 4 hex digits", dir, id)
-			}
-		}
-		for _, p := range r.Pairs {
-			for _, k := range []string{"a", "b", "kinds", "smi", "nccl", "path", "hops", "bottleneck_gbps"} {
-				if _, ok := p[k]; !ok {
-					t.Errorf("%s: pair %v-%v lacks %q", dir, p["a"], p["b"], k)
-				}
-			}
-		}
-	}
-}
-
 func TestExitCodesAndErrors(t *testing.T) {
 	tmp := t.TempDir()
 	notSysfs := filepath.Join(tmp, "empty")
@@ -157,6 +113,15 @@ func TestExitCodesAndErrors(t *testing.T) {
 		{[]string{"check", "--bogus"}, ExitUsage, "unknown flag"},
 		{[]string{"path", "GPU0"}, ExitUsage, "accepts between 2 and 3 arg"},
 		{[]string{"matrix", "a", "b"}, ExitUsage, "accepts at most 1 arg"},
+		// A wrong -o lists every format that command offers.
+		{[]string{"check", "-o", "svg"}, ExitUsage, "valid formats are table, json, markdown, jsonl, prometheus, nfd"},
+		{[]string{"matrix", "-o", "nfd"}, ExitUsage, "valid formats are table, json, markdown"},
+		{[]string{"tree", "-o", "x"}, ExitUsage, "valid formats are table, json, markdown"},
+		{[]string{"path", "a", "b", "-o", "x"}, ExitUsage, "valid formats are table, json, markdown"},
+		{[]string{"compare", "a", "b", "-o", "x"}, ExitUsage, "valid formats are table, json, markdown"},
+		{[]string{"export", "-o", "json"}, ExitUsage, "valid formats are nccl-xml, svg, dot"},
+		{[]string{"snapshot", "-o", "out.tar.gz"}, ExitUsage, "valid formats are tar.gz"},
+		{[]string{"check", "--fail-on", "sometimes"}, ExitUsage, "or never"},
 	}
 	for _, tt := range tests {
 		code, _, errb := run(tt.args...)
@@ -171,6 +136,10 @@ func TestExitCodesAndErrors(t *testing.T) {
 
 func TestPathCommand(t *testing.T) {
 	src := bundled(t)[0]
+	// --explain of two accelerators fails before printing anything.
+	if code, out, errb := run("path", "GPU0", "GPU1", src, "--explain"); code != ExitUsage || out != "" || !strings.Contains(errb, "needs an accelerator and a NIC") {
+		t.Errorf("path GPU0 GPU1 --explain: exit %d, stdout %q, stderr %q; want 2, nothing, the reason", code, out, errb)
+	}
 	code, out, errb := run("path", "GPU0", "NIC0", src)
 	if code != ExitOK || !strings.Contains(out, "nvidia-smi") || !strings.Contains(out, "Hops") {
 		t.Fatalf("path GPU0 NIC0: exit %d, out %q, err %q", code, out, errb)
@@ -214,9 +183,12 @@ func TestHelpIsComplete(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("help: exit %d", code)
 	}
-	for _, cmd := range []string{"check", "matrix", "tree", "path"} {
-		if !strings.Contains(out, cmd) {
+	for _, cmd := range []string{"check", "matrix", "tree", "path", "compare", "export", "snapshot", "completion"} {
+		if !strings.Contains(out, "  "+cmd+" ") {
 			t.Errorf("help does not list %s", cmd)
+		}
+		if cmd == "completion" {
+			continue
 		}
 		code, out, _ := run(cmd, "--help")
 		if code != ExitOK || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--output") {

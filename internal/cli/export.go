@@ -6,27 +6,25 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gdtopo/gdtopo/internal/export"
 	"github.com/gdtopo/gdtopo/internal/outfile"
+	"github.com/gdtopo/gdtopo/internal/render"
 )
 
 // exportOptions are gdtopo export's inputs.
 type exportOptions struct {
 	*globalOptions
+	Output string // -o
+	adviceOptions
 	Source string
-	Format string // --format
-	File   string // -o FILE; "" or "-" is standard output
+	File   string // --output-file, or the second argument; "" or "-" is standard output
 }
-
-// exportFormats are what --format takes.
-var exportFormats = []string{"nccl-xml", "dot", "svg"}
 
 func newCmdExport(g *globalOptions) *cobra.Command {
 	opts := &exportOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "export --format nccl-xml|dot|svg [SOURCE] [-o FILE]",
+		Use:   "export -o nccl-xml|svg|dot [SOURCE] [FILE]",
 		Short: "Write the topology as an NCCL topology file or a picture",
-		Long: `Export writes SOURCE's topology for other tools:
+		Long: `Export writes SOURCE's topology for other tools, in the format -o names:
 
   nccl-xml  an NCCL_TOPO_FILE in NCCL's own schema (the collapsed tree NCCL
             builds from sysfs), for VMs whose PCI tree is virtual and for
@@ -34,45 +32,47 @@ func newCmdExport(g *globalOptions) *cobra.Command {
             labels
   svg       a picture drawn by gdtopo itself: NUMA nodes, host bridges,
             switches, accelerators and NICs with their links, each
-            accelerator's best NIC and the table of every pair's label
+            accelerator's best NIC (the rail plan's, as gdtopo check gives it)
+            and the table of every pair's label
   dot       the same picture for Graphviz (dot -Tpng)
 
-The file is written whole or not at all: to a temporary name, then renamed.`,
-		Example: `  $ gdtopo export --format nccl-xml -o /etc/nccl-topo.xml
-  $ gdtopo export --format svg fixtures/hgx-h100 -o hgx.svg`,
-		Args: args(cobra.MaximumNArgs(1)),
+The file is --output-file FILE, or the argument after SOURCE; without one, or
+with -, standard output. A file is written whole or not at all: to a
+temporary name, then renamed.`,
+		Example: `  $ gdtopo export -o nccl-xml --output-file /etc/nccl-topo.xml
+  $ gdtopo export -o svg fixtures/hgx-h100 hgx.svg
+  $ gdtopo export -o dot fixtures/hgx-h100 | dot -Tpng > hgx.png`,
+		Args: args(cobra.MaximumNArgs(2)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			if len(a) == 1 {
+			if len(a) >= 1 {
 				opts.Source = a[0]
+			}
+			if len(a) == 2 {
+				if opts.File != "" {
+					return usagef("give the output file once: --output-file %s or %s", opts.File, a[1])
+				}
+				opts.File = a[1]
 			}
 			return exportRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Format, "format", "", "nccl-xml, dot or svg (required)")
-	cmd.Flags().StringVarP(&opts.File, "output", "o", "", "file to write (default: standard output)")
-	_ = cmd.MarkFlagRequired("format")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(exportFormats, cobra.ShellCompDirectiveNoFileComp))
+	opts.addFlags(cmd)
+	addOutputFlag(cmd, &opts.Output, render.ExportFormats)
+	cmd.Flags().StringVar(&opts.File, "output-file", "", "file to write; - or none: standard output")
 	return cmd
 }
 
 func exportRun(opts *exportOptions) error {
-	var write func(io.Writer, *analysis) error
-	switch opts.Format {
-	case "nccl-xml":
-		write = func(w io.Writer, a *analysis) error { return export.NCCLXML(w, a.g) }
-	case "dot":
-		write = func(w io.Writer, a *analysis) error { return export.DOT(w, a.g, a.aliases) }
-	case "svg":
-		write = func(w io.Writer, a *analysis) error { return export.SVG(w, a.g, a.aliases) }
-	default:
-		return usagef("invalid --format %q: valid formats are nccl-xml, dot, svg", opts.Format)
+	f, err := parseFormat(opts.Output, render.ExportFormats)
+	if err != nil {
+		return err
 	}
-	a, err := opts.load(opts.Source, false)
+	r, err := opts.report(opts.Source, false, &opts.adviceOptions, reportOptions{})
 	if err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := write(&buf, a); err != nil {
+	if err := render.Export(&buf, f, r); err != nil {
 		return err
 	}
 	if opts.File == "" || opts.File == "-" {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,31 +8,28 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"slices"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/gdtopo/gdtopo/advisor"
-	"github.com/gdtopo/gdtopo/internal/fleet"
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/source"
-	"github.com/gdtopo/gdtopo/topology"
-)
-
-// Fleet output formats, for check only.
-const (
-	formatJSONL      = "jsonl"
-	formatPrometheus = "prometheus"
-	formatNFD        = "nfd"
 )
 
 // exitError ends gdtopo with a code after the command has reported
-// everything itself.
-type exitError struct{ code int }
+// everything itself, but for msg, which Main prints when it is not "" and
+// standard output took everything.
+type exitError struct {
+	code int
+	msg  string
+}
 
-func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+func (e *exitError) Error() string {
+	if e.msg != "" {
+		return e.msg
+	}
+	return fmt.Sprintf("exit status %d", e.code)
+}
 
 // expandSources expands shell-style patterns that name no file as they
 // are (quoted globs from scripts), keeping order; a pattern matching nothing
@@ -52,91 +48,18 @@ func expandSources(args []string) []string {
 	return out
 }
 
-// fleetRun checks several sources, or one for a fleet format: each source
-// is reported on its own (a failing one does not stop the rest) and the exit
-// status is the highest of theirs: 3 (findings at or above --fail-on) over
-// 1 (a source could not be read) over 0.
-func fleetRun(opts *checkOptions, level advisor.Severity) error {
-	switch opts.Output {
-	case formatJSONL, formatPrometheus, formatNFD:
-	default:
-		if _, err := opts.format(); err != nil {
-			return err
-		}
-	}
-	names := opts.Sources
-	if opts.Output == formatNFD && len(names) != 1 {
-		return usagef("-o nfd describes one machine: give one SOURCE")
-	}
-	if _, err := opts.loadModel(); err != nil {
-		return err // once, not on every source's line
-	}
-	adjustGC := func() {} // see fleetGC; a GOGC or GOMEMLIMIT the user set is kept
+// checkSources analyses the sources, on every CPU when there are several,
+// and hands each result to emit in the order of names. With several
+// sources the garbage is collected at a memory limit (see fleetGC), unless
+// the user set GOGC or GOMEMLIMIT.
+func (opts *checkOptions) checkSources(names []string, f render.Format, emit func(fleetResult) error) error {
+	done := func() {}
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" && len(names) > 1 {
 		gc := startFleetGC(min(runtime.GOMAXPROCS(0), len(names)))
 		defer gc.stop()
-		adjustGC = gc.adjust
+		done = gc.adjust
 	}
-	worst := ExitOK
-	raise := func(code int) {
-		if code > worst {
-			worst = code
-		}
-	}
-	var lines []fleet.Line
-	switch opts.Output {
-	case string(render.Text), string(render.Markdown):
-		for i, name := range names {
-			if i > 0 {
-				fmt.Fprintln(opts.IO.Out)
-			}
-			fmt.Fprintf(opts.IO.Out, "==> %s <==\n", name)
-			err := checkOne(opts, name, level)
-			adjustGC()
-			code := exitCode(err)
-			raise(code)
-			if err != nil && code != ExitFindings {
-				fmt.Fprintf(opts.IO.Err, "gdtopo: %v\n", err)
-			}
-		}
-	default:
-		err := opts.fleetLines(names, level, adjustGC, func(r fleetResult) error {
-			raise(r.line.ExitCode)
-			if r.line.Error != "" {
-				fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", r.line.Error)
-			}
-			if opts.Output == formatJSONL {
-				return fleet.WriteEncoded(opts.IO.Out, r.jsonl)
-			}
-			lines = append(lines, r.line)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	switch opts.Output {
-	case formatPrometheus:
-		if err := fleet.WritePrometheus(opts.IO.Out, lines, time.Now()); err != nil {
-			return err
-		}
-	case formatNFD:
-		if lines[0].Report != nil {
-			if err := fleet.WriteNFD(opts.IO.Out, lines[0].Report); err != nil {
-				return err
-			}
-		}
-	case string(render.JSON):
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(lines); err != nil {
-			return err
-		}
-	}
-	if worst != ExitOK {
-		return &exitError{worst}
-	}
-	return nil
+	return opts.fleetLines(names, f, done, emit)
 }
 
 // fleetGC collects the garbage of a run over several sources when the heap
@@ -193,34 +116,28 @@ func (g *fleetGC) stop() {
 	debug.SetMemoryLimit(g.before)
 }
 
-// exitCode is the status an error from checkOne ends with.
+// exitCode is the status a source that could not be analysed ends with.
 func exitCode(err error) int {
-	var fe *findingsError
 	var ue *usageError
-	switch {
-	case err == nil:
-		return ExitOK
-	case errors.As(err, &fe):
-		return ExitFindings
-	case errors.As(err, &ue):
+	if errors.As(err, &ue) {
 		return ExitUsage
 	}
 	return ExitError
 }
 
-// fleetResult is one source's line of a fleet report, encoded already for
-// -o jsonl.
+// fleetResult is one source's result, encoded already for -o jsonl.
 type fleetResult struct {
-	line  fleet.Line
+	res   report.Result
 	jsonl []byte
 }
 
-// fleetLines analyses the sources on every CPU and hands each line to emit
-// in the order of names; each worker calls done after each source. At most
-// two lines per worker wait for their turn, so memory does not grow with
-// the number of sources. An error from emit stops the output; the analyses
-// under way finish and are dropped.
-func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, done func(), emit func(fleetResult) error) error {
+// fleetLines analyses the sources on every CPU and hands each result to
+// emit in the order of names; each worker calls done after each source. At
+// most two results per worker wait for their turn, so memory does not grow
+// with the number of sources (for -o jsonl, which writes each as it comes).
+// An error from emit stops the output; the analyses under way finish and
+// are dropped.
+func (opts *checkOptions) fleetLines(names []string, f render.Format, done func(), emit func(fleetResult) error) error {
 	workers := min(runtime.GOMAXPROCS(0), len(names))
 	window := make(chan struct{}, 2*workers)
 	results := make([]chan fleetResult, len(names))
@@ -239,7 +156,7 @@ func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, don
 		go func() {
 			var op source.Opener // one per worker: it keeps buffers for the next archive
 			for i := range next {
-				results[i] <- opts.encodedLine(&op, names[i], level)
+				results[i] <- opts.encodedResult(&op, names[i], f)
 				done()
 			}
 		}()
@@ -255,55 +172,32 @@ func (opts *checkOptions) fleetLines(names []string, level advisor.Severity, don
 	return err
 }
 
-// encodedLine analyses one source, opened through op, and encodes its line
+// encodedResult analyses one source, opened through op, and encodes it
 // for -o jsonl.
-func (opts *checkOptions) encodedLine(op *source.Opener, name string, level advisor.Severity) fleetResult {
-	r := fleetResult{line: opts.fleetLine(op, name, level)}
-	if opts.Output != formatJSONL {
+func (opts *checkOptions) encodedResult(op *source.Opener, name string, f render.Format) fleetResult {
+	r := fleetResult{res: opts.result(op, name, f)}
+	if f != render.JSONL {
 		return r
 	}
-	b, err := fleet.MarshalJSONL(r.line)
+	b, err := render.MarshalJSONLine(r.res)
 	if err != nil { // not expected: reports hold plain values only
-		r.line = fleet.Line{Source: r.line.Source, Error: err.Error(), ExitCode: ExitError}
-		b, _ = fleet.MarshalJSONL(r.line)
+		r.res = report.NewResult(name, nil, err, ExitError)
+		b, _ = render.MarshalJSONLine(r.res)
 	}
 	r.jsonl = b
 	return r
 }
 
-// fleetLine analyses one source, opened through op, into a line of a fleet
-// report.
-func (opts *checkOptions) fleetLine(op *source.Opener, name string, level advisor.Severity) fleet.Line {
-	line := fleet.Line{Source: name}
-	if name == "" {
-		line.Source = "/"
-	}
+// result analyses one source, opened through op, into its report, or the
+// error that stopped it.
+func (opts *checkOptions) result(op *source.Opener, name string, f render.Format) report.Result {
 	a, err := opts.loadWith(op, name, false)
-	if err == nil {
-		var res *advisor.Result
-		if res, err = a.advise(&opts.adviceOptions, false); err == nil {
-			pairs := a.allPairs()
-			if opts.Output == formatJSONL {
-				pairs = withoutHops(pairs)
-			}
-			line.Report = report.New(a.sourceInfo(), a.g, pairs, res)
-			if failOn(res, level) != nil {
-				line.ExitCode = ExitFindings
-			}
-			return line
-		}
+	if err != nil {
+		return report.NewResult(name, nil, err, exitCode(err))
 	}
-	line.Error, line.ExitCode = err.Error(), exitCode(err)
-	return line
-}
-
-// withoutHops copies pairs without their hops, for -o jsonl lines: hops are
-// most of a report (85% of an 8-GPU server's), and -o json on one source
-// has them.
-func withoutHops(pairs []topology.Pair) []topology.Pair {
-	out := slices.Clone(pairs)
-	for i := range out {
-		out[i].Hops = nil
+	r, err := a.buildReport(&opts.adviceOptions, reportOptions{FailOn: opts.FailOn, NoHops: f == render.JSONL})
+	if err != nil {
+		return report.NewResult(name, nil, err, exitCode(err))
 	}
-	return out
+	return report.NewResult(name, r, nil, 0)
 }

@@ -18,7 +18,7 @@ import (
 func BenchmarkFleet(b *testing.B) {
 	for _, fixture := range []string{"recorded-vm", "hgx-h100"} {
 		snap := filepath.Join(b.TempDir(), "snap.tar.gz")
-		if code, _, errb := run("snapshot", filepath.Join("..", "..", "fixtures", fixture), "-o", snap); code != ExitOK {
+		if code, _, errb := run("snapshot", filepath.Join("..", "..", "fixtures", fixture), "--output-file", snap); code != ExitOK {
 			b.Fatalf("snapshot %s: exit %d: %s", fixture, code, errb)
 		}
 		data, err := os.ReadFile(snap)

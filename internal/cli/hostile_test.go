@@ -224,7 +224,7 @@ func TestHostileSources(t *testing.T) {
 		}, true, "", ""},
 		{"truncated snapshot", func(t *testing.T, dir string) string {
 			snap := filepath.Join(dir, "snap.tar.gz")
-			if code, _, errb := run("snapshot", vm, "-o", snap); code != ExitOK {
+			if code, _, errb := run("snapshot", vm, "--output-file", snap); code != ExitOK {
 				t.Fatalf("snapshot: exit %d: %s", code, errb)
 			}
 			data, err := os.ReadFile(snap)
@@ -380,12 +380,17 @@ func TestHostileSources(t *testing.T) {
 				if tt.refuse {
 					t.Errorf("exit %d; want exit 1 since nothing usable is in it", code)
 				}
-				var r struct {
-					Warnings []struct{ Subject, Message string }
+				var doc struct {
+					Sources []struct {
+						Report struct {
+							Warnings []struct{ Subject, Message string }
+						}
+					}
 				}
-				if err := json.Unmarshal([]byte(out), &r); err != nil {
-					t.Fatalf("stdout is not the JSON report: %v: %.300q", err, out)
+				if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Sources) != 1 {
+					t.Fatalf("stdout is not the JSON check: %v: %.300q", err, out)
 				}
+				r := doc.Sources[0].Report
 				var all []string
 				for _, w := range r.Warnings {
 					all = append(all, w.Subject+": "+w.Message)

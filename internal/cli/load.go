@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/gdtopo/gdtopo/internal/names"
-	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
@@ -12,20 +11,8 @@ import (
 
 // analysis is a source read into a graph, with names resolved.
 type analysis struct {
-	src     *source.Source
-	g       *topology.Graph
-	names   *names.Resolver
-	aliases map[*topology.Device]string
-	pairs   []topology.Pair // every accelerator and NIC pair, once asked for
-}
-
-// allPairs labels every pair of accelerators and NICs once per analysis:
-// the advisor, the report and the tables share them.
-func (a *analysis) allPairs() []topology.Pair {
-	if a.pairs == nil {
-		a.pairs = a.g.Pairs()
-	}
-	return a.pairs
+	src *source.Source
+	g   *topology.Graph
 }
 
 // resolver returns the names resolver shared by every source of one run,
@@ -33,16 +20,6 @@ func (a *analysis) allPairs() []topology.Pair {
 func (o *globalOptions) resolver() *names.Resolver {
 	o.namesOnce.Do(func() { o.names = names.New(o.PCIIDs) })
 	return o.names
-}
-
-// start checks -o and loads SOURCE: what every reporting command does first.
-func (o *globalOptions) start(name string, allNames bool) (render.Format, *analysis, error) {
-	f, err := o.format()
-	if err != nil {
-		return "", nil, err
-	}
-	a, err := o.load(name, allNames)
-	return f, a, err
 }
 
 // load opens SOURCE ("" for the live machine) and reads its graph. Model
@@ -58,11 +35,11 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 	var src *source.Source
 	var g *topology.Graph
 	var err error
-	switch {
-	case name == "":
+	switch name {
+	case "":
 		src = source.Live()
-	case name == "-":
-		src, g, err = o.readText(name)
+	case "-":
+		src, g, err = o.readStdin()
 	default:
 		src, err = o.IO.open(op, name)
 		if isUnrecognized(err) {
@@ -80,7 +57,7 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 	for _, w := range src.Warnings {
 		g.Warnings = append(g.Warnings, topology.Warning{Subject: src.Name, Message: w})
 	}
-	a := &analysis{src: src, g: g, names: o.resolver(), aliases: report.Aliases(g)}
+	res := o.resolver()
 	for _, d := range g.Devices {
 		if d.Name != "" && d.DeviceID == 0 {
 			continue // a dump's own name for a device whose ID it did not give
@@ -88,52 +65,49 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 		switch {
 		case allNames, d.Kind == topology.KindAccelerator, d.Kind == topology.KindNIC,
 			d.Kind == topology.KindNVSwitch, d.Role == topology.RoleUpstream:
-			d.Name = a.names.Device(d.VendorID, d.DeviceID)
+			d.Name = res.Device(d.VendorID, d.DeviceID)
 		}
 	}
-	if err := a.names.Err(); err != nil && o.PCIIDs != "" {
+	if err := res.Err(); err != nil && o.PCIIDs != "" {
 		return nil, err
 	}
-	return a, nil
+	return &analysis{src: src, g: g}, nil
 }
 
-// sourceInfo describes the source for reports.
-func (a *analysis) sourceInfo() report.Source {
-	return report.Source{Name: a.src.Name, Kind: string(a.src.Kind), Format: a.src.Format}
+// reportOptions say how a report is built.
+type reportOptions struct {
+	FailOn  string // critical, warning, info or never; "" for critical
+	Explain bool   // fill in each prediction's arithmetic (path --explain)
+	NoHops  bool   // leave the pairs' hops out (-o jsonl)
 }
 
-// label names a device in tables: "GPU0", "NIC0 mlx5_0", or its BDF.
-func (a *analysis) label(d *topology.Device) string {
-	s := a.aliases[d]
-	if s == "" {
-		return d.BDF()
+// buildReport analyses a loaded source: the advisor's predictions,
+// findings and plan, then report.Build. Every command's output is this
+// report, printed.
+func (a *analysis) buildReport(adv *adviceOptions, ro reportOptions) (*report.Report, error) {
+	pairs := a.g.Pairs()
+	res, err := a.advise(adv, pairs, ro.Explain)
+	if err != nil {
+		return nil, err
 	}
-	if d.Kind == topology.KindNIC {
-		if n := nicName(d); n != "" {
-			s += " " + n
-		}
+	if ro.FailOn == "" {
+		ro.FailOn = "critical"
 	}
-	return s
+	return report.Build(report.Input{
+		Source: report.Source{Name: a.src.Name, Kind: string(a.src.Kind), Format: a.src.Format},
+		Graph:  a.g, Pairs: pairs, Advice: res, FailOn: ro.FailOn, NoHops: ro.NoHops,
+	}), nil
 }
 
-// nicName is a NIC's RDMA name, else its first network interface.
-func nicName(d *topology.Device) string {
-	if len(d.RDMA) > 0 {
-		return d.RDMA[0]
+// report loads SOURCE and builds its report: what every command but check
+// does first.
+func (o *globalOptions) report(name string, allNames bool, adv *adviceOptions, ro reportOptions) (*report.Report, error) {
+	if err := adv.validate(); err != nil {
+		return nil, err
 	}
-	if len(d.Netdevs) > 0 {
-		return d.Netdevs[0]
+	a, err := o.load(name, allNames)
+	if err != nil {
+		return nil, err
 	}
-	return ""
-}
-
-// shownNICs are the NICs the tables show: the RDMA-capable ones when the
-// source names any (GPUDirect RDMA needs one; nvidia-smi shows only those),
-// else every NIC. hidden are the rest.
-func (a *analysis) shownNICs() (shown, hidden []*topology.Device) {
-	rdma, plain := report.SplitNICs(a.g)
-	if len(rdma) == 0 {
-		return plain, nil
-	}
-	return rdma, plain
+	return a.buildReport(adv, ro)
 }

@@ -14,15 +14,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gdtopo/gdtopo/internal/outfile"
+	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/source"
 )
 
-// Exit codes, as Go's own tools use them, plus one for findings.
+// Exit codes, as Go's own tools use them, plus one for findings (the
+// report's, internal/report).
 const (
-	ExitOK       = 0 // success
-	ExitError    = 1 // the command failed: bad input, unreadable source
-	ExitUsage    = 2 // the command line was wrong
-	ExitFindings = 3 // the analysis found problems at or above --fail-on
+	ExitOK       = report.ExitOK       // success
+	ExitError    = report.ExitError    // the command failed: bad input, unreadable source
+	ExitUsage    = report.ExitUsage    // the command line was wrong
+	ExitFindings = report.ExitFindings // the analysis found problems at or above --fail-on
 )
 
 // usageError is a mistake on the command line.
@@ -37,7 +39,7 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Errorf(forma
 type Streams struct {
 	In       io.Reader // for the SOURCE "-"
 	Out, Err io.Writer
-	// Files is how output files (-o FILE of export and snapshot) are
+	// Files is how output files (--output-file of export and snapshot) are
 	// written; the zero value writes to the operating system's file system.
 	Files outfile.Options
 	// OpenSource opens a SOURCE that is a folder or archive; nil is
@@ -81,12 +83,11 @@ func mainStreams(args []string, s *Streams) int {
 	cmd, err := root.ExecuteC()
 	if out.Err != nil {
 		var ee *exitError
-		var fe *findingsError
 		switch {
 		case errors.Is(out.Err, syscall.EPIPE):
-		case errors.As(err, &ee):
+		case errors.As(err, &ee) && ee.code != ExitFindings:
 			// each source's problems, the failed writes among them, were reported
-		case err == nil, errors.Is(err, out.Err), errors.As(err, &fe):
+		case err == nil, errors.Is(err, out.Err), errors.As(err, &ee):
 			fmt.Fprintf(s.Err, "gdtopo: %v\n", out.Err)
 		default:
 			fmt.Fprintf(s.Err, "gdtopo: %v\n", err)
@@ -99,12 +100,10 @@ func mainStreams(args []string, s *Streams) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintf(s.Err, "gdtopo: %s\n", ee.msg)
+		}
 		return ee.code // each source's problems were reported as they came
-	}
-	var fe *findingsError
-	if errors.As(err, &fe) {
-		fmt.Fprintf(s.Err, "gdtopo: %v\n", err)
-		return ExitFindings
 	}
 	var ue *usageError
 	// Cobra's own command-line checks come back as plain errors.
@@ -123,14 +122,6 @@ func stdoutError(err error) error {
 		err = pe.Err // "write /dev/stdout: ..." names the device, not what the user knows
 	}
 	return fmt.Errorf("write standard output: %w", outfile.Explain(err))
-}
-
-// outErr is the error of the first failed write to standard output, if any.
-func (o *globalOptions) outErr() error {
-	if w, ok := o.IO.Out.(*outfile.StickyWriter); ok {
-		return w.Err
-	}
-	return nil
 }
 
 // args wraps a cobra argument check so its error counts as a usage error.

@@ -1,18 +1,16 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
-	"github.com/gdtopo/gdtopo/topology"
 )
 
 // matrixOptions are gdtopo matrix's inputs.
 type matrixOptions struct {
 	*globalOptions
+	Output string // -o
 	Source string
 }
 
@@ -35,52 +33,18 @@ nvidia-smi would print NV# for NVLink-connected GPUs.`,
 			return matrixRun(opts)
 		},
 	}
-	g.addOutputFlag(cmd)
+	addOutputFlag(cmd, &opts.Output, render.ViewFormats)
 	return cmd
 }
 
 func matrixRun(opts *matrixOptions) error {
-	f, a, err := opts.start(opts.Source, false)
+	f, err := parseFormat(opts.Output, render.ViewFormats)
 	if err != nil {
 		return err
 	}
-	pairs := a.g.Pairs()
-	if f == render.JSON {
-		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, pairs, nil).Pairs)
-	}
-	nics, hidden := a.shownNICs()
-	ends := append(a.g.OfKind(topology.KindAccelerator), nics...)
-	if len(ends) == 0 {
-		fmt.Fprintf(opts.IO.Out, "no accelerators or NICs found among %d PCI functions\n", len(a.g.Devices))
-		return nil
-	}
-	if err := a.writeMatrix(render.NewPrinter(opts.IO.Out, f), ends, ends, pairs); err != nil {
+	r, err := opts.report(opts.Source, false, &adviceOptions{}, reportOptions{})
+	if err != nil {
 		return err
 	}
-	fmt.Fprint(opts.IO.Out, legend)
-	for _, p := range pairs {
-		if p.LabelUncertain {
-			fmt.Fprint(opts.IO.Out, uncertainLegend)
-			break
-		}
-	}
-	if len(hidden) > 0 {
-		fmt.Fprintf(opts.IO.Out, "\nNot shown, no RDMA device: %s\n", bdfs(hidden))
-	}
-	return nil
+	return render.Matrix(opts.IO.Out, f, report.MatrixOf(r))
 }
-
-// legend is nvidia-smi's, verbatim (nccl-semantics.md §2.1), less NV#.
-const legend = `
-Legend:
-
-  X    = Self
-  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)
-  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node
-  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)
-  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)
-  PIX  = Connection traversing at most a single PCIe bridge
-`
-
-// uncertainLegend explains the mark on labels that rest on a guess.
-const uncertainLegend = "  ?    = the label rests on an unknown NUMA node (see gdtopo check)\n"

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,6 +14,7 @@ import (
 // pathOptions are gdtopo path's inputs.
 type pathOptions struct {
 	*globalOptions
+	Output string // -o
 	adviceOptions
 	A, B    string
 	Source  string
@@ -46,13 +46,20 @@ the predicted direct-RDMA throughput step by step, each number with its source.`
 		},
 	}
 	opts.addFlags(cmd)
-	g.addOutputFlag(cmd)
+	addOutputFlag(cmd, &opts.Output, render.ViewFormats)
 	cmd.Flags().BoolVar(&opts.Explain, "explain", false, "show the throughput prediction's arithmetic for an accelerator and a NIC")
 	return cmd
 }
 
 func pathRun(opts *pathOptions) error {
-	f, a, err := opts.start(opts.Source, false)
+	f, err := parseFormat(opts.Output, render.ViewFormats)
+	if err != nil {
+		return err
+	}
+	if err := opts.validate(); err != nil {
+		return err
+	}
+	a, err := opts.load(opts.Source, false)
 	if err != nil {
 		return err
 	}
@@ -67,81 +74,30 @@ func pathRun(opts *pathOptions) error {
 	if da == db {
 		return fmt.Errorf("%s and %s are the same device (%s)", opts.A, opts.B, da.BDF())
 	}
-	p := a.g.Classify(da, db)
-	if f == render.JSON {
-		return writeJSON(opts.IO.Out, report.New(a.sourceInfo(), a.g, []topology.Pair{p}, nil).Pairs[0])
-	}
-	w := opts.IO.Out
-	fmt.Fprintf(w, "%s %s -> %s %s: nvidia-smi %s, NCCL %s, %s\n",
-		a.label(da), da.BDF(), a.label(db), db.BDF(),
-		labelText(p.SMI, p.LabelUncertain), labelText(p.NCCL, p.LabelUncertain), p.Path)
-	var rows [][]string
-	for i, h := range p.Hops {
-		link, gbps := "", ""
-		if h.Kind == topology.HopPCIe {
-			link, gbps = "unknown", "unknown"
-			if h.Link.Known() {
-				link, gbps = h.Link.String(), fmt.Sprintf("%g", h.Gbps)
-			}
-		}
-		rows = append(rows, []string{strconv.Itoa(i + 1), h.From, h.To, strings.ReplaceAll(string(h.Kind), "_", " "), link, gbps})
-	}
-	pr := render.NewPrinter(w, f)
-	pr.Heading("Hops")
-	if err := pr.Table([]string{"#", "From", "To", "Crosses", "Link", "Gb/s"}, rows); err != nil {
-		return err
-	}
-	if p.BottleneckGbps > 0 {
-		fmt.Fprintf(w, "\nBottleneck: %g Gb/s (narrowest current PCIe link, by NCCL's per-lane table)\n", p.BottleneckGbps)
-	}
-	for _, n := range p.Notes {
-		fmt.Fprintf(w, "Note: %s\n", n)
-	}
 	if opts.Explain {
-		return a.explain(pr, da, db, &opts.adviceOptions)
+		gpu, nic := da, db
+		if gpu.Kind == topology.KindNIC {
+			gpu, nic = nic, gpu
+		}
+		if gpu.Kind != topology.KindAccelerator || nic.Kind != topology.KindNIC {
+			return usagef("--explain needs an accelerator and a NIC, not %s %s and %s %s", da.Kind, da.BDF(), db.Kind, db.BDF())
+		}
 	}
-	return nil
-}
-
-// explain prints the prediction's steps for an accelerator-NIC pair.
-func (a *analysis) explain(pr *render.Printer, da, db *topology.Device, o *adviceOptions) error {
-	if da.Kind == topology.KindNIC {
-		da, db = db, da
-	}
-	if da.Kind != topology.KindAccelerator || db.Kind != topology.KindNIC {
-		return fmt.Errorf("--explain needs an accelerator and a NIC, not %s %s and %s %s", da.Kind, da.BDF(), db.Kind, db.BDF())
-	}
-	res, err := a.advise(o, true)
+	r, err := a.buildReport(&opts.adviceOptions, reportOptions{Explain: opts.Explain})
 	if err != nil {
 		return err
 	}
-	for _, x := range res.Predictions {
-		if x.GPU != da || x.NIC != db {
-			continue
-		}
-		pr.Heading(fmt.Sprintf("Prediction (NCCL %s rules): %s, efficiency %.0f%%, GPUDirect RDMA %s", res.NCCLVersion, gbps(x.ExpectedGbps), 100*x.Efficiency, gdrText(&x)))
-		var rows [][]string
-		for i, s := range x.Explain {
-			rows = append(rows, []string{strconv.Itoa(i + 1), s.What, fmt.Sprintf("%.4g %s", s.Value, s.Unit), s.Source})
-		}
-		if err := pr.Table([]string{"#", "Step", "Value", "Source"}, rows); err != nil {
-			return err
-		}
-		if x.GDRReason != "" {
-			pr.Printf("\nGPUDirect RDMA: %s\n", x.GDRReason)
-		}
-		for _, u := range x.Uncertain {
-			pr.Printf("Assumed: %s\n", u)
-		}
-		return nil
+	v := report.NewPathView(r, a.g.Classify(da, db))
+	if opts.Explain && v.Pair.Prediction == nil {
+		return fmt.Errorf("no prediction for %s and %s: the rail planner only pairs accelerators with RDMA NICs when the source names any", da.BDF(), db.BDF())
 	}
-	return fmt.Errorf("no prediction for %s and %s: the rail planner only pairs accelerators with RDMA NICs when the source names any", da.BDF(), db.BDF())
+	return render.Path(opts.IO.Out, f, v)
 }
 
 // find resolves a device name given on the command line.
 func (a *analysis) find(name string) (*topology.Device, error) {
 	upper := strings.ToUpper(name)
-	for d, alias := range a.aliases {
+	for d, alias := range report.Aliases(a.g) {
 		if alias == upper {
 			return d, nil
 		}

@@ -16,7 +16,6 @@ const version = "0.1.0-dev"
 // globalOptions are the flags every command shares.
 type globalOptions struct {
 	IO     *Streams
-	Output string // -o
 	PCIIDs string // --pci-ids
 
 	namesOnce sync.Once
@@ -43,6 +42,9 @@ SOURCE is what to read, recognised by what it is, never by its name:
   FILE, or -        lspci output (-tv, -vvv, -vmm, -PP, -xxx), an NCCL
                     topology file, hwloc XML or lstopo text; - reads stdin
 
+Every command writes its output in the format -o names (table by default);
+"gdtopo completion bash|zsh|fish|powershell" writes a shell completion script.
+
 Exit status: 0 ok, 1 error, 2 usage, 3 problems found at or above --fail-on.`,
 		Version:       version,
 		SilenceUsage:  true,
@@ -51,23 +53,22 @@ Exit status: 0 ok, 1 error, 2 usage, 3 problems found at or above --fail-on.`,
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	root.CompletionOptions.HiddenDefaultCmd = true
 	root.PersistentFlags().StringVar(&opts.PCIIDs, "pci-ids", "", "pci.ids file for device names (default: the system's, never downloaded)")
 	root.AddCommand(newCmdCheck(opts), newCmdMatrix(opts), newCmdTree(opts), newCmdPath(opts), newCmdCompare(opts), newCmdExport(opts), newCmdSnapshot(opts))
 	return root
 }
 
-// addOutputFlag gives a reporting command -o FORMAT: table, json, markdown
-// and any extra formats it offers.
-func (o *globalOptions) addOutputFlag(cmd *cobra.Command, extra ...string) {
-	formats := append(append([]string{}, render.Formats...), extra...)
-	cmd.Flags().StringVarP(&o.Output, "output", "o", string(render.Text), "output format: "+strings.Join(formats, ", "))
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
+// addOutputFlag gives a command -o FORMAT into target, offering formats,
+// the first the default.
+func addOutputFlag(cmd *cobra.Command, target *string, formats []render.Format) {
+	cmd.Flags().StringVarP(target, "output", "o", string(formats[0]), "output format: "+render.Names(formats))
+	names := strings.Split(render.Names(formats), ", ")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(names, cobra.ShellCompDirectiveNoFileComp))
 }
 
-// format checks -o.
-func (o *globalOptions) format() (render.Format, error) {
-	f, err := render.ParseFormat(o.Output)
+// parseFormat checks -o against the formats the command offers.
+func parseFormat(value string, formats []render.Format) (render.Format, error) {
+	f, err := render.ParseFormat(value, formats)
 	if err != nil {
 		return "", &usageError{err}
 	}

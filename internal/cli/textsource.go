@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -33,31 +34,56 @@ var textFormats = []textFormat{
 	{"lspci output", lspcidump.Sniff, lspcidump.Parse},
 }
 
-// readText reads a file that is not a sysfs tree or archive, or standard
-// input for "-", as one of the text formats.
-func (o *globalOptions) readText(name string) (*source.Source, *topology.Graph, error) {
-	var r io.Reader
-	display := name
-	if name == "-" {
-		r, display = o.IO.In, "standard input"
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer f.Close()
-		r = f
-	}
-	data, err := io.ReadAll(io.LimitReader(r, maxTextSource+1))
+// maxStdin bounds standard input read whole into memory: a snapshot
+// archive or a text source.
+const maxStdin = 256 << 20
+
+// readStdin reads the SOURCE "-": a snapshot archive (gdtopo snapshot
+// --output-file - | gdtopo check -) or one of the text formats.
+func (o *globalOptions) readStdin() (*source.Source, *topology.Graph, error) {
+	const display = "standard input"
+	data, err := io.ReadAll(io.LimitReader(o.IO.In, maxStdin+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", display, err)
 	}
-	if len(data) > maxTextSource {
-		return nil, nil, fmt.Errorf("%s: over %d MiB: not a topology dump gdtopo reads", display, maxTextSource>>20)
+	if len(data) > maxStdin {
+		return nil, nil, fmt.Errorf("%s: over %d MiB: not a topology dump or snapshot gdtopo reads", display, maxStdin>>20)
 	}
 	if len(data) == 0 {
 		return nil, nil, fmt.Errorf("%s: empty input", display)
 	}
+	var op source.Opener
+	src, err := op.OpenReader(display, bytes.NewReader(data))
+	if !isUnrecognized(err) {
+		return src, nil, err
+	}
+	return parseText(display, data)
+}
+
+// readText reads a file that is not a sysfs tree or archive as one of the
+// text formats.
+func (o *globalOptions) readText(name string) (*source.Source, *topology.Graph, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxTextSource+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > maxTextSource {
+		return nil, nil, fmt.Errorf("%s: over %d MiB: not a topology dump gdtopo reads", name, maxTextSource>>20)
+	}
+	if len(data) == 0 {
+		return nil, nil, fmt.Errorf("%s: empty input", name)
+	}
+	return parseText(name, data)
+}
+
+// parseText parses data, named display, as the first text format that
+// recognises it.
+func parseText(display string, data []byte) (*source.Source, *topology.Graph, error) {
 	for _, t := range textFormats {
 		if t.sniff(data) {
 			g, err := t.parse(display, data)

@@ -50,7 +50,7 @@ func (d *deletingFS) ReadDir(name string) ([]fs.DirEntry, error) {
 type fleetLine struct {
 	Source   string
 	Error    string
-	ExitCode int `json:"exit_code"`
+	ExitCode int `json:"exit_status"`
 	Report   *json.RawMessage
 }
 
@@ -77,7 +77,7 @@ func TestFleetSourceVanishes(t *testing.T) {
 	for _, at := range []int64{1, 2, 10, total / 4, total / 2, total - 20, total} {
 		dir := t.TempDir()
 		snap := filepath.Join(dir, "a.tar.gz")
-		if code, _, errb := run("snapshot", fx("recorded-vm"), "-o", snap); code != ExitOK {
+		if code, _, errb := run("snapshot", fx("recorded-vm"), "--output-file", snap); code != ExitOK {
 			t.Fatalf("snapshot: exit %d: %s", code, errb)
 		}
 		deleted, deleting, last := filepath.Join(dir, "b"), filepath.Join(dir, "c"), filepath.Join(dir, "d")
@@ -195,10 +195,13 @@ func TestVanishingSource(t *testing.T) {
 // vanished while being read.
 func withoutVanished(t *testing.T, report string) string {
 	t.Helper()
-	var r map[string]any
-	if err := json.Unmarshal([]byte(report), &r); err != nil {
+	var doc struct {
+		Sources []struct{ Report map[string]any }
+	}
+	if err := json.Unmarshal([]byte(report), &doc); err != nil || len(doc.Sources) != 1 {
 		t.Fatalf("%v: %.300s", err, report)
 	}
+	r := doc.Sources[0].Report
 	var kept []any
 	warnings, _ := r["warnings"].([]any)
 	for _, w := range warnings {
@@ -222,7 +225,7 @@ func withoutVanished(t *testing.T, report string) string {
 func TestTruncatedArchive(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "snap.tar.gz")
-	if code, _, errb := run("snapshot", filepath.Join("..", "..", "fixtures", "recorded-vm"), "-o", name); code != ExitOK {
+	if code, _, errb := run("snapshot", filepath.Join("..", "..", "fixtures", "recorded-vm"), "--output-file", name); code != ExitOK {
 		t.Fatalf("snapshot: exit %d: %s", code, errb)
 	}
 	whole, err := os.ReadFile(name)
@@ -276,7 +279,7 @@ func TestSnapshotUnplugged(t *testing.T) {
 	v := &faultfs.Vanish{FS: opened.Root, After: 40, Gone: faultfs.Subtree(dir, faultfs.LinksInto(opened.Root, dir))}
 	snap := filepath.Join(t.TempDir(), "snap.tar.gz")
 	var out, errb bytes.Buffer
-	code := mainStreams([]string{"snapshot", fixture, "-o", snap}, &Streams{In: strings.NewReader(""), Out: &out, Err: &errb,
+	code := mainStreams([]string{"snapshot", fixture, "--output-file", snap}, &Streams{In: strings.NewReader(""), Out: &out, Err: &errb,
 		OpenSource: func(string) (*source.Source, error) { s := *opened; s.Root = v; return &s, nil }})
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())

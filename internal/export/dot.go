@@ -22,9 +22,10 @@ func dotQuote(s string) string {
 // ("Gen5 x16", thicker for wider links, red where it trained lower), and
 // each accelerator has a dashed edge to its best NIC labelled with
 // nvidia-smi's label. A legend cluster explains the colours. aliases names
-// the devices (GPU0, NIC0); nil uses report.Aliases.
-func DOT(w io.Writer, g *topology.Graph, aliases map[*topology.Device]string) error {
-	pic := buildPicture(g, aliases)
+// the devices (GPU0, NIC0); nil uses report.Aliases. best gives each
+// accelerator its best NIC, as the report decided it (report.Report.BestNICs).
+func DOT(w io.Writer, g *topology.Graph, aliases map[*topology.Device]string, best map[*topology.Device]*topology.Device) error {
+	pic := buildPicture(g, aliases, best)
 	bw := bufio.NewWriter(w)
 	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
 	p("digraph gdtopo {\n")

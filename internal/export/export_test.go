@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/internal/ncclxml"
+	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -169,9 +171,9 @@ func TestWritePictures(t *testing.T) {
 		t.Skip("set GDTOPO_PICTURES to a folder to write the pictures for a look")
 	}
 	for name, g := range fixtures(t) {
-		for ext, f := range map[string]func(io.Writer, *topology.Graph, map[*topology.Device]string) error{"svg": SVG, "dot": DOT} {
+		for ext, f := range map[string]func(io.Writer, *topology.Graph, map[*topology.Device]string, map[*topology.Device]*topology.Device) error{"svg": SVG, "dot": DOT} {
 			var buf bytes.Buffer
-			if err := f(&buf, g, nil); err != nil {
+			if err := f(&buf, g, nil, best(t, g)); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(filepath.Join(dir, name+"."+ext), buf.Bytes(), 0o644); err != nil {
@@ -179,4 +181,15 @@ func TestWritePictures(t *testing.T) {
 			}
 		}
 	}
+}
+
+// best is each accelerator's best NIC as gdtopo's report gives it.
+func best(t *testing.T, g *topology.Graph) map[*topology.Device]*topology.Device {
+	t.Helper()
+	pairs := g.Pairs()
+	res, err := advisor.Analyze(g, pairs, advisor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return report.Build(report.Input{Graph: g, Pairs: pairs, Advice: res, FailOn: "critical"}).BestNICs()
 }

@@ -45,6 +45,7 @@ type picture struct {
 	boxes    []*box // every box, parents before children
 	ends     []*box // accelerators and NICs in address order
 	aliases  map[*topology.Device]string
+	best     map[*topology.Device]*topology.Pair // each accelerator's best NIC, labelled
 }
 
 // linkText is "Gen5 x16"; a link that trained lower is marked with ▼.
@@ -63,30 +64,25 @@ func linkText(l topology.Link) string {
 	return s
 }
 
-// bestNICs picks for each accelerator its best NIC by nvidia-smi's label,
-// then bottleneck bandwidth, then NICs with an RDMA device, then address.
-func bestNICs(g *topology.Graph) map[*topology.Device]*topology.Pair {
+// bestPairs labels each accelerator's best NIC, as best gives them.
+func bestPairs(g *topology.Graph, best map[*topology.Device]*topology.Device) map[*topology.Device]*topology.Pair {
 	out := map[*topology.Device]*topology.Pair{}
-	pairs := topology.PairsOf(g.Pairs(), topology.KindAccelerator, topology.KindNIC)
-	for i := range pairs {
-		p := &pairs[i]
-		cur := out[p.A]
-		if cur == nil || p.SMI != cur.SMI && cur.SMI.Worse(p.SMI) ||
-			p.SMI == cur.SMI && (p.BottleneckGbps > cur.BottleneckGbps ||
-				p.BottleneckGbps == cur.BottleneckGbps && len(p.B.RDMA) > 0 && len(cur.B.RDMA) == 0) {
-			out[p.A] = p
-		}
+	for gpu, nic := range best {
+		p := g.Classify(gpu, nic)
+		out[gpu] = &p
 	}
 	return out
 }
 
 // buildPicture gathers the boxes: host bridges grouped by NUMA node, the
 // switches that lead to an accelerator or NIC, and those endpoints.
-func buildPicture(g *topology.Graph, aliases map[*topology.Device]string) *picture {
+// best gives each accelerator its best NIC (report.Report.BestNICs); nil
+// draws none.
+func buildPicture(g *topology.Graph, aliases map[*topology.Device]string, best map[*topology.Device]*topology.Device) *picture {
 	if aliases == nil {
 		aliases = report.Aliases(g)
 	}
-	pic := &picture{aliases: aliases}
+	pic := &picture{aliases: aliases, best: bestPairs(g, best)}
 	top := map[*topology.Device]bool{}
 	for _, s := range g.TopSwitches() {
 		top[s] = true
@@ -98,7 +94,6 @@ func buildPicture(g *topology.Graph, aliases map[*topology.Device]string) *pictu
 			}
 		}
 	}
-	best := bestNICs(g)
 	hosts := map[*topology.HostBridge]*box{}
 	devs := map[*topology.Device]*box{}
 	unknownHost := &topology.HostBridge{Name: "host bridge ?", NUMANode: -1, Socket: -1}
@@ -155,7 +150,7 @@ func buildPicture(g *topology.Graph, aliases map[*topology.Device]string) *pictu
 		switch d.Kind {
 		case topology.KindAccelerator:
 			b.kind = boxGPU
-			b.best = best[d]
+			b.best = pic.best[d]
 			b.lines = []string{aliases[d] + " " + shortModel(d), d.Addr.Short(), linkText(d.Link)}
 			if p := b.best; p != nil {
 				b.lines = append(b.lines, "→"+aliases[p.B]+" "+string(p.SMI))

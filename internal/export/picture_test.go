@@ -17,7 +17,7 @@ func TestSVG(t *testing.T) {
 	for name, g := range fixtures(t) {
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := SVG(&buf, g, nil); err != nil {
+			if err := SVG(&buf, g, nil, best(t, g)); err != nil {
 				t.Fatal(err)
 			}
 			root := wellFormed(t, name, buf.Bytes())
@@ -46,7 +46,7 @@ func TestSVG(t *testing.T) {
 				}
 			}
 			var again bytes.Buffer
-			SVG(&again, g, nil)
+			SVG(&again, g, nil, best(t, g))
 			if again.String() != buf.String() {
 				t.Error("SVG output differs between runs")
 			}
@@ -80,7 +80,7 @@ func svgTexts(t *testing.T, data []byte) []string {
 // sit below their parents and inside their NUMA frame.
 func TestLayout(t *testing.T) {
 	for name, g := range fixtures(t) {
-		pic := buildPicture(g, nil)
+		pic := buildPicture(g, nil, best(t, g))
 		w, h := layoutPicture(pic)
 		rows := map[float64][]*box{}
 		for _, b := range pic.boxes {
@@ -145,7 +145,7 @@ func TestDOT(t *testing.T) {
 	}
 	for name, g := range fixtures(t) {
 		var buf bytes.Buffer
-		if err := DOT(&buf, g, nil); err != nil {
+		if err := DOT(&buf, g, nil, best(t, g)); err != nil {
 			t.Fatal(err)
 		}
 		s := buf.String()
@@ -177,7 +177,7 @@ func TestDOT(t *testing.T) {
 	}
 	g := fixture(t, "hgx-h100")
 	var buf bytes.Buffer
-	DOT(&buf, g, nil)
+	DOT(&buf, g, nil, best(t, g))
 	s := buf.String()
 	count := func(re string) int { return len(regexp.MustCompile(re).FindAllString(s, -1)) }
 	if n := count(`(?m)^\s*"dev:[^"]+" \[label="GPU\d`); n != 8 {

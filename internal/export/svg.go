@@ -64,9 +64,10 @@ func esc(s string) string {
 // wider links, red where a link trained below its maximum), each
 // accelerator's best NIC with nvidia-smi's label, a table of every
 // accelerator-NIC label, and a legend. aliases names the devices (GPU0,
-// NIC0); nil uses report.Aliases.
-func SVG(w io.Writer, g *topology.Graph, aliases map[*topology.Device]string) error {
-	pic := buildPicture(g, aliases)
+// NIC0); nil uses report.Aliases. best gives each accelerator its best
+// NIC, as the report decided it (report.Report.BestNICs).
+func SVG(w io.Writer, g *topology.Graph, aliases map[*topology.Device]string, best map[*topology.Device]*topology.Device) error {
+	pic := buildPicture(g, aliases, best)
 	treeW, treeH := layoutPicture(pic)
 	bw := bufio.NewWriter(w)
 	var body strings.Builder
@@ -132,7 +133,7 @@ func SVG(w io.Writer, g *topology.Graph, aliases map[*topology.Device]string) er
 		for _, pr := range topology.PairsOf(g.Pairs(), topology.KindAccelerator, topology.KindNIC) {
 			pairs[[2]*topology.Device{pr.A, pr.B}] = pr
 		}
-		best := bestNICs(g)
+		best := pic.best
 		for i, a := range gpus {
 			ry := y + ch*float64(i+1)
 			p(`<text x="%d" y="%.1f" font-weight="bold">%s</text>`, clPad, ry+13, esc(pic.aliases[a]))

@@ -1,14 +1,10 @@
 // Package fleet writes gdtopo's results in the formats that fleet tools
-// read: JSON Lines for many sources in one run, the Prometheus text
-// exposition format for node_exporter's textfile collector, and a
-// Kubernetes Node Feature Discovery feature file. See docs/fleet.md.
+// read: the Prometheus text exposition format for node_exporter's textfile
+// collector and a Kubernetes Node Feature Discovery feature file (JSON
+// Lines are internal/render's). See docs/fleet.md.
 package fleet
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/gdtopo/gdtopo/internal/report"
@@ -23,64 +19,26 @@ type Line struct {
 	ExitCode int            `json:"exit_code"`
 }
 
-// flusher is a buffered writer (bufio.Writer) that WriteEncoded flushes.
-type flusher interface{ Flush() error }
-
-// MarshalJSONL encodes l as one compact JSON object and a newline.
-func MarshalJSONL(l Line) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(l); err != nil { // Encode appends the newline
-		return nil, fmt.Errorf("encode %s: %w", l.Source, err)
-	}
-	return b.Bytes(), nil
-}
-
-// WriteEncoded writes a line from MarshalJSONL in one Write, and flushes w
-// when it buffers: a reader of a long fleet run sees every source as soon
-// as it is done.
-func WriteEncoded(w io.Writer, b []byte) error {
-	if _, err := w.Write(b); err != nil {
-		return err
-	}
-	if f, ok := w.(flusher); ok {
-		return f.Flush()
-	}
-	return nil
-}
-
 // accelNIC is one accelerator–NIC pair of a report with its two devices.
 type accelNIC struct {
 	GPU, NIC *report.Device
 	Pair     *report.Pair
 }
 
-// accelNICPairs lists r's accelerator–NIC pairs in report order, accelerator
-// first. As check's tables do, it keeps the NICs with an RDMA device when
-// any has one (GPUDirect RDMA needs one; nvidia-smi shows only those).
+// accelNICPairs lists r's pairs of an accelerator and a NIC the report
+// shows (r.NICs), in report order, accelerator first.
 func accelNICPairs(r *report.Report) []accelNIC {
-	byBDF := make(map[string]*report.Device, len(r.Devices))
-	rdma := false
-	for i := range r.Devices {
-		d := &r.Devices[i]
-		byBDF[d.BDF] = d
-		rdma = rdma || (d.Kind == string(topology.KindNIC) && len(d.RDMA) > 0)
+	shown := make(map[string]bool, len(r.NICs))
+	for _, n := range r.NICs {
+		shown[n] = true
 	}
 	var out []accelNIC
 	for i := range r.Pairs {
 		p := &r.Pairs[i]
-		a, b := byBDF[p.A], byBDF[p.B]
-		if a == nil || b == nil {
+		if p.Kinds[0] != string(topology.KindAccelerator) || !shown[p.B] {
 			continue
 		}
-		if b.Kind == string(topology.KindAccelerator) {
-			a, b = b, a
-		}
-		if a.Kind != string(topology.KindAccelerator) || b.Kind != string(topology.KindNIC) || (rdma && len(b.RDMA) == 0) {
-			continue
-		}
-		out = append(out, accelNIC{GPU: a, NIC: b, Pair: p})
+		out = append(out, accelNIC{GPU: r.Device(p.A), NIC: r.Device(p.B), Pair: p})
 	}
 	return out
 }
@@ -101,48 +59,23 @@ func labelRank(l string) int { return topology.Label(strings.TrimSuffix(l, "?"))
 
 // gbpsOf is a pair's expected throughput, 0 when not predicted.
 func gbpsOf(p *report.Pair) float64 {
-	if p.ExpectedGbps == nil {
+	if p.Prediction == nil {
 		return 0
 	}
-	return *p.ExpectedGbps
+	return p.Prediction.ExpectedGbps
 }
 
-// bestNICs gives each accelerator its NIC, in accelerator address order:
-// the rail plan's when the report has one, else the pair with the best
-// nvidia-smi label, then the highest expected throughput.
+// bestNICs gives each accelerator the NIC the report gives it (the rail
+// plan's), in accelerator address order; accelerators without one are left out.
 func bestNICs(r *report.Report) []accelNIC {
-	pairs := accelNICPairs(r)
-	best := map[string]accelNIC{}
-	var order []string
-	if r.Plan != nil && len(r.Plan.Assignments) > 0 {
-		idx := make(map[[2]string]accelNIC, len(pairs))
-		for _, p := range pairs {
-			idx[[2]string{p.GPU.BDF, p.NIC.BDF}] = p
+	var out []accelNIC
+	for _, a := range r.Accelerators {
+		if a.BestNIC == "" {
+			continue
 		}
-		for _, a := range r.Plan.Assignments {
-			if p, ok := idx[[2]string{a.Accelerator, a.NIC}]; ok {
-				if _, seen := best[a.Accelerator]; !seen {
-					order = append(order, a.Accelerator)
-				}
-				best[a.Accelerator] = p
-			}
+		if p := r.Pair(a.BDF, a.BestNIC); p != nil {
+			out = append(out, accelNIC{GPU: r.Device(a.BDF), NIC: r.Device(a.BestNIC), Pair: p})
 		}
-	}
-	if len(best) == 0 {
-		for _, p := range pairs {
-			cur, ok := best[p.GPU.BDF]
-			if !ok {
-				order = append(order, p.GPU.BDF)
-			}
-			if !ok || labelRank(p.Pair.SMI) < labelRank(cur.Pair.SMI) ||
-				(labelRank(p.Pair.SMI) == labelRank(cur.Pair.SMI) && gbpsOf(p.Pair) > gbpsOf(cur.Pair)) {
-				best[p.GPU.BDF] = p
-			}
-		}
-	}
-	out := make([]accelNIC, 0, len(order))
-	for _, g := range order {
-		out = append(out, best[g])
 	}
 	return out
 }

@@ -62,10 +62,10 @@ func WriteNFD(w io.Writer, r *report.Report) error {
 		}
 		put("gdtopo."+n+".best-nic", name)
 		put("gdtopo."+n+".best-path", b.Pair.SMI)
-		if b.Pair.GDR != nil {
-			put("gdtopo."+n+".gdr", strconv.FormatBool(*b.Pair.GDR))
+		if x := b.Pair.Prediction; x != nil {
+			put("gdtopo."+n+".gdr", strconv.FormatBool(x.GDR))
 		}
-		gdr = gdr && b.Pair.GDR != nil && *b.Pair.GDR
+		gdr = gdr && b.Pair.Prediction != nil && b.Pair.Prediction.GDR
 		if g := gbpsOf(b.Pair); g > 0 {
 			put("gdtopo."+n+".expected-gbps", strconv.Itoa(int(g)))
 			worstGbps = math.Min(worstGbps, g)
@@ -76,7 +76,7 @@ func WriteNFD(w io.Writer, r *report.Report) error {
 	}
 	if len(best) > 0 {
 		put("gdtopo.worst-path", worst)
-		if r.Plan != nil && r.Plan.WorstGbps > 0 {
+		if r.Plan.WorstGbps > 0 {
 			worstGbps = r.Plan.WorstGbps
 		}
 		if !math.IsInf(worstGbps, 1) {
@@ -84,26 +84,24 @@ func WriteNFD(w io.Writer, r *report.Report) error {
 		}
 		put("gdtopo.gdr", strconv.FormatBool(gdr))
 	}
-	if r.Findings != nil {
-		count := map[string]int{}
-		worstOf := map[string]advisor.Severity{}
-		var codes []string
-		for _, f := range r.Findings {
-			s := advisor.Severity(f.Severity)
-			count[f.Severity]++
-			if prev, ok := worstOf[f.Code]; !ok {
-				codes = append(codes, f.Code)
-				worstOf[f.Code] = s
-			} else if s.AtLeast(prev) {
-				worstOf[f.Code] = s
-			}
+	count := map[string]int{}
+	worstOf := map[string]advisor.Severity{}
+	var codes []string
+	for _, f := range r.Findings {
+		s := advisor.Severity(f.Severity)
+		count[f.Severity]++
+		if prev, ok := worstOf[f.Code]; !ok {
+			codes = append(codes, f.Code)
+			worstOf[f.Code] = s
+		} else if s.AtLeast(prev) {
+			worstOf[f.Code] = s
 		}
-		for _, s := range []advisor.Severity{advisor.Critical, advisor.Warning, advisor.Info} {
-			put("gdtopo.findings."+string(s), strconv.Itoa(count[string(s)]))
-		}
-		for _, c := range codes {
-			put("gdtopo.finding."+c, string(worstOf[c]))
-		}
+	}
+	for _, s := range []advisor.Severity{advisor.Critical, advisor.Warning, advisor.Info} {
+		put("gdtopo.findings."+string(s), strconv.Itoa(count[string(s)]))
+	}
+	for _, c := range codes {
+		put("gdtopo.finding."+c, string(worstOf[c]))
 	}
 	return bw.Flush()
 }

@@ -75,17 +75,15 @@ func TestWriteNFD(t *testing.T) {
 	}
 }
 
-// Without a plan, the best NIC is the best nvidia-smi label, then the
-// highest expected throughput.
-func TestWriteNFDNoPlan(t *testing.T) {
-	r := *fixture(t, "hgx-h100")
-	r.Plan, r.Findings = nil, nil
-	got := nfd(t, &r)
-	if got["gdtopo.gpu0.best-nic"] != "mlx5_0" || got["gdtopo.gpu0.best-path"] != "PIX" {
-		t.Errorf("gpu0: %s %s, want mlx5_0 PIX", got["gdtopo.gpu0.best-nic"], got["gdtopo.gpu0.best-path"])
-	}
-	if _, ok := got["gdtopo.findings.critical"]; ok {
-		t.Error("findings counted when the advisor did not run")
+// The best NIC of every accelerator is the report's, not one NFD picks.
+func TestWriteNFDBestNICIsTheReports(t *testing.T) {
+	r := fixture(t, "hgx-h100")
+	got := nfd(t, r)
+	for _, a := range r.Accelerators {
+		key := "gdtopo." + strings.ToLower(a.Alias) + ".best-nic"
+		if a.BestNICName == "" || got[key] != a.BestNICName {
+			t.Errorf("%s=%q, want the report's %q", key, got[key], a.BestNICName)
+		}
 	}
 }
 

@@ -79,14 +79,14 @@ func WritePrometheus(w io.Writer, lines []Line, now time.Time) error {
 			if g := gbpsOf(p.Pair); g > 0 {
 				add("gdtopo_pair_expected_throughput_bytes_per_second", g*bytesPerGbit, labels...)
 			}
-			if e := p.Pair.Efficiency; e != nil && *e > 0 { // 0: the NIC's rate is unknown
-				add("gdtopo_pair_efficiency_ratio", *e, labels...)
+			if x := p.Pair.Prediction; x != nil && x.Efficiency > 0 { // 0: the NIC's rate is unknown
+				add("gdtopo_pair_efficiency_ratio", x.Efficiency, labels...)
 			}
-			if gdr := p.Pair.GDR; gdr != nil {
-				add("gdtopo_pair_gdr", map[bool]float64{true: 1}[*gdr], labels...)
+			if x := p.Pair.Prediction; x != nil {
+				add("gdtopo_pair_gdr", map[bool]float64{true: 1}[x.GDR], labels...)
 			}
 		}
-		if r.Plan != nil && len(r.Plan.Assignments) > 0 {
+		if len(r.Plan.Assignments) > 0 {
 			add("gdtopo_plan_worst_expected_throughput_bytes_per_second", r.Plan.WorstGbps*bytesPerGbit, "source", src)
 		}
 		count := map[[2]string]int{}

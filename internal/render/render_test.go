@@ -10,18 +10,18 @@ import (
 
 func TestParseFormat(t *testing.T) {
 	for _, ok := range []string{"table", "json", "markdown"} {
-		if f, err := ParseFormat(ok); err != nil || string(f) != ok {
+		if f, err := ParseFormat(ok, ViewFormats); err != nil || string(f) != ok {
 			t.Errorf("ParseFormat(%q) = %q, %v", ok, f, err)
 		}
 	}
-	if _, err := ParseFormat("yaml"); err == nil || !strings.Contains(err.Error(), "table, json, markdown") {
+	if _, err := ParseFormat("yaml", ViewFormats); err == nil || !strings.Contains(err.Error(), "table, json, markdown") {
 		t.Errorf("ParseFormat(yaml) error %v: want the valid formats listed", err)
 	}
 }
 
 func TestTable(t *testing.T) {
 	var b bytes.Buffer
-	if err := NewPrinter(&b, Text).Table([]string{"GPU", "NIC"}, [][]string{{"GPU0", "NIC0 mlx5_0"}, {"GPU1", ""}}); err != nil {
+	if err := NewPrinter(&b, Table).Table([]string{"GPU", "NIC"}, [][]string{{"GPU0", "NIC0 mlx5_0"}, {"GPU1", ""}}); err != nil {
 		t.Fatal(err)
 	}
 	want := "GPU   NIC\n-----------------\nGPU0  NIC0 mlx5_0\nGPU1\n"
@@ -41,7 +41,7 @@ func TestTable(t *testing.T) {
 // inherit the first one's rows or widths.
 func TestPrinterReuse(t *testing.T) {
 	var b bytes.Buffer
-	p := NewPrinter(&b, Text)
+	p := NewPrinter(&b, Table)
 	if err := p.Table([]string{"A"}, [][]string{{"a very long cell"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func BenchmarkTable(b *testing.B) {
 	header := []string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Expected", "Eff", "GDR"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := NewPrinter(io.Discard, Text).Table(header, rows); err != nil {
+		if err := NewPrinter(io.Discard, Table).Table(header, rows); err != nil {
 			b.Fatal(err)
 		}
 	}

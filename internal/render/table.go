@@ -1,139 +1,686 @@
-// Package render writes gdtopo's tables in the output formats it offers,
-// through tablewriter with fixed presets.
 package render
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"reflect"
+	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/pkg/twcache"
-	"github.com/olekukonko/tablewriter/pkg/twwidth"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/topology"
 )
 
-// Format is an output format.
-type Format string
+// newPrinter is a Printer for -o table or -o markdown.
+func newPrinter(w io.Writer, f Format) *Printer { return NewPrinter(w, f) }
 
-// Output formats.
-const (
-	Text     Format = "table"
-	JSON     Format = "json"
-	Markdown Format = "markdown"
-)
-
-// Formats lists the formats a reporting command accepts.
-var Formats = []string{string(Text), string(JSON), string(Markdown)}
-
-// ParseFormat checks a -o value.
-func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
-		if s == f {
-			return Format(s), nil
+// checkTables writes a check: each source's report, under a "==> SOURCE <=="
+// line when there are several (a source that could not be read has that
+// line and its error, which also went to standard error).
+func checkTables(w io.Writer, f Format, c *report.Check) error {
+	p := newPrinter(w, f)
+	for i, res := range c.Sources {
+		if len(c.Sources) > 1 {
+			if i > 0 {
+				p.Printf("\n")
+			}
+			p.Printf("==> %s <==\n", res.Source)
+		}
+		if res.Report == nil {
+			p.Printf("not read: %s\n", res.Error)
+			continue
+		}
+		if err := checkReport(p, res.Report); err != nil {
+			return err
 		}
 	}
-	return "", fmt.Errorf("invalid output format %q: valid formats are %s", s, strings.Join(Formats, ", "))
+	return nil
 }
 
-// Printer writes tables and headings in one format. It keeps one
-// tablewriter table and resets it between tables: each new tablewriter
-// table allocates its caches afresh, which costs a short-lived command more
-// than the drawing does.
-type Printer struct {
-	w   io.Writer
-	f   Format
-	buf bytes.Buffer
-	t   *tablewriter.Table
-}
-
-// NewPrinter returns a Printer writing to w in format f (Text or Markdown).
-func NewPrinter(w io.Writer, f Format) *Printer {
-	p := &Printer{w: w, f: f}
-	// tablewriter memoizes every cell's display width in a process-wide
-	// LRU cache behind a mutex; for gdtopo's short ASCII cells the lookup
-	// costs more than the width (a table renders in about two thirds of
-	// the time without it), and every cell of a fresh process adds an
-	// entry. Capacity 0 turns the cache off.
-	twwidth.SetCacheCapacity(0)
-	var r tw.Renderer
-	if f == Markdown {
-		r = renderer.NewMarkdown()
-	} else {
-		r = renderer.NewBlueprint(tw.Rendition{
-			Borders: tw.BorderNone,
-			Symbols: tw.NewSymbols(tw.StyleASCII),
-			Settings: tw.Settings{
-				Separators: tw.Separators{BetweenColumns: tw.Off, BetweenRows: tw.Off},
-				Lines:      tw.Lines{ShowHeaderLine: tw.On},
-			},
-		})
+// checkReport writes one source's report: summary, matrix, pairs, plan,
+// findings and warnings.
+func checkReport(p *Printer, r *report.Report) error {
+	if p.Format() == Markdown {
+		p.Printf("# gdtopo check: %s\n", r.Source.Name)
 	}
-	p.t = tablewriter.NewTable(&p.buf,
-		tablewriter.WithRenderer(r),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithTrimSpace(tw.On),
-		// Reset purges the stringer cache by allocating it anew at its
-		// default size; gdtopo passes strings only, so a tiny one will do.
-		tablewriter.WithStringerCacheCustom(twcache.NewLRU[reflect.Type, reflect.Value](1)),
-	)
-	return p
-}
-
-// Format is the printer's format.
-func (p *Printer) Format() Format { return p.f }
-
-// Printf writes free text between tables.
-func (p *Printer) Printf(format string, a ...any) { fmt.Fprintf(p.w, format, a...) }
-
-// Table writes one table: borderless, left-aligned columns for text, a pipe
-// table for markdown. Headers are printed as given.
-func (p *Printer) Table(header []string, rows [][]string) error {
-	p.buf.Reset()
-	p.t.Reset()
-	p.t.Header(header)
-	if err := p.t.Bulk(rows); err != nil {
+	p.Heading("Summary")
+	if err := p.Table([]string{"Item", "Value"}, summaryRows(r)); err != nil {
 		return err
 	}
-	if err := p.t.Render(); err != nil {
-		return err
-	}
-	if p.f == Markdown {
-		_, err := p.w.Write(p.buf.Bytes())
-		return err
-	}
-	// The borderless preset pads every line with a space on both sides and
-	// draws the header rule across the padding: trim both.
-	lines := strings.Split(strings.TrimRight(p.buf.String(), "\n"), "\n")
-	width := 0
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(strings.TrimPrefix(l, " "), " ")
-		if strings.Trim(lines[i], "-") != "" && len(lines[i]) > width {
-			width = len(lines[i])
+	switch {
+	case len(r.Accelerators) == 0:
+		p.Printf("\nno accelerators found among %d PCI functions\n", len(r.Devices))
+	case len(r.NICs) == 0:
+		p.Printf("\nno NICs found among %d PCI functions: nothing for GPUDirect RDMA to use\n", len(r.Devices))
+	default:
+		p.Heading("Accelerator x NIC (nvidia-smi labels)")
+		if err := accelNICMatrix(p, r); err != nil {
+			return err
+		}
+		p.Heading("Accelerator-NIC pairs")
+		if err := pairsTable(p, r); err != nil {
+			return err
+		}
+		if len(r.HiddenNICs) > 0 {
+			p.Printf("\n%d NIC functions without an RDMA device are not shown (GPUDirect RDMA needs one; -o json lists every pair): %s\n",
+				len(r.HiddenNICs), strings.Join(r.HiddenNICs, ", "))
 		}
 	}
-	for i, l := range lines {
-		if l != "" && strings.Trim(l, "-") == "" {
-			lines[i] = strings.Repeat("-", width)
-		}
+	if err := planTable(p, r); err != nil {
+		return err
 	}
-	_, err := io.WriteString(p.w, strings.Join(lines, "\n")+"\n")
-	return err
+	findingsText(p, r)
+	return warningsTable(p, r)
 }
 
-// Heading writes a section title: "## title" in markdown, the plain title
-// otherwise.
-func (p *Printer) Heading(title string) {
-	if p.f == Markdown {
-		fmt.Fprintf(p.w, "\n## %s\n\n", title)
+// summaryRows is the check's first table.
+func summaryRows(r *report.Report) [][]string {
+	s := r.System
+	host := s.Hostname
+	if host == "" {
+		host = "unknown"
+	}
+	switches := r.Summary.PCIeSwitches
+	if r.Summary.SwitchLevels > 0 {
+		switches += fmt.Sprintf(" (%d switch levels)", r.Summary.SwitchLevels)
+	}
+	lacks := "nothing"
+	if len(r.Lacks) > 0 {
+		lacks = strings.Join(r.Lacks, "; ")
+	}
+	return [][]string{
+		{"Source", fmt.Sprintf("%s (%s)", r.Source.Name, r.Source.Format)},
+		{"Host", host},
+		{"CPU", report.CPUText(s)},
+		{"NUMA nodes", numaText(s)},
+		{"Accelerators", r.Summary.Accelerators},
+		{"NICs", r.Summary.NICs},
+		{"PCIe switches", switches},
+		{"PCI functions", strconv.Itoa(r.Summary.Functions)},
+		{"Source lacks", lacks},
+	}
+}
+
+// numaText is "2 (0: socket 0, 1: socket 1)", or "unknown".
+func numaText(s report.System) string {
+	if len(s.NUMANodes) == 0 {
+		return "unknown"
+	}
+	var per []string
+	for _, node := range s.NUMANodes {
+		sock := "socket ?"
+		if node.Socket >= 0 {
+			sock = "socket " + strconv.Itoa(node.Socket)
+		}
+		per = append(per, fmt.Sprintf("%d: %s", node.ID, sock))
+	}
+	return fmt.Sprintf("%d (%s)", len(s.NUMANodes), strings.Join(per, ", "))
+}
+
+// accelNICMatrix writes check's matrix: accelerators against the shown NICs.
+func accelNICMatrix(p *Printer, r *report.Report) error {
+	m := report.MatrixOf(r)
+	var rows, cols []int
+	for i, d := range m.Devices {
+		if d.Kind == string(topology.KindAccelerator) {
+			rows = append(rows, i)
+		} else {
+			cols = append(cols, i)
+		}
+	}
+	return matrixBody(p, m, rows, cols)
+}
+
+// matrixBody writes rows × cols of m's labels, with affinity columns for
+// accelerators and a NIC legend.
+func matrixBody(p *Printer, m *report.Matrix, rows, cols []int) error {
+	header := []string{""}
+	for _, c := range cols {
+		header = append(header, m.Devices[c].Alias)
+	}
+	header = append(header, "CPU Affinity", "NUMA Affinity")
+	var body [][]string
+	for _, i := range rows {
+		d := m.Devices[i]
+		line := []string{d.Alias}
+		for _, c := range cols {
+			line = append(line, m.Labels[i][c])
+		}
+		cpus, numa := "", ""
+		if d.Kind == string(topology.KindAccelerator) {
+			cpus, numa = affinity(d)
+		}
+		body = append(body, append(line, cpus, numa))
+	}
+	if err := p.Table(header, body); err != nil {
+		return err
+	}
+	var legend []string
+	for _, c := range cols {
+		if d := m.Devices[c]; d.Kind == string(topology.KindNIC) {
+			legend = append(legend, fmt.Sprintf("%s: %s", d.Alias, nicLegend(d)))
+		}
+	}
+	if len(legend) > 0 {
+		p.Printf("\nNIC legend: %s\n", strings.Join(legend, ", "))
+	}
+	return nil
+}
+
+// affinity is a device's CPU and NUMA affinity columns.
+func affinity(d report.MatrixDevice) (string, string) {
+	cpus, numa := d.CPUAffinity, "N/A"
+	if cpus == "" {
+		cpus = "N/A"
+	}
+	if d.NUMAAffinity >= 0 {
+		numa = strconv.Itoa(d.NUMAAffinity)
+		if d.NUMAFrom == topology.NUMAFromHostBridge {
+			numa += " (host bridge)"
+		}
+	}
+	return cpus, numa
+}
+
+func nicLegend(d report.MatrixDevice) string {
+	if d.Name == "" {
+		return d.BDF
+	}
+	return d.Name + " (" + d.BDF + ")"
+}
+
+// deviceLabel names a device in tables: "NIC0 mlx5_0", "GPU0", or its BDF.
+func deviceLabel(d *report.Device) string {
+	if d.Alias == "" {
+		return d.BDF
+	}
+	if d.Kind == string(topology.KindNIC) {
+		if n := nicName(d); n != "" {
+			return d.Alias + " " + n
+		}
+	}
+	return d.Alias
+}
+
+// labelAndBDF is "NIC0 mlx5_0 0000:1b:00.0", or the BDF alone for a
+// device without a table name.
+func labelAndBDF(d *report.Device) string {
+	if d.Alias == "" {
+		return d.BDF
+	}
+	return deviceLabel(d) + " " + d.BDF
+}
+
+func nicName(d *report.Device) string {
+	if len(d.RDMA) > 0 {
+		return d.RDMA[0]
+	}
+	if len(d.Netdev) > 0 {
+		return d.Netdev[0]
+	}
+	return ""
+}
+
+// pairsTable writes one row per accelerator and shown NIC.
+func pairsTable(pr *Printer, r *report.Report) error {
+	var rows [][]string
+	var notes []string
+	seen := map[string]bool{}
+	for _, a := range r.Accelerators {
+		for _, n := range r.NICs {
+			p := r.Pair(a.BDF, n)
+			if p == nil {
+				continue
+			}
+			da, dn := r.Device(a.BDF), r.Device(n)
+			bottleneck := gbps(p.BottleneckGbps)
+			expected, eff, gdr := "", "", ""
+			if x := p.Prediction; x != nil {
+				expected, gdr = expectedText(x), gdrText(x)
+				if x.PathGbps > p.BottleneckGbps+0.5 { // an idle accelerator's link, predicted at its max speed
+					bottleneck += ", " + gbps(x.PathGbps) + " loaded"
+				}
+				if x.Efficiency > 0 {
+					eff = fmt.Sprintf("%.0f%%", 100*x.Efficiency)
+				}
+			}
+			rows = append(rows, []string{
+				da.Alias + " " + da.BDF, deviceLabel(dn) + " " + dn.BDF,
+				report.Label(p), report.NCCLLabel(p), p.Path, bottleneck, strconv.Itoa(len(p.Hops)),
+				expected, eff, gdr,
+			})
+			for _, note := range p.Notes {
+				line := fmt.Sprintf("%s-%s: %s", da.Alias, dn.Alias, note)
+				if !seen[line] {
+					seen[line] = true
+					notes = append(notes, line)
+				}
+			}
+		}
+	}
+	if err := pr.Table([]string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Expected", "Eff", "GDR"}, rows); err != nil {
+		return err
+	}
+	if len(notes) > 0 {
+		pr.Printf("\nNotes:\n")
+		for _, n := range notes {
+			pr.Printf("  %s\n", n)
+		}
+	}
+	return nil
+}
+
+// gdrText says whether NCCL would use GPUDirect RDMA for a pair and, when
+// it would not, what staging through host memory gives.
+func gdrText(x *report.Prediction) string {
+	staged := ""
+	if x.HostStagedGbps > 0 {
+		staged = ", staged " + gbps(x.HostStagedGbps)
+	}
+	doubt := ""
+	if x.GDRUnknown != "" {
+		doubt = "?"
+	}
+	switch {
+	case !x.GDR:
+		return "no" + doubt + staged
+	case !x.GDRRead:
+		return "recv only" + doubt + staged
+	}
+	return "yes" + doubt
+}
+
+// expectedHeading is the lower direction's figure, with both directions
+// when they differ: "143 Gb/s (w 333 / r 143-300 Gb/s)".
+func expectedHeading(x *report.Prediction) string {
+	if both := expectedText(x); both != gbps(x.ExpectedGbps) {
+		return gbps(x.ExpectedGbps) + " (" + both + ")"
+	}
+	return gbps(x.ExpectedGbps)
+}
+
+// expectedText shows the prediction per direction when they differ:
+// "w 192 / r 83-173 Gb/s" (write: the NIC writes GPU memory).
+func expectedText(x *report.Prediction) string {
+	if x.ExpectedWriteGbps <= 0 || x.ExpectedReadGbps <= 0 || x.ExpectedWriteGbps == x.ExpectedReadGbps && x.ExpectedReadMaxGbps == x.ExpectedReadGbps && x.ExpectedWriteMaxGbps == x.ExpectedWriteGbps {
+		return gbps(x.ExpectedGbps)
+	}
+	span := func(lo, hi float64) string {
+		if hi > lo+0.5 {
+			return fmt.Sprintf("%.0f-%.0f", lo, hi)
+		}
+		return fmt.Sprintf("%.0f", lo)
+	}
+	return "w " + span(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps) + " / r " + span(x.ExpectedReadGbps, x.ExpectedReadMaxGbps) + " Gb/s"
+}
+
+// gbps formats a throughput; 0 is unknown.
+func gbps(v float64) string {
+	if v <= 0 {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.0f Gb/s", v)
+}
+
+// planTable shows the rail plan and each local rank's settings.
+func planTable(p *Printer, r *report.Report) error {
+	plan := r.Plan
+	if len(plan.Assignments) == 0 {
+		return nil
+	}
+	p.Heading(fmt.Sprintf("Rail plan (worst %s, mean %s)", gbps(plan.WorstGbps), gbps(plan.MeanGbps)))
+	var rows [][]string
+	for _, as := range plan.Assignments {
+		shared := "own"
+		if as.Shared > 1 {
+			shared = fmt.Sprintf("shared by %d", as.Shared)
+		}
+		if !as.Known {
+			shared += ", unsure"
+		}
+		g, n := r.Device(as.Accelerator), r.Device(as.NIC)
+		rows = append(rows, []string{g.Alias + " " + g.BDF, deviceLabel(n), gbps(as.ExpectedGbps), gbps(as.ShareGbps), shared})
+	}
+	if err := p.Table([]string{"Accelerator", "NIC", "Expected", "Each", "NIC use"}, rows); err != nil {
+		return err
+	}
+	p.Printf("\nSettings per local rank:\n")
+	if p.Format() == Markdown {
+		p.Printf("\n```\n")
+	}
+	for _, rk := range plan.Ranks {
+		line := strings.Join(rk.Env, " ")
+		if rk.Numactl != "" {
+			line += " " + rk.Numactl
+		}
+		p.Printf("  rank %d: %s\n", rk.LocalRank, line)
+	}
+	if p.Format() == Markdown {
+		p.Printf("```\n")
+	}
+	return nil
+}
+
+// findingsText lists the findings, worst first, each with its remedy as
+// lines that paste as a shell script: commands as they are, everything
+// else as comments.
+func findingsText(p *Printer, r *report.Report) {
+	if len(r.Findings) == 0 {
+		p.Heading("Findings")
+		p.Printf("no findings\n")
 		return
 	}
-	fmt.Fprintf(p.w, "\n%s\n", title)
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		name string
+	}{{r.Counts.Critical, "critical"}, {r.Counts.Warning, "warning"}, {r.Counts.Info, "info"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.name))
+		}
+	}
+	p.Heading(fmt.Sprintf("Findings (%s)", strings.Join(parts, ", ")))
+	md := p.Format() == Markdown
+	for _, f := range r.Findings {
+		devs := deviceList(r, f.Devices)
+		script := remedyScript(f.Remedy)
+		if md {
+			p.Printf("\n- **%s** `%s` %s: %s\n", strings.ToUpper(f.Severity), f.Code, devs, f.Message)
+			if f.Evidence != "" {
+				p.Printf("  evidence: `%s`\n", f.Evidence)
+			}
+			if len(script) > 0 {
+				p.Printf("\n  ```sh\n  %s\n  ```\n", strings.Join(script, "\n  "))
+			}
+			continue
+		}
+		p.Printf("\n%-8s %s  %s\n  %s\n", strings.ToUpper(f.Severity), f.Code, devs, f.Message)
+		if f.Evidence != "" {
+			p.Printf("  evidence: %s\n", f.Evidence)
+		}
+		if len(script) > 0 {
+			p.Printf("  remedy:\n    %s\n", strings.Join(script, "\n    "))
+		}
+	}
+}
+
+// remedyScript writes remedy steps as shell lines: a command as it is,
+// after its comment; the other kinds as comments saying what they are.
+func remedyScript(steps []report.RemedyStep) []string {
+	var out []string
+	said := "" // the comment above the last command, said once for a run of them
+	for _, s := range steps {
+		comment := ""
+		if s.Comment != "" {
+			comment = "; " + s.Comment
+		}
+		switch s.Kind {
+		case "command":
+			if s.Comment != "" && s.Comment != said {
+				out = append(out, "# "+s.Comment)
+			}
+			said = s.Comment
+			out = append(out, s.Text)
+			continue
+		case "kernel_parameter":
+			out = append(out, "# kernel parameter: "+s.Text+comment)
+		case "bios":
+			out = append(out, "# BIOS: "+s.Text+comment)
+		default:
+			out = append(out, "# by hand: "+s.Text+comment)
+		}
+		said = ""
+	}
+	return out
+}
+
+// deviceList names devices by alias where they have one: "GPU0 0000:1a:00.0".
+func deviceList(r *report.Report, bdfs []string) string {
+	out := make([]string, len(bdfs))
+	for i, b := range bdfs {
+		if d := r.Device(b); d != nil && d.Alias != "" {
+			out[i] = d.Alias + " " + b
+		} else {
+			out[i] = b
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// warningsTable lists what could not be read.
+func warningsTable(p *Printer, r *report.Report) error {
+	if len(r.Warnings) == 0 {
+		return nil
+	}
+	p.Heading(fmt.Sprintf("Warnings (%d)", len(r.Warnings)))
+	var rows [][]string
+	for _, x := range r.Warnings {
+		rows = append(rows, []string{x.Subject, x.Message})
+	}
+	return p.Table([]string{"Where", "What"}, rows)
+}
+
+// matrixTable writes gdtopo matrix: every accelerator and shown NIC
+// against every other, and nvidia-smi's legend.
+func matrixTable(p *Printer, m *report.Matrix) error {
+	if len(m.Devices) == 0 {
+		p.Printf("no accelerators or NICs found among %d PCI functions\n", m.PCIFunctions)
+		return nil
+	}
+	all := make([]int, len(m.Devices))
+	for i := range all {
+		all[i] = i
+	}
+	if err := matrixBody(p, m, all, all); err != nil {
+		return err
+	}
+	p.Printf("\nLegend:\n\n")
+	for _, l := range m.Legend {
+		p.Printf("  %-4s = %s\n", l.Label, l.Meaning)
+	}
+	if len(m.HiddenNICs) > 0 {
+		p.Printf("\nNot shown, no RDMA device: %s\n", strings.Join(m.HiddenNICs, ", "))
+	}
+	return nil
+}
+
+// treeText writes the PCIe tree, in a code block for markdown.
+func treeText(w io.Writer, f Format, t *report.Tree) error {
+	p := newPrinter(w, f)
+	if f == Markdown {
+		p.Printf("# gdtopo tree: %s\n\n```\n", t.Source.Name)
+	}
+	byBDF := make(map[string]*report.Device, len(t.Devices))
+	for i := range t.Devices {
+		byBDF[t.Devices[i].BDF] = &t.Devices[i]
+	}
+	shown := make(map[string]bool, len(t.Shown))
+	for _, b := range t.Shown {
+		shown[b] = true
+	}
+	n := 0
+	for _, hb := range t.HostBridges {
+		var roots []*report.Device
+		for _, b := range hb.Devices {
+			if shown[b] {
+				roots = append(roots, byBDF[b])
+			}
+		}
+		if len(roots) == 0 {
+			continue
+		}
+		p.Printf("%s  %s\n", hb.Name, placement(hb))
+		branch(p, byBDF, shown, roots, "")
+		n++
+	}
+	if n == 0 {
+		p.Printf("no accelerators, NICs, NVMe drives or NVSwitches among %d PCI functions (--all shows them all)\n", len(t.Devices))
+	}
+	if f == Markdown {
+		p.Printf("```\n")
+	}
+	return nil
+}
+
+func placement(hb report.HostBridge) string {
+	parts := []string{"NUMA ?"}
+	if hb.NUMANode >= 0 {
+		parts[0] = fmt.Sprintf("NUMA %d", hb.NUMANode)
+	}
+	if hb.Socket >= 0 {
+		parts = append(parts, fmt.Sprintf("socket %d", hb.Socket))
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+func branch(p *Printer, byBDF map[string]*report.Device, shown map[string]bool, ds []*report.Device, indent string) {
+	for i, d := range ds {
+		mark, next := "├─ ", "│  "
+		if i == len(ds)-1 {
+			mark, next = "└─ ", "   "
+		}
+		p.Printf("%s%s%s\n", indent, mark, describe(d))
+		var kids []*report.Device
+		for _, c := range d.Children {
+			if shown[c] {
+				kids = append(kids, byBDF[c])
+			}
+		}
+		branch(p, byBDF, shown, kids, indent+next)
+	}
+}
+
+// describe is one tree line: address, role or alias and kind, model, link,
+// NUMA node, names and driver.
+func describe(d *report.Device) string {
+	parts := []string{d.BDF}
+	switch {
+	case d.Role != "":
+		parts = append(parts, strings.ReplaceAll(d.Role, "_", " "))
+	case d.Alias != "":
+		parts = append(parts, d.Alias)
+	default:
+		parts = append(parts, d.Kind)
+	}
+	parts = append(parts, d.Name)
+	if l := link(d.Link); l.Known() {
+		parts = append(parts, l.String())
+	}
+	if d.Role == "" && d.NUMANode >= 0 {
+		parts = append(parts, fmt.Sprintf("NUMA %d", d.NUMANode))
+	}
+	if names := append(append([]string{}, d.RDMA...), d.Netdev...); len(names) > 0 {
+		parts = append(parts, strings.Join(names, ","))
+	}
+	if d.Driver != "" {
+		parts = append(parts, "["+d.Driver+"]")
+	}
+	return strings.Join(parts, "  ")
+}
+
+// link is a report's link as topology formats it ("Gen5 x16").
+func link(l report.Link) topology.Link {
+	return topology.Link{CurrentGTs: l.CurrentGTs, CurrentWidth: l.CurrentWidth, MaxGTs: l.MaxGTs, MaxWidth: l.MaxWidth}
+}
+
+// pathTables writes gdtopo path: the pair's labels, its hops, and with
+// --explain the prediction's arithmetic.
+func pathTables(pr *Printer, v *report.PathView) error {
+	p := v.Pair
+	pr.Printf("%s -> %s: nvidia-smi %s, NCCL %s, %s\n",
+		labelAndBDF(&v.From), labelAndBDF(&v.To), report.Label(&p), report.NCCLLabel(&p), p.Path)
+	var rows [][]string
+	for i, h := range p.Hops {
+		l, g := "", ""
+		if h.Kind == string(topology.HopPCIe) {
+			l, g = "unknown", "unknown"
+			if h.CurrentGTs > 0 && h.CurrentWidth > 0 {
+				l, g = topology.Link{CurrentGTs: h.CurrentGTs, CurrentWidth: h.CurrentWidth}.String(), fmt.Sprintf("%g", h.Gbps)
+			}
+		}
+		rows = append(rows, []string{strconv.Itoa(i + 1), h.From, h.To, strings.ReplaceAll(h.Kind, "_", " "), l, g})
+	}
+	pr.Heading("Hops")
+	if err := pr.Table([]string{"#", "From", "To", "Crosses", "Link", "Gb/s"}, rows); err != nil {
+		return err
+	}
+	if p.BottleneckGbps > 0 {
+		pr.Printf("\nBottleneck: %g Gb/s (narrowest current PCIe link: GT/s × lanes × line code × MPS/(MPS+TLP overhead))\n", p.BottleneckGbps)
+	}
+	for _, n := range p.Notes {
+		pr.Printf("Note: %s\n", n)
+	}
+	x := p.Prediction
+	if x == nil || len(x.Steps) == 0 {
+		return nil
+	}
+	pr.Heading(fmt.Sprintf("Prediction (NCCL %s rules): %s, efficiency %.0f%%, GPUDirect RDMA %s", v.NCCLVersion, expectedHeading(x), 100*x.Efficiency, gdrText(x)))
+	rows = rows[:0]
+	for i, s := range x.Steps {
+		rows = append(rows, []string{strconv.Itoa(i + 1), s.What, fmt.Sprintf("%.4g %s", s.Value, s.Unit), s.Source})
+	}
+	if err := pr.Table([]string{"#", "Step", "Value", "Source"}, rows); err != nil {
+		return err
+	}
+	if x.GDRReason != "" {
+		pr.Printf("\nGPUDirect RDMA: %s\n", x.GDRReason)
+	}
+	for _, u := range x.Assumed {
+		pr.Printf("Assumed: %s\n", u)
+	}
+	return nil
+}
+
+// compareTables writes gdtopo compare: the servers side by side and the
+// verdict.
+func compareTables(p *Printer, c *report.Comparison) error {
+	if p.Format() == Markdown {
+		p.Printf("# gdtopo compare\n")
+	}
+	header := []string{""}
+	for _, s := range c.Servers {
+		header = append(header, s.Source)
+	}
+	row := func(name string, cell func(s report.Server) string) []string {
+		out := []string{name}
+		for _, s := range c.Servers {
+			out = append(out, cell(s))
+		}
+		return out
+	}
+	rows := [][]string{
+		row("Format", func(s report.Server) string { return s.Format }),
+		row("CPU", func(s report.Server) string { return s.CPU }),
+		row("NUMA nodes", func(s report.Server) string { return strconv.Itoa(s.NUMANodes) }),
+		row("Accelerators", func(s report.Server) string { return s.Accelerators }),
+		row("NICs (RDMA)", func(s report.Server) string { return s.NICs }),
+		row("PCIe switches", func(s report.Server) string { return s.PCIeSwitches }),
+		row("Pairs by label", func(s report.Server) string { return labelCounts(s.PairsByLabel) }),
+		row("Plan: worst pair", func(s report.Server) string { return gbps(s.Measures.WorstGbps) }),
+		row("Plan: mean", func(s report.Server) string { return gbps(s.Measures.MeanGbps) }),
+		row("Findings", func(s report.Server) string {
+			return fmt.Sprintf("%d critical, %d warning, %d info", s.Measures.Critical, s.Measures.Warning, s.Measures.Info)
+		}),
+		row("Finding codes", func(s report.Server) string { return strings.Join(s.FindingCodes, ", ") }),
+		row("Rank", func(s report.Server) string { return strconv.Itoa(s.Rank) }),
+	}
+	p.Heading("Servers")
+	if err := p.Table(header, rows); err != nil {
+		return err
+	}
+	p.Heading("Verdict")
+	p.Printf("%s\n", c.Verdict.Sentence)
+	return nil
+}
+
+// labelCounts is "PIX 8, SYS 8", best label first.
+func labelCounts(m map[string]int) string {
+	var out []string
+	for _, l := range []string{"PIX", "PXB", "PHB", "NODE", "SYS"} {
+		for _, k := range []string{l, l + "?"} {
+			if n := m[k]; n > 0 {
+				out = append(out, fmt.Sprintf("%s %d", k, n))
+			}
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -1,42 +1,108 @@
-// Package report turns a topology graph into gdtopo's documented JSON
-// schema. The structs here are gdtopo's own: stable snake_case fields that
-// change only with SchemaVersion.
+// Package report holds gdtopo's one analysis of a source: the value every
+// output format prints. Findings are found in package advisor
+// (advisor/findings.go); Build gathers them with everything else a format
+// shows and decides the rest once: each accelerator's best NIC, the NICs the
+// tables show, the exit status. The renderers in internal/render only print
+// it; the views (Matrix, Tree, PathView, Comparison, Check) are cut from it. The structs are gdtopo's own, with stable snake_case JSON
+// fields that change only with SchemaVersion (schema/gdtopo.schema.json).
 package report
 
 import (
-	"fmt"
-
 	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
-// SchemaVersion is the version of the JSON layout below.
-const SchemaVersion = 1
+// SchemaVersion is the version of the JSON contract (README "JSON").
+const SchemaVersion = 2
+
+// Exit statuses, as the command line returns them.
+const (
+	ExitOK       = 0 // success
+	ExitError    = 1 // the source could not be read
+	ExitUsage    = 2 // the command line was wrong
+	ExitFindings = 3 // findings at or above --fail-on
+)
 
 // Report is one source's analysis.
 type Report struct {
-	SchemaVersion int          `json:"schema_version"`
-	Source        Source       `json:"source"`
-	System        System       `json:"system"`
-	HostBridges   []HostBridge `json:"host_bridges"`
-	Devices       []Device     `json:"devices"`
-	Pairs         []Pair       `json:"pairs"`
-	Warnings      []Warning    `json:"warnings"`
-	Lacks         []string     `json:"lacks"`
-	// The advisor's part, present when the command ran it (check).
-	NCCLVersion string    `json:"nccl_version,omitempty"` // whose GPUDirect RDMA rules decided "gdr"
-	Findings    []Finding `json:"findings,omitempty"`
-	Plan        *Plan     `json:"plan,omitempty"`
+	Source      Source       `json:"source"`
+	System      System       `json:"system"`
+	Summary     Summary      `json:"summary"`
+	HostBridges []HostBridge `json:"host_bridges"`
+	Devices     []Device     `json:"devices"`
+	// Accelerators are the accelerators in address order, each with the
+	// NIC the rail plan gives it: gdtopo's one answer to "its best NIC".
+	Accelerators []Accelerator `json:"accelerators"`
+	// NICs are the NICs the tables show: those with an RDMA device when
+	// the source names any (GPUDirect RDMA needs one), else every NIC.
+	NICs       []string  `json:"nics"`
+	HiddenNICs []string  `json:"hidden_nics"` // NICs left out of the tables (no RDMA device)
+	Pairs      []Pair    `json:"pairs"`
+	Warnings   []Warning `json:"warnings"`
+	Lacks      []string  `json:"lacks"`
+	// The advisor's part.
+	NCCLVersion string    `json:"nccl_version"` // whose GPUDirect RDMA rules decided "gdr"
+	Findings    []Finding `json:"findings"`     // worst first
+	Counts      Counts    `json:"finding_counts"`
+	Plan        Plan      `json:"plan"`
+	FailOn      string    `json:"fail_on"`     // the --fail-on level: critical, warning, info or never
+	ExitStatus  int       `json:"exit_status"` // 0, or 3 with findings at or above FailOn
+
+	// Graph is what the report was built from, for the exports that write
+	// the whole graph (NCCL XML, pictures); never serialised.
+	Graph *topology.Graph `json:"-"`
 }
 
-// Finding is one problem the advisor found.
+// Summary counts the devices by model: "8 x NVIDIA H100 SXM5 80GB", "none".
+type Summary struct {
+	Accelerators     string `json:"accelerators"`
+	NICs             string `json:"nics"`
+	PCIeSwitches     string `json:"pcie_switches"` // the top-level switches
+	SwitchLevels     int    `json:"switch_levels"` // switches in all, when some sit below others; else 0
+	Functions        int    `json:"pci_functions"`
+	AcceleratorLinks string `json:"accelerator_links"` // accelerators by model and link
+	RailNICLinks     string `json:"rail_nic_links"`    // the shown NICs by model and link
+}
+
+// Counts are the findings by severity.
+type Counts struct {
+	Critical int `json:"critical"`
+	Warning  int `json:"warning"`
+	Info     int `json:"info"`
+}
+
+// Accelerator is one accelerator and the NIC the rail plan gives it.
+type Accelerator struct {
+	BDF          string  `json:"bdf"`
+	Alias        string  `json:"alias"`
+	CPUAffinity  string  `json:"cpu_affinity"`  // local CPUs, "" unknown
+	NUMAAffinity int     `json:"numa_affinity"` // -1 unknown
+	NUMAFrom     string  `json:"numa_from"`     // numa_node, local_cpus, host_bridge or ""
+	BestNIC      string  `json:"best_nic"`      // BDF; "" when there is no NIC
+	BestNICAlias string  `json:"best_nic_alias"`
+	BestNICName  string  `json:"best_nic_name"` // RDMA or network name, "" unknown
+	BestPath     string  `json:"best_path"`     // nvidia-smi label of the pair, "?" suffixed when uncertain
+	ExpectedGbps float64 `json:"expected_gbps"` // 0 unknown
+	GDR          bool    `json:"gdr"`
+}
+
+// Finding is one problem the advisor found, with its remedy as steps.
 type Finding struct {
-	Code     string   `json:"code"`
-	Severity string   `json:"severity"` // critical, warning, info
-	Devices  []string `json:"devices"`
-	Message  string   `json:"message"`
-	Remedy   string   `json:"remedy"` // commands or settings, one per line
-	Evidence string   `json:"evidence"`
+	Code     string       `json:"code"`
+	Severity string       `json:"severity"` // critical, warning, info
+	Devices  []string     `json:"devices"`
+	Message  string       `json:"message"`
+	Remedy   []RemedyStep `json:"remedy"`
+	Evidence string       `json:"evidence"`
+}
+
+// RemedyStep is one step of a remedy. Kind is "command" (a shell line,
+// safe to paste), "kernel_parameter" (for the kernel command line), "bios"
+// (a firmware setting), "manual" (something a person does) or "comment".
+type RemedyStep struct {
+	Kind    string `json:"kind"`
+	Text    string `json:"text"`
+	Comment string `json:"comment"`
 }
 
 // Plan is the rail plan: a NIC for every accelerator.
@@ -44,7 +110,7 @@ type Plan struct {
 	Assignments []Assignment `json:"assignments"`
 	WorstGbps   float64      `json:"worst_gbps"` // per accelerator, after sharing a NIC
 	MeanGbps    float64      `json:"mean_gbps"`
-	NCCLIBHCA   string       `json:"nccl_ib_hca,omitempty"` // the same on every rank (NVIDIA/nccl#1478)
+	NCCLIBHCA   string       `json:"nccl_ib_hca"` // the same on every rank (NVIDIA/nccl#1478); "" without RDMA NICs
 	Ranks       []Rank       `json:"ranks"`
 }
 
@@ -61,8 +127,8 @@ type Assignment struct {
 // Rank is the environment of one local rank.
 type Rank struct {
 	LocalRank int      `json:"local_rank"`
-	Env       []string `json:"env"` // NAME=value settings
-	Numactl   string   `json:"numactl,omitempty"`
+	Env       []string `json:"env"`     // NAME=value settings
+	Numactl   string   `json:"numactl"` // "" when the NUMA node is unknown
 }
 
 // Source names what was read.
@@ -93,11 +159,12 @@ type NUMANode struct {
 	Socket    int    `json:"socket"`
 }
 
-// HostBridge is one PCI root bus.
+// HostBridge is one PCI root bus with its top-level functions.
 type HostBridge struct {
-	Name     string `json:"name"`
-	NUMANode int    `json:"numa_node"`
-	Socket   int    `json:"socket"`
+	Name     string   `json:"name"`
+	NUMANode int      `json:"numa_node"`
+	Socket   int      `json:"socket"`
+	Devices  []string `json:"devices"` // BDFs directly below it
 }
 
 // Link is a PCIe link; zeros mean unknown.
@@ -121,6 +188,7 @@ type Device struct {
 	SubsystemDeviceID string   `json:"subsystem_device_id,omitempty"`
 	Name              string   `json:"name,omitempty"`
 	Parent            string   `json:"parent"`
+	Children          []string `json:"children"`
 	HostBridge        string   `json:"host_bridge"`
 	NUMANode          int      `json:"numa_node"`
 	NUMAFrom          string   `json:"numa_from,omitempty"` // numa_node, local_cpus or host_bridge
@@ -145,7 +213,8 @@ type Hop struct {
 	Gbps         float64 `json:"gbps,omitempty"`
 }
 
-// Pair is the classification of two devices.
+// Pair is the classification of two devices, accelerator first where one
+// is an accelerator.
 type Pair struct {
 	A              string   `json:"a"`
 	B              string   `json:"b"`
@@ -153,27 +222,44 @@ type Pair struct {
 	SMI            string   `json:"smi"`
 	NCCL           string   `json:"nccl"`
 	Path           string   `json:"path"`
-	Hops           []Hop    `json:"hops,omitempty"` // empty when the pair's hops were not given
+	Hops           []Hop    `json:"hops"` // empty when the pair's hops were not given (-o jsonl)
 	BottleneckGbps float64  `json:"bottleneck_gbps"`
 	LabelUncertain bool     `json:"label_uncertain"`
-	Notes          []string `json:"notes,omitempty"`
-	// The advisor's prediction, for accelerator-NIC pairs when it ran.
-	ExpectedGbps *float64 `json:"expected_gbps,omitempty"` // the lower direction
+	Notes          []string `json:"notes"`
+	// Prediction is the advisor's, for accelerator-NIC pairs it planned with.
+	Prediction *Prediction `json:"prediction,omitempty"`
+}
+
+// Prediction is a pair's expected direct-RDMA throughput.
+type Prediction struct {
+	ExpectedGbps float64 `json:"expected_gbps"` // the lower direction
 	// Per direction: write is the NIC writing GPU memory (receive side),
-	// read the NIC reading it (send side); *_max_gbps the high end of a range.
-	ExpectedWriteGbps    *float64 `json:"expected_write_gbps,omitempty"`
-	ExpectedReadGbps     *float64 `json:"expected_read_gbps,omitempty"`
-	ExpectedWriteMaxGbps *float64 `json:"expected_write_max_gbps,omitempty"`
-	ExpectedReadMaxGbps  *float64 `json:"expected_read_max_gbps,omitempty"`
-	PathGbps             *float64 `json:"path_gbps,omitempty"` // the path's narrowest link as predicted (idle accelerators at max speed)
-	Efficiency           *float64 `json:"efficiency,omitempty"`
-	GDR                  *bool    `json:"gdr,omitempty"`
-	GDRRead              *bool    `json:"gdr_read,omitempty"`
-	GDRReason            string   `json:"gdr_reason,omitempty"`
-	GDRUnknown           string   `json:"gdr_unknown,omitempty"`   // what the verdict rests on that the source could not show
-	GDRMechanism         string   `json:"gdr_mechanism,omitempty"` // nvidia-peermem or dma-buf
-	HostStagedGbps       float64  `json:"host_staged_gbps,omitempty"`
-	Assumed              []string `json:"assumed,omitempty"` // what the prediction took for granted
+	// read the NIC reading it (send side); *_max_gbps the high end of a
+	// range, equal to the low end where one measurement applies.
+	ExpectedWriteGbps    float64  `json:"expected_write_gbps"`
+	ExpectedReadGbps     float64  `json:"expected_read_gbps"`
+	ExpectedWriteMaxGbps float64  `json:"expected_write_max_gbps"`
+	ExpectedReadMaxGbps  float64  `json:"expected_read_max_gbps"`
+	PathGbps             float64  `json:"path_gbps"` // the path's narrowest link as predicted (idle accelerators at max speed); 0 unknown
+	NICGbps              float64  `json:"nic_gbps"`
+	Efficiency           float64  `json:"efficiency"` // 0..1; 0 when the NIC's rate is unknown
+	GDR                  bool     `json:"gdr"`
+	GDRRead              bool     `json:"gdr_read"`
+	GDRReason            string   `json:"gdr_reason"`
+	GDRUnknown           string   `json:"gdr_unknown"`   // what the verdict rests on that the source could not show; "" when certain
+	GDRMechanism         string   `json:"gdr_mechanism"` // nvidia-peermem, dma-buf, or "" when unknown
+	HostStagedGbps       float64  `json:"host_staged_gbps"`
+	Assumed              []string `json:"assumed"` // what the prediction took for granted
+	Steps                []Step   `json:"steps"`   // the arithmetic; path --explain only
+}
+
+// Step is one line of a prediction's arithmetic: Value is the running
+// figure after it.
+type Step struct {
+	What   string  `json:"what"`
+	Value  float64 `json:"value"`
+	Unit   string  `json:"unit"`
+	Source string  `json:"source"`
 }
 
 // Warning is a problem that did not stop the read.
@@ -182,159 +268,38 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
-// Aliases numbers accelerators GPU0.. in address order, as nvidia-smi does
-// with CUDA_DEVICE_ORDER=PCI_BUS_ID, and NICs NIC0.. with the RDMA-capable
-// ones first (nvidia-smi lists only those), each group in address order.
-// Virtual functions get none.
-func Aliases(g *topology.Graph) map[*topology.Device]string {
-	out := map[*topology.Device]string{}
-	for i, d := range g.OfKind(topology.KindAccelerator) {
-		out[d] = fmt.Sprintf("GPU%d", i)
-	}
-	rdma, plain := SplitNICs(g)
-	for i, d := range append(rdma, plain...) {
-		out[d] = fmt.Sprintf("NIC%d", i)
-	}
-	return out
-}
-
-// SplitNICs separates NICs with an RDMA device from the others, each in
-// address order.
-func SplitNICs(g *topology.Graph) (rdma, plain []*topology.Device) {
-	for _, d := range g.OfKind(topology.KindNIC) {
-		if len(d.RDMA) > 0 {
-			rdma = append(rdma, d)
-		} else {
-			plain = append(plain, d)
+// Device looks a device up by BDF; nil when absent.
+func (r *Report) Device(bdf string) *Device {
+	for i := range r.Devices {
+		if r.Devices[i].BDF == bdf {
+			return &r.Devices[i]
 		}
 	}
-	return rdma, plain
+	return nil
 }
 
-// New builds the report of g read from src, with the advisor's result when
-// adv is not nil.
-func New(src Source, g *topology.Graph, pairs []topology.Pair, adv *advisor.Result) *Report {
-	r := &Report{SchemaVersion: SchemaVersion, Source: src,
-		HostBridges: []HostBridge{}, Devices: []Device{}, Pairs: []Pair{}, Warnings: []Warning{}, Lacks: []string{}}
-	s := g.System
-	r.System = System{Hostname: s.Hostname, CPUVendor: s.CPUVendor, CPUModel: s.CPUModel, CPUFamily: s.CPUFamily,
-		CPUModelID: s.CPUModelID, Sockets: s.Sockets, LogicalCPUs: s.LogicalCPUs, NUMANodes: []NUMANode{}}
-	if s.CmdlineRead {
-		c := s.Cmdline
-		r.System.Cmdline = &c
-	}
-	for _, n := range s.NUMANodes {
-		d := n.Distances
-		if d == nil {
-			d = []int{}
-		}
-		r.System.NUMANodes = append(r.System.NUMANodes, NUMANode{ID: n.ID, CPUs: n.CPUs, Distances: d, Socket: n.Socket})
-	}
-	for _, hb := range g.HostBridges {
-		r.HostBridges = append(r.HostBridges, HostBridge{Name: hb.Name, NUMANode: hb.NUMANode, Socket: hb.Socket})
-	}
-	aliases := Aliases(g)
-	r.Devices = make([]Device, 0, len(g.Devices))
-	for _, d := range g.Devices {
-		r.Devices = append(r.Devices, device(d, aliases[d]))
-	}
-	predictions := map[[2]*topology.Device]*advisor.Prediction{}
-	if adv != nil {
-		for i, p := range adv.Predictions {
-			predictions[[2]*topology.Device{p.GPU, p.NIC}] = &adv.Predictions[i]
+// Pair looks up the pair of two devices, either order; nil when absent.
+func (r *Report) Pair(a, b string) *Pair {
+	for i := range r.Pairs {
+		p := &r.Pairs[i]
+		if p.A == a && p.B == b || p.A == b && p.B == a {
+			return p
 		}
 	}
-	r.Pairs = make([]Pair, 0, len(pairs))
-	for _, p := range pairs {
-		out := pair(p)
-		if pr := predictions[[2]*topology.Device{p.A, p.B}]; pr != nil {
-			out.ExpectedGbps, out.Efficiency, out.GDR, out.GDRRead = &pr.ExpectedGbps, &pr.Efficiency, &pr.GDR, &pr.GDRRead
-			out.GDRReason, out.HostStagedGbps, out.Assumed = pr.GDRReason, pr.HostStagedGbps, pr.Uncertain
-			out.ExpectedWriteGbps, out.ExpectedReadGbps = &pr.ExpectedWriteGbps, &pr.ExpectedReadGbps
-			out.ExpectedWriteMaxGbps, out.ExpectedReadMaxGbps, out.PathGbps = &pr.ExpectedWriteMaxGbps, &pr.ExpectedReadMaxGbps, &pr.PathGbps
-			out.GDRUnknown, out.GDRMechanism = pr.GDRUnknown, pr.GDRMechanism
+	return nil
+}
+
+// FailOnNever is the --fail-on level no finding reaches.
+const FailOnNever = "never"
+
+// Failing counts the findings at or above the report's --fail-on level
+// (none at "never"): the exit status is 3 when there is one.
+func (r *Report) Failing() int {
+	n := 0
+	for _, f := range r.Findings {
+		if r.FailOn != FailOnNever && advisor.Severity(f.Severity).AtLeast(advisor.Severity(r.FailOn)) {
+			n++
 		}
-		r.Pairs = append(r.Pairs, out)
 	}
-	if adv != nil {
-		r.NCCLVersion = adv.NCCLVersion
-		r.Findings = []Finding{}
-		for _, f := range adv.Findings {
-			r.Findings = append(r.Findings, Finding{Code: f.Code, Severity: string(f.Severity), Devices: f.Devices,
-				Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence})
-		}
-		r.Plan = plan(adv.Plan)
-	}
-	for _, w := range g.Warnings {
-		r.Warnings = append(r.Warnings, Warning{Subject: w.Subject, Message: w.Message})
-	}
-	r.Lacks = append(r.Lacks, g.Lacks...)
-	return r
-}
-
-// hex4 formats v as fmt's %04x does.
-func hex4(v uint16) string { return hexDigits(uint32(v), 4) }
-
-// hexDigits formats v as fmt's %0Nx does for N = width, without fmt: a
-// report formats four or five IDs of each of an 8-GPU server's 72 functions.
-func hexDigits(v uint32, width int) string {
-	const digits = "0123456789abcdef"
-	if width > 8 || width < 8 && v>>(4*width) != 0 {
-		return fmt.Sprintf("%0*x", width, v)
-	}
-	var b [8]byte
-	for i := width - 1; i >= 0; i, v = i-1, v>>4 {
-		b[i] = digits[v&0xf]
-	}
-	return string(b[:width])
-}
-
-func device(d *topology.Device, alias string) Device {
-	out := Device{
-		BDF: d.BDF(), Alias: alias, Kind: string(d.Kind), Role: string(d.Role),
-		Class: hexDigits(d.Class, 6), VendorID: hex4(d.VendorID), DeviceID: hex4(d.DeviceID),
-		Name: d.Name, NUMANode: d.NUMANode, NUMAFrom: d.NUMAFrom, LocalCPUs: d.LocalCPUs,
-		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn, PortRateGbps: d.PortRateGbps,
-		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs),
-		Link: Link{CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth, MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth},
-	}
-	if d.SubsystemKnown {
-		out.SubsystemVendorID, out.SubsystemDeviceID = hex4(d.SubVendorID), hex4(d.SubDeviceID)
-	}
-	if d.Parent != nil {
-		out.Parent = d.Parent.BDF()
-	}
-	if d.HostBridge != nil {
-		out.HostBridge = d.HostBridge.Name
-	}
-	return out
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-func pair(p topology.Pair) Pair {
-	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: []string{string(p.A.Kind), string(p.B.Kind)},
-		SMI: string(p.SMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: p.BottleneckGbps, LabelUncertain: p.LabelUncertain, Notes: p.Notes, Hops: []Hop{}}
-	for _, h := range p.Hops {
-		out.Hops = append(out.Hops, Hop{From: h.From, To: h.To, Kind: string(h.Kind),
-			CurrentGTs: h.Link.CurrentGTs, CurrentWidth: h.Link.CurrentWidth, Gbps: h.Gbps})
-	}
-	return out
-}
-
-func plan(p advisor.Plan) *Plan {
-	out := &Plan{Assignments: []Assignment{}, WorstGbps: p.WorstGbps, MeanGbps: p.MeanGbps, NCCLIBHCA: p.NCCLIBHCA, Ranks: []Rank{}}
-	for _, a := range p.Assignments {
-		out.Assignments = append(out.Assignments, Assignment{Accelerator: a.GPU.BDF(), NIC: a.NIC.BDF(), ExpectedGbps: a.ExpectedGbps,
-			Shared: a.Shared, ShareGbps: a.ShareGbps, Known: a.Known})
-	}
-	for _, r := range p.Ranks {
-		out.Ranks = append(out.Ranks, Rank{LocalRank: r.LocalRank, Env: r.Env(), Numactl: r.Numactl})
-	}
-	return out
+	return n
 }

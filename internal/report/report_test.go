@@ -15,3 +15,14 @@ func TestHexDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestFailing: the exit status's count of findings at or above --fail-on.
+func TestFailing(t *testing.T) {
+	findings := []Finding{{Code: "a", Severity: "warning"}, {Code: "b", Severity: "info"}}
+	for level, want := range map[string]int{"critical": 0, "warning": 1, "info": 2, FailOnNever: 0} {
+		r := &Report{Findings: findings, FailOn: level}
+		if got := r.Failing(); got != want {
+			t.Errorf("--fail-on %s: %d failing, want %d", level, got, want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -176,4 +177,10 @@ func bareErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// OpenReader reads a snapshot archive from r (standard input), named name
+// in messages, as Open reads an archive file.
+func (o *Opener) OpenReader(name string, r io.Reader) (*Source, error) {
+	return o.readArchive(name, r)
 }

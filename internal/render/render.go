@@ -1,0 +1,141 @@
+// Package render prints gdtopo's reports (internal/report) in every output
+// format, one file per format: table.go (the tables for people: -o table,
+// and -o markdown in the same drawing with markdown's style), json.go (-o
+// json and -o jsonl), prometheus.go, nfd.go, and the exports ncclxml.go,
+// svg.go and dot.go. A renderer takes a report and a
+// writer and decides nothing: findings, best NICs, verdicts and exit
+// statuses are the report's.
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gdtopo/gdtopo/internal/report"
+)
+
+// Format is an output format (-o).
+type Format string
+
+// Output formats.
+const (
+	Table      Format = "table"
+	Markdown   Format = "markdown"
+	JSON       Format = "json"
+	JSONL      Format = "jsonl"
+	Prometheus Format = "prometheus"
+	NFD        Format = "nfd"
+	NCCLXML    Format = "nccl-xml"
+	SVG        Format = "svg"
+	DOT        Format = "dot"
+)
+
+// The formats each kind of report is offered in, the default first.
+var (
+	CheckFormats  = []Format{Table, JSON, Markdown, JSONL, Prometheus, NFD}
+	ViewFormats   = []Format{Table, JSON, Markdown} // matrix, tree, path, compare
+	ExportFormats = []Format{NCCLXML, SVG, DOT}
+)
+
+// ParseFormat checks a -o value against the formats a command offers.
+func ParseFormat(s string, offered []Format) (Format, error) {
+	for _, f := range offered {
+		if s == string(f) {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("invalid output format %q: valid formats are %s", s, Names(offered))
+}
+
+// Names lists formats for help and errors: "table, json, markdown".
+func Names(fs []Format) string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = string(f)
+	}
+	return strings.Join(out, ", ")
+}
+
+// Check writes a check of one or more sources.
+func Check(w io.Writer, f Format, c *report.Check) error {
+	switch f {
+	case Table, Markdown:
+		return checkTables(w, f, c)
+	case JSON:
+		return writeJSON(w, c)
+	case JSONL:
+		for _, r := range c.Sources {
+			if err := JSONLine(w, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	case Prometheus:
+		return prometheus(w, c)
+	case NFD:
+		return nfd(w, c)
+	}
+	return unsupported(f, "check")
+}
+
+// Matrix writes the accelerator and NIC matrix.
+func Matrix(w io.Writer, f Format, m *report.Matrix) error {
+	switch f {
+	case Table, Markdown:
+		return matrixTable(newPrinter(w, f), m)
+	case JSON:
+		return writeJSON(w, m)
+	}
+	return unsupported(f, "matrix")
+}
+
+// Tree writes the PCIe tree.
+func Tree(w io.Writer, f Format, t *report.Tree) error {
+	switch f {
+	case Table, Markdown:
+		return treeText(w, f, t)
+	case JSON:
+		return writeJSON(w, t)
+	}
+	return unsupported(f, "tree")
+}
+
+// Path writes the path between two devices.
+func Path(w io.Writer, f Format, p *report.PathView) error {
+	switch f {
+	case Table, Markdown:
+		return pathTables(newPrinter(w, f), p)
+	case JSON:
+		return writeJSON(w, p)
+	}
+	return unsupported(f, "path")
+}
+
+// Compare writes a comparison of servers.
+func Compare(w io.Writer, f Format, c *report.Comparison) error {
+	switch f {
+	case Table, Markdown:
+		return compareTables(newPrinter(w, f), c)
+	case JSON:
+		return writeJSON(w, c)
+	}
+	return unsupported(f, "compare")
+}
+
+// Export writes a source's topology for another tool.
+func Export(w io.Writer, f Format, r *report.Report) error {
+	switch f {
+	case NCCLXML:
+		return ncclXML(w, r)
+	case SVG:
+		return svg(w, r)
+	case DOT:
+		return dot(w, r)
+	}
+	return unsupported(f, "export")
+}
+
+func unsupported(f Format, what string) error {
+	return fmt.Errorf("%s cannot be written as %q", what, f)
+}

@@ -1,0 +1,328 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/gdtopo/gdtopo/advisor"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// Input is what Build reads: a source's graph, its labelled pairs and the
+// advisor's result for them.
+type Input struct {
+	Source Source
+	Graph  *topology.Graph
+	Pairs  []topology.Pair // every accelerator and NIC pair (Graph.Pairs)
+	Advice *advisor.Result
+	FailOn string // critical, warning, info or never
+	// NoHops leaves every pair's hops out (-o jsonl: they are most of a report).
+	NoHops bool
+}
+
+// Build makes the report of one source. It is the one place that decides
+// what every format shows: the findings and their exit status, each
+// accelerator's best NIC, and which NICs the tables show.
+func Build(in Input) *Report {
+	g := in.Graph
+	r := &Report{Source: in.Source, Graph: g, FailOn: in.FailOn,
+		HostBridges: []HostBridge{}, Devices: make([]Device, 0, len(g.Devices)), Accelerators: []Accelerator{},
+		NICs: []string{}, HiddenNICs: []string{}, Pairs: make([]Pair, 0, len(in.Pairs)),
+		Warnings: []Warning{}, Lacks: append([]string{}, g.Lacks...), Findings: []Finding{},
+		Plan: Plan{Assignments: []Assignment{}, Ranks: []Rank{}}}
+	r.System = system(g.System)
+	r.Summary = summary(g)
+	for _, hb := range g.HostBridges {
+		r.HostBridges = append(r.HostBridges, HostBridge{Name: hb.Name, NUMANode: hb.NUMANode, Socket: hb.Socket, Devices: bdfs(hb.Devices)})
+	}
+	aliases := Aliases(g)
+	for _, d := range g.Devices {
+		r.Devices = append(r.Devices, device(d, aliases[d]))
+	}
+	shown, hidden := ShownNICs(g)
+	r.NICs, r.HiddenNICs = bdfs(shown), bdfs(hidden)
+
+	predictions := map[[2]*topology.Device]*advisor.Prediction{}
+	adv := in.Advice
+	if adv == nil {
+		adv = &advisor.Result{}
+	}
+	for i, p := range adv.Predictions {
+		predictions[[2]*topology.Device{p.GPU, p.NIC}] = &adv.Predictions[i]
+	}
+	for _, p := range in.Pairs {
+		out := pair(p, in.NoHops)
+		if pr := predictions[[2]*topology.Device{p.A, p.B}]; pr != nil {
+			out.Prediction = prediction(pr)
+		}
+		r.Pairs = append(r.Pairs, out)
+	}
+	r.NCCLVersion = adv.NCCLVersion
+	for _, f := range adv.Findings {
+		r.Findings = append(r.Findings, finding(f))
+		switch f.Severity {
+		case advisor.Critical:
+			r.Counts.Critical++
+		case advisor.Warning:
+			r.Counts.Warning++
+		default:
+			r.Counts.Info++
+		}
+	}
+	r.Plan = plan(adv.Plan)
+	r.Accelerators = accelerators(g, aliases, adv.Plan, r)
+	for _, w := range g.Warnings {
+		r.Warnings = append(r.Warnings, Warning{Subject: w.Subject, Message: w.Message})
+	}
+	if r.Failing() > 0 {
+		r.ExitStatus = ExitFindings
+	}
+	return r
+}
+
+// accelerators lists every accelerator with the NIC the rail plan gives it.
+func accelerators(g *topology.Graph, aliases map[*topology.Device]string, pl advisor.Plan, r *Report) []Accelerator {
+	nicOf := map[*topology.Device]advisor.Assignment{}
+	for _, a := range pl.Assignments {
+		nicOf[a.GPU] = a
+	}
+	out := []Accelerator{}
+	for _, d := range g.OfKind(topology.KindAccelerator) {
+		a := Accelerator{BDF: d.BDF(), Alias: aliases[d], CPUAffinity: d.LocalCPUs, NUMAAffinity: d.NUMANode, NUMAFrom: d.NUMAFrom}
+		if as, ok := nicOf[d]; ok && as.NIC != nil {
+			a.BestNIC, a.BestNICAlias, a.BestNICName = as.NIC.BDF(), aliases[as.NIC], NICName(as.NIC)
+			a.ExpectedGbps = Round(as.ExpectedGbps)
+			if p := r.Pair(a.BDF, a.BestNIC); p != nil {
+				a.BestPath = p.SMI
+				if p.LabelUncertain {
+					a.BestPath += "?"
+				}
+				a.GDR = p.Prediction != nil && p.Prediction.GDR
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// Aliases numbers accelerators GPU0.. in address order, as nvidia-smi does
+// with CUDA_DEVICE_ORDER=PCI_BUS_ID, and NICs NIC0.. with the RDMA-capable
+// ones first (nvidia-smi lists only those), each group in address order.
+// Virtual functions get none.
+func Aliases(g *topology.Graph) map[*topology.Device]string {
+	out := map[*topology.Device]string{}
+	for i, d := range g.OfKind(topology.KindAccelerator) {
+		out[d] = fmt.Sprintf("GPU%d", i)
+	}
+	rdma, plain := SplitNICs(g)
+	for i, d := range append(rdma, plain...) {
+		out[d] = fmt.Sprintf("NIC%d", i)
+	}
+	return out
+}
+
+// SplitNICs separates NICs with an RDMA device from the others, each in
+// address order.
+func SplitNICs(g *topology.Graph) (rdma, plain []*topology.Device) {
+	for _, d := range g.OfKind(topology.KindNIC) {
+		if len(d.RDMA) > 0 {
+			rdma = append(rdma, d)
+		} else {
+			plain = append(plain, d)
+		}
+	}
+	return rdma, plain
+}
+
+// ShownNICs are the NICs the tables show: the RDMA-capable ones when the
+// source names any (GPUDirect RDMA needs one; nvidia-smi shows only those),
+// else every NIC. hidden are the rest.
+func ShownNICs(g *topology.Graph) (shown, hidden []*topology.Device) {
+	rdma, plain := SplitNICs(g)
+	if len(rdma) == 0 {
+		return plain, nil
+	}
+	return rdma, plain
+}
+
+// NICName is a NIC's RDMA name, else its first network interface, else "".
+func NICName(d *topology.Device) string {
+	if len(d.RDMA) > 0 {
+		return d.RDMA[0]
+	}
+	if len(d.Netdevs) > 0 {
+		return d.Netdevs[0]
+	}
+	return ""
+}
+
+// Round rounds a throughput or ratio for the report: three decimals, so
+// 0.43200000000000005 is 0.432 and no measured figure loses a digit.
+func Round(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+func system(s topology.System) System {
+	out := System{Hostname: s.Hostname, CPUVendor: s.CPUVendor, CPUModel: s.CPUModel, CPUFamily: s.CPUFamily,
+		CPUModelID: s.CPUModelID, Sockets: s.Sockets, LogicalCPUs: s.LogicalCPUs, NUMANodes: []NUMANode{}}
+	if s.CmdlineRead {
+		c := s.Cmdline
+		out.Cmdline = &c
+	}
+	for _, n := range s.NUMANodes {
+		out.NUMANodes = append(out.NUMANodes, NUMANode{ID: n.ID, CPUs: n.CPUs, Distances: nonNilInts(n.Distances), Socket: n.Socket})
+	}
+	return out
+}
+
+// hex4 formats v as fmt's %04x does.
+func hex4(v uint16) string { return hexDigits(uint32(v), 4) }
+
+// hexDigits formats v as fmt's %0Nx does for N = width, without fmt: a
+// report formats four or five IDs of each of an 8-GPU server's 72 functions.
+func hexDigits(v uint32, width int) string {
+	const digits = "0123456789abcdef"
+	if width > 8 || width < 8 && v>>(4*width) != 0 {
+		return fmt.Sprintf("%0*x", width, v)
+	}
+	var b [8]byte
+	for i := width - 1; i >= 0; i, v = i-1, v>>4 {
+		b[i] = digits[v&0xf]
+	}
+	return string(b[:width])
+}
+
+func device(d *topology.Device, alias string) Device {
+	out := Device{
+		BDF: d.BDF(), Alias: alias, Kind: string(d.Kind), Role: string(d.Role),
+		Class: hexDigits(d.Class, 6), VendorID: hex4(d.VendorID), DeviceID: hex4(d.DeviceID),
+		Name: d.Name, NUMANode: d.NUMANode, NUMAFrom: d.NUMAFrom, LocalCPUs: d.LocalCPUs,
+		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn, PortRateGbps: Round(d.PortRateGbps),
+		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs), Children: bdfs(d.Children),
+		Link: Link{CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth, MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth},
+	}
+	if d.SubsystemKnown {
+		out.SubsystemVendorID, out.SubsystemDeviceID = hex4(d.SubVendorID), hex4(d.SubDeviceID)
+	}
+	if d.Parent != nil {
+		out.Parent = d.Parent.BDF()
+	}
+	if d.HostBridge != nil {
+		out.HostBridge = d.HostBridge.Name
+	}
+	return out
+}
+
+func bdfs(ds []*topology.Device) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.BDF()
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilInts(s []int) []int {
+	if s == nil {
+		return []int{}
+	}
+	return s
+}
+
+func pair(p topology.Pair, noHops bool) Pair {
+	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: []string{string(p.A.Kind), string(p.B.Kind)},
+		SMI: string(p.SMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: Round(p.BottleneckGbps),
+		LabelUncertain: p.LabelUncertain, Notes: nonNil(p.Notes), Hops: []Hop{}}
+	if noHops {
+		return out
+	}
+	for _, h := range p.Hops {
+		out.Hops = append(out.Hops, Hop{From: h.From, To: h.To, Kind: string(h.Kind),
+			CurrentGTs: h.Link.CurrentGTs, CurrentWidth: h.Link.CurrentWidth, Gbps: Round(h.Gbps)})
+	}
+	return out
+}
+
+func prediction(p *advisor.Prediction) *Prediction {
+	out := &Prediction{ExpectedGbps: Round(p.ExpectedGbps), NICGbps: Round(p.NICGbps), Efficiency: Round(p.Efficiency),
+		ExpectedWriteGbps: Round(p.ExpectedWriteGbps), ExpectedReadGbps: Round(p.ExpectedReadGbps),
+		ExpectedWriteMaxGbps: Round(p.ExpectedWriteMaxGbps), ExpectedReadMaxGbps: Round(p.ExpectedReadMaxGbps), PathGbps: Round(p.PathGbps),
+		GDR: p.GDR, GDRRead: p.GDRRead, GDRReason: p.GDRReason, GDRUnknown: p.GDRUnknown, GDRMechanism: p.GDRMechanism,
+		HostStagedGbps: Round(p.HostStagedGbps),
+		Assumed: nonNil(p.Uncertain), Steps: []Step{}}
+	for _, s := range p.Explain {
+		out.Steps = append(out.Steps, Step{What: s.What, Value: math.Round(s.Value*1e4) / 1e4, Unit: s.Unit, Source: s.Source})
+	}
+	return out
+}
+
+func finding(f advisor.Finding) Finding {
+	out := Finding{Code: f.Code, Severity: string(f.Severity), Devices: nonNil(f.Devices), Message: f.Message,
+		Evidence: f.Evidence, Remedy: []RemedyStep{}}
+	for _, s := range f.Remedy {
+		out.Remedy = append(out.Remedy, RemedyStep{Kind: string(s.Kind), Text: s.Text, Comment: s.Comment})
+	}
+	return out
+}
+
+func plan(p advisor.Plan) Plan {
+	out := Plan{Assignments: []Assignment{}, WorstGbps: Round(p.WorstGbps), MeanGbps: Round(p.MeanGbps), NCCLIBHCA: p.NCCLIBHCA, Ranks: []Rank{}}
+	for _, a := range p.Assignments {
+		out.Assignments = append(out.Assignments, Assignment{Accelerator: a.GPU.BDF(), NIC: a.NIC.BDF(), ExpectedGbps: Round(a.ExpectedGbps),
+			Shared: a.Shared, ShareGbps: Round(a.ShareGbps), Known: a.Known})
+	}
+	for _, r := range p.Ranks {
+		out.Ranks = append(out.Ranks, Rank{LocalRank: r.LocalRank, Env: r.Env(), Numactl: r.Numactl})
+	}
+	return out
+}
+
+func summary(g *topology.Graph) Summary {
+	accels := g.OfKind(topology.KindAccelerator)
+	shown, _ := ShownNICs(g)
+	s := Summary{Accelerators: census(accels, false), NICs: census(g.OfKind(topology.KindNIC), false),
+		PCIeSwitches: census(g.TopSwitches(), false), SwitchLevels: len(g.Switches()), Functions: len(g.Devices),
+		AcceleratorLinks: census(accels, true), RailNICLinks: census(shown, true)}
+	if top := len(g.TopSwitches()); s.SwitchLevels == top {
+		s.SwitchLevels = 0
+	}
+	return s
+}
+
+// census counts devices by model, and by link with withLinks:
+// "8 x NVIDIA H100 SXM5 80GB (Gen5 x16)", most common first; "none".
+func census(ds []*topology.Device, withLinks bool) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	count := map[string]int{}
+	var order []string
+	for _, d := range ds {
+		n := d.Name
+		if l := d.Link; withLinks && (l.Known() || l.MaxGTs > 0) {
+			if !l.Known() { // NCCL topologies record the maximum only
+				l.CurrentGTs, l.CurrentWidth = l.MaxGTs, l.MaxWidth
+			}
+			n += " (" + l.String() + ")"
+		}
+		if d.PortRateGbps > 0 {
+			n += fmt.Sprintf(" (%g Gb/s)", d.PortRateGbps)
+		}
+		if count[n] == 0 {
+			order = append(order, n)
+		}
+		count[n]++
+	}
+	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] > count[order[j]] })
+	parts := make([]string, len(order))
+	for i, n := range order {
+		parts[i] = fmt.Sprintf("%d x %s", count[n], n)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,221 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Comparison puts servers side by side and ranks them.
+type Comparison struct {
+	SchemaVersion int      `json:"schema_version"`
+	Servers       []Server `json:"servers"` // in the order given
+	Verdict       Verdict  `json:"verdict"`
+}
+
+// Server is one compared source: the numbers the comparison table shows.
+type Server struct {
+	Source       string         `json:"source"`
+	Format       string         `json:"format"`
+	Rank         int            `json:"rank"` // 1 is best; equal numbers share a rank
+	CPU          string         `json:"cpu"`
+	NUMANodes    int            `json:"numa_nodes"`
+	Accelerators string         `json:"accelerators"` // by model and link
+	NICs         string         `json:"nics"`         // the rail NICs by model and link
+	PCIeSwitches string         `json:"pcie_switches"`
+	PairsByLabel map[string]int `json:"pairs_by_label"` // accelerator–rail NIC pairs per nvidia-smi label
+	Measures     Measures       `json:"measures"`
+	FindingCodes []string       `json:"finding_codes"` // each code once, worst first
+	Critical     []string       `json:"critical_codes"`
+}
+
+// Measures are what servers are ranked by, in this order; each as the
+// table prints it (throughput in whole Gb/s).
+type Measures struct {
+	WorstGbps    float64 `json:"worst_gbps"`   // the rail plan's worst pair: what a collective waits for; more is better
+	MeanGbps     float64 `json:"mean_gbps"`    // more is better
+	Critical     int     `json:"critical"`     // fewer is better
+	Warning      int     `json:"warning"`      // fewer is better
+	Accelerators int     `json:"accelerators"` // more is better
+	RailNICs     int     `json:"rail_nics"`    // more is better
+	Info         int     `json:"info"`         // fewer is better
+}
+
+// measure is one ranking measure: its name for the verdict, its value and
+// whether more is better.
+type measure struct {
+	name, unit string
+	value      func(Measures) float64
+	more       bool
+	mayBeZero  bool // else 0 means unknown: such a measure decides nothing
+}
+
+var measures = []measure{
+	{"worst planned accelerator–NIC pair", "Gb/s", func(m Measures) float64 { return m.WorstGbps }, true, false},
+	{"mean planned pair", "Gb/s", func(m Measures) float64 { return m.MeanGbps }, true, false},
+	{"critical findings", "", func(m Measures) float64 { return float64(m.Critical) }, false, true},
+	{"warning findings", "", func(m Measures) float64 { return float64(m.Warning) }, false, true},
+	{"accelerators", "", func(m Measures) float64 { return float64(m.Accelerators) }, true, true},
+	{"rail NICs", "", func(m Measures) float64 { return float64(m.RailNICs) }, true, true},
+	{"info findings", "", func(m Measures) float64 { return float64(m.Info) }, false, true},
+}
+
+// Verdict says which server wins, on which measure, by how much.
+type Verdict struct {
+	Best       string  `json:"best"`       // "" on a tie
+	RunnerUp   string  `json:"runner_up"`  // the second
+	Measure    string  `json:"measure"`    // the first measure they differ on; "" on a tie
+	BestValue  float64 `json:"best_value"` // on that measure
+	OtherValue float64 `json:"runner_up_value"`
+	Tie        bool    `json:"tie"` // every measure equal
+	Sentence   string  `json:"sentence"`
+}
+
+// ServerOf condenses a report for the comparison.
+func ServerOf(r *Report) Server {
+	s := Server{Source: r.Source.Name, Format: r.Source.Format, CPU: CPUText(r.System), NUMANodes: len(r.System.NUMANodes),
+		Accelerators: r.Summary.AcceleratorLinks, NICs: r.Summary.RailNICLinks, PCIeSwitches: r.Summary.PCIeSwitches,
+		PairsByLabel: map[string]int{}, FindingCodes: []string{}, Critical: []string{}}
+	for _, a := range r.Accelerators {
+		for _, n := range r.NICs {
+			if p := r.Pair(a.BDF, n); p != nil {
+				s.PairsByLabel[Label(p)]++
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range r.Findings {
+		if !seen[f.Code] {
+			seen[f.Code] = true
+			s.FindingCodes = append(s.FindingCodes, f.Code)
+		}
+		if f.Severity == "critical" && !contains(s.Critical, f.Code) {
+			s.Critical = append(s.Critical, f.Code)
+		}
+	}
+	s.Measures = Measures{WorstGbps: math.Round(r.Plan.WorstGbps), MeanGbps: math.Round(r.Plan.MeanGbps),
+		Critical: r.Counts.Critical, Warning: r.Counts.Warning, Info: r.Counts.Info,
+		Accelerators: len(r.Accelerators), RailNICs: len(r.NICs)}
+	return s
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Compare ranks servers by Measures, in order: the first measure on which
+// two differ decides; servers equal on all share a rank.
+func Compare(servers []Server) *Comparison {
+	c := &Comparison{SchemaVersion: SchemaVersion, Servers: servers}
+	order := make([]int, len(servers))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		_, better := decide(servers[order[i]].Measures, servers[order[j]].Measures)
+		return better > 0
+	})
+	for k, i := range order {
+		servers[i].Rank = k + 1
+		if k > 0 {
+			if m, _ := decide(servers[order[k-1]].Measures, servers[i].Measures); m == nil {
+				servers[i].Rank = servers[order[k-1]].Rank
+			}
+		}
+	}
+	if len(order) >= 2 {
+		c.Verdict = verdict(servers[order[0]], servers[order[1]])
+	}
+	return c
+}
+
+// decide finds the first measure x and y differ on, known for both: +1
+// when x is better there, -1 when y is; nil and 0 when they tie on all.
+func decide(x, y Measures) (*measure, int) {
+	for i := range measures {
+		m := &measures[i]
+		a, b := m.value(x), m.value(y)
+		if a == b || !m.mayBeZero && (a == 0 || b == 0) {
+			continue
+		}
+		if (a > b) == m.more {
+			return m, 1
+		}
+		return m, -1
+	}
+	return nil, 0
+}
+
+func verdict(best, next Server) Verdict {
+	v := Verdict{Best: best.Source, RunnerUp: next.Source}
+	m, _ := decide(best.Measures, next.Measures)
+	if m == nil {
+		v.Best, v.Tie = "", true
+		v.Sentence = fmt.Sprintf("%s and %s tie: equal on every measure the table shows that is known for both (worst and mean planned pair, findings by severity, accelerators, rail NICs).", best.Source, next.Source)
+		return v
+	}
+	v.Measure, v.BestValue, v.OtherValue = m.name, m.value(best.Measures), m.value(next.Measures)
+	if m.unit != "" {
+		v.Sentence = fmt.Sprintf("%s ranks first: its %s is %.0f %s against %.0f %s for %s (%+.0f %s",
+			best.Source, m.name, v.BestValue, m.unit, v.OtherValue, m.unit, next.Source, v.BestValue-v.OtherValue, m.unit)
+		if v.OtherValue > 0 {
+			v.Sentence += fmt.Sprintf(", %.2fx", v.BestValue/v.OtherValue)
+		}
+		v.Sentence += ")"
+	} else {
+		v.Sentence = fmt.Sprintf("%s ranks first: it has %.0f %s against %.0f for %s", best.Source, v.BestValue, m.name, v.OtherValue, next.Source)
+	}
+	if m.name == "critical findings" && len(next.Critical) > 0 {
+		v.Sentence += fmt.Sprintf(", whose critical findings are %s", strings.Join(next.Critical, ", "))
+	}
+	var tied, unknown []string
+	for _, x := range measures[:indexOf(m)] {
+		if x.value(best.Measures) == x.value(next.Measures) && (x.mayBeZero || x.value(best.Measures) != 0) {
+			tied = append(tied, x.name)
+		} else {
+			unknown = append(unknown, x.name)
+		}
+	}
+	if len(tied) > 0 {
+		v.Sentence += "; they tie on " + strings.Join(tied, ", ")
+	}
+	if len(unknown) > 0 {
+		v.Sentence += "; unknown for one or both, so not compared: " + strings.Join(unknown, ", ")
+	}
+	v.Sentence += "."
+	return v
+}
+
+func indexOf(m *measure) int {
+	for i := range measures {
+		if &measures[i] == m {
+			return i
+		}
+	}
+	return -1
+}
+
+// CPUText describes the CPU: "2 x Intel Xeon ... (GenuineIntel family 6
+// model 143), 224 logical CPUs"; "unknown" parts where unknown.
+func CPUText(s System) string {
+	cpu := s.CPUModel
+	if cpu == "" {
+		cpu = "unknown"
+	}
+	if s.Sockets > 0 {
+		cpu = fmt.Sprintf("%d x %s", s.Sockets, cpu)
+	}
+	if s.CPUVendor != "" && s.CPUFamily >= 0 {
+		cpu += fmt.Sprintf(" (%s family %d model %d)", s.CPUVendor, s.CPUFamily, s.CPUModelID)
+	}
+	if s.LogicalCPUs > 0 {
+		cpu += fmt.Sprintf(", %d logical CPUs", s.LogicalCPUs)
+	}
+	return cpu
+}

@@ -1,0 +1,57 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCompare: the first measure two servers differ on decides, with the
+// difference in the sentence; unknown throughput decides nothing; a tie
+// only when every known number ties.
+func TestCompare(t *testing.T) {
+	server := func(name string, m Measures, critical ...string) Server {
+		return Server{Source: name, Measures: m, Critical: critical}
+	}
+	for _, tt := range []struct {
+		name        string
+		servers     []Server
+		best, words string
+		ranks       []int
+		tie         bool
+	}{
+		{"worst pair decides", []Server{
+			server("a", Measures{WorstGbps: 196, MeanGbps: 300, Accelerators: 8}),
+			server("b", Measures{WorstGbps: 392, MeanGbps: 392, Accelerators: 4})},
+			"b", "its worst planned accelerator–NIC pair is 392 Gb/s against 196 Gb/s for a (+196 Gb/s, 2.00x)", []int{2, 1}, false},
+		{"same throughput: fewer warnings", []Server{
+			server("pxb4", Measures{WorstGbps: 200, MeanGbps: 200, Warning: 1, Accelerators: 4}),
+			server("pix8", Measures{WorstGbps: 200, MeanGbps: 200, Accelerators: 8}),
+			server("ws", Measures{WorstGbps: 200, MeanGbps: 200, Warning: 3, Accelerators: 2})},
+			"pix8", "it has 0 warning findings against 1 for pxb4; they tie on worst planned accelerator–NIC pair, mean planned pair, critical findings", []int{2, 1, 3}, false},
+		{"critical codes named", []Server{
+			server("a", Measures{Critical: 2, Warning: 1}, "acs-redirect"),
+			server("b", Measures{Warning: 4})},
+			"b", "it has 0 critical findings against 2 for a, whose critical findings are acs-redirect", []int{2, 1}, false},
+		{"unknown throughput is not zero", []Server{
+			server("lspci", Measures{Accelerators: 4}),
+			server("xml", Measures{WorstGbps: 230, MeanGbps: 230, Accelerators: 8})},
+			"xml", "it has 8 accelerators against 4 for lspci", []int{2, 1}, false},
+		{"tie", []Server{
+			server("a", Measures{WorstGbps: 100, MeanGbps: 100, Accelerators: 2}),
+			server("b", Measures{WorstGbps: 100, MeanGbps: 100, Accelerators: 2})},
+			"", "a and b tie", []int{1, 1}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Compare(tt.servers)
+			v := c.Verdict
+			if v.Best != tt.best || v.Tie != tt.tie || !strings.Contains(v.Sentence, tt.words) {
+				t.Errorf("verdict %+v; want best %q, tie %v, sentence with %q", v, tt.best, tt.tie, tt.words)
+			}
+			for i, s := range c.Servers {
+				if s.Rank != tt.ranks[i] {
+					t.Errorf("%s: rank %d, want %d", s.Source, s.Rank, tt.ranks[i])
+				}
+			}
+		})
+	}
+}

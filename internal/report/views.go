@@ -1,0 +1,244 @@
+package report
+
+import (
+	"time"
+
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// Check is the result of gdtopo check over one or more sources: the same
+// shape for one source as for many.
+type Check struct {
+	SchemaVersion int       `json:"schema_version"`
+	Time          time.Time `json:"-"` // when the check ran, for -o prometheus
+	FailOn        string    `json:"fail_on"`
+	ExitStatus    int       `json:"exit_status"` // the highest of the sources': 3 over 1 over 0
+	Sources       []Result  `json:"sources"`
+}
+
+// Result is one source of a check: its report, or why there is none.
+type Result struct {
+	SchemaVersion int     `json:"schema_version"` // so that each -o jsonl line stands alone
+	Source        string  `json:"source"`         // as given; "/" for this machine
+	ExitStatus    int     `json:"exit_status"`
+	Error         string  `json:"error"` // "" when the report is there
+	Report        *Report `json:"report"`
+}
+
+// NewCheck gathers the results of a check; its exit status is the highest
+// of theirs, 3 (findings) over 1 (unreadable) over 0.
+func NewCheck(failOn string, results []Result) *Check {
+	c := &Check{SchemaVersion: SchemaVersion, FailOn: failOn, Sources: results}
+	if c.Sources == nil {
+		c.Sources = []Result{}
+	}
+	for _, r := range results {
+		if r.ExitStatus == ExitFindings || (r.ExitStatus > c.ExitStatus && c.ExitStatus != ExitFindings) {
+			c.ExitStatus = r.ExitStatus
+		}
+	}
+	return c
+}
+
+// NewResult is the result of a source read into r, or that failed with err
+// (exit status status).
+func NewResult(source string, r *Report, err error, status int) Result {
+	if source == "" {
+		source = "/"
+	}
+	if err != nil {
+		return Result{SchemaVersion: SchemaVersion, Source: source, Error: err.Error(), ExitStatus: status}
+	}
+	return Result{SchemaVersion: SchemaVersion, Source: source, Report: r, ExitStatus: r.ExitStatus}
+}
+
+// Legend is nvidia-smi's legend, verbatim, less NV#, with gdtopo's "?".
+var legend = []LegendEntry{
+	{"X", "Self"},
+	{"SYS", "Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)"},
+	{"NODE", "Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node"},
+	{"PHB", "Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)"},
+	{"PXB", "Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)"},
+	{"PIX", "Connection traversing at most a single PCIe bridge"},
+}
+
+// uncertainLegend explains the mark on labels that rest on a guess.
+var uncertainLegend = LegendEntry{"?", "the label rests on an unknown NUMA node (see gdtopo check)"}
+
+// LegendEntry explains one label.
+type LegendEntry struct {
+	Label   string `json:"label"`
+	Meaning string `json:"meaning"`
+}
+
+// Matrix is nvidia-smi topo -m's matrix of accelerators and the shown NICs.
+type Matrix struct {
+	SchemaVersion int            `json:"schema_version"`
+	Source        Source         `json:"source"`
+	Devices       []MatrixDevice `json:"devices"` // the rows and the columns, in order
+	// Labels[i][j] is the nvidia-smi label of Devices[i] and Devices[j]:
+	// "X" on the diagonal, "?" appended where the label rests on a guess.
+	Labels       [][]string    `json:"labels"`
+	Legend       []LegendEntry `json:"legend"`
+	HiddenNICs   []string      `json:"hidden_nics"`
+	PCIFunctions int           `json:"pci_functions"` // functions in the source, shown or not
+}
+
+// MatrixDevice is a row of the matrix with its affinities.
+type MatrixDevice struct {
+	Alias        string `json:"alias"`
+	BDF          string `json:"bdf"`
+	Kind         string `json:"kind"`
+	Name         string `json:"name"` // a NIC's RDMA or network name
+	CPUAffinity  string `json:"cpu_affinity"`
+	NUMAAffinity int    `json:"numa_affinity"` // -1 unknown
+	NUMAFrom     string `json:"numa_from"`
+}
+
+// MatrixOf is r's matrix: accelerators then shown NICs.
+func MatrixOf(r *Report) *Matrix {
+	m := &Matrix{SchemaVersion: SchemaVersion, Source: r.Source, Devices: []MatrixDevice{}, Labels: [][]string{},
+		Legend: append([]LegendEntry{}, legend...), HiddenNICs: r.HiddenNICs, PCIFunctions: len(r.Devices)}
+	var ends []string
+	for _, a := range r.Accelerators {
+		ends = append(ends, a.BDF)
+	}
+	ends = append(ends, r.NICs...)
+	uncertain := false
+	for _, b := range ends {
+		d := r.Device(b)
+		m.Devices = append(m.Devices, MatrixDevice{Alias: d.Alias, BDF: d.BDF, Kind: d.Kind, Name: deviceName(d),
+			CPUAffinity: d.LocalCPUs, NUMAAffinity: d.NUMANode, NUMAFrom: d.NUMAFrom})
+		row := make([]string, 0, len(ends))
+		for _, c := range ends {
+			p := r.Pair(b, c)
+			switch {
+			case b == c:
+				row = append(row, "X")
+			case p == nil:
+				row = append(row, "")
+			default:
+				row = append(row, Label(p))
+				uncertain = uncertain || p.LabelUncertain
+			}
+		}
+		m.Labels = append(m.Labels, row)
+	}
+	if uncertain {
+		m.Legend = append(m.Legend, uncertainLegend)
+	}
+	return m
+}
+
+// Label is a pair's nvidia-smi label, with "?" when it rests on a guess.
+func Label(p *Pair) string {
+	if p.LabelUncertain {
+		return p.SMI + "?"
+	}
+	return p.SMI
+}
+
+// NCCLLabel is a pair's NCCL label, with "?" when it rests on a guess.
+func NCCLLabel(p *Pair) string {
+	if p.LabelUncertain {
+		return p.NCCL + "?"
+	}
+	return p.NCCL
+}
+
+func deviceName(d *Device) string {
+	if len(d.RDMA) > 0 {
+		return d.RDMA[0]
+	}
+	if len(d.Netdev) > 0 {
+		return d.Netdev[0]
+	}
+	return ""
+}
+
+// Tree is the PCIe tree of a source, with the functions worth showing.
+type Tree struct {
+	SchemaVersion int          `json:"schema_version"`
+	Source        Source       `json:"source"`
+	HostBridges   []HostBridge `json:"host_bridges"`
+	Devices       []Device     `json:"devices"`
+	// Shown are the functions the tree shows: with all, every one; else
+	// the branches that lead to an accelerator, NIC, NVMe drive or NVSwitch.
+	Shown []string `json:"shown"`
+}
+
+// TreeOf is r's tree; all shows every function.
+func TreeOf(r *Report, all bool) *Tree {
+	t := &Tree{SchemaVersion: SchemaVersion, Source: r.Source, HostBridges: r.HostBridges, Devices: r.Devices, Shown: []string{}}
+	keep := map[string]bool{}
+	for i := range r.Devices {
+		d := &r.Devices[i]
+		if !all && !interesting(d.Kind) {
+			continue
+		}
+		for x := d; x != nil && !keep[x.BDF]; x = r.Device(x.Parent) {
+			keep[x.BDF] = true
+		}
+	}
+	for _, d := range r.Devices {
+		if keep[d.BDF] {
+			t.Shown = append(t.Shown, d.BDF)
+		}
+	}
+	return t
+}
+
+func interesting(kind string) bool {
+	switch topology.Kind(kind) {
+	case topology.KindAccelerator, topology.KindNIC, topology.KindNVMe, topology.KindNVSwitch:
+		return true
+	}
+	return false
+}
+
+// PathView is the path between two devices, with the prediction and its
+// arithmetic for an accelerator and a NIC the plan considered.
+type PathView struct {
+	SchemaVersion int    `json:"schema_version"`
+	Source        Source `json:"source"`
+	From          Device `json:"from"`
+	To            Device `json:"to"`
+	Pair          Pair   `json:"pair"` // A is From
+	NCCLVersion   string `json:"nccl_version"`
+}
+
+// Aliases are the graph's devices' table names (GPU0, NIC0), for the
+// exports that draw the graph.
+func (r *Report) Aliases() map[*topology.Device]string { return Aliases(r.Graph) }
+
+// BestNICs gives each accelerator of the graph the NIC the report gives it,
+// for the exports that draw the graph.
+func (r *Report) BestNICs() map[*topology.Device]*topology.Device {
+	byBDF := map[string]*topology.Device{}
+	for _, d := range r.Graph.Devices {
+		byBDF[d.BDF()] = d
+	}
+	out := map[*topology.Device]*topology.Device{}
+	for _, a := range r.Accelerators {
+		if gpu, nic := byBDF[a.BDF], byBDF[a.BestNIC]; gpu != nil && nic != nil {
+			out[gpu] = nic
+		}
+	}
+	return out
+}
+
+// NewPathView is the path of p, two devices of r's graph, with the
+// prediction r holds for them, if any.
+func NewPathView(r *Report, p topology.Pair) *PathView {
+	v := &PathView{SchemaVersion: SchemaVersion, Source: r.Source, Pair: pair(p, false), NCCLVersion: r.NCCLVersion}
+	if d := r.Device(p.A.BDF()); d != nil {
+		v.From = *d
+	}
+	if d := r.Device(p.B.BDF()); d != nil {
+		v.To = *d
+	}
+	if rp := r.Pair(p.A.BDF(), p.B.BDF()); rp != nil {
+		v.Pair.Prediction = rp.Prediction
+	}
+	return v
+}
