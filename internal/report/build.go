@@ -255,7 +255,7 @@ func prediction(p *advisor.Prediction) *Prediction {
 		ExpectedWriteMaxGbps: Round(p.ExpectedWriteMaxGbps), ExpectedReadMaxGbps: Round(p.ExpectedReadMaxGbps), PathGbps: Round(p.PathGbps),
 		GDR: p.GDR, GDRRead: p.GDRRead, GDRReason: p.GDRReason, GDRUnknown: p.GDRUnknown, GDRMechanism: p.GDRMechanism,
 		HostStagedGbps: Round(p.HostStagedGbps),
-		Assumed: nonNil(p.Uncertain), Steps: []Step{}}
+		Assumed:        nonNil(p.Uncertain), Steps: []Step{}}
 	for _, s := range p.Explain {
 		out.Steps = append(out.Steps, Step{What: s.What, Value: math.Round(s.Value*1e4) / 1e4, Unit: s.Unit, Source: s.Source})
 	}
