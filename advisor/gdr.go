@@ -44,8 +44,11 @@ func (a *analysis) gdrLevel() (topology.Label, string) {
 		return level, why
 	}
 	names := []topology.Label{"LOC", topology.NVL, "NVB", topology.PIX, topology.PXB, "PXN", topology.PHB, topology.SYS}
-	if a.v.minor >= 26 { // C2C and P2C exist from 2.26 (topoPathTypeStr)
-		names = append(names, "C2C", LabelP2C)
+	if a.v.minor >= 26 { // C2C from 2.26, P2C from 2.27 (topo.cc topoPathTypeStr)
+		names = append(names, "C2C")
+	}
+	if a.v.minor >= 27 {
+		names = append(names, LabelP2C)
 	}
 	for _, n := range names {
 		if s == string(n) {
@@ -105,7 +108,8 @@ const (
 //     before 2.19 and for cudaCompCap < 80 from 2.19.
 //  4. the level: PXB, P2C from 2.29 with NCCL_NET_GDR_C2C, or
 //     NCCL_NET_GDR_LEVEL; in 2.26-2.28 a P2C distance counts as C2C when
-//     NCCL_NET_GDR_C2C is on.
+//     NCCL_NET_GDR_C2C is on (2.26 has no P2C: it asks for PHB with the
+//     GPU's CPU reached over C2C, the same pairs).
 //  5. distance > level: off.
 func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	gpu, nic := p.A, p.B

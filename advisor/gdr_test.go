@@ -63,6 +63,8 @@ func TestCheckGdrBranches(t *testing.T) {
 		}, env: map[string]string{"NCCL_NET_GDR_LEVEL": "PHB"}, gdr: true, read: true},
 		// C2C: P2C counts as C2C in 2.26-2.28 with NCCL_NET_GDR_C2C (default 0
 		// in 2.26, 1 from 2.27); from 2.29 the default level is P2C.
+		{name: "NCCL_NET_GDR_LEVEL=P2C unknown to 2.26: default", version: "2.26.2", env: map[string]string{"NCCL_NET_GDR_LEVEL": "P2C"}, build: phb, reason: "not understood"},
+		{name: "NCCL_NET_GDR_LEVEL=C2C known to 2.26", version: "2.26.2", env: map[string]string{"NCCL_NET_GDR_LEVEL": "C2C"}, build: pix, reason: "PIX > GDR level C2C"},
 		{name: "P2C at 2.25: off", version: "2.25.1", build: phb, label: LabelP2C, reason: "P2C > GDR level PXB"},
 		{name: "P2C at 2.26: off by default", version: "2.26.2", build: phb, label: LabelP2C, reason: "P2C > GDR level PXB"},
 		{name: "P2C at 2.26 with NCCL_NET_GDR_C2C=1", version: "2.26.2", env: map[string]string{"NCCL_NET_GDR_C2C": "1"}, build: phb, label: LabelP2C, gdr: true, read: true},
