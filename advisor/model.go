@@ -43,7 +43,7 @@ type Param struct {
 //	read_factor_intel_snb          0.1     ×     measured  P2P reads through a Sandy Bridge root complex (NVIDIA, "Benchmarking GPUDirect RDMA on Modern Server Platforms", 2014)
 //	read_factor_amd_zen2_volta     0.43    ×     measured  NIC reads V100 memory at 6.1 of 14.3 GB/s through an EPYC 7452 (Rome) root complex (StackOverflow q. 59277346)
 //	read_factor_min                0.43    ×     assumed   other CPUs at PHB/NODE/SYS: the lowest read seen on a server CPU (q. 59277346) as the range's low end
-//	read_factor_max                0.9     ×     measured  the range's high end: Threadripper PRO control run at 180 Gb/s on 200 Gb/s (NVIDIA/open-gpu-kernel-modules#1253)
+//	read_factor_max                1       ×     measured  the range's high end: reads at the write figure; a one-way GDR stream, bound by the sender's reads, ran at 85 Gb/s on 100 Gb/s across sockets (openucx/ucx#11121), 180 of 200 Gb/s on a Threadripper PRO (NVIDIA/open-gpu-kernel-modules#1253)
 //	sys_p2p_gbps                   88      Gb/s  measured  GPU memory over RDMA across sockets, 11000 MB/s (A30, mlx5 200 Gb/s; linux-rdma/perftest#241); 85 Gb/s on 100 Gb/s RoCE (openucx/ucx#11121)
 //	sys_p2p_gbps_intel_pre_skl     8       Gb/s  assumed   Intel before Skylake-SP: cross-socket P2P collapses to a few Gb/s (NVIDIA 2014 benchmarking post); no figure read
 //	inter_socket_gbps_intel_bdw    48      Gb/s  code      BDW_QPI_BW 6 GB/s ×8 (NCCL topo.h, ncclTopoGetInterCpuBw): Intel older than Skylake-SP
@@ -57,6 +57,7 @@ type Param struct {
 //	inter_socket_gbps_power        256     Gb/s  code      P9_BW 32 GB/s ×8 (arch ppc64)
 //	iommu_factor                   0.9     ×     assumed   translated DMA (IOTLB misses); no public figure
 //	host_staged_factor             0.65    ×     measured  UCX staging through host memory, 65 Gb/s on a 100 Gb/s RoCE NIC where GDR gave 85 (openucx/ucx#11121)
+//	sys_staged_per_gdr             0.765   ×     measured  across sockets staging is at most this share of GDR's write figure: 65 of 85 Gb/s (openucx/ucx#11121)
 //	min_max_read_request_bytes     256     B     doc       fwts flags MaxReadReq below 256 as too low (fwts pcie maxreadreq test)
 //	nic_max_read_request_bytes     4096    B     assumed   value Mellanox tuning guides recommend for ConnectX, not re-verified
 //	min_bar_gib                    16      GiB   doc       Tesla-class large BAR1 is ≥ 16 GB (CUDA GPUDirect RDMA §3.5)
@@ -76,7 +77,7 @@ type Model struct {
 	InterSocketERP, InterSocketAMD                         Param
 	InterSocketZhaoxin, InterSocketYongfeng                Param
 	InterSocketARM, InterSocketPower                       Param
-	IOMMUFactor, HostStagedFactor                          Param
+	IOMMUFactor, HostStagedFactor, SYSStagedPerGDR         Param
 	MinMaxReadRequestBytes, NICMaxReadRequestBytes, MinBAR Param
 }
 
@@ -97,7 +98,7 @@ func DefaultModel() *Model {
 		ReadIntelSNB:           p("read_factor_intel_snb", 0.1, "×", FromMeasured, "NVIDIA, Benchmarking GPUDirect RDMA on Modern Server Platforms (2014): Sandy Bridge P2P reads", 1),
 		ReadAMDZen2Volta:       p("read_factor_amd_zen2_volta", 0.43, "×", FromMeasured, so+": reads 6.1 of 14.3 GB/s", 1),
 		ReadMin:                p("read_factor_min", 0.43, "×", Assumed, "no figure for this CPU: the lowest server-CPU read seen (q. 59277346) as the low end", 1),
-		ReadMax:                p("read_factor_max", 0.9, "×", FromMeasured, "NVIDIA/open-gpu-kernel-modules#1253: Threadripper PRO control, 180 Gb/s on 200 Gb/s", 1),
+		ReadMax:                p("read_factor_max", 1, "×", FromMeasured, "openucx/ucx#11121: a GDR stream (sender reads GPU memory) at 85 Gb/s on 100 Gb/s across sockets; NVIDIA/open-gpu-kernel-modules#1253: 180 of 200 Gb/s", 1),
 		SYSP2P:                 p("sys_p2p_gbps", 88, "Gb/s", FromMeasured, "linux-rdma/perftest#241 (A30 at SYS, 11000 MB/s); openucx/ucx#11121 (85 Gb/s on 100G RoCE)", 0),
 		SYSP2PIntelPreSKL:      p("sys_p2p_gbps_intel_pre_skl", 8, "Gb/s", Assumed, "Intel before Skylake-SP: cross-socket P2P collapses to a few Gb/s; no figure read", 0),
 		InterSocketBDW:         p("inter_socket_gbps_intel_bdw", 48, "Gb/s", FromCode, nccl+"BDW_QPI_BW 6 GB/s", 0),
@@ -111,6 +112,7 @@ func DefaultModel() *Model {
 		InterSocketPower:       p("inter_socket_gbps_power", 256, "Gb/s", FromCode, nccl+"P9_BW 32 GB/s", 0),
 		IOMMUFactor:            p("iommu_factor", 0.9, "×", Assumed, "translated DMA; no public figure", 1),
 		HostStagedFactor:       p("host_staged_factor", 0.65, "×", FromMeasured, "openucx/ucx#11121: UCX host staging 65 Gb/s on a 100 Gb/s NIC", 1),
+		SYSStagedPerGDR:        p("sys_staged_per_gdr", 65.0/85, "×", FromMeasured, "openucx/ucx#11121: across NUMA nodes staging 65 Gb/s where GDR gave 85", 1),
 		MinMaxReadRequestBytes: p("min_max_read_request_bytes", 256, "B", FromDoc, "fwts pcie maxreadreq test", 4096),
 		NICMaxReadRequestBytes: p("nic_max_read_request_bytes", 4096, "B", Assumed, "Mellanox tuning guides, not re-verified", 4096),
 		MinBAR:                 p("min_bar_gib", 16, "GiB", FromDoc, "CUDA GPUDirect RDMA §3.5 (Tesla-class BAR1 ≥ 16 GB)", 0),
@@ -128,7 +130,7 @@ func (m *Model) Params() []*Param {
 		&m.InterSocketBDW, &m.InterSocketSKL, &m.InterSocketSRP, &m.InterSocketERP,
 		&m.InterSocketAMD, &m.InterSocketZhaoxin, &m.InterSocketYongfeng,
 		&m.InterSocketARM, &m.InterSocketPower,
-		&m.IOMMUFactor, &m.HostStagedFactor,
+		&m.IOMMUFactor, &m.HostStagedFactor, &m.SYSStagedPerGDR,
 		&m.MinMaxReadRequestBytes, &m.NICMaxReadRequestBytes, &m.MinBAR,
 	}
 }

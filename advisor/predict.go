@@ -438,6 +438,14 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		step(pr.HostStagedGbps, "Gb/s", a.m.HostStagedFactor.Source, func() string {
 			return fmt.Sprintf("host-staged: %s %.1f Gb/s × %g", what, h, a.m.HostStagedFactor.Value)
 		})
+		// Across sockets staging crosses the same inter-socket link and
+		// was measured below GDR (ucx#11121): never rank it above.
+		if c := pr.ExpectedWriteGbps * a.m.SYSStagedPerGDR.Value; p.SMI == topology.SYS && c > 0 && c < pr.HostStagedGbps {
+			pr.HostStagedGbps = c
+			step(c, "Gb/s", a.m.SYSStagedPerGDR.Source, func() string {
+				return fmt.Sprintf("host-staged across sockets: at most %.3g × the direct write figure", a.m.SYSStagedPerGDR.Value)
+			})
+		}
 	}
 	return pr
 }

@@ -99,8 +99,9 @@ func TestPredict(t *testing.T) {
 		},
 		{
 			// Sapphire Rapids: write capped at sys_p2p_gbps 88 (NCCL's 176 does not
-			// bite); read 71.667. Staged: min(200, 230.456, 176) × 0.65 = 114.4.
-			name: "SYS, Intel Sapphire Rapids", build: sys, expected: 71.667, write: 88, nic: 200, gdr: false, staged: 114.4,
+			// bite); read 71.667. Staged: min(200, 230.456, 176) × 0.65 = 114.4,
+			// above GDR's 88: capped at 88 × 65/85 = 67.294 (sys_staged_per_gdr).
+			name: "SYS, Intel Sapphire Rapids", build: sys, expected: 71.667, write: 88, nic: 200, gdr: false, staged: 67.294,
 		},
 		{
 			// MPS 128 read from DevCtl: 252.0615 × 128/152 = 212.262; NIC Gen5 at
