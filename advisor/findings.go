@@ -420,13 +420,15 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 	if len(nvidia) > 0 && len(rdma) > 0 && len(p.PeerMemory) == 0 {
 		var g group
 		if p.ModulesRead {
-			g.add(append(nvidia, rdma...), "", RemedyStep{}, "absent: sys/module/nvidia_peermem, sys/module/nv_peer_mem, sys/kernel/mm/memory_peers/nv_mem/version; kernel from proc/cmdline BOOT_IMAGE")
+			g.add(append(nvidia, rdma...), "", RemedyStep{}, "absent: sys/module/nvidia_peermem, sys/module/nv_peer_mem, sys/kernel/mm/memory_peers/nv_mem/version; driver flavour from sys/module/nvidia/taint; kernel from proc/cmdline BOOT_IMAGE")
 			pm := a.dmaBuf(nvidia[0])
 			load := []RemedyStep{command("sudo modprobe nvidia-peermem", "load it now"),
 				command("echo nvidia-peermem | sudo tee /etc/modules-load.d/nvidia-peermem.conf", "load it at every boot")}
 			switch pm.state {
 			case no:
 				a.emit("peer-memory-missing", Warning, &g, "NVIDIA accelerators and RDMA NICs, but "+pm.why+": NCCL turns GPUDirect RDMA off", load, nil)
+			case yes:
+				a.emit("peer-memory-missing", Info, &g, "GPUDirect RDMA rests on dma-buf: "+pm.why, nil, nil)
 			default:
 				a.emit("peer-memory-missing", Info, &g, "GPUDirect RDMA rests on dma-buf: "+pm.why,
 					[]RemedyStep{command("grep -i open /proc/driver/nvidia/version", "check which driver is loaded: the open kernel module supports dma-buf (NCCL_DMABUF_ENABLE=1 is the default); with the proprietary driver, load the peer-memory module instead")}, load)

@@ -114,6 +114,17 @@ var faultCases = []faultCase{
 			b.g.Platform.PeerMemory, b.g.System.Cmdline = nil, "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic ro"
 		},
 		remedy: "/proc/driver/nvidia/version"},
+	{name: "no nvidia_peermem, kernel 6.8, proprietary driver: no dma-buf", code: "peer-memory-missing", severity: Warning,
+		fault: func(b *builder, g, n []*topology.Device) {
+			b.g.Platform.PeerMemory, b.g.System.Cmdline = nil, "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic ro"
+			b.g.Platform.NVIDIATaint, b.g.Platform.NVIDIATaintRead = "PO", true
+		},
+		remedy: "modprobe nvidia-peermem"},
+	{name: "no nvidia_peermem, kernel 6.8, open kernel module: dma-buf", code: "peer-memory-missing", severity: Info, noRemedy: true,
+		fault: func(b *builder, g, n []*topology.Device) {
+			b.g.Platform.PeerMemory, b.g.System.Cmdline = nil, "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic ro"
+			b.g.Platform.NVIDIATaint, b.g.Platform.NVIDIATaintRead = "O", true
+		}},
 	{name: "no nvidia_peermem, V100: dma-buf cannot apply", code: "peer-memory-missing", severity: Warning,
 		fault: func(b *builder, g, n []*topology.Device) {
 			b.g.Platform.PeerMemory, b.g.System.Cmdline = nil, "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic ro"

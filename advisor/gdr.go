@@ -331,7 +331,10 @@ func (a *analysis) peerMemory(gpu *topology.Device) peerMemoryState {
 	return a.dmaBuf(gpu)
 }
 
-// dmaBuf decides dma-buf where no peer-memory module is loaded.
+// dmaBuf decides dma-buf where no peer-memory module is loaded, from what
+// the capture shows: the NCCL release, the GPU generation, the driver's
+// flavour (sys/module/nvidia/taint: P is the proprietary driver, which has
+// no dma-buf export) and the kernel (RDMA dma-buf from 5.12).
 func (a *analysis) dmaBuf(gpu *topology.Device) peerMemoryState {
 	off := func(why string) peerMemoryState {
 		return peerMemoryState{state: no, why: "no peer-memory module (nvidia_peermem, nv_peer_mem) and " + why}
@@ -342,14 +345,28 @@ func (a *analysis) dmaBuf(gpu *topology.Device) peerMemoryState {
 	if sm, ok := computeCapability(gpu); ok && sm < 75 {
 		return off(fmt.Sprintf("dma-buf needs the open NVIDIA kernel module, which does not drive this pre-Turing GPU (sm %d)", sm))
 	}
+	p := a.g.Platform
+	open := unknown
+	if p.NVIDIATaintRead {
+		open = yes
+		if strings.Contains(p.NVIDIATaint, "P") {
+			open = no
+		}
+	}
+	if open == no {
+		return off(fmt.Sprintf("the proprietary NVIDIA driver is loaded (sys/module/nvidia/taint = %s): dma-buf needs the open kernel module", p.NVIDIATaint))
+	}
 	major, minor, ok := kernelVersion(a.g.System.Cmdline)
 	switch {
+	case ok && (major < 5 || major == 5 && minor < 12):
+		return off(fmt.Sprintf("kernel %d.%d predates RDMA dma-buf (5.12)", major, minor))
 	case !ok:
 		return peerMemoryState{state: unknown, mechanism: "dma-buf",
-			why: "no peer-memory module; dma-buf needs kernel 5.12+ and the open NVIDIA kernel module, and the capture shows neither"}
-	case major < 5 || major == 5 && minor < 12:
-		return off(fmt.Sprintf("kernel %d.%d predates RDMA dma-buf (5.12)", major, minor))
+			why: "no peer-memory module; dma-buf needs kernel 5.12+ and the open NVIDIA kernel module, and the capture does not show the kernel release"}
+	case open == yes:
+		return peerMemoryState{state: yes, mechanism: "dma-buf",
+			why: fmt.Sprintf("no peer-memory module, but the open NVIDIA kernel module (sys/module/nvidia/taint = %q) on kernel %d.%d exports GPU memory as dma-buf (NCCL_DMABUF_ENABLE=1 is the default)", p.NVIDIATaint, major, minor)}
 	}
 	return peerMemoryState{state: unknown, mechanism: "dma-buf",
-		why: fmt.Sprintf("no peer-memory module; kernel %d.%d supports dma-buf, which works with the open NVIDIA kernel module only (sysfs does not show which driver is loaded)", major, minor)}
+		why: fmt.Sprintf("no peer-memory module; kernel %d.%d supports dma-buf, which works with the open NVIDIA kernel module only, and the capture lacks sys/module/nvidia/taint to tell which driver is loaded", major, minor)}
 }

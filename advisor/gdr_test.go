@@ -39,6 +39,17 @@ func TestCheckGdrBranches(t *testing.T) {
 		{name: "NCCL 2.12: no dma-buf without peer memory", version: "2.12", build: pix, setup: func(b *builder, g, n *topology.Device) {
 			b.g.Platform.PeerMemory, b.g.System.Cmdline = nil, "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic"
 		}, reason: "before 2.13"},
+		{name: "no peer memory, kernel 6.8, open kernel module: dma-buf", build: pix, setup: func(b *builder, g, n *topology.Device) {
+			b.g.Platform.PeerMemory, b.g.System.Cmdline = nil, "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic"
+			b.g.Platform.NVIDIATaint, b.g.Platform.NVIDIATaintRead = "O", true
+		}, gdr: true, read: true},
+		{name: "no peer memory, kernel 6.8, proprietary driver: off", build: pix, setup: func(b *builder, g, n *topology.Device) {
+			b.g.Platform.PeerMemory, b.g.System.Cmdline = nil, "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic"
+			b.g.Platform.NVIDIATaint, b.g.Platform.NVIDIATaintRead = "PO", true
+		}, reason: "proprietary NVIDIA driver"},
+		{name: "no peer memory, kernel 6.8, driver unseen: undecided", build: pix, setup: func(b *builder, g, n *topology.Device) {
+			b.g.Platform.PeerMemory, b.g.System.Cmdline = nil, "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic"
+		}, gdr: true, read: true, unknown: "sys/module/nvidia/taint"},
 		// 3. Reads.
 		{name: "NCCL_NET_GDR_READ=0", env: map[string]string{"NCCL_NET_GDR_READ": "0"}, build: pix, gdr: true, reason: "NCCL_NET_GDR_READ=0"},
 		{name: "NCCL_NET_GDR_READ=1 keeps V100 reads on", env: map[string]string{"NCCL_NET_GDR_READ": "1"}, build: pixTwo,

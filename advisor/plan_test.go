@@ -148,3 +148,64 @@ func TestPlanSocketsAndNoNIC(t *testing.T) {
 		t.Errorf("no NIC: %+v", pl)
 	}
 }
+
+// TestPlanUnknownNeverWins: a NIC whose figure rests on a guess (an
+// uncertain label leaves the GDR verdict undecided) loses to a known good
+// one even when its guessed figure is higher.
+func TestPlanUnknownNeverWins(t *testing.T) {
+	b, g, n := pix()
+	p2 := b.port(g.Parent.Parent, 2)
+	fast := b.nic(below(p2, 2), p2, "mlx5_1")
+	fast.PortRateGbps = 400
+	fast.Link = topology.Link{CurrentGTs: 32, CurrentWidth: 16, MaxGTs: 32, MaxWidth: 16}
+	gr := b.graph()
+	pairs := gr.Pairs()
+	for i := range pairs {
+		if pairs[i].B == fast {
+			pairs[i].LabelUncertain = true
+		}
+	}
+	r, err := Analyze(gr, pairs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pf, pn := pred(t, r, g, fast), pred(t, r, g, n); pf.GDRUnknown == "" || pn.GDRUnknown != "" || runGbps(&pf) <= runGbps(&pn) {
+		t.Fatalf("setup: uncertain %.0f Gb/s (%q), known %.0f Gb/s (%q)", runGbps(&pf), pf.GDRUnknown, runGbps(&pn), pn.GDRUnknown)
+	}
+	as := r.Plan.Assignments
+	if len(as) != 1 || as[0].NIC != n || !as[0].Known {
+		t.Errorf("plan %+v: want the known NIC %s", as, n.BDF())
+	}
+}
+
+// TestPlanShareAndAMD: two accelerators on one NIC each get half of it in
+// the plan's figures; AMD accelerators get ROCm's variables, never CUDA's.
+func TestPlanShareAndAMD(t *testing.T) {
+	b, g, n := pix()
+	p2 := b.port(g.Parent.Parent, 2)
+	g2 := b.gpu(below(p2, 2), p2)
+	for _, d := range []*topology.Device{g, g2} {
+		d.VendorID, d.DeviceID = topology.VendorAMD, 0x74a1 // MI300X
+	}
+	pl := analyze(t, b.graph(), Options{}).Plan
+	if len(pl.Assignments) != 2 {
+		t.Fatalf("plan %+v", pl)
+	}
+	for _, as := range pl.Assignments {
+		if as.NIC != n || as.Shared != 2 || !near(as.ShareGbps, as.ExpectedGbps/2) {
+			t.Errorf("%s: NIC %s shared %d, %.1f of %.1f Gb/s; want half of %s", as.GPU.BDF(), as.NIC.BDF(), as.Shared, as.ShareGbps, as.ExpectedGbps, n.BDF())
+		}
+	}
+	if want := pl.Assignments[0].ExpectedGbps / 2; !near(pl.WorstGbps, want) || !near(pl.MeanGbps, want) {
+		t.Errorf("worst %.1f, mean %.1f; want %.1f (each accelerator's share)", pl.WorstGbps, pl.MeanGbps, want)
+	}
+	for i, r := range pl.Ranks {
+		idx := fmt.Sprint(i)
+		if r.Get("HIP_VISIBLE_DEVICES") != idx || r.Get("ROCR_VISIBLE_DEVICES") != idx || r.Get("CUDA_VISIBLE_DEVICES") != "" || r.Get("CUDA_DEVICE_ORDER") != "" {
+			t.Errorf("rank %d env %v: want HIP/ROCR_VISIBLE_DEVICES=%d and no CUDA variables", i, r.Env(), i)
+		}
+		if r.Get("NCCL_IB_HCA") != "=mlx5_0" || r.Get("UCX_NET_DEVICES") != "mlx5_0:1" {
+			t.Errorf("rank %d env %v", i, r.Env())
+		}
+	}
+}

@@ -259,7 +259,12 @@ type Platform struct {
 	IOMMUGroupTypes map[string]string // group number -> default domain type (identity, DMA, DMA-FQ), for groups holding accelerators and NICs
 	PeerMemory      []string          // evidence found: sys/module/nvidia_peermem, sys/module/nv_peer_mem, sys/kernel/mm/memory_peers/nv_mem
 	ModulesRead     bool              // /sys/module was in the source
-	Hypervisor      bool              // /proc/cpuinfo flags include "hypervisor"
+	// NVIDIATaint is sys/module/nvidia/taint: with P the proprietary
+	// driver, without it the open kernel module; NVIDIATaintRead is false
+	// when the file was not in the source (no nvidia module, or not captured).
+	NVIDIATaint     string
+	NVIDIATaintRead bool
+	Hypervisor      bool // /proc/cpuinfo flags include "hypervisor"
 }
 
 // NVLink is a bonded set of NVLinks between two accelerators, as an NCCL

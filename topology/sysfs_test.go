@@ -210,3 +210,24 @@ func TestMaskToList(t *testing.T) {
 		}
 	}
 }
+
+// TestNVIDIATaint: the nvidia module's taint flags are kept as read (P: the
+// proprietary driver; without P the open kernel module), and their absence
+// is recorded as not read rather than as either flavour.
+func TestNVIDIATaint(t *testing.T) {
+	m := smallTree()
+	g, err := ReadSysfs(fstest.MapFS(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Platform.NVIDIATaintRead || g.Platform.NVIDIATaint != "" {
+		t.Errorf("no sys/module/nvidia: taint %q read %v", g.Platform.NVIDIATaint, g.Platform.NVIDIATaintRead)
+	}
+	m.file("sys/module/nvidia/taint", "PO\n")
+	if g, err = ReadSysfs(fstest.MapFS(m)); err != nil {
+		t.Fatal(err)
+	}
+	if !g.Platform.NVIDIATaintRead || g.Platform.NVIDIATaint != "PO" {
+		t.Errorf("taint %q read %v, want PO", g.Platform.NVIDIATaint, g.Platform.NVIDIATaintRead)
+	}
+}

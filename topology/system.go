@@ -38,6 +38,9 @@ func (r *reader) readPlatform() {
 	if _, err := fs.Stat(r.fsys, pathModules); err == nil {
 		p.ModulesRead = true
 	}
+	if s, err := r.text(pathNVIDIATaint); err == nil {
+		p.NVIDIATaint, p.NVIDIATaintRead = s, true
+	}
 	for _, f := range peerMemoryEvidence {
 		if _, err := fs.Stat(r.fsys, f); err == nil {
 			p.PeerMemory = append(p.PeerMemory, f)
