@@ -141,6 +141,11 @@ type Result struct {
 	Predictions []Prediction
 	Findings    []Finding // worst first, then by code, then by devices
 	Plan        Plan
+	// SetAside lists the NICs left out of the compute rails (matrix,
+	// plan, findings), each with its reason.
+	SetAside []SetAsideNIC
+	// Storage predicts each accelerator-NVMe pair for GPUDirect Storage.
+	Storage []StoragePrediction
 }
 
 // DefaultNCCLVersion is the newest NCCL release read for nccl-semantics.md.
@@ -200,6 +205,7 @@ type analysis struct {
 	findings []Finding
 	anyRDMA  bool                            // a NIC has an RDMA device
 	iommu    map[*topology.Device]iommuState // translating's answers so far
+	storage  []StoragePrediction             // accelerator–NVMe pairs (GPUDirect Storage)
 }
 
 // Analyze predicts every accelerator–NIC pair of pairs (nil: g.Pairs()),
@@ -228,6 +234,7 @@ func Analyze(g *topology.Graph, pairs []topology.Pair, opts Options) (*Result, e
 		a.preds = append(a.preds, a.predict(p))
 	}
 	plan := a.plan()
+	a.predictStorage()
 	a.find(plan)
 	sort.SliceStable(a.findings, func(i, j int) bool {
 		x, y := a.findings[i], a.findings[j]
@@ -239,7 +246,9 @@ func Analyze(g *topology.Graph, pairs []topology.Pair, opts Options) (*Result, e
 		}
 		return strings.Join(x.Devices, ",") < strings.Join(y.Devices, ",")
 	})
-	return &Result{NCCLVersion: v.String(), Predictions: a.preds, Findings: a.findings, Plan: plan}, nil
+	_, aside := computeNICs(g)
+	return &Result{NCCLVersion: v.String(), Predictions: a.preds, Findings: a.findings, Plan: plan,
+		SetAside: aside, Storage: a.storage}, nil
 }
 
 // cpuClass is the CPU family that picks the model's root-complex factor

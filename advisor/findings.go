@@ -13,6 +13,9 @@ import (
 var Codes = map[string]string{
 	"acs-redirect": "ACS Request/Completion Redirect is on at a switch downstream port or root port on an accelerator–NIC path: " +
 		"peer-to-peer goes up to the root complex. Critical on a PIX/PXB path, with a remedy; info, with none, on a path that crosses the root complex anyway. In a VM the remedy is ATS on the NIC.",
+	"acs-grace":            "ACS on an NVIDIA Grace system differs from rdma-core rdma_topo's settings: with ConnectX-8 Data Direct (critical) specific bits set per port with pci=config_acs= and the DMA function in its GPU's IOMMU group; otherwise (warning) the kernel's default ACS. Replaces acs-redirect there: clearing ACS is wrong on Grace.",
+	"socket-direct":        "Info: NIC functions on different sockets share a VPD serial number: the halves of one Socket Direct card, one port shared by both; each accelerator should use the half on its socket.",
+	"gds-no-local-nvme":    "Info: GPUDirect Storage: some accelerators have an NVMe drive under their own PCIe switch and others none, so their reads turn in the root complex or cross sockets.",
 	"acs-unknown":          "Info: the ACS state of bridges on accelerator–NIC paths could not be read (config space past 64 bytes needs root).",
 	"iommu-translation":    "An IOMMU translates DMA (group type DMA/DMA-FQ, or an IOMMU with no iommu=pt): GPUDirect RDMA needs passthrough. Critical on bare metal, warning in a VM, info on Arm SMMU (Grace).",
 	"link-width-degraded":  "Warning: a PCIe link of an accelerator or NIC, or of a switch above it, trained narrower than both ends support.",
@@ -101,6 +104,9 @@ func (a *analysis) find(plan Plan) {
 		}
 	}
 	ends := append(a.g.OfKind(topology.KindAccelerator), a.railNICs()...)
+	if a.g.Grace() {
+		a.findGraceACS() // the generic clear-ACS remedy is wrong on Grace
+	}
 	a.findACS(pairs)
 	a.findIOMMU(ends)
 	a.findLinks(ends)
@@ -108,6 +114,8 @@ func (a *analysis) find(plan Plan) {
 	a.findSharing(plan)
 	a.findDevices(ends)
 	a.findPlatform(ends)
+	a.findStorage()
+	a.findSocketDirect(plan)
 }
 
 // findACS reports ports with ACS redirect, or unreadable ACS, on the paths.
@@ -147,6 +155,9 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 		return 1
 	})
 	for _, s := range []Severity{Critical, Info} {
+		if a.g.Grace() {
+			break // acs-grace reports these ports with Grace's own remedy
+		}
 		var g group
 		var ports []string
 		for _, b := range redirected {
@@ -265,8 +276,8 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 		expected[[2]*topology.Device{p.GPU, p.NIC}] = p.ExpectedGbps
 	}
 	better := func(p, q topology.Pair) bool { // nearer label, same socket, then faster
-		if p.SMI != q.SMI {
-			return q.SMI.Worse(p.SMI)
+		if lp, lq := a.localityLabel(p), a.localityLabel(q); lp != lq {
+			return lq.Worse(lp)
 		}
 		if ps, qs := p.Path == topology.PathSockets, q.Path == topology.PathSockets; ps != qs {
 			return qs
@@ -291,7 +302,7 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 		switch {
 		case p.SMI == topology.SYS && p.Path == topology.PathSockets:
 			cross.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, "numa_node of the devices; sys/devices/system/node (sockets)")
-		case p.SMI.Worse(topology.PXB):
+		case a.localityLabel(p).Worse(topology.PXB):
 			far.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, "labels of the accelerator–NIC pairs (nvidia-smi semantics)")
 		}
 	}

@@ -9,16 +9,11 @@ import (
 	"github.com/gdtopo/gdtopo/topology"
 )
 
-// LabelP2C is NCCL's path type for a NIC on the CPU that a GPU reaches over
-// C2C (Grace: NCCL src/graph/topo.h PATH_P2C). topology does not label it
-// yet; a reader that does sets Pair.NCCL to it.
-const LabelP2C topology.Label = "P2C"
-
 // pathRank orders NCCL's path types as src/graph/topo.h numbers them
 // (2.30: LOC NVL NVB C2C PIX PXB P2C PXN PHB SYS). Releases before 2.26
 // lack C2C and P2C but keep the same order among the rest.
 var pathRank = map[topology.Label]int{"LOC": 0, topology.NVL: 1, "NVB": 2, "C2C": 3, topology.PIX: 4,
-	topology.PXB: 5, LabelP2C: 6, "PXN": 7, topology.PHB: 8, topology.SYS: 10}
+	topology.PXB: 5, topology.P2C: 6, "PXN": 7, topology.PHB: 8, topology.SYS: 10}
 
 // ncclRank is a label's pathRank; nvidia-smi's NODE is NCCL's PHB.
 func ncclRank(l topology.Label) (int, bool) {
@@ -37,7 +32,7 @@ func ncclRank(l topology.Label) (int, bool) {
 func (a *analysis) gdrLevel() (topology.Label, string) {
 	level, why := topology.PXB, "default PXB"
 	if a.v.minor >= 29 && a.gdrC2C() {
-		level, why = LabelP2C, "default P2C (NCCL_NET_GDR_C2C=1)"
+		level, why = topology.P2C, "default P2C (NCCL_NET_GDR_C2C=1)"
 	}
 	s, ok := a.env["NCCL_NET_GDR_LEVEL"]
 	if !ok {
@@ -48,7 +43,7 @@ func (a *analysis) gdrLevel() (topology.Label, string) {
 		names = append(names, "C2C")
 	}
 	if a.v.minor >= 27 {
-		names = append(names, LabelP2C)
+		names = append(names, topology.P2C)
 	}
 	for _, n := range names {
 		if s == string(n) {
@@ -165,7 +160,7 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	// 4-5. Distance against the level.
 	level, levelWhy := a.gdrLevel()
 	distance := p.NCCL
-	if a.v.minor >= 26 && a.v.minor <= 28 && a.gdrC2C() && distance == LabelP2C {
+	if a.v.minor >= 26 && a.v.minor <= 28 && a.gdrC2C() && distance == topology.P2C {
 		distance = "C2C" // paths.cc: "On C2C platforms we can still use GDRDMA on NICs connected to the CPUs"
 	}
 	dr, okD := ncclRank(distance)

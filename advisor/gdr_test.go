@@ -76,13 +76,13 @@ func TestCheckGdrBranches(t *testing.T) {
 		// in 2.26, 1 from 2.27); from 2.29 the default level is P2C.
 		{name: "NCCL_NET_GDR_LEVEL=P2C unknown to 2.26: default", version: "2.26.2", env: map[string]string{"NCCL_NET_GDR_LEVEL": "P2C"}, build: phb, reason: "not understood"},
 		{name: "NCCL_NET_GDR_LEVEL=C2C known to 2.26", version: "2.26.2", env: map[string]string{"NCCL_NET_GDR_LEVEL": "C2C"}, build: pix, reason: "PIX > GDR level C2C"},
-		{name: "P2C at 2.25: off", version: "2.25.1", build: phb, label: LabelP2C, reason: "P2C > GDR level PXB"},
-		{name: "P2C at 2.26: off by default", version: "2.26.2", build: phb, label: LabelP2C, reason: "P2C > GDR level PXB"},
-		{name: "P2C at 2.26 with NCCL_NET_GDR_C2C=1", version: "2.26.2", env: map[string]string{"NCCL_NET_GDR_C2C": "1"}, build: phb, label: LabelP2C, gdr: true, read: true},
-		{name: "P2C at 2.27: on", version: "2.27.7", build: phb, label: LabelP2C, gdr: true, read: true},
-		{name: "P2C at 2.27 with NCCL_NET_GDR_C2C=0", version: "2.27.7", env: map[string]string{"NCCL_NET_GDR_C2C": "0"}, build: phb, label: LabelP2C, reason: "P2C > GDR level PXB"},
-		{name: "P2C at 2.30: level P2C", build: phb, label: LabelP2C, gdr: true, read: true},
-		{name: "P2C at 2.30 with NCCL_NET_GDR_C2C=0: level PXB", env: map[string]string{"NCCL_NET_GDR_C2C": "0"}, build: phb, label: LabelP2C, reason: "P2C > GDR level PXB"},
+		{name: "P2C at 2.25: off", version: "2.25.1", build: phb, label: topology.P2C, reason: "P2C > GDR level PXB"},
+		{name: "P2C at 2.26: off by default", version: "2.26.2", build: phb, label: topology.P2C, reason: "P2C > GDR level PXB"},
+		{name: "P2C at 2.26 with NCCL_NET_GDR_C2C=1", version: "2.26.2", env: map[string]string{"NCCL_NET_GDR_C2C": "1"}, build: phb, label: topology.P2C, gdr: true, read: true},
+		{name: "P2C at 2.27: on", version: "2.27.7", build: phb, label: topology.P2C, gdr: true, read: true},
+		{name: "P2C at 2.27 with NCCL_NET_GDR_C2C=0", version: "2.27.7", env: map[string]string{"NCCL_NET_GDR_C2C": "0"}, build: phb, label: topology.P2C, reason: "P2C > GDR level PXB"},
+		{name: "P2C at 2.30: level P2C", build: phb, label: topology.P2C, gdr: true, read: true},
+		{name: "P2C at 2.30 with NCCL_NET_GDR_C2C=0: level PXB", env: map[string]string{"NCCL_NET_GDR_C2C": "0"}, build: phb, label: topology.P2C, reason: "P2C > GDR level PXB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,7 +27,7 @@ type Plan struct {
 type Assignment struct {
 	GPU, NIC     *topology.Device
 	ExpectedGbps float64 // the pair's throughput as NCCL would run it (direct RDMA, or host-staged where GDR is off), before sharing
-	Shared       int     // accelerators on this NIC (1: its own)
+	Shared       int     // accelerators on this NIC's card, Socket Direct halves together (1: its own)
 	ShareGbps    float64 // ExpectedGbps / Shared: what each gets when all send at once
 	Known        bool    // the figure rests on a known label, link and GDR verdict
 }
@@ -82,12 +82,16 @@ func visibleVars(d *topology.Device, i int) []EnvVar {
 	return nil
 }
 
-// railNICs are the NICs worth planning with: those with RDMA, or, where
-// the source cannot tell, those that may have it; a NIC known to have no
-// RDMA engine (a 1 GbE management port, an X710) is never a rail.
+// railNICs are the NICs worth planning with: the compute NICs (roles.go:
+// no bond ports, no default-route NIC, no NIC without RDMA where the source
+// shows RDMA devices), and of those the ones with RDMA, else the ones that
+// may have it: a NIC whose model has no RDMA engine (an X710 in an lspci
+// dump) is never a rail. Only when no NIC may have RDMA does the plan use
+// them all, for NCCL's socket transport.
 func (a *analysis) railNICs() []*topology.Device {
+	nics, _ := computeNICs(a.g)
 	var sure, maybe []*topology.Device
-	for _, n := range a.g.OfKind(topology.KindNIC) {
+	for _, n := range nics {
 		switch r, _ := a.nicRDMA(n); r {
 		case yes:
 			sure = append(sure, n)
@@ -95,10 +99,13 @@ func (a *analysis) railNICs() []*topology.Device {
 			maybe = append(maybe, n)
 		}
 	}
-	if len(sure) > 0 {
+	switch {
+	case len(sure) > 0:
 		return sure
+	case len(maybe) > 0:
+		return maybe
 	}
-	return maybe
+	return nics
 }
 
 // forbidden is the cost of a pair below the threshold: more than any
@@ -225,7 +232,7 @@ func (a *analysis) plan() Plan {
 	sum := 0.0
 	for i := range pl.Assignments {
 		as := &pl.Assignments[i]
-		as.Shared = load[slots[i]/capacity]
+		as.Shared = cardLoad(a.g, nics, load, slots[i]/capacity)
 		as.ShareGbps = max(as.ExpectedGbps, 0) / float64(as.Shared)
 		sum += as.ShareGbps
 		if i == 0 || as.ShareGbps < pl.WorstGbps {

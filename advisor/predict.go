@@ -61,14 +61,9 @@ func pathBridges(a, b *topology.Device) []*topology.Device {
 	return out
 }
 
-// encoding returns the line-code efficiency of a transfer rate: 8b/10b at
-// 2.5 and 5 GT/s, 128b/130b from 8 GT/s on (PCIe base specification).
-func encoding(gts float64) (float64, string) {
-	if gts <= 5 {
-		return 0.8, "8b/10b"
-	}
-	return 128.0 / 130, "128b/130b"
-}
+// encoding returns the line-code efficiency of a transfer rate and its
+// name (topology.LineCode: the one link arithmetic).
+func encoding(gts float64) (float64, string) { return topology.LineCode(gts) }
 
 // linkGbps is a link's data rate in Gb/s: GT/s × lanes × encoding ×
 // MPS/(MPS + TLP overhead). Gen4 x16 at MPS 256: 16 × 16 × 128/130 ×
@@ -288,6 +283,10 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	}
 	cpu := a.cpuKind()
 	local := p.SMI == topology.PIX || p.SMI == topology.PXB
+	if p.DataDirect != nil { // the NIC's DMA runs through its Data Direct function
+		nic = p.DataDirect
+		local = p.NCCL == topology.PIX || p.NCCL == topology.PXB
+	}
 	top := lca(gpu, nic)
 	route := append(upLinks(gpu, top), upLinks(nic, top)...)
 
@@ -298,7 +297,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	if local {
 		var redir []string
 		for _, b := range pathBridges(gpu, nic) {
-			if b.ACSKnown && b.ACSRedirect {
+			if b.ACSKnown && b.ACSRedirect && !a.graceACSAsWanted(b) {
 				redir = append(redir, b.BDF())
 			}
 		}

@@ -19,9 +19,14 @@ const (
 	NODE Label = "NODE" // across host bridges within one NUMA node
 	SYS  Label = "SYS"  // across NUMA nodes (sockets, or sub-NUMA domains)
 	NVL  Label = "NVL"  // NCCL: over NVLink (nvidia-smi prints NV# with the link count)
+	// P2C is NCCL's GPU-NIC path through NVLink-C2C to the GPU's Grace CPU
+	// and PCIe from there to the NIC (paths.cc mergePathType: C2C + PHB).
+	P2C Label = "P2C"
 )
 
-var labelRank = map[Label]int{NVL: -1, PIX: 0, PXB: 1, PHB: 2, NODE: 3, SYS: 4}
+// labelRank orders labels as NCCL's path types do (topo.h: PIX < PXB < P2C
+// < PXN < PHB < SYS); NODE is nvidia-smi's, between PHB and SYS.
+var labelRank = map[Label]int{NVL: -1, PIX: 0, PXB: 1, P2C: 2, PHB: 3, NODE: 4, SYS: 5}
 
 // Rank orders labels best first: NVLink (NVL, NV#) before PIX, PXB, PHB,
 // NODE and SYS; an unknown label ranks last.
@@ -81,6 +86,12 @@ type Pair struct {
 	// unknown NUMA node; Notes say which.
 	LabelUncertain bool
 	Notes          []string
+	// DataDirect is the ConnectX-8 Data Direct DMA function that carries
+	// the NIC's DMA to this accelerator; NCCL's label, the hops and the
+	// bottleneck are those of the path to it. nil when the NIC has none.
+	DataDirect *Device
+	// C2C is set when the accelerator reaches its CPU over NVLink-C2C.
+	C2C bool
 }
 
 // Pairs classifies every unordered pair among accelerators and NICs (virtual
@@ -95,6 +106,7 @@ func (g *Graph) Pairs() []Pair {
 			out = append(out, g.Classify(ends[i], ends[j]))
 		}
 	}
+	g.applyC2C(out)
 	return out
 }
 
@@ -110,6 +122,7 @@ func (g *Graph) Classify(a, b *Device) Pair {
 		p.LabelUncertain, p.Notes = false, nil // the PCIe path's doubts do not touch the NVLink label
 	}
 	p.Hops = g.hops(a, b)
+	g.applyDataDirect(&p)
 	for _, h := range p.Hops {
 		if h.Kind == HopPCIe && h.Gbps > 0 && (p.BottleneckGbps == 0 || h.Gbps < p.BottleneckGbps) {
 			p.BottleneckGbps = h.Gbps

@@ -112,19 +112,30 @@ const (
 )
 
 // DataGbps is the data rate of a PCIe link in Gb/s, the one link arithmetic
-// every figure of gdtopo uses: GT/s × lanes × line encoding (8b/10b at 2.5
-// and 5 GT/s, 128b/130b from 8 GT/s, PCIe base specification) × MPS/(MPS +
-// TLP overhead). Gen4 x16 at MPS 256: 16 × 16 × 128/130 × 256/280 = 230.46.
+// every figure of gdtopo uses: GT/s × lanes × LineCode × MPS/(MPS + TLP
+// overhead). Gen4 x16 at MPS 256: 16 × 16 × 128/130 × 256/280 = 230.46.
 // It is 0 for an unknown width or a rate that is no PCIe generation's.
 func DataGbps(gts float64, width, mps int, overheadBytes float64) float64 {
 	if Generation(gts) == 0 || width <= 0 || mps <= 0 {
 		return 0
 	}
-	enc := 128.0 / 130
-	if gts <= 5 {
-		enc = 0.8
-	}
+	enc, _ := LineCode(gts)
 	return gts * float64(width) * enc * float64(mps) / (float64(mps) + overheadBytes)
+}
+
+// LineCode is the share of a lane's transfers that carry data, and its
+// name: 8b/10b at 2.5 and 5 GT/s, 128b/130b at 8 to 32 GT/s (PCIe base
+// specification), and none at 64 GT/s, where PCIe 6.0 runs in FLIT mode
+// without 128b/130b (the kernel's PCIE_SPEED2MBS_ENC counts 64 GT/s as
+// 64000*1/1 since v6.8).
+func LineCode(gts float64) (float64, string) {
+	switch {
+	case gts <= 5:
+		return 0.8, "8b/10b"
+	case gts >= 64:
+		return 1, "FLIT mode, no 128b/130b"
+	}
+	return 128.0 / 130, "128b/130b"
 }
 
 // Device is one PCI function.
@@ -161,10 +172,26 @@ type Device struct {
 	// NCCLGDR is the gdr attribute of the device's <gpu> or <net> element
 	// in an NCCL topology file: "1", "0", or "" when the source lacks it.
 	NCCLGDR                      string
-	BARs                         []BAR // memory BARs from the resource file; nil when not captured
-	ACSRedirect, ACSKnown        bool  // ACS request/completion redirect on this port, and whether config showed it
-	MaxReadRequest, MaxPayload   int   // DevCtl, bytes; 0 unknown
+	BARs                         []BAR  // memory BARs from the resource file; nil when not captured
+	ACSRedirect, ACSKnown        bool   // ACS request/completion redirect on this port, and whether config showed it
+	HasACS                       bool   // the port has an ACS capability (config read past 256 bytes)
+	ACSCtl                       uint16 // its ACS Control register, when HasACS
+	MaxReadRequest, MaxPayload   int    // DevCtl, bytes; 0 unknown
 	RelaxedOrdering, DevCtlKnown bool
+	// VPDV3 is the V3 keyword of the function's Vital Product Data (a UUID
+	// on ConnectX-8 that ties its Data Direct DMA function to the NIC);
+	// read only for Mellanox functions, "" when absent or unreadable.
+	VPDV3 string
+	// VPDSN is the serial number (SN) of the function's VPD: functions of
+	// one card share it (rdma_topo groups a board's PFs by it).
+	VPDSN string
+	// ComputePartition and MemoryPartition are amdgpu's
+	// current_compute_partition (SPX, DPX, QPX, CPX) and
+	// current_memory_partition (NPS1, NPS4) of an AMD Instinct accelerator.
+	ComputePartition, MemoryPartition string
+	// Bond is the bonding interface a netdev of this function is enslaved
+	// to (net/<if>/master), "" when none.
+	Bond string
 }
 
 // BDF returns the canonical lowercase address, e.g. "0000:01:00.0".
@@ -206,22 +233,32 @@ type NUMANode struct {
 	CPUs      string // cpulist
 	Distances []int  // SLIT row
 	Socket    int    // package of its first CPU; -1 unknown
+	// MemoryOnly marks a node whose cpulist was read and is empty: memory
+	// without CPUs, such as the GPU memory a Grace superchip onlines. It
+	// is no CPU's node.
+	MemoryOnly bool
 }
 
 // System describes the host around the PCI tree. Empty strings and -1 mean
 // unknown.
 type System struct {
-	Hostname    string
-	CPUVendor   string // vendor_id: GenuineIntel, AuthenticAMD
-	CPUModel    string // model name
-	CPUFamily   int    // cpu family, -1 unknown
-	CPUModelID  int    // model number, -1 unknown
-	CPUArch     string // x86_64, arm64 or ppc64 (NCCL's names); "" unknown
-	Sockets     int    // distinct physical packages, 0 unknown
-	LogicalCPUs int    // 0 unknown
-	NUMANodes   []NUMANode
-	Cmdline     string
-	CmdlineRead bool
+	Hostname   string
+	CPUVendor  string // vendor_id: GenuineIntel, AuthenticAMD
+	CPUModel   string // model name
+	CPUFamily  int    // cpu family, -1 unknown
+	CPUModelID int    // model number, -1 unknown
+	CPUArch    string // x86_64, arm64 or ppc64 (NCCL's names); "" unknown
+	// CPUImplementer and CPUPart are an Arm CPU's MIDR fields from
+	// /proc/cpuinfo ("CPU implementer", "CPU part"), -1 unknown.
+	CPUImplementer, CPUPart int
+	// DefaultRouteIf names the interface of the IPv4 default route in
+	// /proc/net/route, "" when the source has no route table.
+	DefaultRouteIf string
+	Sockets        int // distinct physical packages, 0 unknown
+	LogicalCPUs    int // 0 unknown
+	NUMANodes      []NUMANode
+	Cmdline        string
+	CmdlineRead    bool
 }
 
 // NodeSocket returns the socket of NUMA node id, or -1.

@@ -17,6 +17,7 @@ const (
 	pathIOMMU      = "sys/class/iommu"
 	pathIOMMUGroup = "sys/kernel/iommu_groups"
 	pathModules    = "sys/module"
+	pathRoute      = "proc/net/route"
 	// pathNVIDIATaint holds the nvidia module's taint flags: P for a
 	// proprietary licence, absent for the open kernel module (Dual MIT/GPL;
 	// kernel Documentation/ABI/testing/sysfs-module, tainted-kernels.rst).
@@ -39,6 +40,7 @@ var DeviceFiles = []string{
 	"modalias", "numa_node", "local_cpulist",
 	"current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
 	"config", "resource",
+	"current_compute_partition", "current_memory_partition",
 }
 
 // DeviceLinks are the symbolic links read in each PCI function's folder.
@@ -122,7 +124,7 @@ func CaptureSpec() Spec {
 		PCIDevices:    pathPCIDevices,
 		DeviceFiles:   files,
 		DeviceLinks:   slices.Clone(DeviceLinks),
-		DevicePrivate: []string{"serial_number"},
+		DevicePrivate: []string{"serial_number", "vpd"}, // VPD holds the serial number (and the V3 UUID Data Direct pairing needs)
 		IOMMUGroups:   pathIOMMUGroup,
 		GroupFiles:    []string{fileGroupType},
 		Classes: []ClassSpec{
@@ -138,7 +140,7 @@ func CaptureSpec() Spec {
 		CPUs:        pathCPUs,
 		CPUTop:      []string{"online", "possible", "present"},
 		CPUTopology: dirCPUTopology,
-		Proc:        []string{pathCPUInfo, pathCmdline, pathHostname, "proc/meminfo"},
+		Proc:        []string{pathCPUInfo, pathCmdline, pathHostname, "proc/meminfo", pathRoute},
 		IOMMUClass:  pathIOMMU,
 		Modules:     pathModules,
 		PeerMemory:  slices.Clone(peerMemoryEvidence),

@@ -82,6 +82,7 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 		}
 	})
 	r.readIOMMUGroupTypes()
+	r.readExtras(dirs)
 	if err := r.recheck(listed); err != nil {
 		return nil, err
 	}
@@ -452,6 +453,7 @@ func (r *reader) readConfig(d *Device, dir string) *pciconfig.Config {
 	}
 	if cfg.ACS != nil {
 		d.ACSKnown, d.ACSRedirect = true, cfg.ACS.Redirects()
+		d.HasACS, d.ACSCtl = true, cfg.ACS.Ctl
 	} else if cfg.ExtReadable || cfg.CapsReadable && cfg.Express == nil {
 		d.ACSKnown = true // read and absent, or a conventional PCI function, which has none
 	}

@@ -14,8 +14,12 @@ import (
 // name. Every part is optional: what is missing stays unknown.
 func (r *reader) readSystem() {
 	s := &r.g.System
-	s.CPUFamily, s.CPUModelID = -1, -1
+	s.CPUFamily, s.CPUModelID, s.CPUImplementer, s.CPUPart = -1, -1, -1, -1
 	packages := r.readCPUInfo(s)
+	if s.CPUModel == "" {
+		s.CPUModel = armCoreName(s.CPUImplementer, s.CPUPart)
+	}
+	s.DefaultRouteIf = r.defaultRoute()
 	r.readNodes(s, packages)
 	if b, err := r.readSmall(pathCmdline); err == nil {
 		s.Cmdline, s.CmdlineRead = strings.TrimSpace(string(b)), true
@@ -94,8 +98,6 @@ func (r *reader) readCPUInfo(s *System) map[int]int {
 			}
 		case "vendor_id":
 			s.CPUVendor, s.CPUArch = v, "x86_64"
-		case "CPU implementer": // Arm's /proc/cpuinfo
-			s.CPUArch = "arm64"
 		case "cpu":
 			if strings.HasPrefix(v, "POWER") { // ppc64's /proc/cpuinfo: "cpu : POWER9 ..."
 				s.CPUArch = "ppc64"
@@ -114,6 +116,10 @@ func (r *reader) readCPUInfo(s *System) map[int]int {
 					}
 				}
 			}
+		case "CPU implementer": // Arm's /proc/cpuinfo
+			s.CPUImplementer, s.CPUArch = hexOr(v, -1), "arm64"
+		case "CPU part":
+			s.CPUPart = hexOr(v, -1)
 		case "physical id":
 			if p, err := strconv.Atoi(v); err == nil && cpu >= 0 {
 				packages[cpu] = p
@@ -148,7 +154,7 @@ func (r *reader) readNodes(s *System, packages map[int]int) {
 		n := NUMANode{ID: id, Socket: -1}
 		dir := path.Join(pathNodes, e.Name())
 		if cl, err := r.text(path.Join(dir, "cpulist")); err == nil {
-			n.CPUs = cl
+			n.CPUs, n.MemoryOnly = cl, cl == ""
 			if cpus, err := ParseCPUList(cl); err != nil {
 				r.warn(dir+"/cpulist", err.Error())
 			} else if len(cpus) > 0 {

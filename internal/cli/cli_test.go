@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"io"
 	"os"
@@ -208,5 +209,40 @@ func BenchmarkCheck(b *testing.B) {
 		if code := Main([]string{"check", dir}, nil, io.Discard, io.Discard); code != ExitOK {
 			b.Fatalf("exit %d", code)
 		}
+	}
+}
+
+// TestStoragePairsShown checks that GPUDirect Storage pairs reach check's
+// text and JSON on the GDS fixture (NVIDIA GDS design guide layout: four
+// drives in each GPU's switch).
+func TestStoragePairsShown(t *testing.T) {
+	src := filepath.Join("..", "..", "fixtures", "gds-storage")
+	code, out, errb := run("check", src)
+	if code != ExitOK && code != ExitFindings {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if !strings.Contains(out, "Accelerator x NVMe (GPUDirect Storage)") || !strings.Contains(out, "PIX in the switch: 0000:1a:00.0") {
+		t.Errorf("check text lacks the storage table:\n%s", out)
+	}
+	code, out, errb = run("check", src, "-o", "json")
+	if code != ExitOK && code != ExitFindings {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	var doc struct {
+		Sources []struct {
+			Report struct {
+				StoragePairs []struct{ Accelerator, NVMe, SMI, Route string } `json:"storage_pairs"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Sources) != 1 {
+		t.Fatalf("%v, %d sources", err, len(doc.Sources))
+	}
+	r := doc.Sources[0].Report
+	if len(r.StoragePairs) != 4*24 {
+		t.Fatalf("%d storage pairs, want 96 (4 GPUs x 24 drives)", len(r.StoragePairs))
+	}
+	if p := r.StoragePairs[0]; p.Accelerator != "0000:18:00.0" || p.NVMe != "0000:1a:00.0" || p.SMI != "PIX" || p.Route != "in the switch" {
+		t.Errorf("first storage pair %+v", p)
 	}
 }

@@ -24,7 +24,9 @@ var builtinDevices = map[uint32]string{
 	0x10de2330: "NVIDIA H100 SXM5 80GB", 0x10de2331: "NVIDIA H100 PCIe", 0x10de2324: "NVIDIA H800",
 	0x10de2322: "NVIDIA H800 PCIe", 0x10de2321: "NVIDIA H100 NVL", 0x10de2335: "NVIDIA H200 SXM 141GB",
 	0x10de2342: "NVIDIA GH200",
-	0x10de2901: "NVIDIA B200",
+	0x10de2901: "NVIDIA B200", 0x10de2941: "NVIDIA GB200", 0x10de3182: "NVIDIA B300",
+	// NVIDIA Grace root ports (rdma-core kernel-boot/rdma_topo grace_rp).
+	0x10de22b1: "NVIDIA Grace PCIe root port", 0x10de22b2: "NVIDIA Grace PCIe root port", 0x10de22b8: "NVIDIA Grace PCIe root port",
 	0x10de26b5: "NVIDIA L40", 0x10de26b9: "NVIDIA L40S", 0x10de27b8: "NVIDIA L4",
 	0x10de26b1: "NVIDIA RTX 6000 Ada Generation", 0x10de2230: "NVIDIA RTX A6000", 0x10de2684: "NVIDIA GeForce RTX 4090",
 	// NVSwitch.
@@ -41,6 +43,10 @@ var builtinDevices = map[uint32]string{
 	0x15b3101b: "Mellanox ConnectX-6", 0x15b3101d: "Mellanox ConnectX-6 Dx", 0x15b3101f: "Mellanox ConnectX-6 Lx",
 	0x15b31021: "NVIDIA ConnectX-7", 0x15b31023: "NVIDIA ConnectX-8",
 	0x15b3a2d6: "NVIDIA BlueField-2", 0x15b3a2dc: "NVIDIA BlueField-3",
+	// The PCIe switches inside ConnectX-8 and BlueField-3, and the ConnectX-8
+	// Data Direct DMA function (rdma-core kernel-boot/rdma_topo).
+	0x15b3197c: "NVIDIA ConnectX-8 PCIe switch", 0x15b3197b: "NVIDIA BlueField-3 PCIe switch",
+	0x15b32100: "NVIDIA ConnectX-8 Data Direct DMA",
 	0x15b3101c: "Mellanox ConnectX-6 VF", 0x15b31018: "Mellanox ConnectX-5 VF", 0x15b3101e: "Mellanox ConnectX Family VF",
 	// Other RDMA NICs.
 	0x1d0fefa0: "Amazon EFA", 0x1d0fefa1: "Amazon EFA", 0x1d0fefa2: "Amazon EFA",

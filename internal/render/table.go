@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,6 +66,10 @@ func checkReport(p *Printer, r *report.Report) error {
 				len(r.HiddenNICs), strings.Join(r.HiddenNICs, ", "))
 		}
 	}
+	setAsideText(p, r)
+	if err := storageTable(p, r); err != nil {
+		return err
+	}
 	if err := planTable(p, r); err != nil {
 		return err
 	}
@@ -87,7 +92,7 @@ func summaryRows(r *report.Report) [][]string {
 	if len(r.Lacks) > 0 {
 		lacks = strings.Join(r.Lacks, "; ")
 	}
-	return [][]string{
+	rows := [][]string{
 		{"Source", fmt.Sprintf("%s (%s)", r.Source.Name, r.Source.Format)},
 		{"Host", host},
 		{"CPU", report.CPUText(s)},
@@ -98,6 +103,39 @@ func summaryRows(r *report.Report) [][]string {
 		{"PCI functions", strconv.Itoa(r.Summary.Functions)},
 		{"Source lacks", lacks},
 	}
+	if len(r.Summary.Platform) > 0 {
+		rows = append(rows, []string{"Platform", strings.Join(r.Summary.Platform, "; ")})
+	}
+	return rows
+}
+
+// setAsideText lists the NICs set aside from the compute rails, except
+// those the line above names for having no RDMA device only.
+func setAsideText(p *Printer, r *report.Report) {
+	var lines []string
+	for _, s := range r.SetAsideNICs {
+		if !slices.Contains(r.HiddenNICs, s.NIC) || !s.NoRDMAOnly() {
+			lines = append(lines, "  "+s.NIC+": "+s.Reason)
+		}
+	}
+	if len(lines) > 0 {
+		p.Printf("\nNICs set aside from the compute rails (matrix, rail plan and findings leave them out):\n%s\n", strings.Join(lines, "\n"))
+	}
+}
+
+// storageTable shows each accelerator's NVMe drives for GPUDirect Storage.
+func storageTable(p *Printer, r *report.Report) error {
+	rows := report.StorageRows(r)
+	if len(rows) == 0 {
+		return nil
+	}
+	p.Heading("Accelerator x NVMe (GPUDirect Storage)")
+	var cells [][]string
+	for _, s := range rows {
+		cells = append(cells, []string{strings.TrimSpace(s.Alias + " " + s.Accelerator), strconv.Itoa(s.InSwitch), strconv.Itoa(s.RootComplex),
+			strconv.Itoa(s.Far), fmt.Sprintf("%s %s: %s", s.NearestLabel, s.NearestRoute, strings.Join(s.Nearest, ", ")), gbps(s.BottleneckGbps)})
+	}
+	return p.Table([]string{"Accelerator", "In switch", "Root complex", "Other NUMA node", "Nearest drives", "Bottleneck"}, cells)
 }
 
 // numaText is "2 (0: socket 0, 1: socket 1)", or "unknown".
@@ -108,6 +146,9 @@ func numaText(s report.System) string {
 	var per []string
 	for _, node := range s.NUMANodes {
 		sock := "socket ?"
+		if node.MemoryOnly {
+			sock = "memory only"
+		}
 		if node.Socket >= 0 {
 			sock = "socket " + strconv.Itoa(node.Socket)
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -39,15 +40,22 @@ func Build(in Input) *Report {
 	}
 	aliases := Aliases(g)
 	for _, d := range g.Devices {
-		r.Devices = append(r.Devices, device(d, aliases[d]))
+		r.Devices = append(r.Devices, device(g, d, aliases[d]))
 	}
-	shown, hidden := ShownNICs(g)
-	r.NICs, r.HiddenNICs = bdfs(shown), bdfs(hidden)
-
 	predictions := map[[2]*topology.Device]*advisor.Prediction{}
 	adv := in.Advice
 	if adv == nil {
 		adv = &advisor.Result{}
+	}
+	shown, hidden := ShownNICs(g)
+	r.NICs, r.HiddenNICs = bdfs(computeOnly(shown, adv.SetAside)), bdfs(hidden)
+	r.SetAsideNICs, r.StoragePairs = []SetAsideNIC{}, []StoragePair{}
+	for _, n := range adv.SetAside {
+		r.SetAsideNICs = append(r.SetAsideNICs, SetAsideNIC{NIC: n.NIC.BDF(), Reason: n.Reason})
+	}
+	for _, sp := range adv.Storage {
+		r.StoragePairs = append(r.StoragePairs, StoragePair{Accelerator: sp.Pair.A.BDF(), NVMe: sp.Pair.B.BDF(), SMI: string(sp.Pair.SMI),
+			Path: sp.Pair.Path, Route: sp.Route, BottleneckGbps: Round(sp.ExpectedGbps), Note: sp.Note})
 	}
 	for i, p := range adv.Predictions {
 		predictions[[2]*topology.Device{p.GPU, p.NIC}] = &adv.Predictions[i]
@@ -170,7 +178,7 @@ func system(s topology.System) System {
 		out.Cmdline = &c
 	}
 	for _, n := range s.NUMANodes {
-		out.NUMANodes = append(out.NUMANodes, NUMANode{ID: n.ID, CPUs: n.CPUs, Distances: nonNilInts(n.Distances), Socket: n.Socket})
+		out.NUMANodes = append(out.NUMANodes, NUMANode{ID: n.ID, CPUs: n.CPUs, Distances: nonNilInts(n.Distances), Socket: n.Socket, MemoryOnly: n.MemoryOnly})
 	}
 	return out
 }
@@ -192,7 +200,7 @@ func hexDigits(v uint32, width int) string {
 	return string(b[:width])
 }
 
-func device(d *topology.Device, alias string) Device {
+func device(g *topology.Graph, d *topology.Device, alias string) Device {
 	out := Device{
 		BDF: d.BDF(), Alias: alias, Kind: string(d.Kind), Role: string(d.Role),
 		Class: hexDigits(d.Class, 6), VendorID: hex4(d.VendorID), DeviceID: hex4(d.DeviceID),
@@ -200,6 +208,10 @@ func device(d *topology.Device, alias string) Device {
 		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn, PortRateGbps: Round(d.PortRateGbps),
 		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs), Children: bdfs(d.Children),
 		Link: Link{CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth, MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth},
+	}
+	out.Bond, out.ComputePartition, out.MemoryPartition = d.Bond, d.ComputePartition, d.MemoryPartition
+	for _, p := range g.SocketDirectPeers(d) {
+		out.SocketDirectPeers = append(out.SocketDirectPeers, p.BDF())
 	}
 	if d.SubsystemKnown {
 		out.SubsystemVendorID, out.SubsystemDeviceID = hex4(d.SubVendorID), hex4(d.SubDeviceID)
@@ -238,7 +250,10 @@ func nonNilInts(s []int) []int {
 func pair(p topology.Pair, noHops bool) Pair {
 	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: []string{string(p.A.Kind), string(p.B.Kind)},
 		SMI: string(p.SMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: Round(p.BottleneckGbps),
-		LabelUncertain: p.LabelUncertain, Notes: nonNil(p.Notes), Hops: []Hop{}}
+		LabelUncertain: p.LabelUncertain, Notes: nonNil(p.Notes), Hops: []Hop{}, C2C: p.C2C}
+	if p.DataDirect != nil {
+		out.DataDirect = p.DataDirect.BDF()
+	}
 	if noHops {
 		return out
 	}
@@ -288,7 +303,7 @@ func summary(g *topology.Graph) Summary {
 	shown, _ := ShownNICs(g)
 	s := Summary{Accelerators: census(accels, false), NICs: census(g.OfKind(topology.KindNIC), false),
 		PCIeSwitches: census(g.TopSwitches(), false), SwitchLevels: len(g.Switches()), Functions: len(g.Devices),
-		AcceleratorLinks: census(accels, true), RailNICLinks: census(shown, true)}
+		AcceleratorLinks: census(accels, true), RailNICLinks: census(shown, true), Platform: nonNil(g.PlatformFeatures())}
 	if top := len(g.TopSwitches()); s.SwitchLevels == top {
 		s.SwitchLevels = 0
 	}
@@ -325,4 +340,15 @@ func census(ds []*topology.Device, withLinks bool) string {
 		parts[i] = fmt.Sprintf("%d x %s", count[n], n)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// computeOnly drops the NICs the advisor set aside from the compute rails.
+func computeOnly(nics []*topology.Device, aside []advisor.SetAsideNIC) []*topology.Device {
+	var out []*topology.Device
+	for _, n := range nics {
+		if !slices.ContainsFunc(aside, func(s advisor.SetAsideNIC) bool { return s.NIC == n }) {
+			out = append(out, n)
+		}
+	}
+	return out
 }

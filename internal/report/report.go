@@ -47,10 +47,32 @@ type Report struct {
 	Plan        Plan      `json:"plan"`
 	FailOn      string    `json:"fail_on"`     // the --fail-on level: critical, warning, info or never
 	ExitStatus  int       `json:"exit_status"` // 0, or 3 with findings at or above FailOn
+	// SetAsideNICs are the NICs the advisor left out of the compute rails
+	// (and of NICs), each with its reason.
+	SetAsideNICs []SetAsideNIC `json:"set_aside_nics"`
+	// StoragePairs are the accelerator-NVMe pairs (GPUDirect Storage).
+	StoragePairs []StoragePair `json:"storage_pairs"`
 
 	// Graph is what the report was built from, for the exports that write
 	// the whole graph (NCCL XML, pictures); never serialised.
 	Graph *topology.Graph `json:"-"`
+}
+
+// SetAsideNIC is a NIC left out of the compute rails, and why.
+type SetAsideNIC struct {
+	NIC    string `json:"nic"`
+	Reason string `json:"reason"`
+}
+
+// StoragePair is one accelerator-NVMe pair for GPUDirect Storage.
+type StoragePair struct {
+	Accelerator    string  `json:"accelerator"`
+	NVMe           string  `json:"nvme"`
+	SMI            string  `json:"smi"`
+	Path           string  `json:"path"`
+	Route          string  `json:"route"` // in the switch, through the root complex, across NUMA nodes of one socket, across sockets
+	BottleneckGbps float64 `json:"bottleneck_gbps"`
+	Note           string  `json:"note"`
 }
 
 // Summary counts the devices by model: "8 x NVIDIA H100 SXM5 80GB", "none".
@@ -62,6 +84,10 @@ type Summary struct {
 	Functions        int    `json:"pci_functions"`
 	AcceleratorLinks string `json:"accelerator_links"` // accelerators by model and link
 	RailNICLinks     string `json:"rail_nic_links"`    // the shown NICs by model and link
+	// Platform names what of the newer platforms the machine shows (Grace,
+	// NVLink-C2C, NIC switches, Data Direct, partitions, bonds, Socket
+	// Direct); empty for other machines.
+	Platform []string `json:"platform"`
 }
 
 // Counts are the findings by severity.
@@ -157,6 +183,8 @@ type NUMANode struct {
 	CPUs      string `json:"cpus"`
 	Distances []int  `json:"distances"`
 	Socket    int    `json:"socket"`
+	// MemoryOnly: memory and no CPUs (a Grace superchip's GPU memory).
+	MemoryOnly bool `json:"memory_only"`
 }
 
 // HostBridge is one PCI root bus with its top-level functions.
@@ -201,6 +229,10 @@ type Device struct {
 	Netdev            []string `json:"netdev"`
 	PortRateGbps      float64  `json:"port_rate_gbps,omitempty"`
 	ConfigBytes       int      `json:"config_bytes"`
+	Bond              string   `json:"bond,omitempty"`                // bonding interface of its netdev (RoCE LAG)
+	ComputePartition  string   `json:"compute_partition,omitempty"`   // AMD Instinct: SPX, DPX, QPX, CPX
+	MemoryPartition   string   `json:"memory_partition,omitempty"`    // AMD Instinct: NPS1, NPS4
+	SocketDirectPeers []string `json:"socket_direct_peers,omitempty"` // the other halves of its Socket Direct card
 }
 
 // Hop is one step of a pair's path.
@@ -226,6 +258,8 @@ type Pair struct {
 	BottleneckGbps float64  `json:"bottleneck_gbps"`
 	LabelUncertain bool     `json:"label_uncertain"`
 	Notes          []string `json:"notes"`
+	C2C            bool     `json:"c2c"`                   // the accelerator reaches its CPU over NVLink-C2C
+	DataDirect     string   `json:"data_direct,omitempty"` // BDF of the ConnectX-8 Data Direct DMA function on the data path
 	// Prediction is the advisor's, for accelerator-NIC pairs it planned with.
 	Prediction *Prediction `json:"prediction,omitempty"`
 }

@@ -194,7 +194,13 @@ func size(t testing.TB, name string) int64 {
 func TestSnapshotReadsLikeFixture(t *testing.T) {
 	for _, dir := range fixtureDirs(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			out, st := requireSame(t, open(t, dir), snapshot.Options{Redact: true})
+			opts := snapshot.Options{Redact: true}
+			if vpd, _ := filepath.Glob(filepath.Join(dir, "sys", "bus", "pci", "devices", "*", "vpd")); len(vpd) > 0 {
+				// Data Direct pairing rests on the VPD, which a redacted
+				// capture leaves out (it holds the serial number).
+				opts.Redact = false
+			}
+			out, st := requireSame(t, open(t, dir), opts)
 			t.Logf("%d files, %d links, %d bytes", st.Files, st.Links, size(t, out))
 		})
 	}

@@ -1,0 +1,253 @@
+package advisor
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// fixtureGraph reads a bundled fixture for a fault case.
+func fixtureGraph(name string) func() *topology.Graph {
+	return func() *topology.Graph {
+		src, err := source.Open(filepath.Join("..", "fixtures", name))
+		if err != nil {
+			panic(err)
+		}
+		g, err := topology.ReadSysfs(src.Root)
+		if err != nil {
+			panic(err)
+		}
+		return g
+	}
+}
+
+func init() {
+	faultCases = append(faultCases,
+		faultCase{name: "Grace + ConnectX-8 at the kernel's ACS", build: fixtureGraph("grace-cx8-dd"), code: "acs-grace", severity: Critical,
+			device: "0008:02:00.0", remedy: "setpci -s 0008:02:00.0 ECAP_ACS+0x6.w=0019\n"},
+		faultCase{name: "Socket Direct card", build: fixtureGraph("socket-direct"), code: "socket-direct", severity: Info,
+			device: "0000:a1:00.0", remedy: "half of the card on its own socket"},
+		faultCase{name: "GPUs without a drive in their switch", build: fixtureGraph("hgx-b200"), code: "gds-no-local-nvme", severity: Info,
+			device: "0000:3c:00.0"})
+}
+
+func analyzeFixture(t *testing.T, name, nccl string) (*topology.Graph, *Result) {
+	t.Helper()
+	src, err := source.Open(filepath.Join("..", "fixtures", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := topology.ReadSysfs(src.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Analyze(g, nil, Options{NCCLVersion: nccl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, res
+}
+
+// genericACS are the words of the generic clear-ACS remedy.
+var genericACS = []string{"ECAP_ACS+0x6.w=0000", "disable_acs_redir", "clear ACS control"}
+
+// TestGraceCX8ACSRemedy checks the Grace + ConnectX-8 Data Direct tray
+// against rdma-core's kernel-boot/rdma_topo and NVIDIA's GB300 /
+// ConnectX-8 GPUDirect RDMA guide: ACS is set per port with
+// pci=config_acs= (xx110x1 towards the DMA function, xx101x1 towards the
+// GPU, xx111x0 on the root port), the DMA function and GPU must share an
+// IOMMU group, and the generic clear-ACS remedy never appears.
+func TestGraceCX8ACSRemedy(t *testing.T) {
+	_, res := analyzeFixture(t, "grace-cx8-dd", "")
+	var grace *Finding
+	for i, f := range res.Findings {
+		if f.Code == "acs-redirect" {
+			t.Errorf("acs-redirect raised on Grace: %s", f.Message)
+		}
+		for _, w := range genericACS {
+			if strings.Contains(remedyText(f), w) {
+				t.Errorf("%s remedy holds the generic %q", f.Code, w)
+			}
+		}
+		if f.Code == "acs-grace" {
+			grace = &res.Findings[i]
+		}
+	}
+	if grace == nil {
+		t.Fatal("no acs-grace finding on a tray at the kernel's default ACS")
+	}
+	if grace.Severity != Critical {
+		t.Errorf("acs-grace %s, want critical with Data Direct", grace.Severity)
+	}
+	for _, want := range []string{
+		`pci=config_acs="xx111x0@0008:00:00.0;xx110x1@0008:02:00.0;xx101x1@0008:02:01.0;`,
+		"setpci -s 0008:02:00.0 ECAP_ACS+0x6.w=0019", // 0x1d (SV RR CR UF) without RR
+		"setpci -s 0008:02:01.0 ECAP_ACS+0x6.w=0015", // without CR
+		"setpci -s 0008:00:00.0 ECAP_ACS+0x6.w=001c", // without SV
+	} {
+		if !strings.Contains(remedyText(*grace), want) {
+			t.Errorf("acs-grace remedy lacks %q:\n%s", want, remedyText(*grace))
+		}
+	}
+	if !strings.Contains(grace.Message, "Data Direct 0008:03:00.0 is in IOMMU group") {
+		t.Errorf("acs-grace does not report the split IOMMU groups: %s", grace.Message)
+	}
+	// The GPU reads through its own Data Direct function: GDR on.
+	for _, p := range res.Predictions {
+		if p.GPU.BDF() == "0008:06:00.0" && p.NIC.BDF() == "0000:01:00.0" && !p.GDR {
+			t.Errorf("GPU0-mlx5_0 over Data Direct: GDR off (%s)", p.GDRReason)
+		}
+	}
+}
+
+// TestGB200ACSAndGDR checks the GB200 tray: no Data Direct, Grace root
+// ports at the kernel's ACS, so no ACS finding of either kind (rdma_topo's
+// NUMA-based complex keeps the kernel default); GDR on the P2C pairs with
+// NCCL 2.27 and later (NCCL_NET_GDR_C2C=1 by default), off with 2.26.
+func TestGB200ACSAndGDR(t *testing.T) {
+	for _, c := range []struct {
+		nccl string
+		gdr  bool
+	}{{"", true}, {"2.27.3", true}, {"2.26.2", false}} {
+		_, res := analyzeFixture(t, "gb200-tray", c.nccl)
+		for _, f := range res.Findings {
+			if strings.HasPrefix(f.Code, "acs-") {
+				t.Errorf("NCCL %q: %s raised: %s", c.nccl, f.Code, f.Message)
+			}
+			// With GDR on over P2C the NICs of a GPU's own Grace are local.
+			if f.Code == "no-local-nic" && c.gdr {
+				t.Errorf("NCCL %q: no-local-nic raised: %s", c.nccl, f.Message)
+			}
+		}
+		for _, p := range res.Predictions {
+			if p.GPU.BDF() == "0008:01:00.0" && p.NIC.BDF() == "0000:01:00.0" && p.GDR != c.gdr {
+				t.Errorf("NCCL %q: GPU0-mlx5_0 (P2C) GDR %v, want %v (%s)", c.nccl, p.GDR, c.gdr, p.GDRReason)
+			}
+		}
+	}
+}
+
+// TestGraceACSChangesOnlyWhatRdmaTopoSays applies rdma_topo's masks as its
+// combine_acs does.
+func TestGraceACSMasks(t *testing.T) {
+	const kernel = 0x1d // SV RR CR UF
+	for _, c := range []struct {
+		m    acsMask
+		want uint16
+	}{{acsKernelIsolated, 0x1d}, {acsTowardDMA, 0x19}, {acsTowardGPU, 0x15}, {acsDMARootPort, 0x1c}} {
+		if got := c.m.apply(kernel); got != c.want {
+			t.Errorf("%s on %#x = %#x, want %#x", c.m, kernel, got, c.want)
+		}
+	}
+	if got := acsTowardDMA.apply(0x7f); got != 0x7b {
+		t.Errorf("x bits changed: %#x", got)
+	}
+}
+
+// TestNICRoles checks the compute rails: the RoCE LAG box keeps the two
+// bonds and sets aside the bonds' second ports and the default-route E810;
+// the HGX B200 sets aside the BlueField-3 card carrying the default route.
+func TestNICRoles(t *testing.T) {
+	for _, c := range []struct {
+		fixture string
+		compute []string
+		aside   map[string]string // BDF: substring of the reason
+	}{
+		{"roce-lag-bond", []string{"0000:17:00.0", "0000:99:00.0"}, map[string]string{
+			"0000:17:00.1": "port of bond bond0", "0000:99:00.1": "port of bond bond1",
+			"0000:27:00.0": "default route", "0000:27:00.1": "default route"}},
+		// The second BlueField-3 (a7:00.x) is a storage card on a DGX, but
+		// nothing in sysfs says so: it stays a compute candidate.
+		{"hgx-b200", []string{"0000:1b:00.0", "0000:1f:00.0", "0000:3d:00.0", "0000:41:00.0", "0000:9d:00.0", "0000:a1:00.0", "0000:a7:00.0", "0000:a7:00.1", "0000:bd:00.0", "0000:c1:00.0"},
+			map[string]string{"0000:27:00.0": "default route", "0000:27:00.1": "default route"}},
+	} {
+		g, res := analyzeFixture(t, c.fixture, "")
+		compute, _ := computeNICs(g)
+		var got []string
+		for _, n := range compute {
+			got = append(got, n.BDF())
+		}
+		if !slices.Equal(got, c.compute) {
+			t.Errorf("%s: compute NICs %v, want %v", c.fixture, got, c.compute)
+		}
+		for _, s := range res.SetAside {
+			if want, ok := c.aside[s.NIC.BDF()]; !ok || !strings.Contains(s.Reason, want) {
+				t.Errorf("%s: %s set aside for %q, want %q", c.fixture, s.NIC.BDF(), s.Reason, want)
+			}
+		}
+		if len(res.SetAside) != len(c.aside) {
+			t.Errorf("%s: %d NICs set aside, want %d", c.fixture, len(res.SetAside), len(c.aside))
+		}
+		for _, a := range res.Plan.Assignments {
+			if !slices.Contains(c.compute, a.NIC.BDF()) {
+				t.Errorf("%s: plan uses %s, not a compute NIC", c.fixture, a.NIC.BDF())
+			}
+		}
+	}
+}
+
+// TestStorageRoutes checks the GPUDirect Storage predictions and finding:
+// the GDS server has a drive in every GPU's switch (no finding); the HGX
+// B200 has drives only in the first switch complex (info for the others).
+func TestStorageRoutes(t *testing.T) {
+	_, res := analyzeFixture(t, "gds-storage", "")
+	routes := map[string]int{}
+	for _, s := range res.Storage {
+		if s.Pair.A.BDF() == "0000:18:00.0" {
+			routes[s.Route]++
+		}
+	}
+	if routes[RouteSwitch] != 4 || routes[RouteRootComplex] != 8 || routes[RouteSockets] != 12 {
+		t.Errorf("GPU0 routes %v", routes)
+	}
+	for _, f := range res.Findings {
+		if f.Code == "gds-no-local-nvme" {
+			t.Errorf("gds-no-local-nvme on the GDS server: %s", f.Message)
+		}
+	}
+	_, res = analyzeFixture(t, "hgx-b200", "")
+	found := false
+	for _, f := range res.Findings {
+		if f.Code == "gds-no-local-nvme" {
+			found = true
+			if slices.Contains(f.Devices, "0000:1a:00.0") || !slices.Contains(f.Devices, "0000:3c:00.0") {
+				t.Errorf("gds-no-local-nvme devices %v", f.Devices)
+			}
+		}
+	}
+	if !found {
+		t.Error("no gds-no-local-nvme on the HGX B200")
+	}
+}
+
+// TestGen6Encoding: PCIe 6.0 at 64 GT/s runs in FLIT mode without
+// 128b/130b (the kernel's PCIE_SPEED2MBS_ENC since v6.8).
+func TestGen6Encoding(t *testing.T) {
+	if e, _ := encoding(64); e != 1 {
+		t.Errorf("64 GT/s encoding %v, want 1", e)
+	}
+	if e, _ := encoding(32); e != 128.0/130 {
+		t.Errorf("32 GT/s encoding %v, want 128/130", e)
+	}
+}
+
+// TestSocketDirectPlan checks that the rail plan counts a Socket Direct
+// card's halves as one port (NVIDIA ConnectX-7 user manual, "Socket
+// Direct": both PCIe links feed one network port): each accelerator uses
+// the half on its socket, and each is shared by the two.
+func TestSocketDirectPlan(t *testing.T) {
+	_, res := analyzeFixture(t, "socket-direct", "")
+	want := map[string]string{"0000:01:00.0": "0000:21:00.0", "0000:81:00.0": "0000:a1:00.0"}
+	if len(res.Plan.Assignments) != len(want) {
+		t.Fatalf("%d assignments, want %d", len(res.Plan.Assignments), len(want))
+	}
+	for _, a := range res.Plan.Assignments {
+		if want[a.GPU.BDF()] != a.NIC.BDF() || a.Shared != 2 {
+			t.Errorf("%s -> %s shared %d; want %s, shared 2", a.GPU.BDF(), a.NIC.BDF(), a.Shared, want[a.GPU.BDF()])
+		}
+	}
+}

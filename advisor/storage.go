@@ -1,0 +1,72 @@
+package advisor
+
+import "github.com/gdtopo/gdtopo/topology"
+
+// GPUDirect Storage routes.
+const (
+	RouteSwitch      = "in the switch"
+	RouteRootComplex = "through the root complex"
+	RouteNUMA        = "across NUMA nodes of one socket"
+	RouteSockets     = "across sockets"
+)
+
+// StoragePrediction is one accelerator-NVMe pair for GPUDirect Storage.
+type StoragePrediction struct {
+	Pair topology.Pair
+	// Route says where the peer-to-peer reads turn: RouteSwitch (PIX,
+	// PXB), RouteRootComplex (PHB, NODE), RouteNUMA or RouteSockets (SYS).
+	Route string
+	// ExpectedGbps is the slowest current PCIe link on the path
+	// (topology.DataGbps): the drive's own link, usually. 0 when unknown.
+	ExpectedGbps float64
+	Note         string
+}
+
+// predictStorage labels every accelerator-NVMe pair. NVIDIA's GPUDirect
+// Storage design guide and best-practices guide ask for the GPU and its
+// drives under one PCIe switch; P2P through the CPU's root complex is
+// bounded by the root complex, and across sockets by the CPU interconnect.
+func (a *analysis) predictStorage() {
+	for _, p := range a.g.StoragePairs() {
+		sp := StoragePrediction{Pair: p, ExpectedGbps: p.BottleneckGbps}
+		switch {
+		case p.SMI == topology.PIX || p.SMI == topology.PXB:
+			sp.Route, sp.Note = RouteSwitch, "peer-to-peer stays below the PCIe switch, as the GDS design guide recommends"
+		case p.SMI == topology.SYS && p.Path == topology.PathNUMANodes:
+			sp.Route, sp.Note = RouteNUMA, "peer-to-peer crosses the socket's fabric between NUMA nodes: use a drive of the GPU's NUMA node"
+		case p.SMI == topology.SYS:
+			sp.Route, sp.Note = RouteSockets, "peer-to-peer crosses the CPU interconnect: use a drive on the GPU's socket"
+		default:
+			sp.Route, sp.Note = RouteRootComplex, "peer-to-peer turns in the CPU's root complex, which bounds its bandwidth"
+		}
+		if tr, known, _ := a.translating(p.A); tr && known {
+			sp.Note += "; the IOMMU translates the GPU's DMA: on x86, GDS wants it off or in passthrough (GDS best practices)"
+		}
+		a.storage = append(a.storage, sp)
+	}
+}
+
+// findStorage reports accelerators with no drive under their own switch
+// on a machine where other accelerators have one: GDS works unevenly there.
+func (a *analysis) findStorage() {
+	near := map[*topology.Device]bool{}
+	some := false
+	for _, s := range a.storage {
+		if s.Route == RouteSwitch {
+			near[s.Pair.A], some = true, true
+		}
+	}
+	if !some {
+		return
+	}
+	var g group
+	for _, d := range a.g.OfKind(topology.KindAccelerator) {
+		if !near[d] {
+			g.add([]*topology.Device{d}, d.BDF(), RemedyStep{}, "labels of the accelerator–NVMe pairs (nvidia-smi semantics)")
+		}
+	}
+	a.emit("gds-no-local-nvme", Info, &g,
+		"GPUDirect Storage: %s have no NVMe drive under their own PCIe switch while other accelerators do: their reads go through the root complex or across sockets",
+		[]RemedyStep{manual("place the data these accelerators read on drives under their switch, or pin their jobs to the accelerators that have one",
+			"GDS design guide; gdscheck -p shows the same pairs")}, nil)
+}

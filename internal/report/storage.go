@@ -1,0 +1,56 @@
+package report
+
+import (
+	"github.com/gdtopo/gdtopo/advisor"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// StorageRow is one accelerator's GPUDirect Storage view for a table: how
+// many NVMe drives sit in its switch, behind the root complex and on
+// another NUMA node, and the nearest ones.
+type StorageRow struct {
+	Accelerator, Alias         string
+	InSwitch, RootComplex, Far int
+	NearestLabel, NearestRoute string
+	Nearest                    []string // BDFs of the nearest drives
+	BottleneckGbps             float64  // of the first nearest drive's path
+}
+
+// StorageRows groups r.StoragePairs by accelerator, in their order.
+func StorageRows(r *Report) []StorageRow {
+	aliases := map[string]string{}
+	for _, d := range r.Devices {
+		aliases[d.BDF] = d.Alias
+	}
+	var out []StorageRow
+	index := map[string]int{}
+	for _, s := range r.StoragePairs {
+		i, ok := index[s.Accelerator]
+		if !ok {
+			i = len(out)
+			index[s.Accelerator] = i
+			out = append(out, StorageRow{Accelerator: s.Accelerator, Alias: aliases[s.Accelerator]})
+		}
+		row := &out[i]
+		switch s.Route {
+		case advisor.RouteSwitch:
+			row.InSwitch++
+		case advisor.RouteRootComplex:
+			row.RootComplex++
+		default:
+			row.Far++
+		}
+		l := topology.Label(s.SMI)
+		switch {
+		case row.NearestLabel == "" || l.Rank() < topology.Label(row.NearestLabel).Rank():
+			row.NearestLabel, row.NearestRoute, row.Nearest, row.BottleneckGbps = s.SMI, s.Route, []string{s.NVMe}, s.BottleneckGbps
+		case s.SMI == row.NearestLabel:
+			row.Nearest = append(row.Nearest, s.NVMe)
+		}
+	}
+	return out
+}
+
+// NoRDMAOnly reports whether the NIC was set aside only for having no
+// RDMA device (what the hidden-NICs line already says).
+func (s SetAsideNIC) NoRDMAOnly() bool { return s.Reason == advisor.ReasonNoRDMA }
