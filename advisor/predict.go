@@ -393,8 +393,17 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		if cpu.inter == nil {
 			note("CPU unknown: no inter-socket cap from NCCL's table applied")
 		}
-		write, read, writeHi, readHi = min(write, limit), min(read, limit), min(writeHi, limit), min(readHi, limit)
+		// The measured cap comes from few platforms: the range's high end
+		// is the inter-socket link NCCL assumes for this CPU.
+		hiLimit := limit
+		if cpu.inter != nil {
+			hiLimit = max(limit, cpu.inter.Value)
+		}
+		write, read, writeHi, readHi = min(write, limit), min(read, limit), min(writeHi, hiLimit), min(readHi, hiLimit)
 		step(write, "Gb/s", src, func() string {
+			if hiLimit > limit {
+				return fmt.Sprintf("across sockets, capped at %g Gb/s (%s; %s), up to %g Gb/s (%s) as the range's high end", limit, what, cpu.name, hiLimit, cpu.inter.Key)
+			}
 			return fmt.Sprintf("across sockets, capped at %g Gb/s (%s; %s)", limit, what, cpu.name)
 		})
 		if p.Path == topology.PathNUMANodes {
