@@ -44,7 +44,7 @@ type Param struct {
 //	read_factor_amd_zen2_volta     0.43    ×     measured  NIC reads V100 memory at 6.1 of 14.3 GB/s through an EPYC 7452 (Rome) root complex (StackOverflow q. 59277346)
 //	read_factor_min                0.43    ×     assumed   other CPUs at PHB/NODE/SYS: the lowest read seen on a server CPU (q. 59277346) as the range's low end
 //	read_factor_max                1       ×     measured  the range's high end: reads at the write figure; a one-way GDR stream, bound by the sender's reads, ran at 85 Gb/s on 100 Gb/s across sockets (openucx/ucx#11121), 180 of 200 Gb/s on a Threadripper PRO (NVIDIA/open-gpu-kernel-modules#1253)
-//	sys_p2p_gbps                   88      Gb/s  measured  GPU memory over RDMA across sockets, 11000 MB/s (A30, mlx5 200 Gb/s; linux-rdma/perftest#241); 85 Gb/s on 100 Gb/s RoCE (openucx/ucx#11121): the range's low end, its high end the CPU's inter-socket figure below
+//	sys_p2p_gbps                   92.27   Gb/s  measured  GPU memory over RDMA across sockets, 11000 MB/s (perftest's MB is 2^20 B: format_factor 0x100000) on an A30 and mlx5 200 Gb/s (linux-rdma/perftest#241); 85 Gb/s on 100 Gb/s RoCE (openucx/ucx#11121): the range's low end, its high end the CPU's inter-socket figure below
 //	sys_p2p_gbps_intel_pre_skl     8       Gb/s  assumed   Intel before Skylake-SP: cross-socket P2P collapses to a few Gb/s (NVIDIA 2014 benchmarking post); no figure read
 //	inter_socket_gbps_intel_bdw    48      Gb/s  code      BDW_QPI_BW 6 GB/s ×8 (NCCL topo.h, ncclTopoGetInterCpuBw): Intel older than Skylake-SP
 //	inter_socket_gbps_intel_skl    80      Gb/s  code      SKL_QPI_BW 10 GB/s ×8: family 6, model ≥ 0x55
@@ -99,7 +99,7 @@ func DefaultModel() *Model {
 		ReadAMDZen2Volta:       p("read_factor_amd_zen2_volta", 0.43, "×", FromMeasured, so+": reads 6.1 of 14.3 GB/s", 1),
 		ReadMin:                p("read_factor_min", 0.43, "×", Assumed, "no figure for this CPU: the lowest server-CPU read seen (q. 59277346) as the low end", 1),
 		ReadMax:                p("read_factor_max", 1, "×", FromMeasured, "openucx/ucx#11121: a GDR stream (sender reads GPU memory) at 85 Gb/s on 100 Gb/s across sockets; NVIDIA/open-gpu-kernel-modules#1253: 180 of 200 Gb/s", 1),
-		SYSP2P:                 p("sys_p2p_gbps", 88, "Gb/s", FromMeasured, "linux-rdma/perftest#241 (A30 at SYS, 11000 MB/s); openucx/ucx#11121 (85 Gb/s on 100G RoCE)", 0),
+		SYSP2P:                 p("sys_p2p_gbps", 11000*1048576*8/1e9, "Gb/s", FromMeasured, "linux-rdma/perftest#241 (A30 at SYS, 11000 MB/s, perftest's MB being 2^20 B); openucx/ucx#11121 (85 Gb/s on 100G RoCE)", 0),
 		SYSP2PIntelPreSKL:      p("sys_p2p_gbps_intel_pre_skl", 8, "Gb/s", Assumed, "Intel before Skylake-SP: cross-socket P2P collapses to a few Gb/s; no figure read", 0),
 		InterSocketBDW:         p("inter_socket_gbps_intel_bdw", 48, "Gb/s", FromCode, nccl+"BDW_QPI_BW 6 GB/s", 0),
 		InterSocketSKL:         p("inter_socket_gbps_intel_skl", 80, "Gb/s", FromCode, nccl+"SKL_QPI_BW 10 GB/s", 0),

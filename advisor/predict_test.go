@@ -87,7 +87,7 @@ func TestPredict(t *testing.T) {
 		},
 		{
 			// Skylake-SP: write min(230.456, 200) × 5/6 = 166.667, capped at NCCL's
-			// 10 GB/s × 8 = 80 (below sys_p2p_gbps 88); read 166.667 × 0.43 = 71.667.
+			// 10 GB/s × 8 = 80 (below sys_p2p_gbps 92.275); read 166.667 × 0.43 = 71.667.
 			// Staged: min(200, 230.456, 230.456, 80) × 0.65 = 52.
 			name: "SYS, Intel Skylake",
 			build: func() (*builder, *topology.Device, *topology.Device) {
@@ -98,10 +98,10 @@ func TestPredict(t *testing.T) {
 			expected: 71.667, write: 80, nic: 200, gdr: false, staged: 52,
 		},
 		{
-			// Sapphire Rapids: write capped at sys_p2p_gbps 88 (NCCL's 176 does not
+			// Sapphire Rapids: write capped at sys_p2p_gbps 92.275 (NCCL's 176 does not
 			// bite); read 71.667. Staged: min(200, 230.456, 176) × 0.65 = 114.4,
-			// above GDR's 88: capped at 88 × 65/85 = 67.294 (sys_staged_per_gdr).
-			name: "SYS, Intel Sapphire Rapids", build: sys, expected: 71.667, write: 88, nic: 200, gdr: false, staged: 67.294,
+			// above GDR's 92.275: capped at 92.275 × 65/85 = 70.563 (sys_staged_per_gdr).
+			name: "SYS, Intel Sapphire Rapids", build: sys, expected: 71.667, write: 92.275, nic: 200, gdr: false, staged: 70.563,
 		},
 		{
 			// MPS 128 read from DevCtl: 252.0615 × 128/152 = 212.262; NIC Gen5 at
