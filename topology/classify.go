@@ -82,8 +82,11 @@ type Pair struct {
 	Path           string
 	Hops           []Hop
 	BottleneckGbps float64 // lowest current PCIe link bandwidth on the path; 0 unknown
+	// PCIeSMI is the PCIe path's nvidia-smi label of an accelerator pair
+	// whose SMI is NVLink (NV#, or NVLinkUnknown); "" otherwise.
+	PCIeSMI Label
 	// LabelUncertain is set when the labels rest on a guess, such as an
-	// unknown NUMA node; Notes say which.
+	// unknown NUMA node or NVLink the source cannot show; Notes say which.
 	LabelUncertain bool
 	Notes          []string
 	// DataDirect is the ConnectX-8 Data Direct DMA function that carries
@@ -101,9 +104,10 @@ func (g *Graph) Pairs() []Pair {
 	ends := append(g.OfKind(KindAccelerator), g.OfKind(KindNIC)...)
 	n := len(ends)
 	out := make([]Pair, 0, n*(n-1)/2)
+	hint := g.NVLinkHint()
 	for i := range ends {
 		for j := i + 1; j < n; j++ {
-			out = append(out, g.Classify(ends[i], ends[j]))
+			out = append(out, g.classify(ends[i], ends[j], hint))
 		}
 	}
 	g.applyC2C(out)
@@ -111,16 +115,15 @@ func (g *Graph) Pairs() []Pair {
 }
 
 // Classify labels the path between a and b.
-func (g *Graph) Classify(a, b *Device) Pair {
+func (g *Graph) Classify(a, b *Device) Pair { return g.classify(a, b, g.NVLinkHint()) }
+
+// classify is Classify with the graph's NVLinkHint worked out once.
+func (g *Graph) classify(a, b *Device, hint string) Pair {
 	p := Pair{A: a, B: b}
 	p.SMI, p.Path, p.Notes = g.smiLabel(a, b)
 	p.LabelUncertain = len(p.Notes) > 0
 	p.NCCL = g.ncclLabel(a, b)
-	if n := g.NVLinkCount(a, b); n > 0 {
-		// nvidia-smi prints NV# for a direct NVLink bond; NCCL's path is NVL.
-		p.SMI, p.NCCL, p.Path = Label(fmt.Sprintf("NV%d", n)), NVL, fmt.Sprintf("NVLink (%d links)", n)
-		p.LabelUncertain, p.Notes = false, nil // the PCIe path's doubts do not touch the NVLink label
-	}
+	g.nvlinkPair(&p, hint)
 	p.Hops = g.hops(a, b)
 	g.applyDataDirect(&p)
 	for _, h := range p.Hops {

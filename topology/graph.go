@@ -320,11 +320,17 @@ type Graph struct {
 	// downstream ports are gone) and the host bridges stand for NCCL's CPU
 	// nodes, one per NUMA node. nvidia-smi's PHB and NODE cannot be told
 	// apart there.
-	NCCLView    bool
-	NVLinks     []NVLink
-	HostBridges []*HostBridge
-	Devices     []*Device // sorted by address
-	Warnings    []Warning
+	NCCLView bool
+	// NVLinks are the bonds the source records; an entry with Count 0
+	// records that a pair has none.
+	NVLinks []NVLink
+	// NVLinkRecorded says the source records every NVLink (an NCCL topology
+	// dump with NVLink elements, a whole nvidia-smi topo -m): accelerator
+	// pairs without an entry have none.
+	NVLinkRecorded bool
+	HostBridges    []*HostBridge
+	Devices        []*Device // sorted by address
+	Warnings       []Warning
 	// Lacks lists what the source did not hold, in words for the summary,
 	// e.g. "config space past 64 bytes (ACS, DevCtl unknown: capture as root)".
 	Lacks []string
@@ -379,12 +385,8 @@ func (g *Graph) TopSwitches() []*Device {
 
 // NVLinkCount returns the NVLinks joining a and b, 0 if none are known.
 func (g *Graph) NVLinkCount(a, b *Device) int {
-	for _, l := range g.NVLinks {
-		if l.A == a.Addr && l.B == b.Addr || l.A == b.Addr && l.B == a.Addr {
-			return l.Count
-		}
-	}
-	return 0
+	n, _ := g.nvlinkKnown(a, b)
+	return n
 }
 
 // Finish completes a graph that a reader built with Parent and HostBridge

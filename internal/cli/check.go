@@ -40,6 +40,10 @@ highest of all (3 over 1 over 0). For fleets: -o jsonl writes one JSON object
 per source, -o prometheus the text format for node_exporter's textfile
 collector, -o nfd a Kubernetes Node Feature Discovery feature file (one source).
 
+With the host's own nvidia-smi topo -m (--nvsmi FILE, or pasted with a text
+dump), GPU pairs get its NV# counts and the summary says how many of its
+cells the source's tree agrees with (gdtopo verify lists those that differ).
+
 Findings have stable codes (see the README) and a severity: critical, warning
 or info. With --fail-on, the exit status is 3 when a finding reaches that
 level (never: not at all), so health checks (Slurm NHC, Kubernetes probes) can
@@ -61,6 +65,7 @@ object of key: value, for example with your own ib_write_bw --use_cuda results):
 	}
 	opts.addFlags(cmd)
 	addOutputFlag(cmd, &opts.Output, render.CheckFormats)
+	g.addNVSMIFlag(cmd)
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", string(advisor.Critical), "exit with status 3 when a finding is at least this severe: critical, warning, info, or never")
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"critical", "warning", "info", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -81,6 +86,9 @@ func checkRun(opts *checkOptions) error {
 	names := expandSources(opts.Sources)
 	if len(names) == 0 {
 		names = []string{""}
+	}
+	if opts.NVSMI != "" && len(names) > 1 {
+		return usagef("--nvsmi describes one host: give it with one source")
 	}
 	if f == render.NFD && len(names) != 1 {
 		return usagef("-o nfd describes one machine: give one SOURCE")

@@ -184,7 +184,7 @@ func TestHelpIsComplete(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("help: exit %d", code)
 	}
-	for _, cmd := range []string{"check", "matrix", "tree", "path", "compare", "export", "snapshot", "completion"} {
+	for _, cmd := range []string{"check", "matrix", "tree", "path", "compare", "export", "snapshot", "verify", "completion"} {
 		if !strings.Contains(out, "  "+cmd+" ") {
 			t.Errorf("help does not list %s", cmd)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -73,7 +74,7 @@ func keepJSON(args []string, code int, out string) {
 			format = args[i+1]
 		}
 	}
-	def := map[string]string{"check": "check", "matrix": "matrix", "tree": "tree", "path": "path", "compare": "comparison"}[args[0]]
+	def := map[string]string{"check": "check", "matrix": "matrix", "tree": "tree", "path": "path", "compare": "comparison", "verify": "verification"}[args[0]]
 	jsonMu.Lock()
 	defer jsonMu.Unlock()
 	switch {
@@ -128,7 +129,7 @@ func compileSchemas() error {
 			return
 		}
 		schemas = map[string]*jsonschema.Schema{}
-		for _, d := range []string{"check", "result", "matrix", "tree", "path", "comparison"} {
+		for _, d := range []string{"check", "result", "matrix", "tree", "path", "comparison", "verification"} {
 			if schemas[d], schemaErr = c.Compile(url + "#/$defs/" + d); schemaErr != nil {
 				return
 			}
@@ -184,6 +185,10 @@ func TestEveryFormatAgrees(t *testing.T) {
 			checkAgrees(t, src)
 		})
 	}
+	t.Run("verify", func(t *testing.T) {
+		t.Parallel()
+		verifyAgrees(t)
+	})
 	t.Run("compare", func(t *testing.T) {
 		t.Parallel()
 		args := append([]string{"compare"}, bundled(t)...)
@@ -357,6 +362,64 @@ func checkAgrees(t *testing.T, src string) {
 			default:
 				if s := fmt.Sprintf("%.0f Gb/s", want.ExpectedGbps); want.ExpectedGbps > 0 && !strings.Contains(out, s) {
 					t.Errorf("path --explain -o %s does not say %s", f, s)
+				}
+			}
+		}
+	}
+}
+
+// verifyAgrees runs gdtopo verify in every format on the sources that come
+// with their host's nvidia-smi topo -m (and on one of them with a changed
+// cell): the exit status is the same in every format, -o json matches the
+// schema and holds the comparison check --nvsmi -o json holds, and the
+// tables give its counts and every differing cell.
+func verifyAgrees(t *testing.T) {
+	paired := corpusPath(t, "paired", "puget-wrx90-threadripper-2xrtx6000ada-cx7")
+	tv, nv := filepath.Join(paired, "lspci-tv.txt"), filepath.Join(paired, "nvsmi-topo.txt")
+	changed := filepath.Join(t.TempDir(), "changed.txt")
+	text := strings.Replace(catFiles(t, nv), "GPU0     X      PHB     NODE    NODE", "GPU0     X      PHB     SYS     NODE", 1)
+	if err := os.WriteFile(changed, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][2]string{
+		{tv, nv}, {tv, changed},
+		{filepath.Join("..", "..", "fixtures", "dgx-a100"), corpusPath(t, "nvsmi", "dgxa100-like-epyc7742-8xa100-10nic.txt")},
+	} {
+		src, matrix := c[0], c[1]
+		_, out, _ := run("check", src, "--nvsmi", matrix, "-o", "json")
+		var doc report.Check
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Sources) != 1 || doc.Sources[0].Report == nil || doc.Sources[0].Report.NVSMI == nil {
+			t.Fatalf("check %s --nvsmi %s -o json: no nvidia_smi: %v", src, matrix, err)
+		}
+		want := doc.Sources[0].Report.NVSMI
+		wantCode := ExitOK
+		if len(want.Differ) > 0 {
+			wantCode = ExitFindings
+		}
+		counts := fmt.Sprintf("%d compared: %d agree, %d differ", want.Compared, want.Agree, len(want.Differ))
+		if _, table, _ := run("check", src, "--nvsmi", matrix); !strings.Contains(table, counts) {
+			t.Errorf("check %s --nvsmi %s: the summary does not say %q", src, matrix, counts)
+		}
+		for _, f := range render.ViewFormats {
+			code, out, errb := run("verify", src, matrix, "-o", string(f))
+			if code != wantCode {
+				t.Errorf("verify %s %s -o %s: exit %d, want %d: %s", src, matrix, f, code, wantCode, errb)
+				continue
+			}
+			if f == render.JSON {
+				validate(t, "verification", out)
+				var v report.Verification
+				if err := json.Unmarshal([]byte(out), &v); err != nil || !reflect.DeepEqual(v.NVSMI, want) || v.ExitStatus != code {
+					t.Errorf("verify %s %s -o json: %v, exit_status %d; check --nvsmi -o json has %+v", src, matrix, err, v.ExitStatus, want)
+				}
+				continue
+			}
+			if !strings.Contains(out, counts) {
+				t.Errorf("verify %s %s -o %s does not say %q", src, matrix, f, counts)
+			}
+			for _, d := range want.Differ {
+				if !strings.Contains(out, d.Row+" "+d.A) || !strings.Contains(out, d.Column+" "+d.B) {
+					t.Errorf("verify %s %s -o %s does not list the cell %s-%s", src, matrix, f, d.Row, d.Column)
 				}
 			}
 		}

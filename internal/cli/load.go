@@ -2,8 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"strings"
 
 	"github.com/gdtopo/gdtopo/internal/names"
+	"github.com/gdtopo/gdtopo/internal/nvsmi"
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
@@ -11,8 +15,38 @@ import (
 
 // analysis is a source read into a graph, with names resolved.
 type analysis struct {
-	src *source.Source
-	g   *topology.Graph
+	src   *source.Source
+	g     *topology.Graph
+	nvsmi *driverMatrix // the host's nvidia-smi topo -m, when given
+}
+
+// driverMatrix is an nvidia-smi topo -m given with the source, and how the
+// source's own labels compared with it before it was applied.
+type driverMatrix struct {
+	name   string // the file it came from
+	matrix *nvsmi.Matrix
+	result nvsmi.Result
+}
+
+// maxMatrix bounds an nvidia-smi topo -m file read whole: a 64-GPU,
+// 64-NIC matrix is under 100 KB.
+const maxMatrix = 4 << 20
+
+// readMatrix reads the --nvsmi file.
+func readMatrix(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("--nvsmi: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxMatrix+1))
+	if err != nil {
+		return nil, fmt.Errorf("--nvsmi %s: %w", name, err)
+	}
+	if len(b) > maxMatrix {
+		return nil, fmt.Errorf("--nvsmi %s: over %d MiB: not nvidia-smi topo -m output", name, maxMatrix>>20)
+	}
+	return b, nil
 }
 
 // resolver returns the names resolver shared by every source of one run,
@@ -57,6 +91,16 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 	for _, w := range src.Warnings {
 		g.Warnings = append(g.Warnings, topology.Warning{Subject: src.Name, Message: w})
 	}
+	matrixName, matrix := src.Name, src.NVSMI
+	if o.NVSMI != "" {
+		if matrix != nil {
+			g.Warnings = append(g.Warnings, topology.Warning{Subject: src.Name, Message: "its nvidia-smi topo -m left out: --nvsmi " + o.NVSMI + " given"})
+		}
+		if matrix, err = readMatrix(o.NVSMI); err != nil {
+			return nil, err
+		}
+		matrixName = o.NVSMI
+	}
 	res := o.resolver()
 	for _, d := range g.Devices {
 		if d.Name != "" && d.DeviceID == 0 {
@@ -71,7 +115,32 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 	if err := res.Err(); err != nil && o.PCIIDs != "" {
 		return nil, err
 	}
-	return &analysis{src: src, g: g}, nil
+	a := &analysis{src: src, g: g}
+	if matrix != nil {
+		m, err := nvsmi.Parse(matrixName, matrix)
+		if err != nil {
+			return nil, err
+		}
+		a.nvsmi = &driverMatrix{name: matrixName, matrix: m, result: nvsmi.Compare(g, m)} // before Apply: the tree's own labels
+		for _, n := range append(a.nvsmi.result.Notes, nvsmi.Apply(g, m, a.nvsmi.result.Mapping)...) {
+			g.Warnings = append(g.Warnings, topology.Warning{Subject: matrixName, Message: n})
+		}
+		if len(m.Partial) > 0 {
+			g.Warnings = append(g.Warnings, topology.Warning{Subject: matrixName, Message: "cut off (" + strings.Join(m.Partial, "; ") + "): the cells it lacks stay as the source gives them"})
+		}
+	}
+	if l := g.NVLinkLack(); l != "" { // after naming: a model name can say SXM
+		g.Lacks = append(g.Lacks, l)
+	}
+	return a, nil
+}
+
+// nvsmiCheck is the report's part on the host's matrix; nil without one.
+func (a *analysis) nvsmiCheck() *report.NVSMICheck {
+	if a.nvsmi == nil {
+		return nil
+	}
+	return report.NVSMI(a.nvsmi.name, a.nvsmi.matrix, a.nvsmi.result)
 }
 
 // reportOptions say how a report is built.
@@ -96,6 +165,7 @@ func (a *analysis) buildReport(adv *adviceOptions, ro reportOptions) (*report.Re
 	return report.Build(report.Input{
 		Source: report.Source{Name: a.src.Name, Kind: string(a.src.Kind), Format: a.src.Format},
 		Graph:  a.g, Pairs: pairs, Advice: res, FailOn: ro.FailOn, NoHops: ro.NoHops,
+		NVSMI: a.nvsmiCheck(),
 	}), nil
 }
 

@@ -22,8 +22,12 @@ func newCmdMatrix(g *globalOptions) *cobra.Command {
 		Long: `Matrix prints every accelerator and NIC against every other with nvidia-smi's
 labels, CPU and NUMA affinity for accelerators, and the NIC legend.
 
-NVLink is not visible in sysfs: accelerator pairs show their PCIe path, where
-nvidia-smi would print NV# for NVLink-connected GPUs.`,
+NVLink is not visible in sysfs or lspci: where the source suggests it
+(NVSwitch functions, SXM or OAM modules, PCIe boards that take NVLink bridges,
+an NCCL topology file without NVLink elements) accelerator pairs read NV?,
+never a PCIe label stated as fact. An NCCL topology dump's NVLink elements, or the host's own
+nvidia-smi topo -m (concatenated with a text dump, or given with --nvsmi),
+give NV# counts.`,
 		Example: `  $ gdtopo matrix fixtures/dgx-a100`,
 		Args:    args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -34,6 +38,7 @@ nvidia-smi would print NV# for NVLink-connected GPUs.`,
 		},
 	}
 	addOutputFlag(cmd, &opts.Output, render.ViewFormats)
+	g.addNVSMIFlag(cmd)
 	return cmd
 }
 

@@ -47,6 +47,7 @@ the predicted direct-RDMA throughput step by step, each number with its source.`
 	}
 	opts.addFlags(cmd)
 	addOutputFlag(cmd, &opts.Output, render.ViewFormats)
+	g.addNVSMIFlag(cmd)
 	cmd.Flags().BoolVar(&opts.Explain, "explain", false, "show the throughput prediction's arithmetic for an accelerator and a NIC")
 	return cmd
 }

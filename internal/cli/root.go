@@ -17,6 +17,7 @@ const version = "0.1.0-dev"
 type globalOptions struct {
 	IO     *Streams
 	PCIIDs string // --pci-ids
+	NVSMI  string // --nvsmi: the host's nvidia-smi topo -m, for the commands that take it
 
 	namesOnce sync.Once
 	names     *names.Resolver
@@ -54,7 +55,7 @@ Exit status: 0 ok, 1 error, 2 usage, 3 problems found at or above --fail-on.`,
 	root.SetErr(io.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.PersistentFlags().StringVar(&opts.PCIIDs, "pci-ids", "", "pci.ids file for device names (default: the system's, never downloaded)")
-	root.AddCommand(newCmdCheck(opts), newCmdMatrix(opts), newCmdTree(opts), newCmdPath(opts), newCmdCompare(opts), newCmdExport(opts), newCmdSnapshot(opts), newCmdCalibrate(opts))
+	root.AddCommand(newCmdCheck(opts), newCmdMatrix(opts), newCmdTree(opts), newCmdPath(opts), newCmdCompare(opts), newCmdExport(opts), newCmdSnapshot(opts), newCmdVerify(opts), newCmdCalibrate(opts))
 	return root
 }
 
@@ -64,6 +65,11 @@ func addOutputFlag(cmd *cobra.Command, target *string, formats []render.Format) 
 	cmd.Flags().StringVarP(target, "output", "o", string(formats[0]), "output format: "+render.Names(formats))
 	names := strings.Split(render.Names(formats), ", ")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(names, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// addNVSMIFlag gives a command --nvsmi FILE.
+func (o *globalOptions) addNVSMIFlag(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.NVSMI, "nvsmi", "", "the host's nvidia-smi topo -m output: NV# counts, NIC names and the driver's labels to check the source against")
 }
 
 // parseFormat checks -o against the formats the command offers.

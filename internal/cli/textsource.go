@@ -10,6 +10,7 @@ import (
 	"github.com/gdtopo/gdtopo/internal/hwloc"
 	"github.com/gdtopo/gdtopo/internal/lspcidump"
 	"github.com/gdtopo/gdtopo/internal/ncclxml"
+	"github.com/gdtopo/gdtopo/internal/nvsmi"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -82,15 +83,21 @@ func (o *globalOptions) readText(name string) (*source.Source, *topology.Graph, 
 }
 
 // parseText parses data, named display, as the first text format that
-// recognises it.
+// recognises it, less an nvidia-smi topo -m matrix pasted before or after
+// it, which the source keeps (Source.NVSMI).
 func parseText(display string, data []byte) (*source.Source, *topology.Graph, error) {
+	matrix, rest, ok := nvsmi.Split(data) // a matrix pasted with the dump
+	if ok && len(bytes.TrimSpace(rest)) == 0 {
+		return nil, nil, fmt.Errorf("%s: an nvidia-smi topo -m matrix alone, with no PCIe tree: paste it with a dump (lspci -tv), or give it with --nvsmi or to gdtopo verify beside a source", display)
+	}
+	data = rest
 	for _, t := range textFormats {
 		if t.sniff(data) {
 			g, err := t.parse(display, data)
 			if err != nil {
 				return nil, nil, err
 			}
-			return &source.Source{Name: display, Kind: "file", Format: t.name}, g, nil
+			return &source.Source{Name: display, Kind: "file", Format: t.name, NVSMI: matrix}, g, nil
 		}
 	}
 	return nil, nil, fmt.Errorf("%s: %w, lspci output, NCCL or hwloc topology XML, or lstopo text", display, source.ErrUnrecognized)

@@ -231,7 +231,7 @@ func (x *xmlWriter) gpu(depth int, d *topology.Device) {
 	}
 	var links []topology.NVLink
 	for _, l := range x.g.NVLinks {
-		if l.A == d.Addr || l.B == d.Addr {
+		if l.Count > 0 && (l.A == d.Addr || l.B == d.Addr) {
 			links = append(links, l)
 		}
 	}

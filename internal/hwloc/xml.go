@@ -21,6 +21,7 @@ type xmlInfo struct {
 // attribute names.
 type xmlObject struct {
 	Type       string      `xml:"type,attr"`
+	GPIndex    string      `xml:"gp_index,attr"`
 	OSIndex    string      `xml:"os_index,attr"`
 	CPUSet     string      `xml:"cpuset,attr"`
 	NodeSet    string      `xml:"nodeset,attr"`
@@ -40,6 +41,9 @@ type xmlTopology struct {
 	Version string      `xml:"version,attr"`
 	Objects []xmlObject `xml:"object"`
 	Infos   []xmlInfo   `xml:"info"`
+	// Distances are hwloc 2.x matrices; NVLinkBandwidth gives NVLink.
+	Distances []xmlDistances `xml:"distances2hetero"`
+	Uniform   []xmlDistances `xml:"distances2"`
 }
 
 // SniffXML reports whether data looks like hwloc XML: a <topology> root
@@ -121,6 +125,8 @@ func ParseXML(name string, data []byte) (*topology.Graph, error) {
 	for _, e := range errs {
 		g.Warnings = append(g.Warnings, topology.Warning{Subject: name, Message: e})
 	}
+	top.Distances = append(top.Distances, top.Uniform...)
+	nvlinksFromXML(g, name, &top)
 	return g, nil
 }
 

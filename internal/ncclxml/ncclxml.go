@@ -457,6 +457,7 @@ func (p *parser) finish() {
 		p.warn(p.name, fmt.Sprintf("%d <pci> elements without class (%s): kind unknown", len(p.noClass), strings.Join(p.noClass, ", ")))
 	}
 	p.nvlinks()
+	p.recorded()
 	p.g.Lacks = append(p.g.Lacks, baseLacks...)
 	if p.pcilinks > 0 {
 		p.g.Lacks = append(p.g.Lacks, fmt.Sprintf("%d <pcilink> Broadcom virtual switch links (not modelled: NCCL would join those switches at PXB)", p.pcilinks))
@@ -546,6 +547,40 @@ func (p *parser) nvlinks() {
 				continue
 			}
 			p.g.NVLinks = append(p.g.NVLinks, topology.NVLink{A: k[0], B: k[1], Count: min(nvs[a], nvs[b])})
+		}
+	}
+}
+
+// recorded says which accelerator pairs the file tells the NVLink state of.
+// A dump (NCCL_TOPO_DUMP_FILE) lists, in each <gpu> element, every NVLink
+// NVML reports (xml.cc, ncclTopoGetXmlFromGpu), so a file with any NVLink
+// element records them all, except where a <gpu> element is cut off: then
+// only pairs of whole elements are known, and those without a bond get an
+// entry with Count 0.
+func (p *parser) recorded() {
+	if len(p.links) == 0 {
+		return
+	}
+	var whole []*topology.Device
+	cut := false
+	for _, d := range p.g.Devices {
+		switch {
+		case d.Kind != topology.KindAccelerator:
+		case p.cut[d]:
+			cut = true
+		default:
+			whole = append(whole, d)
+		}
+	}
+	if !cut {
+		p.g.NVLinkRecorded = true
+		return
+	}
+	for i, a := range whole {
+		for _, b := range whole[i+1:] {
+			if p.g.NVLinkCount(a, b) == 0 {
+				p.g.NVLinks = append(p.g.NVLinks, topology.NVLink{A: a.Addr, B: b.Addr})
+			}
 		}
 	}
 }

@@ -70,8 +70,8 @@ var corpus = map[string]corpusWant{
 	"azure-ncv4-graph.xml": {err: "an NCCL graph file (rings/trees), not a topology"},
 	"aws-p4d-24xl-topo.xml": {acc: 8, nic: 4, cpus: 2, noWarning: true, pairs: []pairWant{
 		{"0000:10:1c.0", "0000:10:1b.0", "PIX", "PIX", false}, // switch 0
-		{"0000:10:1c.0", "0000:10:1d.0", "PIX", "PIX", false},
-		{"0000:10:1c.0", "0000:20:1b.0", "PHB", "PHB", true}, // switch 1, same cpu
+		{"0000:10:1c.0", "0000:10:1d.0", "PIX", "PIX", false}, // two A100 SXM4, no <nvlink>: NV?, PIX kept beside it
+		{"0000:10:1c.0", "0000:20:1b.0", "PHB", "PHB", true},  // switch 1, same cpu
 		{"0000:10:1c.0", "0000:90:1b.0", "SYS", "SYS", false},
 	}},
 	"aws-p4de-24xl-topo.xml": {acc: 8, nic: 4, cpus: 2, noWarning: true, pairs: []pairWant{
@@ -212,6 +212,14 @@ func checkGraph(t *testing.T, g *topology.Graph, want corpusWant) {
 			continue
 		}
 		p := g.Classify(a, b)
+		if p.SMI == topology.NVLinkUnknown {
+			// NVLink the file does not record: NV?, NCCL's NVL, and the
+			// PCIe label kept beside them.
+			if !p.LabelUncertain || p.NCCL != topology.NVL || p.PCIeSMI != pw.smi {
+				t.Errorf("%s-%s: NV? with nccl %s, PCIe %s, uncertain %v; want NVL, %s, true", pw.a, pw.b, p.NCCL, p.PCIeSMI, p.LabelUncertain, pw.smi)
+			}
+			continue
+		}
 		if p.SMI != pw.smi || p.NCCL != pw.nccl {
 			t.Errorf("%s-%s: smi %s nccl %s, want %s %s", pw.a, pw.b, p.SMI, p.NCCL, pw.smi, pw.nccl)
 		}

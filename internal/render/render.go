@@ -1,8 +1,8 @@
 // Package render prints gdtopo's reports (internal/report) in every output
 // format, one file per format: table.go (the tables for people: -o table,
 // and -o markdown in the same drawing with markdown's style), json.go (-o
-// json and -o jsonl), prometheus.go, nfd.go, and the exports ncclxml.go,
-// svg.go and dot.go. A renderer takes a report and a
+// json and -o jsonl), prometheus.go, nfd.go, verify.go (gdtopo verify in
+// every format it offers), and the exports ncclxml.go, svg.go and dot.go. A renderer takes a report and a
 // writer and decides nothing: findings, best NICs, verdicts and exit
 // statuses are the report's.
 package render

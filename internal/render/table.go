@@ -106,6 +106,9 @@ func summaryRows(r *report.Report) [][]string {
 	if len(r.Summary.Platform) > 0 {
 		rows = append(rows, []string{"Platform", strings.Join(r.Summary.Platform, "; ")})
 	}
+	if r.NVSMI != nil {
+		rows = append(rows, []string{"nvidia-smi", cellCounts(r.NVSMI)})
+	}
 	return rows
 }
 

@@ -21,6 +21,9 @@ type Input struct {
 	FailOn string // critical, warning, info or never
 	// NoHops leaves every pair's hops out (-o jsonl: they are most of a report).
 	NoHops bool
+	// NVSMI is the host's nvidia-smi topo -m against the tree (NVSMI
+	// builds it); nil when none was given.
+	NVSMI *NVSMICheck
 }
 
 // Build makes the report of one source. It is the one place that decides
@@ -28,7 +31,7 @@ type Input struct {
 // accelerator's best NIC, and which NICs the tables show.
 func Build(in Input) *Report {
 	g := in.Graph
-	r := &Report{Source: in.Source, Graph: g, FailOn: in.FailOn,
+	r := &Report{Source: in.Source, Graph: g, FailOn: in.FailOn, NVSMI: in.NVSMI,
 		HostBridges: []HostBridge{}, Devices: make([]Device, 0, len(g.Devices)), Accelerators: []Accelerator{},
 		NICs: []string{}, HiddenNICs: []string{}, Pairs: make([]Pair, 0, len(in.Pairs)),
 		Warnings: []Warning{}, Lacks: append([]string{}, g.Lacks...), Findings: []Finding{},
@@ -249,7 +252,7 @@ func nonNilInts(s []int) []int {
 
 func pair(p topology.Pair, noHops bool) Pair {
 	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: []string{string(p.A.Kind), string(p.B.Kind)},
-		SMI: string(p.SMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: Round(p.BottleneckGbps),
+		SMI: string(p.SMI), PCIeSMI: string(p.PCIeSMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: Round(p.BottleneckGbps),
 		LabelUncertain: p.LabelUncertain, Notes: nonNil(p.Notes), Hops: []Hop{}, C2C: p.C2C}
 	if p.DataDirect != nil {
 		out.DataDirect = p.DataDirect.BDF()

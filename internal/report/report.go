@@ -52,6 +52,10 @@ type Report struct {
 	SetAsideNICs []SetAsideNIC `json:"set_aside_nics"`
 	// StoragePairs are the accelerator-NVMe pairs (GPUDirect Storage).
 	StoragePairs []StoragePair `json:"storage_pairs"`
+	// NVSMI is the host's own nvidia-smi topo -m set against the source's
+	// tree; present only when the matrix was given (--nvsmi, or pasted with
+	// a text dump).
+	NVSMI *NVSMICheck `json:"nvidia_smi,omitempty"`
 
 	// Graph is what the report was built from, for the exports that write
 	// the whole graph (NCCL XML, pictures); never serialised.
@@ -252,6 +256,7 @@ type Pair struct {
 	B              string   `json:"b"`
 	Kinds          []string `json:"kinds"`
 	SMI            string   `json:"smi"`
+	PCIeSMI        string   `json:"pcie_smi,omitempty"` // an NVLink pair's PCIe label
 	NCCL           string   `json:"nccl"`
 	Path           string   `json:"path"`
 	Hops           []Hop    `json:"hops"` // empty when the pair's hops were not given (-o jsonl)

@@ -52,7 +52,7 @@ func NewResult(source string, r *Report, err error, status int) Result {
 	return Result{SchemaVersion: SchemaVersion, Source: source, Report: r, ExitStatus: r.ExitStatus}
 }
 
-// Legend is nvidia-smi's legend, verbatim, less NV#, with gdtopo's "?".
+// legend is nvidia-smi's legend, verbatim, less NV# (nvLegend).
 var legend = []LegendEntry{
 	{"X", "Self"},
 	{"SYS", "Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)"},
@@ -62,8 +62,14 @@ var legend = []LegendEntry{
 	{"PIX", "Connection traversing at most a single PCIe bridge"},
 }
 
+// nvLegend is nvidia-smi's NV# line, for a matrix with NVLink pairs.
+var nvLegend = LegendEntry{"NV#", "Connection traversing a bonded set of # NVLinks"}
+
+// nvUnknownLegend says what gdtopo's NV? means.
+var nvUnknownLegend = LegendEntry{"NV?", "NVLink possible but not in the source (gdtopo check says why): nvidia-smi prints NV# or a PCIe label"}
+
 // uncertainLegend explains the mark on labels that rest on a guess.
-var uncertainLegend = LegendEntry{"?", "the label rests on an unknown NUMA node (see gdtopo check)"}
+var uncertainLegend = LegendEntry{"?", "the label rests on something the source does not show (see gdtopo check)"}
 
 // LegendEntry explains one label.
 type LegendEntry struct {
@@ -104,7 +110,7 @@ func MatrixOf(r *Report) *Matrix {
 		ends = append(ends, a.BDF)
 	}
 	ends = append(ends, r.NICs...)
-	uncertain := false
+	nv, nvUnknown, uncertain := false, false, false
 	for _, b := range ends {
 		d := r.Device(b)
 		m.Devices = append(m.Devices, MatrixDevice{Alias: d.Alias, BDF: d.BDF, Kind: d.Kind, Name: deviceName(d),
@@ -119,10 +125,18 @@ func MatrixOf(r *Report) *Matrix {
 				row = append(row, "")
 			default:
 				row = append(row, Label(p))
+				nv = nv || topology.Label(p.SMI).Rank() == topology.NVL.Rank()
+				nvUnknown = nvUnknown || topology.Label(p.SMI) == topology.NVLinkUnknown
 				uncertain = uncertain || p.LabelUncertain
 			}
 		}
 		m.Labels = append(m.Labels, row)
+	}
+	if nv {
+		m.Legend = append(m.Legend, nvLegend)
+	}
+	if nvUnknown {
+		m.Legend = append(m.Legend, nvUnknownLegend)
 	}
 	if uncertain {
 		m.Legend = append(m.Legend, uncertainLegend)

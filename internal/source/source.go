@@ -42,6 +42,9 @@ type Source struct {
 	Format   string   // human words: "live /sys", "sysfs directory", "tar.gz archive", ...
 	Root     FS       // rooted so that "sys/bus/pci/devices" is a valid path (when present)
 	Warnings []string // recoverable problems, e.g. members skipped; each names the input and the member
+	// NVSMI is an nvidia-smi topo -m matrix a text source held beside its
+	// dump (pasted before or after it), taken out of the dump; nil if none.
+	NVSMI []byte
 }
 
 // Limits bound what an archive may cost. A zero field takes its default.

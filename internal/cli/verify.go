@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gdtopo/gdtopo/internal/render"
+	"github.com/gdtopo/gdtopo/internal/report"
+)
+
+// verifyOptions are gdtopo verify's inputs.
+type verifyOptions struct {
+	*globalOptions
+	Output string // -o
+	Source string
+}
+
+func newCmdVerify(g *globalOptions) *cobra.Command {
+	opts := &verifyOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "verify SOURCE [NVSMI_FILE]",
+		Short: "Check the source's labels against the host's own nvidia-smi topo -m",
+		Long: `Verify sets every cell of the host's nvidia-smi topo -m against the label
+gdtopo gives the same pair from SOURCE's PCIe tree, and lists every cell where
+they disagree, with what may explain it: a tree that is not this host's, a
+hypervisor's virtual tree, a label the source could only guess (NODE?), NVLink
+the source cannot show. NV# cells where the source could only say NV? are
+counted as NVLink the tree lacks, not as disagreements.
+
+The matrix is NVSMI_FILE, or --nvsmi FILE, or the matrix pasted before or
+after a text dump in SOURCE itself (cat nvsmi.txt lspci-tv.txt | gdtopo verify -).
+GPUs are matched in PCI bus order, as nvidia-smi numbers them; NICs by RDMA
+name, or, where the source names none (lspci dumps), in the order of the
+Mellanox functions, which the report says.
+
+-o json gives {"schema_version", "source", "nvidia_smi": {the counts,
+"differ": [each cell]}, "exit_status"}; "nvidia_smi" is the part check -o json
+holds when given the matrix.
+
+Exit status 3 when a cell disagrees; 0 when none does; 1 when the matrix's
+GPUs do not match the source's (another host, or GPUs hidden from one of them).`,
+		Example: `  $ gdtopo verify fixtures/dgx-a100 nvsmi-topo.txt
+  $ cat nvsmi-topo.txt lspci-tv.txt | gdtopo verify -
+  $ gdtopo verify host.tar.gz --nvsmi nvsmi-topo.txt -o json`,
+		Args: args(cobra.RangeArgs(1, 2)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			opts.Source = a[0]
+			if len(a) == 2 {
+				if opts.NVSMI != "" {
+					return usagef("the matrix given twice: as NVSMI_FILE and with --nvsmi")
+				}
+				opts.NVSMI = a[1]
+			}
+			return verifyRun(opts)
+		},
+	}
+	addOutputFlag(cmd, &opts.Output, render.ViewFormats)
+	g.addNVSMIFlag(cmd)
+	return cmd
+}
+
+func verifyRun(opts *verifyOptions) error {
+	f, err := parseFormat(opts.Output, render.ViewFormats)
+	if err != nil {
+		return err
+	}
+	a, err := opts.load(opts.Source, false)
+	if err != nil {
+		return err
+	}
+	v := a.nvsmi
+	if v == nil {
+		return usagef("verify needs the host's nvidia-smi topo -m: give it as NVSMI_FILE, with --nvsmi, or pasted with a text dump")
+	}
+	if r := v.result; r.GPUsBy == "" || r.Compared == 0 {
+		return fmt.Errorf("%s: cannot be set against %s: %s", v.name, a.src.Name, strings.Join(r.Notes, "; "))
+	}
+	r, err := a.buildReport(&adviceOptions{}, reportOptions{})
+	if err != nil {
+		return err
+	}
+	ver := report.VerificationOf(r)
+	if err := render.Verify(opts.IO.Out, f, ver); err != nil {
+		return err
+	}
+	if ver.ExitStatus == report.ExitOK {
+		return nil
+	}
+	return &exitError{code: ver.ExitStatus, msg: fmt.Sprintf("%d of %d cells differ from nvidia-smi", len(ver.NVSMI.Differ), ver.NVSMI.Compared)}
+}

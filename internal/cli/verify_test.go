@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/internal/report"
+)
+
+func corpusPath(t *testing.T, parts ...string) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("corpus missing in CI: %v", err)
+		}
+		t.Skipf("corpus not found at %s (outside CI this test is skipped)", dir)
+	}
+	return filepath.Join(append([]string{dir}, parts...)...)
+}
+
+// TestVerify runs gdtopo verify the three ways an operator gives the
+// matrix (a second argument, --nvsmi, pasted with the dump) on the
+// Threadripper's own lspci and nvidia-smi, and on a changed matrix.
+func TestVerify(t *testing.T) {
+	paired := corpusPath(t, "paired", "puget-wrx90-threadripper-2xrtx6000ada-cx7")
+	tv, nv := filepath.Join(paired, "lspci-tv.txt"), filepath.Join(paired, "nvsmi-topo.txt")
+	for _, args := range [][]string{
+		{"verify", tv, nv},
+		{"verify", tv, "--nvsmi", nv},
+		{"verify", "-"},
+	} {
+		var out, errb strings.Builder
+		code := Main(args, strings.NewReader(catFiles(t, nv, tv)), &out, &errb)
+		if code != ExitOK || !strings.Contains(out.String(), "6 compared: 6 agree, 0 differ") || !strings.Contains(out.String(), "no compared cell disagrees") {
+			t.Errorf("gdtopo %v: exit %d, stderr %q:\n%s", args, code, errb.String(), out.String())
+		}
+	}
+
+	// The dump pasted after the matrix, or before it: the same tree.
+	for _, stdin := range []string{catFiles(t, nv, tv), catFiles(t, tv, nv)} {
+		var out, errb strings.Builder
+		if code := Main([]string{"matrix", "-"}, strings.NewReader(stdin), &out, &errb); code != ExitOK ||
+			!strings.Contains(out.String(), "GPU0  X      PHB    NODE?") || !strings.Contains(out.String(), "NIC0: mlx5_0 (0000:21:00.0)") {
+			t.Errorf("matrix - of a matrix and a dump: exit %d %q:\n%s", code, errb.String(), out.String())
+		}
+	}
+
+	changed := filepath.Join(t.TempDir(), "changed.txt")
+	text := strings.Replace(catFiles(t, nv), "GPU0     X      PHB     NODE    NODE", "GPU0     X      PHB     SYS     NODE", 1)
+	if err := os.WriteFile(changed, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := run("verify", tv, changed, "-o", "json")
+	var doc struct {
+		NVSMI struct {
+			Compared int `json:"compared"`
+			Differ   []struct {
+				Row, Column, A, B string
+				Driver            string `json:"nvidia_smi"`
+				Source            string `json:"source"`
+			} `json:"differ"`
+		} `json:"nvidia_smi"`
+	}
+	err := json.Unmarshal([]byte(out), &doc)
+	rep := doc.NVSMI
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if code != ExitFindings || !strings.Contains(errb, "1 of 6 cells differ") || len(rep.Differ) != 1 ||
+		rep.Differ[0].Row != "GPU0" || rep.Differ[0].Column != "NIC0" || rep.Differ[0].Driver != "SYS" || rep.Differ[0].Source != "NODE?" ||
+		rep.Differ[0].A != "0000:c1:00.0" || rep.Differ[0].B != "0000:21:00.0" {
+		t.Errorf("a changed cell: exit %d, stderr %q, %+v", code, errb, rep)
+	}
+}
+
+// TestNVSMIGivesNVLink: with the host's matrix, GPU pairs read NV# and
+// "Source lacks" no longer names NVLink; without it they read NV?.
+func TestNVSMIGivesNVLink(t *testing.T) {
+	nv := corpusPath(t, "nvsmi", "dgxa100-like-epyc7742-8xa100-10nic.txt")
+	fixture := filepath.Join("..", "..", "fixtures", "dgx-a100")
+	code, out, errb := run("check", fixture)
+	if code != ExitOK || !strings.Contains(out, "Source lacks   NVLink (") {
+		t.Errorf("check without the matrix: exit %d %q, no NVLink in Source lacks", code, errb)
+	}
+	code, out, errb = run("matrix", fixture, "--nvsmi", nv)
+	if code != ExitOK || !strings.Contains(out, "GPU0  X     NV12  NV12") || strings.Contains(out, "NV?") {
+		t.Errorf("matrix --nvsmi: exit %d %q:\n%s", code, errb, out)
+	}
+	code, out, _ = run("check", fixture, "--nvsmi", nv)
+	if code != ExitOK || strings.Contains(out, "Source lacks   NVLink") || !strings.Contains(out, "153 compared: 125 agree, 0 differ; 28 NV# the source cannot show") {
+		t.Errorf("check --nvsmi: exit %d:\n%s", code, out)
+	}
+	code, out, _ = run("check", fixture, "--nvsmi", nv, "-o", "json")
+	var doc report.Check
+	err := json.Unmarshal([]byte(out), &doc)
+	if err != nil || code != ExitOK || len(doc.Sources) != 1 || doc.Sources[0].Report == nil || doc.Sources[0].Report.NVSMI == nil {
+		t.Fatalf("check --nvsmi -o json: exit %d, %v, no nvidia_smi:\n%.400s", code, err, out)
+	}
+	if c := doc.Sources[0].Report.NVSMI; c.Compared != 153 || c.Agree != 125 || c.NVLink != 28 {
+		t.Errorf("check --nvsmi -o json: %+v", c)
+	}
+}
+
+func TestVerifyErrors(t *testing.T) {
+	nv := corpusPath(t, "paired", "puget-wrx90-threadripper-2xrtx6000ada-cx7", "nvsmi-topo.txt")
+	fixture := filepath.Join("..", "..", "fixtures", "wrx90-threadripper")
+	for _, c := range []struct {
+		args  []string
+		stdin string
+		code  int
+		says  string
+	}{
+		{[]string{"verify", fixture}, "", ExitUsage, "verify needs the host's nvidia-smi topo -m"},
+		{[]string{"verify", fixture, nv, "--nvsmi", nv}, "", ExitUsage, "given twice"},
+		{[]string{"verify", fixture, filepath.Join(fixture, "README.md")}, "", ExitError, "README.md: no nvidia-smi topo -m matrix"},
+		{[]string{"verify", fixture, "/nonexistent/nvsmi.txt"}, "", ExitError, "nvsmi.txt"},
+		{[]string{"matrix", "-"}, catFiles(t, nv), ExitError, "standard input: an nvidia-smi topo -m matrix alone"},
+		{[]string{"check", fixture, fixture, "--nvsmi", nv}, "", ExitUsage, "--nvsmi describes one host"},
+		{[]string{"verify", fixture, corpusPath(t, "nvsmi", "nccl-tests-320-3gpu-2nic.txt")}, "", ExitError, "the matrix has 3 GPUs, the source 2 NVIDIA accelerators"},
+	} {
+		var out, errb strings.Builder
+		code := Main(c.args, strings.NewReader(c.stdin), &out, &errb)
+		if code != c.code || !strings.Contains(errb.String(), c.says) || strings.Count(strings.TrimSpace(errb.String()), "\n") > 1 {
+			t.Errorf("gdtopo %v: exit %d, stderr %q; want %d saying %q", c.args, code, errb.String(), c.code, c.says)
+		}
+	}
+}

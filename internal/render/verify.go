@@ -1,0 +1,71 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/gdtopo/gdtopo/internal/report"
+)
+
+// Verify writes gdtopo verify: the host's nvidia-smi topo -m against the
+// source's tree, and every cell where they differ.
+func Verify(w io.Writer, f Format, v *report.Verification) error {
+	switch f {
+	case Table, Markdown:
+		return verifyTables(newPrinter(w, f), v)
+	case JSON:
+		return writeJSON(w, v)
+	}
+	return unsupported(f, "verify")
+}
+
+func verifyTables(p *Printer, v *report.Verification) error {
+	c := v.NVSMI
+	if c == nil {
+		return fmt.Errorf("verify of %s: no nvidia-smi topo -m", v.Source.Name)
+	}
+	matchedBy := func(s string) string {
+		if s == "" {
+			return "not matched"
+		}
+		return "by " + s
+	}
+	rows := [][]string{
+		{"Source", fmt.Sprintf("%s (%s)", v.Source.Name, v.Source.Format)},
+		{"nvidia-smi", c.File + ": " + c.Matrix},
+		{"GPUs", matchedBy(c.GPUsBy)},
+		{"NICs", matchedBy(c.NICsBy)},
+		{"Cells", cellCounts(c)},
+	}
+	for _, n := range c.Notes {
+		rows = append(rows, []string{"Note", n})
+	}
+	p.Heading("nvidia-smi topo -m against the source")
+	if err := p.Table([]string{"Item", "Value"}, rows); err != nil {
+		return err
+	}
+	if len(c.Differ) == 0 {
+		p.Printf("\nno compared cell disagrees\n")
+		return nil
+	}
+	p.Heading("Cells that differ")
+	var t [][]string
+	for _, d := range c.Differ {
+		t = append(t, []string{d.Row + " " + d.A, d.Column + " " + d.B, d.Driver, d.Source, d.Why})
+	}
+	return p.Table([]string{"Row", "Column", "nvidia-smi", "Source", "Why it may differ"}, t)
+}
+
+// cellCounts counts the compared cells in words: "72 compared: 64 agree,
+// 0 differ; 56 NV# the source cannot show".
+func cellCounts(c *report.NVSMICheck) string {
+	s := strconv.Itoa(c.Compared) + " compared: " + strconv.Itoa(c.Agree) + " agree, " + strconv.Itoa(len(c.Differ)) + " differ"
+	if c.NVLink > 0 {
+		s += "; " + strconv.Itoa(c.NVLink) + " NV# the source cannot show"
+	}
+	if len(c.Differ) > 0 {
+		s += " (gdtopo verify lists them)"
+	}
+	return s
+}

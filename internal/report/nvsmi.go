@@ -1,0 +1,59 @@
+package report
+
+import "github.com/gdtopo/gdtopo/internal/nvsmi"
+
+// NVSMICheck is the host's own nvidia-smi topo -m set against the source's
+// tree (gdtopo verify, and check with the matrix given).
+type NVSMICheck struct {
+	File     string      `json:"file"`
+	Matrix   string      `json:"matrix"`          // what the matrix holds: "8 GPUs, 8 NICs (named)"
+	GPUsBy   string      `json:"gpus_matched_by"` // "" when not matched
+	NICsBy   string      `json:"nics_matched_by"`
+	Compared int         `json:"compared"`
+	Agree    int         `json:"agree"`
+	NVLink   int         `json:"nvlink_not_in_source"` // NV# cells where the source could say only NV?
+	Differ   []NVSMICell `json:"differ"`
+	Partial  []string    `json:"partial"` // what a cut-off matrix lacks
+	Notes    []string    `json:"notes"`
+}
+
+// NVSMICell is one cell where the driver's label and the source's differ.
+type NVSMICell struct {
+	Row    string `json:"row"` // the matrix's names: GPU0, NIC3, mlx5_2
+	Column string `json:"column"`
+	A      string `json:"a"` // BDFs
+	B      string `json:"b"`
+	Driver string `json:"nvidia_smi"`
+	Source string `json:"source"` // gdtopo's label, "?" marking a guess
+	Why    string `json:"why"`
+}
+
+// NVSMI builds the NVSMICheck of matrix m, read from file, compared with
+// the source's tree as r.
+func NVSMI(file string, m *nvsmi.Matrix, r nvsmi.Result) *NVSMICheck {
+	out := &NVSMICheck{File: file, Matrix: m.Summary(), GPUsBy: r.GPUsBy, NICsBy: r.NICsBy, Compared: r.Compared, Agree: r.Agree, NVLink: r.NVLink,
+		Differ: []NVSMICell{}, Partial: append([]string{}, r.Partial...), Notes: append([]string{}, r.Notes...)}
+	for _, c := range r.Differ {
+		out.Differ = append(out.Differ, NVSMICell{Row: c.Row, Column: c.Column, A: c.A.BDF(), B: c.B.BDF(), Driver: c.Driver, Source: c.Tree, Why: c.Why})
+	}
+	return out
+}
+
+// Verification is gdtopo verify's answer: the host's nvidia-smi topo -m
+// against the source's tree, and the exit status that follows.
+type Verification struct {
+	SchemaVersion int         `json:"schema_version"`
+	Source        Source      `json:"source"`
+	NVSMI         *NVSMICheck `json:"nvidia_smi"`
+	// ExitStatus is 3 when a compared cell differs, else 0.
+	ExitStatus int `json:"exit_status"`
+}
+
+// VerificationOf is r's verification; r must hold a matrix (r.NVSMI).
+func VerificationOf(r *Report) *Verification {
+	v := &Verification{SchemaVersion: SchemaVersion, Source: r.Source, NVSMI: r.NVSMI}
+	if r.NVSMI != nil && len(r.NVSMI.Differ) > 0 {
+		v.ExitStatus = ExitFindings
+	}
+	return v
+}
