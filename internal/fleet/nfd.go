@@ -27,6 +27,9 @@ const NFDPrefix = "feature.node.kubernetes.io/"
 //	gdtopo.gpu<N>.best-path=PIX          its nvidia-smi label
 //	gdtopo.gpu<N>.gdr=true               NCCL would use GPUDirect RDMA on it
 //	gdtopo.gpu<N>.expected-gbps=400      its expected throughput, whole Gb/s
+//	gdtopo.gpu<N>.pcie-root=pci0000-15   its PCIe root (DRA's resource.kubernetes.io/pcieRoot, ':' as '-')
+//	gdtopo.gpu<N>.nic-same-pcie-root=true  its NIC has the same PCIe root
+//	gdtopo.pcie-root-aligned=true        every accelerator's NIC has its PCIe root
 //	gdtopo.worst-path=PXB                the worst best-path of all accelerators
 //	gdtopo.worst-gbps=230                the rail plan's worst throughput, whole Gb/s
 //	gdtopo.gdr=true                      every accelerator's NIC has GDR
@@ -51,6 +54,7 @@ func WriteNFD(w io.Writer, r *report.Report) error {
 	put("gdtopo.accelerators", strconv.Itoa(accels))
 	best := bestNICs(r)
 	worst, worstGbps, gdr := "", math.Inf(1), true
+	aligned, rootsKnown := true, true
 	for _, b := range best {
 		n := strings.ToLower(b.GPU.Alias)
 		if n == "" {
@@ -62,6 +66,16 @@ func WriteNFD(w io.Writer, r *report.Report) error {
 		}
 		put("gdtopo."+n+".best-nic", name)
 		put("gdtopo."+n+".best-path", b.Pair.SMI)
+		// A DRA claim with matchAttribute resource.kubernetes.io/pcieRoot
+		// pairs an accelerator only with a NIC of the same root: the
+		// host bridge, pci<domain>:<bus>. Left out where either is unknown.
+		if b.GPU.HostBridge != "" && b.NIC.HostBridge != "" {
+			put("gdtopo."+n+".pcie-root", b.GPU.HostBridge)
+			put("gdtopo."+n+".nic-same-pcie-root", strconv.FormatBool(b.GPU.HostBridge == b.NIC.HostBridge))
+			aligned = aligned && b.GPU.HostBridge == b.NIC.HostBridge
+		} else {
+			rootsKnown = false
+		}
 		if x := b.Pair.Prediction; x != nil {
 			put("gdtopo."+n+".gdr", strconv.FormatBool(x.GDR))
 		}
@@ -83,6 +97,9 @@ func WriteNFD(w io.Writer, r *report.Report) error {
 			put("gdtopo.worst-gbps", strconv.Itoa(int(worstGbps)))
 		}
 		put("gdtopo.gdr", strconv.FormatBool(gdr))
+		if rootsKnown {
+			put("gdtopo.pcie-root-aligned", strconv.FormatBool(aligned))
+		}
 	}
 	count := map[string]int{}
 	worstOf := map[string]advisor.Severity{}

@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gdtopo/gdtopo/internal/fleet"
+	"github.com/gdtopo/gdtopo/internal/render"
+	"github.com/gdtopo/gdtopo/internal/source"
+)
+
+// fleetOptions are gdtopo fleet's inputs.
+type fleetOptions struct {
+	*globalOptions
+	adviceOptions
+	Sources []string
+	Output  string // -o
+}
+
+// fleetFormats are fleet's outputs, the default first.
+var fleetFormats = []render.Format{render.Table, render.JSON, render.JSONL, render.Prometheus}
+
+func newCmdFleet(g *globalOptions) *cobra.Command {
+	opts := &fleetOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "fleet SOURCE...",
+		Short: "Group machines by topology and show how the odd ones differ",
+		Long: `Fleet reads many sources (snapshots, captured trees, quoted globs such as
+'snapshots/*.tar.gz') and groups them by hardware: the accelerators, the NICs
+and the bridges above them, by model, at the same PCI addresses under the same
+parents. Groups are printed largest first. Within a group, the state most
+machines share (links, RDMA and interface names, ACS, IOMMU, pair labels,
+predictions, findings) is the majority; every other machine is listed with how
+it differs from it: a link slower or narrower, a NIC renamed (matched by
+address, not by name), ACS redirect on, a finding the majority lacks. A group
+after the first is compared with the first: a NIC missing, a GPU moved.
+
+-o prometheus writes, per source, gdtopo_fleet_up, _group, _alike, _differences
+and _worse_differences for node_exporter's textfile collector.
+
+Exit status: 0 when every machine is like the majority of the first group,
+3 when some machine differs (or is in another group), 1 when a source could
+not be read and none differs, 2 on a usage error.`,
+		Example: `  $ gdtopo fleet 'snapshots/*.tar.gz'
+  $ gdtopo fleet 'snapshots/*.tar.gz' -o jsonl | jq -c 'select(.alike | not)'`,
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			opts.Sources = a
+			return fleetDiffRun(opts)
+		},
+	}
+	opts.addFlags(cmd)
+	addOutputFlag(cmd, &opts.Output, fleetFormats)
+	return cmd
+}
+
+func fleetDiffRun(opts *fleetOptions) error {
+	f, err := parseFormat(opts.Output, fleetFormats)
+	if err != nil {
+		return err
+	}
+	if err := opts.validate(); err != nil {
+		return err
+	}
+	names := expandSources(opts.Sources)
+	fl := opts.readFleet(names)
+	res := fl.Result(names)
+	for _, e := range res.Errors {
+		fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", e.Error)
+	}
+	w := bufio.NewWriter(opts.IO.Out)
+	switch f {
+	case render.JSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		err = enc.Encode(res)
+	case render.JSONL:
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		for i := range names {
+			if err = enc.Encode(res.Node(i)); err != nil {
+				break
+			}
+		}
+	case render.Prometheus:
+		err = fleet.WriteFleetPrometheus(w, res)
+	default:
+		err = writeFleetText(w, res)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case res.Differing > 0:
+		return &exitError{code: ExitFindings}
+	case res.Unreadable > 0:
+		return &exitError{code: ExitError}
+	}
+	return nil
+}
+
+// readFleet reads the sources on every CPU into a Fleet. Each worker keeps
+// one source at a time; only each source's comparable state stays.
+func (opts *fleetOptions) readFleet(names []string) *fleet.Fleet {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(names)))
+	done := func() {}
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" && len(names) > 1 {
+		gc := startFleetGC(workers)
+		defer gc.stop()
+		done = gc.adjust
+	}
+	type read struct {
+		i    int
+		topo *fleet.Topo
+		err  error
+	}
+	next := make(chan int)
+	out := make(chan read, workers)
+	go func() {
+		for i := range names {
+			next <- i
+		}
+		close(next)
+	}()
+	for range workers {
+		go func() {
+			var op source.Opener
+			for i := range next {
+				t, err := opts.topo(&op, names[i])
+				out <- read{i, t, err}
+				done()
+			}
+		}()
+	}
+	fl := fleet.NewFleet(len(names))
+	for range names {
+		r := <-out
+		if r.err != nil {
+			fl.Fail(r.i, r.err.Error())
+			continue
+		}
+		fl.Add(r.i, r.topo)
+	}
+	return fl
+}
+
+// topo reads one source into what fleet compares.
+func (opts *fleetOptions) topo(op *source.Opener, name string) (*fleet.Topo, error) {
+	a, err := opts.loadWith(op, name, false)
+	if err != nil {
+		return nil, err
+	}
+	pairs := a.g.Pairs()
+	res, err := a.advise(&opts.adviceOptions, pairs, false)
+	if err != nil {
+		return nil, err
+	}
+	t := fleet.NewTopo(a.g, pairs, res)
+	return &t, nil
+}
+
+// How many sources of one state, and how many differences, the text
+// output shows.
+const (
+	fleetListMax = 20
+	fleetDiffMax = 30
+)
+
+// writeFleetText prints the groups for people.
+func writeFleetText(w io.Writer, r *fleet.Result) error {
+	fmt.Fprintf(w, "%d sources: %d groups, %d unlike the majority, %d unreadable\n",
+		r.Sources, len(r.Groups), r.Differing, r.Unreadable)
+	for _, g := range r.Groups {
+		fmt.Fprintf(w, "\ngroup %d: %s (%d accelerators, %d NICs), %d alike, like %s\n",
+			g.Group, plural(g.Sources, "source"), g.Accelerators, g.NICs, g.Alike, g.Reference)
+		switch {
+		case len(g.Differences) > 0 && 2*g.SharedDevices < max(len(g.Topology.Devices), len(r.Groups[0].Topology.Devices)):
+			fmt.Fprintf(w, "  other hardware than group %d: %d of its %d devices are at the same address with the same model there, of %d in group %d (-o json lists the differences)\n",
+				g.ComparedWith, g.SharedDevices, len(g.Topology.Devices), len(r.Groups[0].Topology.Devices), g.ComparedWith)
+		case len(g.Differences) > 0:
+			fmt.Fprintf(w, "  unlike group %d:\n", g.ComparedWith)
+			writeDiffs(w, "    ", g.Differences)
+		}
+		for _, v := range g.Variants {
+			fmt.Fprintf(w, "  %s:\n", listSources(v.Sources))
+			writeDiffs(w, "    ", v.Differences)
+		}
+	}
+	if len(r.Errors) > 0 {
+		fmt.Fprintf(w, "\nunreadable:\n")
+		for _, e := range r.Errors {
+			fmt.Fprintf(w, "  %s\n", e.Error)
+		}
+	}
+	return nil
+}
+
+// writeDiffs prints up to fleetDiffMax differences: machines of other
+// hardware differ in every device, which -o json lists.
+func writeDiffs(w io.Writer, indent string, ds []fleet.Difference) {
+	for i, d := range ds {
+		if i == fleetDiffMax && len(ds) > fleetDiffMax+1 {
+			fmt.Fprintf(w, "%s... and %d more differences (-o json lists them all)\n", indent, len(ds)-i)
+			return
+		}
+		fmt.Fprintf(w, "%s%s\n", indent, d)
+	}
+}
+
+func listSources(s []string) string {
+	if len(s) <= fleetListMax {
+		return strings.Join(s, " ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(s[:fleetListMax], " "), len(s)-fleetListMax)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,248 @@
+package fleet
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Fleet groups machines by their Topo as they are added, keeping one Topo
+// for each distinct machine state and a number for each source: memory
+// grows with the number of distinct states, not with the sources. Add and
+// Fail may come in any order; the result depends only on each source's
+// index.
+type Fleet struct {
+	byKey    map[string]int32 // Topo key -> variant
+	variants []*variant
+	shapes   map[string]int // shape key -> index in shapeN
+	shapeN   []shapeCount
+	nodes    []int32 // per source: its variant, or -1
+	errs     map[int]string
+}
+
+// variant is one distinct machine state.
+type variant struct {
+	topo  Topo
+	shape int
+	count int
+	first int // the lowest source index in it
+}
+
+// shapeCount counts the sources of one shape.
+type shapeCount struct{ count, first int }
+
+// NewFleet prepares for n sources.
+func NewFleet(n int) *Fleet {
+	f := &Fleet{byKey: map[string]int32{}, shapes: map[string]int{}, nodes: make([]int32, n), errs: map[int]string{}}
+	for i := range f.nodes {
+		f.nodes[i] = -1
+	}
+	return f
+}
+
+// Add records source i's Topo.
+func (f *Fleet) Add(i int, t *Topo) {
+	k := t.key()
+	v, ok := f.byKey[k]
+	if !ok {
+		sk := t.shapeKey()
+		s, ok := f.shapes[sk]
+		if !ok {
+			s = len(f.shapeN)
+			f.shapes[sk] = s
+			f.shapeN = append(f.shapeN, shapeCount{first: i})
+		}
+		v = int32(len(f.variants))
+		f.byKey[k] = v
+		f.variants = append(f.variants, &variant{topo: *t, shape: s, first: i})
+	}
+	vr := f.variants[v]
+	vr.count++
+	vr.first = min(vr.first, i)
+	s := &f.shapeN[vr.shape]
+	s.count++
+	s.first = min(s.first, i)
+	f.nodes[i] = v
+}
+
+// Fail records that source i could not be read.
+func (f *Fleet) Fail(i int, msg string) { f.errs[i] = msg }
+
+// Result is the fleet's groups, largest first.
+type Result struct {
+	Sources    int     `json:"sources"`
+	Unreadable int     `json:"unreadable"`
+	Differing  int     `json:"differing"` // sources unlike their group's majority, or in a group after the first
+	Groups     []Group `json:"groups"`
+	Errors     []Error `json:"errors"`
+
+	names []string
+	nodes []int32
+	errs  map[int]string
+	place []variantPlace // per variant
+}
+
+// Group is the machines of one hardware shape: the same accelerators,
+// NICs and bridges above them, by model, at the same addresses under the
+// same parents.
+type Group struct {
+	Group        int    `json:"group"` // 1 is the largest
+	Sources      int    `json:"sources"`
+	Accelerators int    `json:"accelerators"`
+	NICs         int    `json:"nics"`
+	Alike        int    `json:"alike"`     // sources in the group's majority state
+	Reference    string `json:"reference"` // the first source in the majority state
+	Topology     *Topo  `json:"topology"`  // the majority state
+	// ComparedWith is 1 for groups after the first: their Differences are
+	// their majority's against the first group's.
+	ComparedWith int          `json:"compared_with,omitempty"`
+	Differences  []Difference `json:"differences,omitempty"`
+	// SharedDevices is how many of its devices group 1 has at the same
+	// address with the same model, for groups after the first: few means
+	// other hardware rather than a changed machine.
+	SharedDevices int `json:"shared_devices,omitempty"`
+	// Variants are the group's machines unlike its majority, one entry
+	// per state, most sources first.
+	Variants []Variant `json:"variants"`
+}
+
+// Variant is the machines of a group in one state other than the majority's.
+type Variant struct {
+	Sources     []string     `json:"sources"`
+	Differences []Difference `json:"differences"`
+}
+
+// Error is a source that could not be read.
+type Error struct {
+	Source string `json:"source"`
+	Error  string `json:"error"`
+}
+
+// Node is one source's place in the fleet: a line of -o jsonl.
+type Node struct {
+	Source string `json:"source"`
+	Group  int    `json:"group,omitempty"` // 0 when unreadable
+	Alike  bool   `json:"alike"`           // in the majority state of group 1
+	// Reference is the source the differences are against: the group's
+	// first in its majority state, or group 1's for a group majority.
+	Reference   string       `json:"reference,omitempty"`
+	Differences []Difference `json:"differences"`
+	Error       string       `json:"error,omitempty"`
+}
+
+// variantPlace is where a variant sits in the result.
+type variantPlace struct {
+	group     int // index in Groups
+	majority  bool
+	reference int // source index compared with, -1 none
+	diffs     []Difference
+}
+
+// Result groups what was added; names are the sources, by index.
+func (f *Fleet) Result(names []string) *Result {
+	r := &Result{Sources: len(names), Unreadable: len(f.errs), names: names, nodes: f.nodes, errs: f.errs,
+		Groups: []Group{}, Errors: []Error{}}
+	order := make([]int, len(f.shapeN))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(f.shapeN[b].count, f.shapeN[a].count), cmp.Compare(f.shapeN[a].first, f.shapeN[b].first))
+	})
+	groupOf := make([]int, len(f.shapeN))
+	for gi, s := range order {
+		groupOf[s] = gi
+	}
+	byGroup := make([][]int, len(order))
+	for vi, v := range f.variants {
+		byGroup[groupOf[v.shape]] = append(byGroup[groupOf[v.shape]], vi)
+	}
+	r.place = make([]variantPlace, len(f.variants))
+	slot := make([]int, len(f.variants)) // variant -> index in its group's Variants
+	for gi, vs := range byGroup {
+		slices.SortFunc(vs, func(a, b int) int {
+			va, vb := f.variants[a], f.variants[b]
+			return cmp.Or(cmp.Compare(vb.count, va.count), cmp.Compare(va.first, vb.first))
+		})
+		maj := f.variants[vs[0]]
+		g := Group{Group: gi + 1, Sources: f.shapeN[order[gi]].count, Alike: maj.count, Reference: names[maj.first],
+			Topology: &maj.topo, Variants: []Variant{}}
+		for _, d := range maj.topo.Devices {
+			switch d.Kind {
+			case "accelerator":
+				g.Accelerators++
+			case "nic":
+				g.NICs++
+			}
+		}
+		r.place[vs[0]] = variantPlace{group: gi, majority: true, reference: -1}
+		if gi > 0 {
+			first := f.variants[byGroup[0][0]]
+			g.ComparedWith = 1
+			g.Differences = Compare(&first.topo, &maj.topo)
+			g.SharedDevices = sharedDevices(&first.topo, &maj.topo)
+			r.place[vs[0]].reference = first.first
+			r.place[vs[0]].diffs = g.Differences
+			r.Differing += maj.count
+		}
+		for j, vi := range vs[1:] {
+			v := f.variants[vi]
+			diffs := Compare(&maj.topo, &v.topo)
+			r.place[vi] = variantPlace{group: gi, reference: maj.first, diffs: diffs}
+			slot[vi] = j
+			g.Variants = append(g.Variants, Variant{Sources: []string{}, Differences: diffs})
+			r.Differing += v.count
+		}
+		r.Groups = append(r.Groups, g)
+	}
+	for i, v := range f.nodes {
+		if v < 0 || r.place[v].majority {
+			continue
+		}
+		vs := &r.Groups[r.place[v].group].Variants[slot[v]]
+		vs.Sources = append(vs.Sources, names[i])
+	}
+	for i := range names {
+		if msg, ok := f.errs[i]; ok {
+			r.Errors = append(r.Errors, Error{Source: names[i], Error: msg})
+		}
+	}
+	return r
+}
+
+// Node is source i's line: its group and how it differs.
+func (r *Result) Node(i int) Node {
+	n := Node{Source: r.names[i], Differences: []Difference{}}
+	if msg, ok := r.errs[i]; ok {
+		n.Error = msg
+		return n
+	}
+	v := r.nodes[i]
+	if v < 0 {
+		n.Error = "not analysed"
+		return n
+	}
+	p := r.place[v]
+	n.Group = p.group + 1
+	n.Alike = p.majority && p.group == 0
+	if p.reference >= 0 {
+		n.Reference = r.names[p.reference]
+		n.Differences = p.diffs
+	}
+	return n
+}
+
+// sharedDevices counts t's devices that ref has at the same address with
+// the same kind and model.
+func sharedDevices(ref, t *Topo) int {
+	at := make(map[string]*TopoDevice, len(ref.Devices))
+	for i := range ref.Devices {
+		at[ref.Devices[i].BDF] = &ref.Devices[i]
+	}
+	n := 0
+	for _, d := range t.Devices {
+		if r := at[d.BDF]; r != nil && r.Kind == d.Kind && r.Model == d.Model {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,104 @@
+package fleet
+
+import (
+	"slices"
+	"testing"
+)
+
+// topoLiteral is a small machine: one GPU and one NIC under a switch.
+func topoLiteral() Topo {
+	return Topo{
+		Devices: []TopoDevice{
+			{BDF: "0000:15:01.0", Kind: "bridge", Model: "8086:352a", ACS: "off", CurrentGTs: 32, CurrentWidth: 16, MaxGTs: 32, MaxWidth: 16},
+			{BDF: "0000:16:00.0", Kind: "accelerator", Model: "10de:2330", Parent: "0000:15:01.0", CurrentGTs: 32, CurrentWidth: 16, MaxGTs: 32, MaxWidth: 16},
+			{BDF: "0000:17:00.0", Kind: "nic", Model: "15b3:1021", Parent: "0000:15:01.0", RDMA: []string{"mlx5_0"}, Netdev: []string{"ibp23s0"},
+				CurrentGTs: 32, CurrentWidth: 16, MaxGTs: 32, MaxWidth: 16, PortRateGbps: 400},
+		},
+		Pairs: []TopoPair{{GPU: "0000:16:00.0", NIC: "0000:17:00.0", SMI: "PIX", NCCL: "PIX", ExpectedGbps: 400, GDR: true}},
+		IOMMU: "iommu=pt, 2 IOMMU units",
+	}
+}
+
+func whats(ds []Difference) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.What+" "+d.Device+" "+d.Majority+" -> "+d.Node)
+	}
+	return out
+}
+
+func TestCompare(t *testing.T) {
+	ref := topoLiteral()
+	if d := Compare(&ref, &ref); len(d) != 0 {
+		t.Fatalf("a machine differs from itself: %v", whats(d))
+	}
+	renamed := topoLiteral()
+	renamed.Devices[2].RDMA = []string{"mlx5_1"}
+	slow := topoLiteral()
+	slow.Devices[2].CurrentWidth = 8
+	slow.Pairs[0].ExpectedGbps = 230.5
+	slow.Pairs[0].SMI = "PXB"
+	gone := topoLiteral()
+	gone.Devices = gone.Devices[:2]
+	gone.Pairs = nil
+	acs := topoLiteral()
+	acs.Devices[0].ACS = "redirect"
+	acs.Findings = []TopoFinding{{Code: "acs-redirect", Severity: "critical", Devices: []string{"0000:15:01.0"}}}
+	acs.IOMMU = "intel_iommu=on, 2 IOMMU units"
+	for _, c := range []struct {
+		name string
+		node Topo
+		want []string
+	}{
+		{"renamed", renamed, []string{"renamed 0000:17:00.0 mlx5_0 ibp23s0 -> mlx5_1 ibp23s0"}},
+		{"slow", slow, []string{"link 0000:17:00.0 x16 at 32 GT/s -> x8 at 32 GT/s", "label 0000:16:00.0 PIX/PIX -> PXB/PIX",
+			"throughput 0000:16:00.0 400.0 Gb/s -> 230.5 Gb/s"}},
+		{"gone", gone, []string{"missing 0000:17:00.0 15b3:1021 under 0000:15:01.0 -> "}},
+		{"acs", acs, []string{"acs 0000:15:01.0 off -> redirect", "finding_added   -> critical on 0000:15:01.0",
+			"host_iommu  iommu=pt, 2 IOMMU units -> intel_iommu=on, 2 IOMMU units"}},
+	} {
+		got := Compare(&ref, &c.node)
+		if !slices.Equal(whats(got), c.want) {
+			t.Errorf("%s: %q, want %q", c.name, whats(got), c.want)
+		}
+		for _, d := range got {
+			if d.What != "renamed" && d.What != "host_iommu" && !d.Worse {
+				t.Errorf("%s: %s not marked worse", c.name, d)
+			}
+		}
+	}
+}
+
+// TestFleetOrder: the result is the same whatever order the sources come
+// in, and the largest group and its majority come first.
+func TestFleetOrder(t *testing.T) {
+	ref := topoLiteral()
+	odd := topoLiteral()
+	odd.Devices[2].CurrentWidth = 8
+	other := topoLiteral()
+	other.Devices[1].Model = "10de:20b0"
+	topos := []Topo{ref, odd, ref, other, ref}
+	names := []string{"a", "b", "c", "d", "e"}
+	run := func(order []int) *Result {
+		f := NewFleet(len(topos))
+		for _, i := range order {
+			f.Add(i, &topos[i])
+		}
+		return f.Result(names)
+	}
+	r := run([]int{0, 1, 2, 3, 4})
+	r2 := run([]int{4, 3, 2, 1, 0})
+	if len(r.Groups) != 2 || r.Groups[0].Sources != 4 || r.Groups[0].Alike != 3 || r.Groups[0].Reference != "a" ||
+		len(r.Groups[0].Variants) != 1 || !slices.Equal(r.Groups[0].Variants[0].Sources, []string{"b"}) || r.Differing != 2 {
+		t.Fatalf("groups %+v", r.Groups)
+	}
+	for i := range names {
+		a, b := r.Node(i), r2.Node(i)
+		if a.Group != b.Group || a.Alike != b.Alike || a.Reference != b.Reference || len(a.Differences) != len(b.Differences) {
+			t.Errorf("source %s: %+v in one order, %+v in the other", names[i], a, b)
+		}
+	}
+	if n := r.Node(3); n.Group != 2 || n.Alike || n.Reference != "a" || len(n.Differences) != 2 {
+		t.Errorf("other hardware: %+v", n)
+	}
+}
