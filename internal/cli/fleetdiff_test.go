@@ -163,8 +163,8 @@ func TestFleetFindsThePlantedNodes(t *testing.T) {
 	// 9d:00.0. The throughput changes are the advisor's, for the pairs
 	// through the changed device; with the NIC gone, GPU2 and GPU3 share
 	// NIC2. Throughput is the advisor's lower direction: with ACS redirect the
-	// NIC reads GPU memory through the root complex (read_factor_min's share
-	// of the 384.1 Gb/s write); across sockets sys_p2p_gbps (92.3) caps it.
+	// NIC reads GPU memory through the root complex (0.43, read_factor_min,
+	// of the 400 × 5/6 = 333.3 Gb/s write); across sockets sys_p2p_gbps (92.3) caps it.
 	acsPorts := []string{"17:00.0", "17:01.0", "17:02.0", "17:03.0", "99:00.0", "99:01.0", "99:02.0", "99:03.0"}
 	var acs []string
 	for _, port := range acsPorts {
