@@ -168,8 +168,17 @@ func (a *analysis) plan() Plan {
 			if p := pred[[2]*topology.Device{g, n}]; p != nil {
 				gbps[i][j], known[i][j] = runGbps(p), predictionKnown(p)
 				v = gbps[i][j]
-				if known[i][j] {
+				switch {
+				case known[i][j]:
 					v += tier
+				case v <= 0:
+					// No figure at all (a dump without link speeds): rank by
+					// what is known, GDR on first, then the nearer NCCL path.
+					r, _ := ncclRank(a.g.Classify(g, n).NCCL)
+					v = float64(20-r) / 100
+					if p.GDR {
+						v++
+					}
 				}
 			}
 			w[i][j] = v

@@ -209,3 +209,31 @@ func TestPlanShareAndAMD(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanWithoutFigures: a dump without link speeds leaves every figure
+// unknown; the plan then takes the GDR verdict, then the nearer NCCL path
+// (the lenovo -t -vvv dump: a ConnectX-7 at PXB over a ConnectX-6 Lx at
+// NODE?).
+func TestPlanWithoutFigures(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		gdr  [][]bool // [gpu][nic]
+		want []int
+	}{
+		{"nearer path", [][]bool{{true, true}, {true, true}}, []int{0, 1}},
+		{"GDR on first", [][]bool{{false, true}, {true, false}}, []int{1, 0}},
+	} {
+		b, gpus, nics := rails(2, 2)
+		a := &analysis{g: b.graph(), m: DefaultModel()}
+		for i := range gpus {
+			for j := range nics {
+				a.preds = append(a.preds, Prediction{GPU: gpus[i], NIC: nics[j], GDR: tt.gdr[i][j], GDRRead: tt.gdr[i][j], GDRUnknown: "no link speeds"})
+			}
+		}
+		for i, as := range a.plan().Assignments {
+			if as.NIC != nics[tt.want[i]] || as.Known {
+				t.Errorf("%s: GPU %d -> %s (known %v), want NIC %d", tt.name, i, as.NIC.BDF(), as.Known, tt.want[i])
+			}
+		}
+	}
+}
