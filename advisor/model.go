@@ -2,6 +2,7 @@ package advisor
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -141,8 +142,12 @@ func (m *Model) Params() []*Param {
 // Overridden numbers get confidence "measured" and source "--model".
 func LoadModel(r io.Reader) (*Model, error) {
 	var in map[string]json.RawMessage
-	if err := json.NewDecoder(r).Decode(&in); err != nil {
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&in); err != nil {
 		return nil, fmt.Errorf("read model: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("read model: more after the JSON object")
 	}
 	m := DefaultModel()
 	byKey := map[string]*Param{}

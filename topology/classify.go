@@ -97,6 +97,23 @@ type Pair struct {
 	C2C bool
 }
 
+// MaxPairEnds bounds the accelerators and NICs (virtual functions left out)
+// whose pairs gdtopo labels: MaxPairEnds*(MaxPairEnds-1)/2 = 8128 pairs at
+// most, a few KiB each. The largest servers have a few dozen; an input
+// claiming more is refused (CheckPairEnds) rather than labelled in memory
+// and time that grow with the square of its size.
+const MaxPairEnds = 128
+
+// CheckPairEnds reports an error when g has more accelerators and NICs than
+// MaxPairEnds, before Pairs would label them.
+func (g *Graph) CheckPairEnds() error {
+	acc, nic := len(g.OfKind(KindAccelerator)), len(g.OfKind(KindNIC))
+	if acc+nic > MaxPairEnds {
+		return fmt.Errorf("%d accelerators and %d NICs: more than the %d that gdtopo labels the pairs of (no server has that many; is this one machine?)", acc, nic, MaxPairEnds)
+	}
+	return nil
+}
+
 // Pairs classifies every unordered pair among accelerators and NICs (virtual
 // functions left out): accelerator pairs, then accelerator-NIC pairs with
 // the accelerator as A, then NIC pairs, each in address order.

@@ -127,6 +127,7 @@ type reader struct {
 	g       *Graph
 	missing map[string][]string // attribute file -> devices lacking it
 	short   []string            // devices whose config stopped at 64 bytes
+	looped  []string            // devices whose capability lists loop
 	scratch []byte              // readSmall's buffer
 	// linkExpected counts the functions that should have a PCIe link.
 	linkExpected int
@@ -233,7 +234,7 @@ func parseHex(s string, bits int) (uint64, error) {
 // away while being read.
 func (r *reader) readDevice(addr BDF, dir string) *Device {
 	bdf := addr.String()
-	failed, warnings, short, linkExpected := r.failed, len(r.g.Warnings), len(r.short), r.linkExpected
+	failed, warnings, short, looped, linkExpected := r.failed, len(r.g.Warnings), len(r.short), len(r.looped), r.linkExpected
 	d := r.readFunction(addr, bdf, dir)
 	if r.failed == failed {
 		return d
@@ -242,7 +243,7 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 		return d // files missing from a complete folder: a capture's gaps
 	}
 	// Undo what was recorded of it: its warnings, short config, missing files.
-	r.g.Warnings, r.short, r.linkExpected = r.g.Warnings[:warnings], r.short[:short], linkExpected
+	r.g.Warnings, r.short, r.looped, r.linkExpected = r.g.Warnings[:warnings], r.short[:short], r.looped[:looped], linkExpected
 	for file, devs := range r.missing {
 		if n := len(devs); n > 0 && devs[n-1] == bdf {
 			if n == 1 {
@@ -442,7 +443,11 @@ func (r *reader) readConfig(d *Device, dir string) *pciconfig.Config {
 		return nil
 	}
 	d.ConfigLen = cfg.Len
-	if !cfg.CapsReadable {
+	switch {
+	case cfg.CapsLooped || cfg.ExtLooped:
+		r.looped = append(r.looped, d.BDF())
+		r.warn(d.BDF()+"/config", pciconfig.LoopWarning(cfg))
+	case !cfg.CapsReadable:
 		r.short = append(r.short, d.BDF())
 	}
 	if x := cfg.Express; x != nil {
@@ -740,6 +745,9 @@ func (r *reader) summarize() {
 	}
 	if !whole["config"] && len(r.short) > 0 {
 		r.g.Lacks = append(r.g.Lacks, fmt.Sprintf("config space past 64 bytes on %d of %d functions (ACS, DevCtl, link registers unknown: reading them needs root)", len(r.short), n))
+	}
+	if len(r.looped) > 0 {
+		r.g.Lacks = append(r.g.Lacks, fmt.Sprintf("a capability list that loops on %d of %d functions (damaged config space: what lies past the loop is unknown)", len(r.looped), n))
 	}
 	if len(r.g.System.NUMANodes) == 0 {
 		r.g.Lacks = append(r.g.Lacks, "NUMA nodes ("+pathNodes+")")

@@ -231,3 +231,35 @@ func TestNVIDIATaint(t *testing.T) {
 		t.Errorf("taint %q read %v, want PO", g.Platform.NVIDIATaint, g.Platform.NVIDIATaintRead)
 	}
 }
+
+// TestReadSysfsLoopedCapabilities gives the root port a config space whose
+// capability list loops before the PCIe capability (lspci prints "<chain
+// looped>"): the port's role, DevCtl and ACS are unknown with a warning and a
+// "Source lacks" entry, never "a plain PCI bridge without ACS".
+func TestReadSysfsLoopedCapabilities(t *testing.T) {
+	m := smallTree()
+	rp := "sys/devices/pci0000:00/0000:00:01.0"
+	b := []byte(pcieConfig(0x8086, 0x2030, 0x060400, 1, 4, 4, 16))
+	b[0x34] = 0x50
+	b[0x50], b[0x51] = 0x01, 0x50 // a power-management capability pointing at itself
+	m.file(rp+"/config", string(b))
+	g, err := ReadSysfs(fstest.MapFS(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := ParseBDF("0000:00:01.0")
+	d := g.Device(a)
+	if d.RoleFrom == roleFromConfig || d.Role == RolePCIBridge || d.ACSKnown || d.DevCtlKnown {
+		t.Errorf("role %v from %q, ACS known %v, DevCtl known %v; want none taken from a looped list", d.Role, d.RoleFrom, d.ACSKnown, d.DevCtlKnown)
+	}
+	var warned bool
+	for _, w := range g.Warnings {
+		warned = warned || w.Subject == "0000:00:01.0/config" && strings.Contains(w.Message, "<chain looped>")
+	}
+	if !warned {
+		t.Errorf("warnings %v: want the looped list named", g.Warnings)
+	}
+	if !strings.Contains(strings.Join(g.Lacks, ";"), "loops on 1 of 6") {
+		t.Errorf("lacks %q: want the looped list counted", g.Lacks)
+	}
+}

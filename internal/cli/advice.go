@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -58,6 +61,9 @@ func (a *analysis) advise(o *adviceOptions, pairs []topology.Pair, explain bool)
 	return res, nil
 }
 
+// maxModelBytes bounds a --model file: its dozen keys take under 1 KiB.
+const maxModelBytes = 64 << 10
+
 // loadModel reads --model the first time it is asked for; nil without
 // --model (the advisor's default). The advisor only reads the model, so
 // every source of a fleet run shares it.
@@ -66,17 +72,38 @@ func (o *adviceOptions) loadModel() (*advisor.Model, error) {
 		if o.ModelFile == "" {
 			return
 		}
-		f, err := os.Open(o.ModelFile)
+		// Non-blocking, so a FIFO or terminal cannot hang the run; only a
+		// regular file of at most maxModelBytes is read.
+		f, err := os.OpenFile(o.ModelFile, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 		if err != nil {
 			o.modelErr = fmt.Errorf("--model: %w", err)
 			return
 		}
 		defer f.Close()
-		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		fi, err := f.Stat()
+		switch {
+		case err != nil:
+			o.modelErr = fmt.Errorf("--model: %w", err)
+			return
+		case fi.IsDir():
 			o.modelErr = fmt.Errorf("--model %s: a folder, not a JSON file (see gdtopo check --help for its keys)", o.ModelFile)
 			return
+		case !fi.Mode().IsRegular():
+			o.modelErr = fmt.Errorf("--model %s: not a regular file", o.ModelFile)
+			return
+		case fi.Size() > maxModelBytes:
+			o.modelErr = fmt.Errorf("--model %s: %d bytes, over the %d KiB a model file may have", o.ModelFile, fi.Size(), maxModelBytes>>10)
+			return
 		}
-		if o.model, err = advisor.LoadModel(f); err != nil {
+		b, err := io.ReadAll(io.LimitReader(f, maxModelBytes+1))
+		if err == nil && len(b) > maxModelBytes {
+			err = fmt.Errorf("over the %d KiB a model file may have", maxModelBytes>>10)
+		}
+		if err != nil {
+			o.modelErr = fmt.Errorf("--model %s: %w", o.ModelFile, err)
+			return
+		}
+		if o.model, err = advisor.LoadModel(bytes.NewReader(b)); err != nil {
 			o.modelErr = fmt.Errorf("--model %s: %w", o.ModelFile, err)
 		}
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/internal/termsafe"
 )
 
 // checkOptions are gdtopo check's inputs.
@@ -99,7 +100,7 @@ func checkRun(opts *checkOptions) error {
 	var results []report.Result
 	err = opts.checkSources(names, f, func(r fleetResult) error {
 		if r.res.Error != "" {
-			fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", r.res.Error)
+			fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", termsafe.Text(r.res.Error))
 		}
 		if f == render.JSONL {
 			r.res.Report = nil // written; only its exit status is kept

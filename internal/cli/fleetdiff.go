@@ -14,6 +14,7 @@ import (
 	"github.com/gdtopo/gdtopo/internal/fleet"
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/termsafe"
 )
 
 // fleetOptions are gdtopo fleet's inputs.
@@ -73,7 +74,7 @@ func fleetDiffRun(opts *fleetOptions) error {
 	fl := opts.readFleet(names)
 	res := fl.Result(names)
 	for _, e := range res.Errors {
-		fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", e.Error)
+		fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", termsafe.Text(e.Error))
 	}
 	w := bufio.NewWriter(opts.IO.Out)
 	switch f {

@@ -88,6 +88,9 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 			return nil, fmt.Errorf("%s: %w", src.Name, err)
 		}
 	}
+	if err := g.CheckPairEnds(); err != nil {
+		return nil, fmt.Errorf("%s: %w", src.Name, err)
+	}
 	for _, w := range src.Warnings {
 		g.Warnings = append(g.Warnings, topology.Warning{Subject: src.Name, Message: w})
 	}
@@ -112,8 +115,10 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 			d.Name = res.Device(d.VendorID, d.DeviceID)
 		}
 	}
-	if err := res.Err(); err != nil && o.PCIIDs != "" {
-		return nil, err
+	if o.PCIIDs != "" {
+		if err := res.Load(); err != nil {
+			return nil, err
+		}
 	}
 	a := &analysis{src: src, g: g}
 	if matrix != nil {

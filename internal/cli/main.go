@@ -16,6 +16,7 @@ import (
 	"github.com/gdtopo/gdtopo/internal/outfile"
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/termsafe"
 )
 
 // Exit codes, as Go's own tools use them, plus one for findings (the
@@ -88,10 +89,10 @@ func mainStreams(args []string, s *Streams) int {
 		case errors.As(err, &ee) && ee.code != ExitFindings:
 			// each source's problems, the failed writes among them, were reported
 		case err == nil, errors.Is(err, out.Err), errors.As(err, &ee):
-			fmt.Fprintf(s.Err, "gdtopo: %v\n", out.Err)
+			fmt.Fprintf(s.Err, "gdtopo: %s\n", termsafe.Text(out.Err.Error()))
 		default:
-			fmt.Fprintf(s.Err, "gdtopo: %v\n", err)
-			fmt.Fprintf(s.Err, "gdtopo: %v\n", out.Err)
+			fmt.Fprintf(s.Err, "gdtopo: %s\n", termsafe.Text(err.Error()))
+			fmt.Fprintf(s.Err, "gdtopo: %s\n", termsafe.Text(out.Err.Error()))
 		}
 		return ExitError
 	}
@@ -101,18 +102,18 @@ func mainStreams(args []string, s *Streams) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintf(s.Err, "gdtopo: %s\n", ee.msg)
+			fmt.Fprintf(s.Err, "gdtopo: %s\n", termsafe.Text(ee.msg))
 		}
 		return ee.code // each source's problems were reported as they came
 	}
 	var ue *usageError
 	// Cobra's own command-line checks come back as plain errors.
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "required flag(s)") {
-		fmt.Fprintf(s.Err, "gdtopo: %v\n", err)
+		fmt.Fprintf(s.Err, "gdtopo: %s\n", termsafe.Text(err.Error()))
 		fmt.Fprintf(s.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return ExitUsage
 	}
-	fmt.Fprintf(s.Err, "gdtopo: %v\n", err)
+	fmt.Fprintf(s.Err, "gdtopo: %s\n", termsafe.Text(err.Error()))
 	return ExitError
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/snapshot"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/termsafe"
 )
 
 // snapshotOptions are gdtopo snapshot's inputs.
@@ -108,7 +109,7 @@ func snapshotRun(opts *snapshotOptions) error {
 		return err
 	}
 	for _, bdf := range st.Vanished {
-		fmt.Fprintf(opts.IO.Err, "gdtopo: warning: %s: function %s went away while being captured (hot-unplugged?): left out of %s\n", src.Name, bdf, opts.File)
+		fmt.Fprintf(opts.IO.Err, "gdtopo: warning: %s: function %s went away while being captured (hot-unplugged?): left out of %s\n", termsafe.Text(src.Name), bdf, termsafe.Text(opts.File))
 	}
 	return nil
 }

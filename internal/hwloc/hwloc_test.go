@@ -469,7 +469,7 @@ func FuzzParseXML(f *testing.F) {
 	f.Add([]byte(`<topology><object type="Socket" nodeset="0xf...f"/></topology>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := ParseXML("fuzz.xml", data)
-		if err == nil && len(ends(g)) <= 32 { // Pairs is quadratic: keep each run short
+		if err == nil && g.CheckPairEnds() == nil { // the bound gdtopo itself labels pairs under
 			g.Pairs()
 		}
 	})
@@ -481,7 +481,7 @@ func FuzzParseConsole(f *testing.F) {
 	f.Add([]byte("HostBridge L#0 (buses=0000:[17-1e])\n  PCIBridge L#1 (busid=0000:17:00.0 id=8086:2030 class=0604(PCIBridge) link=15.75GB/s buses=0000:[18-1e])\n    PCI L#0 (busid=0000:18:00.0 id=15b3:1013 class=0207(InfiniBand) link=(15.75GB/s)\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := ParseConsole("fuzz.txt", data)
-		if err == nil && len(ends(g)) <= 32 {
+		if err == nil && g.CheckPairEnds() == nil {
 			g.Pairs()
 		}
 	})

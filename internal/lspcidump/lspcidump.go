@@ -287,7 +287,10 @@ func (p *parser) flushHex() {
 	} else if cfg.ExtReadable || cfg.CapsReadable && cfg.Express == nil {
 		r.acsKnown = true // read and absent, or a conventional PCI function, which has none
 	}
-	if !cfg.CapsReadable {
+	switch {
+	case cfg.CapsLooped || cfg.ExtLooped:
+		p.warn("loop", fmt.Sprintf("%s: hex dump: %s", r.addr.Short(), pciconfig.LoopWarning(cfg)))
+	case !cfg.CapsReadable:
 		r.denied = true
 		p.sawDenied = true
 	}

@@ -397,5 +397,8 @@ func FuzzParse(f *testing.F) {
 		if err == nil && len(g.Devices) == 0 {
 			t.Fatal("a graph with no devices")
 		}
+		if err == nil && g.CheckPairEnds() == nil { // the bound gdtopo itself labels pairs under
+			g.Pairs()
+		}
 	})
 }

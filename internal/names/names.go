@@ -40,6 +40,14 @@ func (r *Resolver) load() (*pciIDs, error) {
 	return r.db, r.err
 }
 
+// Load reads pci.ids now, if it was not read yet, and reports why it could
+// not be: for a --pci-ids the user gave, whose failure must not pass
+// unnoticed because no name happened to be looked up.
+func (r *Resolver) Load() error {
+	_, err := r.load()
+	return err
+}
+
 // Err reports why pci.ids could not be loaded, if it was needed and failed.
 func (r *Resolver) Err() error {
 	if r.db == nil && r.err != nil {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // maxPCIIDsBytes bounds a pci.ids file, after gunzip: the real one is about
@@ -57,7 +58,9 @@ func loadPCIIDs(path string) (*pciIDs, error) {
 			return nil, errors.New("not found in ~/.cache, /usr/share/hwdata or /usr/share/misc (install pciutils or hwdata, or give --pci-ids FILE)")
 		}
 	}
-	f, err := os.Open(path)
+	// Non-blocking, and only a regular file read: a FIFO or a terminal
+	// given as --pci-ids must not hang the run.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if pe, ok := err.(*fs.PathError); ok {
 		return nil, fmt.Errorf("%s: %w", path, pe.Err) // "open" says nothing to the user
 	}
@@ -65,6 +68,11 @@ func loadPCIIDs(path string) (*pciIDs, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
 	var r io.Reader = f
 	if strings.HasSuffix(path, ".gz") {
 		zr, err := gzip.NewReader(f)

@@ -1,9 +1,15 @@
 // Package outfile writes gdtopo's output files whole or not at all: into a
 // temporary file in the destination's folder, which is synced, closed and
 // renamed over the destination. On any failure (a full disk, a quota, a file
-// size limit, a short write, a failed sync or close) the temporary file is
-// removed, so nothing partial is left behind. StickyWriter, which keeps the
-// first failed write, serves standard output too.
+// size limit, a short write, a failed sync or close, SIGINT or SIGTERM) the
+// temporary file is removed, so nothing partial is left behind.
+//
+// Only a new name or a regular file is replaced that way. What else may sit
+// at the path is never replaced, since gdtopo often runs as root: a
+// character device or a FIFO (/dev/null, a pipe) is written in place, as a
+// shell redirection would; a symbolic link, a block device, a socket or a
+// folder is refused. StickyWriter, which keeps the first failed write,
+// serves standard output too.
 package outfile
 
 import (
@@ -12,7 +18,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 )
 
@@ -29,6 +37,10 @@ type File interface {
 // system's; tests substitute one that fails.
 type System interface {
 	Stat(name string) (fs.FileInfo, error)
+	Lstat(name string) (fs.FileInfo, error)
+	// OpenInPlace opens an existing character device or FIFO for writing,
+	// neither creating nor truncating it.
+	OpenInPlace(name string) (io.WriteCloser, error)
 	CreateTemp(dir, pattern string) (File, error)
 	Rename(oldpath, newpath string) error
 	Remove(name string) error
@@ -46,6 +58,16 @@ type OS struct{}
 
 // Stat is os.Stat.
 func (OS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+
+// Lstat is os.Lstat.
+func (OS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
+
+// OpenInPlace opens name write-only without creating, truncating or
+// following a final symbolic link, and without making a terminal the
+// controlling one. Opening a FIFO waits for a reader, as a shell's > does.
+func (OS) OpenInPlace(name string) (io.WriteCloser, error) {
+	return os.OpenFile(name, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NOCTTY, 0)
+}
 
 // CreateTemp is os.CreateTemp.
 func (OS) CreateTemp(dir, pattern string) (File, error) {
@@ -78,9 +100,17 @@ func (OS) SyncDir(dir string) error {
 // Write creates or replaces the file name with what write writes. It
 // writes to a temporary file in name's folder, sets it to mode 0644, syncs
 // and closes it, and renames it over name; on any error the temporary file
-// is removed and name is left as it was. Errors name the file, never the
-// temporary one, and say what to do about a full disk, a quota or a file
-// size limit (see Explain); the cause stays in the chain for errors.Is.
+// is removed and name is left as it was. A SIGINT or SIGTERM while the
+// temporary file exists removes it and is then delivered again, with its
+// usual effect. Errors name the file, never the temporary one, and say what
+// to do about a full disk, a quota or a file size limit (see Explain); the
+// cause stays in the chain for errors.Is.
+//
+// When name is a character device or a FIFO, write writes to it in place
+// (there is nothing to rename over it, and replacing /dev/null with a
+// regular file would break every process using it). A symbolic link, a
+// block device, a socket or a folder at name is refused with an error that
+// says why, and nothing is written.
 //
 // A write that fails, or is short, fails every later write and Write
 // itself, even when write does not pass the error on.
@@ -99,22 +129,35 @@ func Write(name string, opts Options, write func(w io.Writer) error) error {
 	case !fi.IsDir():
 		return fmt.Errorf("write %s: %s is not a folder", name, dir)
 	}
-	if fi, err := sys.Stat(name); err == nil && fi.IsDir() {
+	fi, err := sys.Lstat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), err == nil && fi.Mode().IsRegular():
+		// a new name or a regular file: replaced whole
+	case err != nil:
+		return fail(err)
+	case fi.IsDir():
 		return fmt.Errorf("write %s: is a folder", name)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("write %s: is a symbolic link, which gdtopo does not replace or write through: give the path it points to", name)
+	case fi.Mode()&fs.ModeCharDevice != 0, fi.Mode()&fs.ModeNamedPipe != 0:
+		return writeInPlace(name, sys, fail, write)
+	case fi.Mode()&fs.ModeDevice != 0:
+		return fmt.Errorf("write %s: is a block device, which gdtopo does not overwrite: give a file name", name)
+	default:
+		return fmt.Errorf("write %s: is a %s, not a regular file: give a file name", name, kindOf(fi.Mode()))
 	}
 	f, err := sys.CreateTemp(dir, "."+filepath.Base(name)+".*.tmp")
 	if err != nil {
 		return fail(err)
 	}
 	tmp := f.Name()
+	guard := removeOnSignal(sys, tmp)
 	closed, renamed := false, false
 	defer func() { // on every way out, a panic in write included
 		if !closed {
 			_ = f.Close()
 		}
-		if !renamed {
-			_ = sys.Remove(tmp)
-		}
+		guard.done(!renamed)
 	}()
 	w := &StickyWriter{W: f}
 	err = write(w)
@@ -132,7 +175,7 @@ func Write(name string, opts Options, write func(w io.Writer) error) error {
 		err = cerr
 	}
 	if err == nil {
-		err = sys.Rename(tmp, name)
+		err = guard.rename(name)
 	}
 	if err != nil {
 		return fail(err)
@@ -140,6 +183,99 @@ func Write(name string, opts Options, write func(w io.Writer) error) error {
 	renamed = true
 	_ = sys.SyncDir(dir) // makes the rename durable; the file is complete either way
 	return nil
+}
+
+// writeInPlace writes to the character device or FIFO name.
+func writeInPlace(name string, sys System, fail func(error) error, write func(w io.Writer) error) error {
+	f, err := sys.OpenInPlace(name)
+	if err != nil {
+		return fail(err)
+	}
+	w := &StickyWriter{W: f}
+	err = write(w)
+	if w.Err != nil {
+		err = w.Err
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// kindOf names the file kind of mode in words.
+func kindOf(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeSocket != 0:
+		return "socket"
+	case mode&fs.ModeIrregular != 0:
+		return "file of unknown kind"
+	}
+	return "special file"
+}
+
+// tempGuard removes a temporary file on SIGINT or SIGTERM, then delivers
+// the signal again with the handler gone, so that it has its usual effect.
+// Its mutex orders that removal against the rename.
+type tempGuard struct {
+	sys  System
+	tmp  string
+	ch   chan os.Signal
+	stop chan struct{}
+	mu   sync.Mutex
+	gone bool // renamed or removed
+}
+
+// removeOnSignal watches for SIGINT and SIGTERM until done is called.
+func removeOnSignal(sys System, tmp string) *tempGuard {
+	g := &tempGuard{sys: sys, tmp: tmp, ch: make(chan os.Signal, 1), stop: make(chan struct{})}
+	signal.Notify(g.ch, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		select {
+		case sig := <-g.ch:
+			g.mu.Lock()
+			if !g.gone {
+				_ = g.sys.Remove(g.tmp)
+				g.gone = true
+			}
+			g.mu.Unlock()
+			signal.Stop(g.ch)
+			if s, ok := sig.(syscall.Signal); ok {
+				_ = syscall.Kill(os.Getpid(), s) // no rename after this: gone is set
+			}
+		case <-g.stop:
+		}
+	}()
+	return g
+}
+
+// rename renames the temporary file to name unless a signal removed it.
+func (g *tempGuard) rename(name string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.gone {
+		return errors.New("interrupted")
+	}
+	err := g.sys.Rename(g.tmp, name)
+	g.gone = err == nil
+	return err
+}
+
+// done stops watching for signals and, when remove is set, removes the
+// temporary file.
+func (g *tempGuard) done(remove bool) {
+	signal.Stop(g.ch)
+	close(g.stop)
+	if remove {
+		g.mu.Lock()
+		if !g.gone {
+			_ = g.sys.Remove(g.tmp)
+			g.gone = true
+		}
+		g.mu.Unlock()
+	}
 }
 
 // StickyWriter writes to W and keeps its first error, a short write

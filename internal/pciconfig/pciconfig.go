@@ -116,16 +116,23 @@ type Config struct {
 	SubordinateBus  uint8  // 0x1a, header type 1 only
 	// CapsReadable is true when the capability list was walked to its end
 	// within the bytes: Status bit 4 is clear (no list), or the chain ended
-	// (next < 0x40, ID 0xff, a loop, or 48 entries) without leaving the bytes.
-	// Then a nil Express means absent; otherwise it means unknown.
+	// (next < 0x40 or ID 0xff) without leaving the bytes. Then a nil Express
+	// means absent; otherwise it means unknown.
 	CapsReadable bool
-	Express      *Express // PCI Express capability (ID 0x10)
+	// CapsLooped is true when the capability list points back to an entry
+	// already seen (or runs past 48 entries): lspci prints "<chain looped>".
+	// The list is broken, so CapsReadable is false: what it found before the
+	// loop stands, what it did not find is unknown.
+	CapsLooped bool
+	Express    *Express // PCI Express capability (ID 0x10)
 	// ExtReadable is true when the extended capability list from 0x100 was
 	// walked to its end within the bytes (so Len >= 0x104). Then a nil ACS or
 	// ATS means absent; otherwise it means unknown.
 	ExtReadable bool
-	ACS         *ACS // Access Control Services (extended ID 0x000d)
-	ATS         *ATS // Address Translation Services (extended ID 0x000f)
+	// ExtLooped is CapsLooped for the extended capability list.
+	ExtLooped bool
+	ACS       *ACS // Access Control Services (extended ID 0x000d)
+	ATS       *ATS // Address Translation Services (extended ID 0x000f)
 }
 
 // Express is the decoded PCI Express capability. Link fields are zero unless LinkKnown.
@@ -243,43 +250,60 @@ func Parse(b []byte) (Config, error) {
 		capPtr = 0 // unknown layout: the capability list cannot be located
 	}
 	if capPtr != 0 {
-		c.Express, c.CapsReadable = r.walkCaps(capPtr)
+		c.Express, c.CapsReadable, c.CapsLooped = r.walkCaps(capPtr)
 	}
-	c.ACS, c.ATS, c.ExtReadable = r.walkExtCaps()
+	c.ACS, c.ATS, c.ExtReadable, c.ExtLooped = r.walkExtCaps()
 	return c, nil
 }
 
+// LoopWarning says which of c's capability lists loop and what that leaves
+// unknown, in the words lspci uses ("<chain looped>"); "" when neither does.
+func LoopWarning(c Config) string {
+	switch {
+	case c.CapsLooped && c.ExtLooped:
+		return "capability and extended capability lists loop (lspci: <chain looped>): PCIe capability, ACS and link registers past the loop unknown"
+	case c.CapsLooped:
+		return "capability list loops (lspci: <chain looped>): PCIe capability, DevCtl and link registers past the loop unknown"
+	case c.ExtLooped:
+		return "extended capability list loops (lspci: <chain looped>): ACS and ATS past the loop unknown"
+	}
+	return ""
+}
+
 // walkCaps follows the standard capability list from the pointer at ptrOff.
-// It reports the PCIe capability and whether the walk ended within the bytes.
-func (r raw) walkCaps(ptrOff int) (*Express, bool) {
+// It reports the PCIe capability, whether the walk ended within the bytes,
+// and whether the list looped (which ends it unread).
+func (r raw) walkCaps(ptrOff int) (exp *Express, complete, looped bool) {
 	if r.u16(offStatus)&statusCapList == 0 {
-		return nil, true
+		return nil, true, false
 	}
 	var seen [LegacySize / 4]bool
-	var exp *Express
 	off := int(r.u8(ptrOff))
 	for range maxCaps {
 		off &^= 3
-		if off < HeaderSize || seen[off/4] {
-			return exp, true
+		if off < HeaderSize {
+			return exp, true, false
+		}
+		if seen[off/4] {
+			return exp, false, true
 		}
 		seen[off/4] = true
 		if !r.has(off, 2) {
-			return exp, false
+			return exp, false, false
 		}
 		id := r.u8(off)
 		if id == capIDInvalid {
-			return exp, true
+			return exp, true, false
 		}
 		if id == capIDExpress && exp == nil {
 			if !r.has(off, expDevEnd) {
-				return nil, false
+				return nil, false, false
 			}
 			exp = r.express(off)
 		}
 		off = int(r.u8(off + 1))
 	}
-	return exp, true
+	return exp, false, true
 }
 
 // express decodes the PCIe capability at off; the device registers must be readable.
@@ -314,39 +338,43 @@ func (r raw) express(off int) *Express {
 }
 
 // walkExtCaps follows the extended capability list from 0x100. It reports
-// ACS, ATS and whether the walk ended within the bytes.
-func (r raw) walkExtCaps() (acs *ACS, ats *ATS, complete bool) {
+// ACS, ATS, whether the walk ended within the bytes, and whether the list
+// looped (which ends it unread).
+func (r raw) walkExtCaps() (acs *ACS, ats *ATS, complete, looped bool) {
 	var seen [ExtendedSize / 4]bool
 	off := LegacySize
 	for range maxExtCaps {
 		if !r.has(off, 4) {
-			return acs, ats, false
+			return acs, ats, false, false
 		}
 		h := r.u32(off)
 		if h == 0 || h == extCapNone {
-			return acs, ats, true
+			return acs, ats, true, false
 		}
 		seen[off/4] = true
 		switch id := uint16(h); {
 		case id == extCapIDACS && acs == nil:
 			if !r.has(off, extCapRegsLen) {
-				return acs, ats, false
+				return acs, ats, false, false
 			}
 			acs = &ACS{Offset: off, Cap: r.u16(off + 4), Ctl: r.u16(off + 6)}
 		case id == extCapIDATS && ats == nil:
 			if !r.has(off, extCapRegsLen) {
-				return acs, ats, false
+				return acs, ats, false, false
 			}
 			ctl := r.u16(off + 6)
 			ats = &ATS{Offset: off, InvalidateQueueDepth: int(r.u16(off+4) & atsSizeMask),
 				Enabled: ctl&atsCtlEnable != 0, SmallestTranslationUnit: int(ctl & atsSizeMask)}
 		}
 		off = int(h>>extNextShift) &^ 3
-		if off < LegacySize || seen[off/4] {
-			return acs, ats, true
+		switch {
+		case off < LegacySize:
+			return acs, ats, true, false
+		case seen[off/4]:
+			return acs, ats, false, true
 		}
 	}
-	return acs, ats, true
+	return acs, ats, false, true
 }
 
 // maxSpeedCode is the highest link speed code known (64 GT/s).

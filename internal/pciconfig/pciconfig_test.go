@@ -163,9 +163,11 @@ func TestParse(t *testing.T) {
 			e.LinkKnown, e.MaxSpeed, e.MaxWidth, e.PortNumber, e.CurSpeed, e.CurWidth, e.SupportedSpeeds = false, 0, 0, 0, 0, 0, 0
 			return with(gpuHeader(expOff+0x13), true, e, false, nil, nil)
 		}()},
-		{"cap list loop 0x40 to 0x40", gpuDev().build().b8(pmOff+1, pmOff)[:256], with(gpuHeader(256), true, nil, false, nil, nil)},
+		// A loop leaves the list unread (lspci: "<chain looped>"): what came
+		// before it stands, the rest is unknown, never "absent".
+		{"cap list loop 0x40 to 0x40", gpuDev().build().b8(pmOff+1, pmOff)[:256], capsLooped(with(gpuHeader(256), false, nil, false, nil, nil))},
 		{"cap list loop through PCIe", gpuDev().build().b8(expOff+1, pmOff)[:256],
-			with(gpuHeader(256), true, gpuExpress(expOff), false, nil, nil)},
+			capsLooped(with(gpuHeader(256), false, gpuExpress(expOff), false, nil, nil))},
 		{"cap pointer beyond Len", gpuDev().build().b8(0x34, 0xc0)[:128], with(gpuHeader(128), false, nil, false, nil, nil)},
 		{"cap pointer below 0x40 ends the list", gpuDev().build().b8(0x34, 0x20)[:256], with(gpuHeader(256), true, nil, false, nil, nil)},
 		{"cap ID 0xff ends the list", gpuDev().build().b8(pmOff, 0xff)[:256], with(gpuHeader(256), true, nil, false, nil, nil)},
@@ -180,17 +182,17 @@ func TestParse(t *testing.T) {
 			c.HeaderType, c.SubsystemVendor, c.SubsystemDevice = 5, 0, 0
 			return c
 		}()},
-		{"ext cap loop (next = self)", gpuDev().build().w32(0x100, 0x10010001), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
+		{"ext cap loop (next = self)", gpuDev().build().w32(0x100, 0x10010001), extLooped(with(gpuHeader(4096), true, gpuExpress(expOff), false, nil, nil))},
 		{"ext cap loop through ACS", dspDev().build().w32(0x100, 0x1401000d).w32(0x140, 0x10010001),
-			with(swHeader(4096, dspDev().buses), true, dspExpress(), true, &ACS{Offset: 0x100, Cap: 0x001d, Ctl: 0x000c}, nil)},
+			extLooped(with(swHeader(4096, dspDev().buses), true, dspExpress(), false, &ACS{Offset: 0x100, Cap: 0x001d, Ctl: 0x000c}, nil))},
 		{"ext next pointer below 0x100 ends the list", gpuDev().build().w32(0x100, 0x0c010001), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
 		{"ext header all ones", gpuDev().build().w32(0x100, 0xffffffff), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
 		{"ext list leaves the bytes", gpuATS.build()[:0x110], with(gpuHeader(0x110), true, gpuExpress(expOff), false, nil, nil)},
 		{"ext ACS registers cut", dspDev().build()[:0x106], with(swHeader(0x106, dspDev().buses), true, dspExpress(), false, nil, nil)},
 		{"ext ATS registers cut", atsFirst.build()[:0x106], with(gpuHeader(0x106), true, gpuExpress(expOff), false, nil, nil)},
-		{"cap chain through all 48 dword slots hits the TTL", capChain(gpuDev().build()[:256]), with(gpuHeader(256), true, nil, false, nil, nil)},
+		{"cap chain through all 48 dword slots hits the TTL", capChain(gpuDev().build()[:256]), capsLooped(with(gpuHeader(256), false, nil, false, nil, nil))},
 		{"ext chain of 481 entries hits the TTL before ACS", extChain(dspDev().build(), 481),
-			with(swHeader(4096, dspDev().buses), true, dspExpress(), true, nil, nil)},
+			extLooped(with(swHeader(4096, dspDev().buses), true, dspExpress(), false, nil, nil))},
 		{"ext chain of 480 entries ends in ACS", extChain(dspDev().build(), 480),
 			with(swHeader(4096, dspDev().buses), true, dspExpress(), true, &ACS{Offset: 0x100 + 479*4, Cap: 0x001d, Ctl: 0x000c}, nil)},
 		{"bytes beyond 4096 ignored", append(gpuDev().build(), 1, 2, 3), with(gpuHeader(4096), true, gpuExpress(expOff), true, nil, nil)},
@@ -209,6 +211,12 @@ func TestParse(t *testing.T) {
 }
 
 // capChain links vendor-specific capabilities 0x40 -> 0x44 -> ... -> 0xfc -> 0x40.
+// capsLooped is c with its capability list marked looped.
+func capsLooped(c Config) Config { c.CapsLooped = true; return c }
+
+// extLooped is c with its extended capability list marked looped.
+func extLooped(c Config) Config { c.ExtLooped = true; return c }
+
 func capChain(c cfg) cfg {
 	for off := HeaderSize; off < LegacySize; off += 4 {
 		next := off + 4

@@ -13,6 +13,8 @@ import (
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/gdtopo/gdtopo/internal/termsafe"
 )
 
 // Printer writes tables and headings in one format. It keeps one
@@ -71,16 +73,46 @@ func NewPrinter(w io.Writer, f Format) *Printer {
 // Format is the printer's format.
 func (p *Printer) Format() Format { return p.f }
 
-// Printf writes free text between tables.
-func (p *Printer) Printf(format string, a ...any) { fmt.Fprintf(p.w, format, a...) }
+// Printf writes free text between tables. Text in the arguments (strings,
+// errors, Stringers) is escaped with termsafe.Block: it may hold names from
+// the input, which must not reach a terminal as control sequences.
+func (p *Printer) Printf(format string, a ...any) {
+	safe := make([]any, len(a))
+	for i, v := range a {
+		switch v := v.(type) {
+		case string:
+			safe[i] = termsafe.Block(v)
+		case error:
+			safe[i] = termsafe.Block(v.Error())
+		case fmt.Stringer:
+			safe[i] = termsafe.Block(v.String())
+		default:
+			safe[i] = v
+		}
+	}
+	fmt.Fprintf(p.w, format, safe...)
+}
+
+// safeCells returns row with every cell escaped with termsafe.Text.
+func safeCells(row []string) []string {
+	out := make([]string, len(row))
+	for i, c := range row {
+		out[i] = termsafe.Text(c)
+	}
+	return out
+}
 
 // Table writes one table: borderless, left-aligned columns for text, a pipe
 // table for markdown. Headers are printed as given.
 func (p *Printer) Table(header []string, rows [][]string) error {
 	p.buf.Reset()
 	p.t.Reset()
-	p.t.Header(header)
-	if err := p.t.Bulk(rows); err != nil {
+	p.t.Header(safeCells(header))
+	safe := make([][]string, len(rows))
+	for i, r := range rows {
+		safe[i] = safeCells(r)
+	}
+	if err := p.t.Bulk(safe); err != nil {
 		return err
 	}
 	if err := p.t.Render(); err != nil {
@@ -113,8 +145,8 @@ func (p *Printer) Table(header []string, rows [][]string) error {
 // otherwise.
 func (p *Printer) Heading(title string) {
 	if p.f == Markdown {
-		fmt.Fprintf(p.w, "\n## %s\n\n", title)
+		fmt.Fprintf(p.w, "\n## %s\n\n", termsafe.Text(title))
 		return
 	}
-	fmt.Fprintf(p.w, "\n%s\n", title)
+	fmt.Fprintf(p.w, "\n%s\n", termsafe.Text(title))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/internal/termsafe"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -24,10 +25,10 @@ func checkTables(w io.Writer, f Format, c *report.Check) error {
 			if i > 0 {
 				p.Printf("\n")
 			}
-			p.Printf("==> %s <==\n", res.Source)
+			p.Printf("==> %s <==\n", termsafe.Text(res.Source))
 		}
 		if res.Report == nil {
-			p.Printf("not read: %s\n", res.Error)
+			p.Printf("not read: %s\n", termsafe.Text(res.Error))
 			continue
 		}
 		if err := checkReport(p, res.Report); err != nil {
@@ -392,7 +393,11 @@ func planTable(p *Printer, r *report.Report) error {
 		p.Printf("\n```\n")
 	}
 	for _, rk := range plan.Ranks {
-		line := strings.Join(rk.Env, " ")
+		words := make([]string, len(rk.Env))
+		for i, w := range rk.Env {
+			words[i] = termsafe.Assignment(w) // names from the input, pasted into a shell
+		}
+		line := strings.Join(words, " ")
 		if rk.Numactl != "" {
 			line += " " + rk.Numactl
 		}

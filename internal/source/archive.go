@@ -187,6 +187,9 @@ func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
 	if err := r.m.put(p, n); err != nil {
 		return r.refuse(err.Error())
 	}
+	if old := r.m.replaced; old != nil && (old.mode.Type() != n.mode.Type() || old.target != n.target || !bytes.Equal(old.data, n.data)) {
+		r.warn("appears again with different content: the last one is used")
+	}
 	return nil
 }
 

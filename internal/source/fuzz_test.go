@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/gdtopo/gdtopo/topology"
 )
 
 // fuzzLimits are small so that one fuzz input costs little.
@@ -136,16 +138,23 @@ func FuzzOpenArchive(f *testing.F) {
 					reads++
 					_, _ = fs.ReadFile(src.Root, p)
 				}
-			case d.Type().IsRegular() && reads < 16:
-				reads++
-				b, err := fs.ReadFile(src.Root, p)
+			case d.Type().IsRegular():
+				// Every member kept counts against the limits, read or not:
+				// its size is what the archive reader kept in memory.
+				info, err := d.Info()
 				if err != nil {
 					return nil
 				}
-				if int64(len(b)) > fuzzLimits.MaxMember {
-					t.Fatalf("%s: %d bytes kept, over the %d-byte member limit", p, len(b), fuzzLimits.MaxMember)
+				if info.Size() > fuzzLimits.MaxMember {
+					t.Fatalf("%s: %d bytes kept, over the %d-byte member limit", p, info.Size(), fuzzLimits.MaxMember)
 				}
-				total += int64(len(b))
+				total += info.Size()
+				if reads < 16 {
+					reads++
+					if b, err := fs.ReadFile(src.Root, p); err == nil && int64(len(b)) != info.Size() {
+						t.Fatalf("%s: read %d bytes, its size says %d", p, len(b), info.Size())
+					}
+				}
 			}
 			return nil
 		})
@@ -153,7 +162,12 @@ func FuzzOpenArchive(f *testing.F) {
 			t.Fatalf("walk: %v", walkErr)
 		}
 		if total > fuzzLimits.MaxExpanded {
-			t.Fatalf("read %d bytes, over the %d-byte expansion limit", total, fuzzLimits.MaxExpanded)
+			t.Fatalf("kept %d bytes of members, over the %d-byte expansion limit", total, fuzzLimits.MaxExpanded)
+		}
+		// The rest of the pipeline on what was kept, as check runs it:
+		// the sysfs reader, then every pair under the bound check keeps.
+		if g, err := topology.ReadSysfs(src.Root); err == nil && g.CheckPairEnds() == nil {
+			g.Pairs()
 		}
 	})
 }

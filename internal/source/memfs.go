@@ -54,6 +54,10 @@ type memFS struct {
 	lastDir     string
 	lastDirNode *node
 
+	// replaced is the file the last put replaced (a member given twice),
+	// nil when it replaced none.
+	replaced *node
+
 	// The folder a recent walk ended in: readers ask for a folder's files
 	// one after another, so most walks skip the components down to it.
 	walked atomic.Pointer[walkedDir]
@@ -128,6 +132,7 @@ func (m *memFS) put(p string, n *node) error {
 	if len(p) < len(full) {
 		m.lastDir, m.lastDirNode = full[:len(full)-len(p)-1], dir
 	}
+	m.replaced = nil
 	if old := dir.child(p); old != nil {
 		if old.mode.IsDir() {
 			if !n.mode.IsDir() {
@@ -138,6 +143,7 @@ func (m *memFS) put(p string, n *node) error {
 		}
 		n.parent = dir
 		dir.replace(p, n)
+		m.replaced = old
 		return nil
 	}
 	m.add(dir, p, n)

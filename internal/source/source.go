@@ -2,9 +2,11 @@
 // snapshot archive) into a read-only file tree rooted where sys/ and proc/ live.
 //
 // Every gdtopo reader takes the tree as an FS and reads it with fs.ReadFile,
-// fs.ReadDir, fs.ReadLink and fs.Lstat. Live machines and captured folders are
-// read through os.DirFS; archives are read as a stream into memory and never
-// extracted to disk.
+// fs.ReadDir, fs.ReadLink and fs.Lstat. The live machine's /sys and /proc are
+// read as they are, kernel-made links and all. A captured folder is read
+// under an archive's rules: nothing outside the folder (os.Root), and only
+// regular files and folders, opened without blocking (see rootDir).
+// Archives are read as a stream into memory and never extracted to disk.
 package source
 
 import (
@@ -137,15 +139,26 @@ func (o *Opener) Open(name string) (*Source, error) {
 // itself, or an extracted hwloc-gather-topology tarball (one folder holding sys/).
 func openFolder(name string) (*Source, error) {
 	src := &Source{Name: name, Kind: KindDirectory, Format: "sysfs directory"}
-	switch {
-	case isDir(name, "sys"):
-		src.Root = dirFS(name)
-	case isDir(name, "bus", "pci", "devices") || isDir(name, "devices", "system"):
-		src.Root = sysView{dirFS(name)}
-	default:
-		entries, err := os.ReadDir(name)
+	rooted := func(dir string) (FS, error) {
+		r, err := newRootDir(dir)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, bareErr(err))
+		}
+		return r, nil
+	}
+	var err error
+	switch {
+	case isDir(name, "sys"):
+		src.Root, err = rooted(name)
+	case isDir(name, "bus", "pci", "devices") || isDir(name, "devices", "system"):
+		var r FS
+		if r, err = rooted(name); err == nil {
+			src.Root = sysView{r}
+		}
+	default:
+		entries, rerr := os.ReadDir(name)
+		if rerr != nil {
+			return nil, fmt.Errorf("%s: %w", name, bareErr(rerr))
 		}
 		var dirs []string
 		for _, e := range entries {
@@ -157,7 +170,10 @@ func openFolder(name string) (*Source, error) {
 			return nil, fmt.Errorf("%s: not a sysfs tree: no sys/ folder (give a folder holding sys/, "+
 				"a snapshot archive, or nothing for this machine's /sys)", name)
 		}
-		src.Root = dirFS(filepath.Join(name, dirs[0]))
+		src.Root, err = rooted(filepath.Join(name, dirs[0]))
+	}
+	if err != nil {
+		return nil, err
 	}
 	return src, nil
 }
@@ -168,7 +184,7 @@ func isDir(elem ...string) bool {
 	return err == nil && info.IsDir()
 }
 
-// dirFS is os.DirFS, which implements ReadLink and Lstat since Go 1.25.
+// dirFS is the live machine's file tree: os.DirFS with a cheaper Open.
 func dirFS(dir string) FS {
 	return newRawDir(dir)
 }
