@@ -231,6 +231,9 @@ func Analyze(g *topology.Graph, pairs []topology.Pair, opts Options) (*Result, e
 	}
 	a.pairs = topology.PairsOf(pairs, topology.KindAccelerator, topology.KindNIC)
 	for _, p := range a.pairs {
+		if p.SMI == topology.Unknown {
+			continue // nothing to predict on a path the source cannot tell
+		}
 		a.preds = append(a.preds, a.predict(p))
 	}
 	plan := a.plan()

@@ -91,6 +91,28 @@ func sysfsFile(d *topology.Device, name string) string {
 	return "sys/bus/pci/devices/" + d.BDF() + "/" + name
 }
 
+// acsMissing says, in the dump's terms, that it shows no ACS control.
+func (a *analysis) acsMissing() string {
+	if a.g.TextForm == "lspci" {
+		return "no ACSCtl line"
+	}
+	return "ACS not recorded in " + a.g.TextForm
+}
+
+// evidence is what a finding about d rests on: sysfs, the file and value
+// read from a captured tree; for a text dump, the place in the dump where
+// d was read ("lspci.txt line 120") and what the dump said there (dump).
+func (a *analysis) evidence(d *topology.Device, sysfs, dump string) string {
+	if a.g.TextForm == "" {
+		return sysfs
+	}
+	where := d.Seen
+	if where == "" {
+		where = a.g.TextForm + " output"
+	}
+	return fmt.Sprintf("%s (%s): %s", where, d.BDF(), dump)
+}
+
 // find gathers every finding.
 func (a *analysis) find(plan Plan) {
 	rail := map[*topology.Device]bool{}
@@ -129,7 +151,8 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 		for _, b := range pathBridges(p.A, p.B) {
 			switch {
 			case !b.ACSKnown && !seen[b]:
-				unknown.add([]*topology.Device{b}, b.BDF(), RemedyStep{}, sysfsFile(b, "config")+": 64 bytes readable (sysfs-reference.md §1.6)")
+				unknown.add([]*topology.Device{b}, b.BDF(), RemedyStep{}, a.evidence(b, sysfsFile(b, "config")+": 64 bytes readable (sysfs-reference.md §1.6)",
+					a.acsMissing()))
 			case b.ACSKnown && b.ACSRedirect:
 				pair := func() string { return fmt.Sprintf("%s–%s (%s)", p.A.BDF(), p.B.BDF(), p.SMI) }
 				if sev[b] == "" {
@@ -169,7 +192,7 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 				fix = RemedyStep{}
 			}
 			g.add([]*topology.Device{b}, b.BDF()+" on "+example[b], fix,
-				sysfsFile(b, "config")+": ACS Control (ECAP_ACS+0x6) has ReqRedir or CmpltRedir set")
+				a.evidence(b, sysfsFile(b, "config")+": ACS Control (ECAP_ACS+0x6) has ReqRedir or CmpltRedir set", "ACSCtl: ReqRedir+ or CmpltRedir+"))
 			ports = append(ports, b.BDF())
 		}
 		if s == Info {
@@ -191,9 +214,22 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 		}
 		a.emit("acs-redirect", s, &g, "ACS Request/Completion Redirect is on at %s: accelerator–NIC peer-to-peer goes up to the root complex", head, tail)
 	}
-	a.emit("acs-unknown", Info, &unknown, "ACS state unknown at bridges on accelerator–NIC paths (%s): config space was read only to 64 bytes",
-		[]RemedyStep{manual("run gdtopo as root (sudo), or take the capture as root", "reading config space past 64 bytes needs CAP_SYS_ADMIN"),
-			command("sudo lspci -vvv | grep ACSCtl", "or read the ACS control by hand")}, nil)
+	why := "config space was read only to 64 bytes"
+	fix := []RemedyStep{manual("run gdtopo as root (sudo), or take the capture as root", "reading config space past 64 bytes needs CAP_SYS_ADMIN"),
+		command("sudo lspci -vvv | grep ACSCtl", "or read the ACS control by hand")}
+	switch a.g.TextForm {
+	case "":
+	case "lspci":
+		// lspci prints the ACS capability's lines only when it can read
+		// the extended config space, which needs root (pciutils ls-ecaps.c).
+		why = "the lspci output shows no ACSCtl lines"
+		fix = []RemedyStep{command("sudo lspci -vvv", "retake the dump as root: ACSCtl lines need root; lspci -tv has none")}
+	default:
+		why = fmt.Sprintf("%s does not record ACS", a.g.TextForm)
+		fix = []RemedyStep{command("sudo lspci -vvv", "capture the machine itself as root"),
+			command("sudo gdtopo snapshot --output-file host.tar.gz", "or take a snapshot as root")}
+	}
+	a.emit("acs-unknown", Info, &unknown, "ACS state unknown at bridges on accelerator–NIC paths (%s): "+why, fix, nil)
 }
 
 // findIOMMU reports accelerators and NICs whose DMA an IOMMU translates.
@@ -248,7 +284,8 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 			retrain := command("setpci -s "+port.BDF()+" CAP_EXP+0x10.w=0020:0020", "then retrain the link: Link Control bit 5 of the port above "+dev.BDF())
 			if w := capOf(float64(dev.Link.MaxWidth), float64(port.Link.MaxWidth)); cur.CurrentWidth > 0 && float64(cur.CurrentWidth) < w {
 				width.add([]*topology.Device{dev, port}, fmt.Sprintf("%s x%d (both ends support x%g)", dev.BDF(), cur.CurrentWidth, w), retrain,
-					fmt.Sprintf("%s = %d, max_link_width = %d", sysfsFile(dev, "current_link_width"), cur.CurrentWidth, dev.Link.MaxWidth))
+					a.evidence(dev, fmt.Sprintf("%s = %d, max_link_width = %d", sysfsFile(dev, "current_link_width"), cur.CurrentWidth, dev.Link.MaxWidth),
+						fmt.Sprintf("LnkSta Width x%d, LnkCap Width x%d", cur.CurrentWidth, dev.Link.MaxWidth)))
 			}
 			if s := capOf(dev.Link.MaxGTs, port.Link.MaxGTs); cur.CurrentGTs > 0 && cur.CurrentGTs < s {
 				g := &speed
@@ -256,7 +293,8 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 					g, retrain = &idle, RemedyStep{}
 				}
 				g.add([]*topology.Device{dev, port}, fmt.Sprintf("%s %g GT/s (both ends support %g GT/s)", dev.BDF(), cur.CurrentGTs, s), retrain,
-					fmt.Sprintf("%s = %g GT/s, max_link_speed = %g GT/s", sysfsFile(dev, "current_link_speed"), cur.CurrentGTs, dev.Link.MaxGTs))
+					a.evidence(dev, fmt.Sprintf("%s = %g GT/s, max_link_speed = %g GT/s", sysfsFile(dev, "current_link_speed"), cur.CurrentGTs, dev.Link.MaxGTs),
+						fmt.Sprintf("LnkSta Speed %gGT/s, LnkCap Speed %gGT/s", cur.CurrentGTs, dev.Link.MaxGTs)))
 			}
 		}
 	}
@@ -286,7 +324,16 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 	}
 	best := map[*topology.Device]topology.Pair{}
 	var order []*topology.Device
+	unknown := map[*topology.Device]bool{} // the best NIC may be behind an unknown path
 	for _, p := range pairs {
+		if p.SMI == topology.Unknown {
+			unknown[p.A] = true
+		}
+	}
+	for _, p := range pairs {
+		if unknown[p.A] {
+			continue // no finding rests on an unknown path
+		}
 		b, ok := best[p.A]
 		if !ok {
 			order = append(order, p.A)
@@ -354,7 +401,7 @@ func (a *analysis) findSharing(plan Plan) {
 		if len(gs) > 2 && capGbps > 0 && demand > capGbps {
 			var g group
 			g.add(gs, fmt.Sprintf("the uplink above %s (%.0f Gb/s) carries %d planned flows (%s) wanting %.0f Gb/s",
-				u.BDF(), capGbps, len(gs)-1, strings.Join(bdfs(gs[1:]), ", "), demand), RemedyStep{}, sysfsFile(u, "current_link_width"))
+				u.BDF(), capGbps, len(gs)-1, strings.Join(bdfs(gs[1:]), ", "), demand), RemedyStep{}, a.evidence(u, sysfsFile(u, "current_link_width"), "link "+u.Link.String()))
 			a.emit("nic-shared", Warning, &g, "%s", []RemedyStep{manual("place a NIC under this switch, or move accelerators so each flow stays under its own switch", "follow the rail plan")}, nil)
 		}
 	}
@@ -367,7 +414,8 @@ func (a *analysis) findDevices(ends []*topology.Device) {
 	minBAR := uint64(a.m.MinBAR.Value * (1 << 30))
 	for _, d := range ends {
 		one := []*topology.Device{d}
-		if a.g.MultiNUMA() && d.RawNUMANode < 0 {
+		// A dump's missing NUMA line is not numa_node -1: only sysfs says so.
+		if a.g.MultiNUMA() && d.RawNUMANode < 0 && a.g.TextForm == "" {
 			var fix RemedyStep
 			if d.NUMANode >= 0 {
 				fix = command(fmt.Sprintf("echo %d | sudo tee /%s", d.NUMANode, sysfsFile(d, "numa_node")),
@@ -384,11 +432,11 @@ func (a *analysis) findDevices(ends []*topology.Device) {
 			n := bits.Len(uint(target/128)) - 1 // MaxReadReq = 128 << n, DevCtl bits 14:12
 			mrrs.add(one, fmt.Sprintf("%s %d B", d.BDF(), d.MaxReadRequest),
 				command(fmt.Sprintf("setpci -s %s CAP_EXP+0x8.w=%04x:7000", d.BDF(), n<<12), fmt.Sprintf("MaxReadReq %d B now: n = %d, 128 << n = %d B", d.MaxReadRequest, n, 128<<n)),
-				sysfsFile(d, "config")+": DevCtl (CAP_EXP+0x8) bits 14:12")
+				a.evidence(d, sysfsFile(d, "config")+": DevCtl (CAP_EXP+0x8) bits 14:12", fmt.Sprintf("DevCtl: MaxReadReq %d bytes", d.MaxReadRequest)))
 		}
 		if nic && d.DevCtlKnown && !d.RelaxedOrdering {
 			ro.add(one, d.BDF(), command("setpci -s "+d.BDF()+" CAP_EXP+0x8.w=0010:0010", "DevCtl bit 4, Relaxed Ordering"),
-				sysfsFile(d, "config")+": DevCtl (CAP_EXP+0x8) bit 4 clear")
+				a.evidence(d, sysfsFile(d, "config")+": DevCtl (CAP_EXP+0x8) bit 4 clear", "DevCtl: RlxdOrd-"))
 		}
 		if d.Kind == topology.KindAccelerator && d.VendorID == topology.VendorNVIDIA && d.BARs != nil {
 			var largest uint64
@@ -398,7 +446,7 @@ func (a *analysis) findDevices(ends []*topology.Device) {
 				}
 			}
 			if largest < minBAR {
-				bar.add(one, fmt.Sprintf("%s %d MiB", d.BDF(), largest>>20), RemedyStep{}, sysfsFile(d, "resource"))
+				bar.add(one, fmt.Sprintf("%s %d MiB", d.BDF(), largest>>20), RemedyStep{}, a.evidence(d, sysfsFile(d, "resource"), fmt.Sprintf("largest prefetchable Region %d MiB", largest>>20)))
 			}
 		}
 	}
@@ -445,9 +493,14 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 					[]RemedyStep{command("grep -i open /proc/driver/nvidia/version", "check which driver is loaded: the open kernel module supports dma-buf (NCCL_DMABUF_ENABLE=1 is the default); with the proprietary driver, load the peer-memory module instead")}, load)
 			}
 		} else {
-			g.add(append(nvidia, rdma...), "", RemedyStep{}, "sys/module not in the source")
-			a.emit("peer-memory-unknown", Info, &g, "the source holds no sys/module: peer-memory support unknown",
-				[]RemedyStep{command("lsmod | grep -e nvidia_peermem -e nv_peer_mem", "check on the machine"), manual("or include sys/module in the capture", "gdtopo snapshot does")}, nil)
+			ev := "sys/module not in the source"
+			fix := []RemedyStep{command("lsmod | grep -e nvidia_peermem -e nv_peer_mem", "check on the machine"), manual("or include sys/module in the capture", "gdtopo snapshot does")}
+			if a.g.TextForm != "" {
+				ev = "the " + a.g.TextForm + " input lists no loaded kernel modules"
+				fix = fix[:1]
+			}
+			g.add(append(nvidia, rdma...), "", RemedyStep{}, ev)
+			a.emit("peer-memory-unknown", Info, &g, "the source holds no sys/module: peer-memory support unknown", fix, nil)
 		}
 	}
 	var g group
@@ -459,7 +512,7 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 	default:
 		for _, d := range a.g.Devices {
 			if d.VendorID == 0x1b36 && d.DeviceID == 0x000c && g.ev == "" {
-				g.ev = sysfsFile(d, "") + ": QEMU PCIe root port 1b36:000c"
+				g.ev = a.evidence(d, sysfsFile(d, "")+": QEMU PCIe root port 1b36:000c", "QEMU PCIe root port 1b36:000c")
 			}
 		}
 	}

@@ -318,6 +318,34 @@ func TestSeverity(t *testing.T) {
 	}
 }
 
+// TestUnknownPathsRaiseNothing checks that pairs whose path the source
+// cannot tell get no prediction, no locality finding and no rail plan.
+func TestUnknownPathsRaiseNothing(t *testing.T) {
+	gpu := &topology.Device{Addr: topology.BDF{Bus: 0x06}, Kind: topology.KindAccelerator, VendorID: topology.VendorNVIDIA, NUMANode: -1, RawNUMANode: -1, PlaceUnknown: true}
+	nic := &topology.Device{Addr: topology.BDF{Bus: 0x03}, Kind: topology.KindNIC, VendorID: topology.VendorMellanox, NUMANode: -1, RawNUMANode: -1, PlaceUnknown: true, RDMA: []string{"mlx5_0"}}
+	// A second NIC on another NUMA node: SYS is known, yet the best NIC may
+	// be the one whose path is unknown, so still no finding and no plan.
+	far := &topology.Device{Addr: topology.BDF{Bus: 0x83}, Kind: topology.KindNIC, VendorID: topology.VendorMellanox, NUMANode: 1, RawNUMANode: 1, PlaceUnknown: true, RDMA: []string{"mlx5_1"}}
+	gpu.NUMANode, gpu.RawNUMANode = 0, 0
+	g := &topology.Graph{Devices: []*topology.Device{nic, gpu, far}, System: topology.System{NUMANodes: []topology.NUMANode{{ID: 0, Socket: 0}, {ID: 1, Socket: 1}}}}
+	g.Finish()
+	if l := g.Classify(gpu, far).SMI; l != topology.SYS {
+		t.Errorf("different known NUMA nodes: %s, want SYS", l)
+	}
+	res, err := Analyze(g, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Predictions) != 1 || len(res.Plan.Assignments) != 0 {
+		t.Errorf("%d predictions (want the SYS pair's only), %d assignments with an unknown path", len(res.Predictions), len(res.Plan.Assignments))
+	}
+	for _, f := range res.Findings {
+		if f.Code == "no-local-nic" || f.Code == "cross-socket" {
+			t.Errorf("finding %s on an unknown path: %s", f.Code, f.Message)
+		}
+	}
+}
+
 // remedyText is a finding's remedy steps, one text and comment per line.
 func remedyText(f Finding) string {
 	var b strings.Builder

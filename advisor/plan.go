@@ -109,7 +109,9 @@ func (a *analysis) railNICs() []*topology.Device {
 }
 
 // forbidden is the cost of a pair below the threshold: more than any
-// assignment of allowed pairs (|cost| ≤ 1e7 << 20 per row, 64 rows).
+// assignment of allowed pairs (|cost| < 1e6 << 28 per row, 64 rows; the
+// label term, at most 7 << 18 a row, and Σ i·j < 2^18 never carry into
+// the field above them).
 const forbidden = int64(1e16)
 
 // runGbps is what a pair gives as NCCL would run it: direct RDMA where GDR
@@ -146,8 +148,13 @@ func (a *analysis) plan() Plan {
 		}
 		pl.Ranks = append(pl.Ranks, r)
 	}
-	if len(gpus) == 0 || len(nics) == 0 {
-		return pl
+	if len(gpus) == 0 || len(nics) == 0 || len(a.preds) == 0 {
+		return pl // no plan without a known path (plain lspci shows none)
+	}
+	for _, p := range a.pairs {
+		if p.SMI == topology.Unknown {
+			return pl // the best NIC may be one whose path is unknown
+		}
 	}
 	pred := map[[2]*topology.Device]*Prediction{}
 	for i, p := range a.preds {
@@ -156,7 +163,14 @@ func (a *analysis) plan() Plan {
 	// w ranks pairs: a known figure above any unknown one (an unknown
 	// prediction never wins over a known good one), then Gb/s as NCCL
 	// would run the pair.
-	const tier = 1e5
+	const tier = 5000 // above any NIC's Gb/s; w stays below 1e4, as cost's field needs
+	// near ranks a pair by its label, 6 (PIX) to 1 (SYS), 7 for NVLink: among pairs
+	// expected alike, and where no throughput is known (no link speeds in
+	// the source), the nearer NIC wins.
+	near := map[[2]*topology.Device]int64{}
+	for _, p := range a.pairs {
+		near[[2]*topology.Device{p.A, p.B}] = int64(max(0, topology.SYS.Rank()+1-p.SMI.Rank()))
+	}
 	w := make([][]float64, len(gpus))
 	gbps := make([][]float64, len(gpus))
 	known := make([][]bool, len(gpus))
@@ -195,8 +209,8 @@ func (a *analysis) plan() Plan {
 			for s := range cost[i] {
 				if j := s / capacity; w[i][j] < t {
 					cost[i][s] = forbidden
-				} else { // Gb/s to 1e-3 first; then lower GPUs on lower NICs (max Σ i·j)
-					cost[i][s] = -(int64(math.Round(w[i][j]*1000))<<20 + int64(i*j))
+				} else { // Gb/s to 1e-2 first; then the nearer label; then lower GPUs on lower NICs (max Σ i·j)
+					cost[i][s] = -(int64(math.Round(w[i][j]*100))<<27 + near[[2]*topology.Device{gpus[i], nics[j]}]<<18 + int64(i*j))
 				}
 			}
 		}

@@ -237,3 +237,34 @@ func TestPlanWithoutFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanWithoutLinks plans a source with no link speeds and no port
+// rates (lstopo without -v): every expected throughput is unknown, so the
+// nearer label decides, never address order alone. Address order would
+// put GPU0 on the NIC of the other socket.
+func TestPlanWithoutLinks(t *testing.T) {
+	b := newBuilder()
+	h0, _ := b.hb(0)
+	h1, _ := b.hb(1)
+	r0, r1 := b.rootPort(h0, 2), b.rootPort(h1, 2)
+	usp0, usp1 := b.sw(r0), b.sw(r1)
+	p00, p01, p10, p11 := b.port(usp0, 0), b.port(usp0, 1), b.port(usp1, 0), b.port(usp1, 1)
+	gpu0, nic0 := b.gpu(below(p00, 0), p00), b.nic(below(p01, 1), p01, "mlx5_0")
+	gpu1, nic1 := b.gpu(below(p10, 0), p10), b.nic(below(p11, 1), p11, "mlx5_1")
+	for _, d := range b.g.Devices {
+		d.Link = topology.Link{}
+	}
+	nic0.PortRateGbps, nic1.PortRateGbps = 0, 0
+	// Swap the NICs' addresses so that the far NIC comes first for GPU0.
+	nic0.Addr, nic1.Addr = nic1.Addr, nic0.Addr
+	pl := analyze(t, b.graph(), Options{}).Plan
+	want := map[*topology.Device]*topology.Device{gpu0: nic0, gpu1: nic1}
+	if len(pl.Assignments) != 2 {
+		t.Fatalf("%d assignments", len(pl.Assignments))
+	}
+	for _, as := range pl.Assignments {
+		if as.NIC != want[as.GPU] {
+			t.Errorf("%s -> %s, want %s (PIX, not SYS)", as.GPU.BDF(), as.NIC.BDF(), want[as.GPU].BDF())
+		}
+	}
+}

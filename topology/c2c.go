@@ -14,10 +14,17 @@ func (g *Graph) applyDataDirect(p *Pair) {
 	}
 	dma := g.DataDirectOf(p.B)
 	if dma == nil {
-		if p.B.VendorID == VendorMellanox && p.B.VPDV3 == "" && g.hasDataDirect() {
+		switch {
+		case p.B.VendorID == VendorMellanox && p.B.VPDV3 == "" && g.hasDataDirect():
 			p.LabelUncertain = true
 			p.Notes = append(p.Notes, "the machine has ConnectX-8 Data Direct DMA functions but the source holds no VPD for this NIC "+
 				"(vpd is root-only, and private in a redacted capture): NCCL may label the pair on a DMA function instead")
+		case g.TextForm != "" && p.B.VPDV3 == "" && mayBeCX8(p.B):
+			// A dump shows no VPD, and hwloc filters the DMA functions out
+			// (or a dump without IDs cannot name them): whether NCCL sees
+			// this NIC through a Data Direct function is unknown;
+			// nvidia-smi's label stands.
+			p.NCCLUncertain = true
 		}
 		return
 	}
@@ -38,9 +45,16 @@ func (g *Graph) applyDataDirect(p *Pair) {
 func (g *Graph) applyC2C(pairs []Pair) {
 	byGPU := map[*Device][]int{}
 	for i, p := range pairs {
-		if p.A.Kind == KindAccelerator && p.B.Kind == KindNIC && g.C2C(p.A) {
+		if p.A.Kind != KindAccelerator || p.B.Kind != KindNIC {
+			continue
+		}
+		if g.C2C(p.A) {
 			pairs[i].C2C = true
 			byGPU[p.A] = append(byGPU[p.A], i)
+		} else if p.NCCL == PHB && p.A.DeviceID == 0 && (p.A.VendorID == 0 || p.A.VendorID == VendorNVIDIA) {
+			// Without the accelerator's ID the source cannot tell whether it
+			// sits on NVLink-C2C, where NCCL would say P2C.
+			pairs[i].NCCLUncertain = true
 		}
 	}
 	for _, idx := range byGPU {
@@ -57,7 +71,16 @@ func (g *Graph) applyC2C(pairs []Pair) {
 		if best != PHB {
 			continue
 		}
+		// Which PHB NICs are local turns on their bandwidth: where a NIC's
+		// port rate is unknown (a dump holds none), so is the choice.
+		guessed := false
 		for _, i := range idx {
+			guessed = guessed || pairs[i].NCCL == PHB && pairs[i].B.PortRateGbps == 0 && g.TextForm != ""
+		}
+		for _, i := range idx {
+			if guessed && pairs[i].NCCL == PHB {
+				pairs[i].NCCLUncertain = true
+			}
 			if pairs[i].NCCL == PHB && pathBandwidth(pairs[i]) == bw {
 				pairs[i].NCCL = P2C
 				pairs[i].Notes = append(pairs[i].Notes,
@@ -65,6 +88,13 @@ func (g *Graph) applyC2C(pairs []Pair) {
 			}
 		}
 	}
+}
+
+// mayBeCX8 reports whether NIC function n is, or may be (the source gives
+// no IDs), a ConnectX-8, whose Data Direct DMA function NCCL may use.
+func mayBeCX8(n *Device) bool {
+	return n.VendorID == VendorMellanox && n.DeviceID == DeviceCX8 ||
+		n.DeviceID == 0 && (n.VendorID == 0 || n.VendorID == VendorMellanox)
 }
 
 // pathBandwidth is what NCCL's path bandwidth compares for locality: the

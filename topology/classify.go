@@ -19,6 +19,9 @@ const (
 	NODE Label = "NODE" // across host bridges within one NUMA node
 	SYS  Label = "SYS"  // across NUMA nodes (sockets, or sub-NUMA domains)
 	NVL  Label = "NVL"  // NCCL: over NVLink (nvidia-smi prints NV# with the link count)
+	// Unknown is the label of a path the source cannot tell (it shows no
+	// PCI hierarchy); it ranks after SYS and no finding rests on it.
+	Unknown Label = "?"
 	// P2C is NCCL's GPU-NIC path through NVLink-C2C to the GPU's Grace CPU
 	// and PCIe from there to the NIC (paths.cc mergePathType: C2C + PHB).
 	P2C Label = "P2C"
@@ -52,6 +55,7 @@ const (
 	PathHostBridges    = "across host bridges"
 	PathNUMANodes      = "across NUMA nodes of one socket"
 	PathSockets        = "across sockets"
+	PathUnknown        = "unknown"
 )
 
 // HopKind says what a hop crosses.
@@ -88,13 +92,17 @@ type Pair struct {
 	// LabelUncertain is set when the labels rest on a guess, such as an
 	// unknown NUMA node or NVLink the source cannot show; Notes say which.
 	LabelUncertain bool
-	Notes          []string
 	// DataDirect is the ConnectX-8 Data Direct DMA function that carries
 	// the NIC's DMA to this accelerator; NCCL's label, the hops and the
 	// bottleneck are those of the path to it. nil when the NIC has none.
 	DataDirect *Device
 	// C2C is set when the accelerator reaches its CPU over NVLink-C2C.
 	C2C bool
+	// NCCLUncertain is set when NCCL's label rests on what the source
+	// lacks: a switch whose vendor, or Broadcom subsystem IDs, decide
+	// whether NCCL flattens it (nccl-semantics.md §1.6).
+	NCCLUncertain bool
+	Notes         []string
 }
 
 // MaxPairEnds bounds the accelerators and NICs (virtual functions left out)
@@ -137,9 +145,28 @@ func (g *Graph) Classify(a, b *Device) Pair { return g.classify(a, b, g.NVLinkHi
 // classify is Classify with the graph's NVLinkHint worked out once.
 func (g *Graph) classify(a, b *Device, hint string) Pair {
 	p := Pair{A: a, B: b}
+	if (a.PlaceUnknown || b.PlaceUnknown) && !a.Addr.SameDevice(b.Addr) {
+		// The graph's Lacks says why, once; no note per pair. Known, different
+		// NUMA nodes still decide SYS whatever the tree (nvidia-smi's SYS
+		// crosses NUMA nodes; NCCL's CPU nodes differ).
+		p.SMI, p.NCCL, p.Path, p.LabelUncertain = Unknown, Unknown, PathUnknown, true
+		if na, nb := numaOf(a), numaOf(b); na >= 0 && nb >= 0 && na != nb {
+			p.SMI, p.NCCL, p.Path, p.LabelUncertain = SYS, SYS, PathSockets, false
+			if sa, sb := g.System.NodeSocket(na), g.System.NodeSocket(nb); sa >= 0 && sa == sb {
+				p.Path = PathNUMANodes
+			}
+		}
+		g.nvlinkPair(&p, hint) // NVLink, known or possible, is not the PCIe path's
+		return p
+	}
 	p.SMI, p.Path, p.Notes = g.smiLabel(a, b)
 	p.LabelUncertain = len(p.Notes) > 0
 	p.NCCL = g.ncclLabel(a, b)
+	// Flattening only drops PCI nodes from the chains, so it can turn PXB
+	// into PIX but never changes a path that meets at a CPU (PHB, SYS).
+	if p.NCCL == PXB && !g.NCCLView && (flatteningUnknown(a) || flatteningUnknown(b)) {
+		p.NCCLUncertain = true // the graph's Lacks says why, once
+	}
 	g.nvlinkPair(&p, hint)
 	p.Hops = g.hops(a, b)
 	g.applyDataDirect(&p)
@@ -230,9 +257,9 @@ func (g *Graph) smiLabel(a, b *Device) (Label, string, []string) {
 			return SYS, PathNUMANodes, nil
 		}
 		return SYS, PathSockets, nil
-	case len(g.System.NUMANodes) == 1:
+	case len(g.System.NUMANodes) == 1 && !g.System.NUMANodesPartial:
 		return NODE, PathHostBridges, nil
-	case len(g.System.NUMANodes) == 0:
+	case len(g.System.NUMANodes) == 0, g.System.NUMANodesPartial:
 		return NODE, PathHostBridges, []string{"the source gives no NUMA nodes: NODE if " + unknownOf(a, b) + " share one, else SYS"}
 	default:
 		return NODE, PathHostBridges, []string{fmt.Sprintf(
@@ -294,6 +321,26 @@ func (d *Device) BroadcomSubSwitch() bool {
 	}
 	gen := bcmGen(d, 1)
 	return gen != 0 && gen == bcmGen(p.Parent, 0)
+}
+
+// flatteningUnknown reports whether a switch above d has the shape of a
+// two-level Broadcom switch (an upstream port below a downstream port) but
+// the IDs that tell whether NCCL flattens it are not known: the vendor and
+// device (lstopo without -v), a Broadcom port's device ID (lspci without
+// -nn names the vendor only), or a Broadcom PEX88xxx/PEX89xxx port's
+// subsystem IDs (lspci -tvnn).
+func flatteningUnknown(d *Device) bool {
+	unknown := func(x *Device) bool {
+		return x.VendorID == 0 && x.DeviceID == 0 || x.VendorID == VendorBroadcom && (x.DeviceID == 0 || // device ID not given (lspci by name)
+			(x.DeviceID == 0xc010 || x.DeviceID == 0xc030) && !x.SubsystemKnown)
+	}
+	for x := d.Parent; x != nil; x = x.Parent {
+		if x.Role == RoleUpstream && x.Parent != nil && x.Parent.Role == RoleDownstream && x.Parent.Parent != nil &&
+			(unknown(x) || unknown(x.Parent.Parent)) {
+			return true
+		}
+	}
+	return false
 }
 
 // bcmGen implements NCCL's getBcmGen (topo.cc): the generation of a Broadcom

@@ -178,6 +178,19 @@ type Device struct {
 	ACSCtl                       uint16 // its ACS Control register, when HasACS
 	MaxReadRequest, MaxPayload   int    // DevCtl, bytes; 0 unknown
 	RelaxedOrdering, DevCtlKnown bool
+	// Positional is set on a function the source shows without an address
+	// (lstopo console text prints bridges so): where it was seen, e.g.
+	// "standard input line 31". Its Addr is a stand-in in PositionalDomain
+	// and BDF() names it by that position.
+	Positional string
+	// Seen is where a text reader read this function, for evidence: "lspci.txt
+	// line 120", "in.xml <pci busid=...>"; empty for sysfs, whose files are the
+	// evidence.
+	Seen string
+	// PlaceUnknown is set when the source does not say where the function
+	// hangs (plain lspci): Parent and HostBridge are nil and every path to
+	// it is unknown.
+	PlaceUnknown bool
 	// VPDV3 is the V3 keyword of the function's Vital Product Data (a UUID
 	// on ConnectX-8 that ties its Data Direct DMA function to the NIC);
 	// read only for Mellanox functions, "" when absent or unreadable.
@@ -192,6 +205,28 @@ type Device struct {
 	// Bond is the bonding interface a netdev of this function is enslaved
 	// to (net/<if>/master), "" when none.
 	Bond string
+}
+
+// PositionalDomain is the PCI domain of the stand-in addresses of
+// positional devices. Linux domains are 16-bit, or from 0x10000 for Intel
+// VMD (drivers/pci/controller/vmd.c), so no real function sorts among them.
+const PositionalDomain uint32 = 0xffffffff
+
+// maxPositional bounds the stand-in addresses of one graph (bus, device).
+const maxPositional = 256 * 32
+
+// NewPositional returns the n-th (from 0) positional device of a graph:
+// Addr is a stand-in, BDF() says "bridge@line<line>", and Positional holds
+// where. It returns nil past the 8192 stand-ins a graph can hold.
+func NewPositional(n, line int, where string) *Device {
+	if n < 0 || n >= maxPositional {
+		return nil
+	}
+	return &Device{
+		Addr:     BDF{Domain: PositionalDomain, Bus: uint8(n / 32), Device: uint8(n % 32)},
+		bdf:      fmt.Sprintf("bridge@line%d", line),
+		NUMANode: -1, RawNUMANode: -1, Positional: where, Seen: where,
+	}
 }
 
 // BDF returns the canonical lowercase address, e.g. "0000:01:00.0".
@@ -257,8 +292,12 @@ type System struct {
 	Sockets        int // distinct physical packages, 0 unknown
 	LogicalCPUs    int // 0 unknown
 	NUMANodes      []NUMANode
-	Cmdline        string
-	CmdlineRead    bool
+	// NUMANodesPartial is set when NUMANodes holds only the nodes some
+	// devices named (a dump with NUMA lines but no node list): the machine
+	// may have more, so one node listed is not a one-node machine.
+	NUMANodesPartial bool
+	Cmdline          string
+	CmdlineRead      bool
 }
 
 // NodeSocket returns the socket of NUMA node id, or -1.
@@ -321,6 +360,10 @@ type Graph struct {
 	// nodes, one per NUMA node. nvidia-smi's PHB and NODE cannot be told
 	// apart there.
 	NCCLView bool
+	// TextForm names the text form the graph was read from ("lspci",
+	// "lstopo", "hwloc XML", "NCCL XML"); empty for sysfs. Evidence then
+	// points into the dump, and remedies say how to retake it.
+	TextForm string
 	// NVLinks are the bonds the source records; an entry with Count 0
 	// records that a pair has none.
 	NVLinks []NVLink

@@ -87,7 +87,7 @@ func (g *Graph) NVLinkHint() string {
 	if g.NVLinkRecorded {
 		return ""
 	}
-	accels, nvswitches := 0, 0
+	accels, nvswitches, unidentified := 0, 0, 0
 	var module, board string
 	for _, d := range g.Devices {
 		switch {
@@ -96,11 +96,17 @@ func (g *Graph) NVLinkHint() string {
 			nvswitches++
 		case d.Kind == KindAccelerator:
 			accels++
+			if d.VendorID == 0 && d.DeviceID == 0 && g.TextForm != "" {
+				unidentified++
+			}
 			if module == "" {
 				module = sxmModule(d)
 			}
 			if board == "" {
 				board = bridgeBoards[partID(d)]
+			}
+			if board == "" && d.DeviceID == 0 {
+				board = boardByName(d.Name)
 			}
 		}
 	}
@@ -117,6 +123,10 @@ func (g *Graph) NVLinkHint() string {
 		return module + " modules suggest it"
 	case board != "":
 		return board + " boards take NVLink bridges"
+	case unidentified > 0:
+		// lstopo without -v: the IDs that tell SXM/OAM modules and NVLink
+		// bridge boards are not given.
+		return "the source gives no accelerator device IDs, which tell SXM/OAM modules and NVLink bridge boards"
 	}
 	return ""
 }
@@ -128,6 +138,18 @@ var unnamedDevice = regexp.MustCompile(`^(NVIDIA Corporation|Advanced Micro Devi
 
 // partID is d's vendor and device ID, read from a dump's name for it when
 // the dump gave no IDs.
+// boardByName finds an NVLink bridge board in the model name a dump gives
+// without the device ID (lspci without -nn: "GA102GL [RTX A6000]"); "" when
+// none.
+func boardByName(name string) string {
+	for _, b := range bridgeBoards {
+		if strings.Contains(name, "["+b) {
+			return b
+		}
+	}
+	return ""
+}
+
 func partID(d *Device) uint32 {
 	if d.DeviceID != 0 {
 		return uint32(d.VendorID)<<16 | uint32(d.DeviceID)
@@ -197,11 +219,11 @@ func (g *Graph) nvlinkPair(p *Pair, hint string) {
 		// nvidia-smi prints NV# for a direct NVLink bond; NCCL's path is NVL.
 		p.PCIeSMI = p.SMI
 		p.SMI, p.NCCL, p.Path = Label(fmt.Sprintf("NV%d", count)), NVL, fmt.Sprintf("NVLink (%d links)", count)
-		p.LabelUncertain, p.Notes = false, nil // the PCIe path's doubts do not touch the NVLink label
+		p.LabelUncertain, p.NCCLUncertain, p.Notes = false, false, nil // the PCIe path's doubts do not touch the NVLink label
 	case known || hint == "" || p.A.Kind != KindAccelerator || p.B.Kind != KindAccelerator:
 	default:
 		pcie := string(p.SMI)
-		if p.LabelUncertain {
+		if p.LabelUncertain && p.SMI != Unknown {
 			pcie += "?"
 		}
 		p.PCIeSMI = p.SMI

@@ -20,6 +20,7 @@ const (
 	DeviceCXSwitch   uint16 = 0x1979 // ports of an earlier ConnectX switch (rdma_topo "cx_switch")
 	DeviceBF3Switch  uint16 = 0x197b // ports of the PCIe switch inside a BlueField-3 (rdma_topo "bf3_switch")
 	DeviceCX8DMA     uint16 = 0x2100 // ConnectX-8 Data Direct DMA function (rdma_topo "cx_dma")
+	DeviceCX8        uint16 = 0x1023 // ConnectX-8 NIC function (pci.ids "CX8 Family [ConnectX-8]")
 	DeviceBlueField3 uint16 = 0xa2dc
 )
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -73,7 +74,7 @@ func exportRun(opts *exportOptions) error {
 	}
 	var buf bytes.Buffer
 	if err := render.Export(&buf, f, r); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", r.Source.Name, err)
 	}
 	if opts.File == "" || opts.File == "-" {
 		_, err := opts.IO.Out.Write(buf.Bytes())

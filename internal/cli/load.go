@@ -109,6 +109,10 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 		if d.Name != "" && d.DeviceID == 0 {
 			continue // a dump's own name for a device whose ID it did not give
 		}
+		if d.VendorID == 0 && d.DeviceID == 0 { // no vendor is 0000: the IDs were not given
+			d.Name = names.Unidentified(d.Class, d.Role == topology.RoleUpstream)
+			continue
+		}
 		switch {
 		case allNames, d.Kind == topology.KindAccelerator, d.Kind == topology.KindNIC,
 			d.Kind == topology.KindNVSwitch, d.Role == topology.RoleUpstream:

@@ -89,6 +89,9 @@ func pathRun(opts *pathOptions) error {
 		return err
 	}
 	v := report.NewPathView(r, a.g.Classify(da, db))
+	if opts.Explain && v.PlaceUnknown {
+		return fmt.Errorf("no prediction for %s and %s: %s shows no PCI hierarchy for them: capture lspci -tv, or sudo lspci -vvv", da.BDF(), db.BDF(), a.src.Name)
+	}
 	if opts.Explain && v.Pair.Prediction == nil {
 		return fmt.Errorf("no prediction for %s and %s: the rail planner only pairs accelerators with RDMA NICs when the source names any", da.BDF(), db.BDF())
 	}

@@ -86,6 +86,9 @@ func (o *globalOptions) readText(name string) (*source.Source, *topology.Graph, 
 // recognises it, less an nvidia-smi topo -m matrix pasted before or after
 // it, which the source keeps (Source.NVSMI).
 func parseText(display string, data []byte) (*source.Source, *topology.Graph, error) {
+	if bytes.IndexByte(data, 0) >= 0 { // no text form holds a NUL byte: binary data is none of them
+		return nil, nil, fmt.Errorf("%s: %w, lspci output, NCCL or hwloc topology XML, or lstopo text", display, source.ErrUnrecognized)
+	}
 	matrix, rest, ok := nvsmi.Split(data) // a matrix pasted with the dump
 	if ok && len(bytes.TrimSpace(rest)) == 0 {
 		return nil, nil, fmt.Errorf("%s: an nvidia-smi topo -m matrix alone, with no PCIe tree: paste it with a dump (lspci -tv), or give it with --nvsmi or to gdtopo verify beside a source", display)

@@ -192,6 +192,24 @@ func TestWritePictures(t *testing.T) {
 	}
 }
 
+// TestNCCLXMLRefusesWhatHasNoBusID checks that a graph holding a bridge
+// known only by its position, or functions with no hierarchy, is refused:
+// an NCCL topology names every PCI node by its bus ID.
+func TestNCCLXMLRefusesWhatHasNoBusID(t *testing.T) {
+	bridge := topology.NewPositional(0, 29, "in.txt line 29")
+	bridge.Kind = topology.KindBridge
+	gpu := &topology.Device{Addr: topology.BDF{Bus: 1}, Kind: topology.KindAccelerator, Parent: bridge, NUMANode: -1, RawNUMANode: -1}
+	for name, g := range map[string]*topology.Graph{
+		"positional":   {Devices: []*topology.Device{gpu, bridge}},
+		"no hierarchy": {Devices: []*topology.Device{{Addr: topology.BDF{Bus: 2}, Kind: topology.KindNIC, PlaceUnknown: true, NUMANode: -1, RawNUMANode: -1}}},
+	} {
+		var buf bytes.Buffer
+		if err := NCCLXML(&buf, g); err == nil || buf.Len() != 0 {
+			t.Errorf("%s: err %v, %d bytes written; want an error and nothing", name, err, buf.Len())
+		}
+	}
+}
+
 // best is each accelerator's best NIC as gdtopo's report gives it.
 func best(t *testing.T, g *topology.Graph) map[*topology.Device]*topology.Device {
 	t.Helper()

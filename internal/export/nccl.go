@@ -87,6 +87,14 @@ func buildNCCLTree(g *topology.Graph) ncclTree {
 // sm where the model is not in gdtopo's table, a NIC's speed when unknown,
 // and gpu gdr when the source shows no GPUDirect peer-memory module.
 func NCCLXML(w io.Writer, g *topology.Graph) error {
+	for _, d := range g.Devices {
+		switch {
+		case d.Positional != "":
+			return fmt.Errorf("%s has no bus ID (%s: lstopo without -v), and an NCCL topology names every PCI node by its bus ID: export from lstopo -v, hwloc XML or the sysfs tree", d.BDF(), d.Positional)
+		case d.PlaceUnknown:
+			return fmt.Errorf("%s: the source shows no PCI hierarchy, which an NCCL topology is made of: export from lspci -tv, sudo lspci -vvv or the sysfs tree", d.BDF())
+		}
+	}
 	t := buildNCCLTree(g)
 	bw := bufio.NewWriter(w)
 	x := &xmlWriter{w: bw, g: g, gpuIndex: map[*topology.Device]int{}, netIndex: map[*topology.Device]int{}}

@@ -103,3 +103,19 @@ func TestLabelValue(t *testing.T) {
 		}
 	}
 }
+
+// TestNFDUnknownPath checks that an accelerator with a pair whose path the
+// source cannot tell (plain lspci) gets no best NIC: it may be that one.
+func TestNFDUnknownPath(t *testing.T) {
+	r := &report.Report{
+		Devices: []report.Device{{BDF: "0000:06:00.0", Alias: "GPU0", Kind: "accelerator"}, {BDF: "0000:03:00.0", Alias: "NIC0", Kind: "nic"}, {BDF: "0000:83:00.0", Alias: "NIC1", Kind: "nic"}},
+		Pairs: []report.Pair{
+			{A: "0000:06:00.0", B: "0000:03:00.0", Kinds: []string{"accelerator", "nic"}, SMI: "?", NCCL: "?", Path: "unknown", LabelUncertain: true},
+			{A: "0000:06:00.0", B: "0000:83:00.0", Kinds: []string{"accelerator", "nic"}, SMI: "SYS", NCCL: "SYS", Path: "across sockets"},
+		},
+	}
+	got := nfd(t, r)
+	if v, ok := got["gdtopo.gpu0.best-nic"]; ok {
+		t.Errorf("best-nic %q for an accelerator whose nearest NIC may be behind the unknown path", v)
+	}
+}

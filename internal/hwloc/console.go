@@ -35,7 +35,29 @@ func SniffConsole(data []byte) bool {
 			n++
 		}
 	}
-	return n >= 2
+	if n < 2 {
+		return false
+	}
+	objects, other := consoleShare(data[:min(len(data), 1<<16)])
+	return objects*4 >= other
+}
+
+// consoleShare counts the non-blank lines of data that are lstopo objects
+// (or its "Topology infos" and cut marks) and the rest. lstopo text is the
+// input when it is at least a fifth of the lines: a paste has prompts and
+// prose around it, source code that quotes a line or two does not pass.
+func consoleShare(data []byte) (objects, other int) {
+	for _, raw := range bytes.Split(data, []byte("\n")) {
+		t := strings.TrimSpace(string(raw))
+		switch {
+		case t == "":
+		case consoleLine().MatchString(t), strings.HasPrefix(t, "Topology infos:"), strings.HasPrefix(t, "..."), t == "…":
+			objects++
+		default:
+			other++
+		}
+	}
+	return objects, other
 }
 
 // ParseConsole reads lstopo or lstopo-no-graphics console text (with or
@@ -53,6 +75,7 @@ func ParseConsole(name string, data []byte) (*topology.Graph, error) {
 	var stack []open
 	var cuts []int
 	var hostname string
+	var collapseWarnings []topology.Warning
 	objects := 0
 	lines := bytes.Split(data, []byte("\n"))
 	for i, raw := range lines {
@@ -71,7 +94,16 @@ func ParseConsole(name string, data []byte) (*topology.Graph, error) {
 				hostname, _, _ = strings.Cut(v, " ")
 			}
 			continue
-		case !consoleLine().MatchString(t):
+		}
+		// lstopo folds identical neighbours into one line:
+		// "2 x { PCI 00:02.0-03.0 (3D) }".
+		count := 1
+		if m := collapsedLine().FindStringSubmatch(t); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil && n > 1 && n <= 1<<16 {
+				count, t = n, m[2]
+			}
+		}
+		if !consoleLine().MatchString(t) {
 			continue // lstopo's summary lines, prompts, prose
 		}
 		objects++
@@ -91,6 +123,15 @@ func ParseConsole(name string, data []byte) (*topology.Graph, error) {
 		if depth := len(stack) + len(segs); depth > maxDepth {
 			return nil, fmt.Errorf("%s: objects nested over %d deep at line %d", name, maxDepth, ln)
 		}
+		if count > 1 && len(segs) == 1 {
+			objs, warn := expandCollapsed(segs[0], count, ln)
+			if warn != "" {
+				collapseWarnings = append(collapseWarnings, topology.Warning{Subject: fmt.Sprintf("%s line %d", name, ln), Message: warn})
+			}
+			parent.children = append(parent.children, objs...)
+			parent = objs[0]
+			segs = nil
+		}
 		for _, seg := range segs {
 			o := parseSegment(seg, ln)
 			parent.children = append(parent.children, o)
@@ -100,6 +141,9 @@ func ParseConsole(name string, data []byte) (*topology.Graph, error) {
 	}
 	if objects == 0 {
 		return nil, fmt.Errorf("%s: no lstopo object lines (Machine, Package, HostBridge, PCI ...), not lstopo console text", name)
+	}
+	if o, other := consoleShare(data); o*4 < other {
+		return nil, fmt.Errorf("%s: %d of %d lines are lstopo objects: not lstopo console text", name, o, o+other)
 	}
 	top := root
 	if len(root.children) == 1 {
@@ -115,10 +159,51 @@ func ParseConsole(name string, data []byte) (*topology.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.Warnings = append(g.Warnings, collapseWarnings...)
 	for _, c := range cuts {
 		g.Warnings = append(g.Warnings, topology.Warning{Subject: name, Message: fmt.Sprintf("lines cut at line %d: what was there is not known", c)})
 	}
 	return g, nil
+}
+
+// collapsedLine matches lstopo's line for identical neighbours folded
+// into one: "2 x { PCI 00:02.0-03.0 (3D) }" (lstopo-text.c).
+var collapsedLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\d+) x \{ (.*) \}$`)
+})
+
+// pciRange matches the bus IDs of folded PCI functions: "00:02.0-03.0",
+// with or without the domain.
+var pciRange = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:)([0-9a-fA-F]{2})\.([0-7])-([0-9a-fA-F]{2})\.([0-7])`)
+})
+
+// expandCollapsed makes the objects a folded line stands for. PCI
+// functions take the addresses of the range when it holds exactly n (at
+// most 256: one bus); otherwise only its two ends are certain, and the
+// rest are left out with a warning.
+func expandCollapsed(seg string, n, ln int) ([]*object, string) {
+	m := pciRange().FindStringSubmatchIndex(seg)
+	if m == nil { // lstopo folds PCI functions only (--no-collapse)
+		return []*object{parseSegment(seg, ln)}, fmt.Sprintf("%d objects folded into one line: one kept", n)
+	}
+	sub := func(k int) string { return seg[m[2*k]:m[2*k+1]] }
+	hexv := func(k int) int { v, _ := strconv.ParseUint(sub(k), 16, 8); return int(v) }
+	first, last := hexv(2)*8+hexv(3), hexv(4)*8+hexv(5)
+	addr := func(devfn int) string { return fmt.Sprintf("%s%02x.%x", sub(1), devfn/8, devfn%8) }
+	with := func(devfn int) *object { return parseSegment(seg[:m[0]]+addr(devfn)+seg[m[1]:], ln) }
+	if last-first+1 == n {
+		out := make([]*object, 0, n)
+		for devfn := first; devfn <= last; devfn++ {
+			out = append(out, with(devfn))
+		}
+		return out, ""
+	}
+	if last <= first {
+		return []*object{with(first)}, fmt.Sprintf("%d functions folded into %s: only %s is certain", n, sub(0), addr(first))
+	}
+	return []*object{with(first), with(last)}, fmt.Sprintf("%d functions folded into %s: the addresses of %d between %s and %s are not shown (run lstopo with --no-collapse)",
+		n, sub(0), n-2, addr(first), addr(last))
 }
 
 // splitTop splits s at sep outside parentheses, brackets and quotes.

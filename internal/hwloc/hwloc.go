@@ -87,23 +87,28 @@ func isBinary(data []byte) bool {
 
 // builder turns an object tree into a graph.
 type builder struct {
-	name    string
-	g       *topology.Graph
-	devs    map[topology.BDF]*topology.Device
-	hbs     map[string]*topology.HostBridge
-	ambig   []string // devices whose GB/s fits several links
-	unnamed int      // bridges without a bus ID
-	noIDs   bool     // devices without vendor IDs
-	noSubs  bool     // bridges without subsystem IDs
-	pkgs    map[int]bool
-	nodes   map[int]*topology.NUMANode
-	pus     int
+	name       string
+	g          *topology.Graph
+	devs       map[topology.BDF]*topology.Device
+	hbs        map[string]*topology.HostBridge
+	ambig      []string // devices whose GB/s fits several links
+	unnamed    int      // bridges without a bus ID, placed by position
+	noIDs      bool     // devices without vendor IDs
+	vgaUnknown int      // VGA controllers without vendor IDs
+	noSubs     bool     // bridges without subsystem IDs
+	pkgs       map[int]bool
+	nodes      map[int]*topology.NUMANode
+	pus        int
 }
 
 func build(name string, root *object, version string) (*topology.Graph, error) {
 	b := &builder{name: name, g: &topology.Graph{}, devs: map[topology.BDF]*topology.Device{},
 		hbs: map[string]*topology.HostBridge{}, pkgs: map[int]bool{}, nodes: map[int]*topology.NUMANode{}}
 	b.g.System.CPUFamily, b.g.System.CPUModelID = -1, -1
+	b.g.TextForm = "hwloc XML"
+	if version == "lstopo console text" {
+		b.g.TextForm = "lstopo"
+	}
 	fillSets(root)
 	b.walk(root, nil, nil, nil, -1, 0)
 	if len(b.g.Devices) == 0 {
@@ -131,10 +136,16 @@ func build(name string, root *object, version string) (*topology.Graph, error) {
 		lacks = append(lacks, fmt.Sprintf("link generation and width of %d devices (hwloc's GB/s fits several, e.g. 15.75 = Gen3 x16 or Gen4 x8)", len(b.ambig)))
 	}
 	if b.unnamed > 0 {
-		lacks = append(lacks, fmt.Sprintf("bridge identities (console without -v: %d bridges unnamed; devices below them attached to their host bridge)", b.unnamed))
+		lacks = append(lacks, fmt.Sprintf("bridge bus IDs (console without -v: %d bridges named by their line, bridge@lineN; roles taken from the tree's shape)", b.unnamed))
 	}
 	if b.noIDs {
 		lacks = append(lacks, "vendor and device IDs (console without -v)")
+	}
+	if b.vgaUnknown > 0 {
+		lacks = append(lacks, fmt.Sprintf("vendors of %d VGA controllers (console without -v): a GPU among them is not counted as an accelerator (lstopo -v shows them)", b.vgaUnknown))
+	}
+	if b.unnamed > 0 && b.noIDs {
+		lacks = append(lacks, "bridge vendor IDs (NCCL's flattening of Broadcom PEX88xxx/PEX89xxx switches unknown: its labels may read PXB for PIX)")
 	}
 	if b.noSubs {
 		lacks = append(lacks, "subsystem IDs of Broadcom switches (NCCL's PEX88xxx/PEX89xxx flattening unknown: its labels may read PXB for PIX)")
@@ -202,11 +213,15 @@ func (b *builder) walk(o, normal *object, hb *topology.HostBridge, parent *topol
 		hb, parent = b.hostBridge(o), nil
 	case "PCIBridge", "PCI":
 		if o.busid == "" {
-			if o.typ == "PCIBridge" {
-				b.unnamed++
-			} else {
+			if o.typ != "PCIBridge" {
 				b.warn(b.where(o), "PCI device without a bus ID: skipped")
 				return
+			}
+			// lstopo without -v prints bridges without their bus IDs; the
+			// indentation still says what is below each, so the bridge
+			// stays, named by its line.
+			if d := b.positional(o, normal, hb, parent); d != nil {
+				parent = d
 			}
 			break
 		}
@@ -321,6 +336,27 @@ func (b *builder) hostBridgeAt(dom uint32, bus uint8, inferred bool) *topology.H
 	return hb
 }
 
+// positional adds the bridge o, which has no bus ID, named by its line;
+// nil when the graph holds no more stand-ins.
+func (b *builder) positional(o, normal *object, hb *topology.HostBridge, parent *topology.Device) *topology.Device {
+	d := topology.NewPositional(b.unnamed, o.line, b.where(o))
+	if d == nil {
+		b.warn(b.where(o), "too many bridges without bus IDs: devices below attached to the bridge above")
+		return nil
+	}
+	b.unnamed++
+	d.Parent, d.HostBridge, d.Class, d.Kind = parent, hb, 0x060400, topology.KindBridge
+	if normal != nil && len(normal.nodes) == 1 { // hwloc's locality, as for the devices below it
+		d.NUMANode, d.NUMAFrom, d.RawNUMANode = normal.nodes[0], topology.NUMAFromLocalCPUs, normal.nodes[0]
+	}
+	if hb == nil && parent == nil {
+		b.warn(b.where(o), "bridge under no host bridge: its devices may be mislabelled")
+	}
+	b.devs[d.Addr] = d
+	b.g.Devices = append(b.g.Devices, d)
+	return d
+}
+
 // device adds the PCI function o; nil when it cannot.
 func (b *builder) device(o, normal *object, hb *topology.HostBridge, parent *topology.Device) *topology.Device {
 	addr, err := topology.ParseBDF(o.busid)
@@ -328,7 +364,10 @@ func (b *builder) device(o, normal *object, hb *topology.HostBridge, parent *top
 		b.warn(b.where(o), fmt.Sprintf("bus ID %q unreadable: device skipped", o.busid))
 		return nil
 	}
-	d := &topology.Device{Addr: addr, Parent: parent, HostBridge: hb, NUMANode: -1, RawNUMANode: -1}
+	d := &topology.Device{Addr: addr, Parent: parent, HostBridge: hb, NUMANode: -1, RawNUMANode: -1, Seen: b.where(o)}
+	if o.line == 0 {
+		d.Seen = fmt.Sprintf("%s <object pci_busid=%q>", b.name, o.busid)
+	}
 	if hb == nil {
 		d.HostBridge = b.hostBridgeAt(addr.Domain, addr.Bus, true)
 		b.warn(addr.String(), "under no host bridge: host bridge "+d.HostBridge.Name+" assumed")
@@ -349,6 +388,9 @@ func (b *builder) device(o, normal *object, hb *topology.HostBridge, parent *top
 	d.Kind = topology.KindOf(d.Class, d.VendorID)
 	if o.vendor < 0 && o.class == 0x0302 {
 		d.Kind = topology.KindAccelerator // a 3D controller: a compute GPU whatever its vendor
+	}
+	if o.vendor < 0 && o.class == 0x0300 {
+		b.vgaUnknown++ // a workstation GPU or a BMC's graphics: only the vendor tells
 	}
 	if normal != nil && len(normal.nodes) == 1 {
 		d.NUMANode, d.NUMAFrom, d.RawNUMANode = normal.nodes[0], topology.NUMAFromLocalCPUs, normal.nodes[0]

@@ -55,7 +55,26 @@ func SniffXML(data []byte) bool {
 		return false
 	}
 	c := head[i+9]
-	return (c == '>' || c == ' ' || c == '\n' || c == '\r' || c == '\t') && bytes.Contains(data[:min(len(data), 1<<16)], []byte("<object"))
+	if c != '>' && c != ' ' && c != '\n' && c != '\r' && c != '\t' {
+		return false
+	}
+	whole := data[:min(len(data), 1<<16)]
+	if !bytes.Contains(whole, []byte("<object")) {
+		return false
+	}
+	// At least a fifth of the lines are XML: source code that quotes a
+	// <topology> element is not hwloc XML.
+	yes, no := 0, 0
+	for _, raw := range bytes.Split(whole, []byte("\n")) {
+		switch l := strings.TrimSpace(string(raw)); {
+		case l == "":
+		case strings.HasPrefix(l, "<") || strings.HasSuffix(l, ">"):
+			yes++
+		default:
+			no++
+		}
+	}
+	return yes*4 >= no
 }
 
 // ParseXML reads hwloc XML (hwloc 1.x or 2.x format) named name.

@@ -101,6 +101,12 @@ func merge(dst, src *rec) {
 	if dst.driver == "" {
 		dst.driver = src.driver
 	}
+	if dst.at == "" {
+		dst.at = src.at
+	}
+	if dst.verboseAt == "" {
+		dst.verboseAt = src.verboseAt
+	}
 	if dst.iommu == "" {
 		dst.iommu = src.iommu
 	}
@@ -174,7 +180,7 @@ func (p *parser) resolve() map[topology.BDF]*rec {
 // build turns the records into a graph.
 func (p *parser) build() *topology.Graph {
 	recs := p.resolve()
-	g := &topology.Graph{}
+	g := &topology.Graph{TextForm: "lspci"}
 	// A function no listing described takes the class and IDs of one with
 	// the same model name (the tree's other functions of a listed device).
 	byName := map[string]*rec{}
@@ -216,6 +222,10 @@ func (p *parser) build() *topology.Graph {
 			ConfigLen: r.configLen, BARs: r.bars, ACSKnown: r.acsKnown || r.noCaps || r.capsSeen && !r.denied, ACSRedirect: r.acsRedirect,
 			MaxPayload: r.maxPayload, MaxReadRequest: r.maxReadReq, RelaxedOrdering: r.relaxedOrdering, DevCtlKnown: r.devCtlKnown}
 		d.Kind = topology.KindOf(d.Class, d.VendorID)
+		d.Seen = r.at
+		if r.verboseAt != "" {
+			d.Seen = r.verboseAt // where its link, ACS and DevCtl lines are
+		}
 		if r.roleKnown {
 			d.Role, d.RoleFrom = r.role, "config"
 		}
@@ -257,6 +267,27 @@ func (p *parser) place(g *topology.Graph, recs map[topology.BDF]*rec, devs map[t
 			g.HostBridges = append(g.HostBridges, hbs[k])
 		}
 		return hbs[k]
+	}
+	if len(bridges) == 0 && !anyPlaced(recs) {
+		// Plain lspci: a list of functions with no tree, no -PP paths and no
+		// bus ranges. A function on a root bus hangs from its host bridge:
+		// bus 00 of a domain is one, and so is any bus holding a host
+		// bridge function (class 0600). Where the others hang is unknown,
+		// and no host bridge is made up for them.
+		root := map[[2]uint32]bool{}
+		for _, d := range g.Devices {
+			if d.Class>>8 == 0x0600 {
+				root[[2]uint32{d.Addr.Domain, uint32(d.Addr.Bus)}] = true
+			}
+		}
+		for _, d := range g.Devices {
+			if d.Addr.Bus == 0 || root[[2]uint32{d.Addr.Domain, uint32(d.Addr.Bus)}] {
+				d.HostBridge = hostBridge(d.Addr.Domain, d.Addr.Bus)
+			} else {
+				d.PlaceUnknown = true
+			}
+		}
+		return
 	}
 	for _, d := range g.Devices {
 		r := recs[d.Addr]
@@ -302,11 +333,49 @@ func (p *parser) place(g *topology.Graph, recs map[topology.BDF]*rec, devs map[t
 	}
 }
 
+func anyPlaced(recs map[topology.BDF]*rec) bool {
+	for _, r := range recs {
+		if r.placed {
+			return true
+		}
+	}
+	return false
+}
+
 // system fills NUMA nodes from numactl text, else from the ids seen.
 func (p *parser) system(g *topology.Graph) {
-	if len(p.numaNodes) > 0 {
+	c := p.cpu
+	g.System.CPUModel, g.System.CPUVendor, g.System.Sockets, g.System.LogicalCPUs = c.model, c.vendor, c.sockets, c.cpus
+	g.System.CPUFamily, g.System.CPUModelID = -1, -1
+	if c.familyKnown && c.modelKnown {
+		g.System.CPUFamily, g.System.CPUModelID = c.family, c.modelID
+	}
+	switch {
+	case len(p.numaNodes) > 0:
 		g.System.NUMANodes = p.numaNodes
-	} else {
+	case c.nodes > 0 && c.nodes <= 4096:
+		// lscpu counts the nodes and lists each one's CPUs; it does not say
+		// which package a node is on.
+		ids := make([]int, 0, c.nodes)
+		for id := range c.nodeCPUs {
+			ids = append(ids, id)
+		}
+		if len(ids) != c.nodes { // no per-node lines: Linux numbers nodes from 0
+			ids = ids[:0]
+			for id := range c.nodes {
+				ids = append(ids, id)
+			}
+		}
+		sort.Ints(ids)
+		for _, id := range ids {
+			g.System.NUMANodes = append(g.System.NUMANodes, topology.NUMANode{ID: id, CPUs: c.nodeCPUs[id], Socket: -1})
+		}
+		if c.sockets == 1 {
+			for i := range g.System.NUMANodes {
+				g.System.NUMANodes[i].Socket = 0
+			}
+		}
+	default:
 		seen := map[int]bool{}
 		for _, d := range g.Devices {
 			if d.RawNUMANode >= 0 && !seen[d.RawNUMANode] {
@@ -315,6 +384,7 @@ func (p *parser) system(g *topology.Graph) {
 			}
 		}
 		sort.Slice(g.System.NUMANodes, func(i, j int) bool { return g.System.NUMANodes[i].ID < g.System.NUMANodes[j].ID })
+		g.System.NUMANodesPartial = len(seen) > 0 // nodes no device named may exist
 	}
 	for _, hb := range g.HostBridges {
 		hb.Socket = g.System.NodeSocket(hb.NUMANode)
@@ -325,13 +395,19 @@ func (p *parser) system(g *topology.Graph) {
 func (p *parser) lacks(g *topology.Graph, guessed int) {
 	numa, acs, link := false, false, false
 	for _, d := range g.Devices {
+		if d.PlaceUnknown {
+			g.Lacks = append(g.Lacks, "the PCI hierarchy (this lspci output lists functions, not how they connect: no path labels; capture lspci -tv, or sudo lspci -vvv of every function)")
+			break
+		}
+	}
+	for _, d := range g.Devices {
 		numa = numa || d.RawNUMANode >= 0
 		acs = acs || d.ACSKnown
 		link = link || d.Link.Known()
 	}
-	if !numa && len(p.numaNodes) == 0 {
-		g.Lacks = append(g.Lacks, "NUMA nodes (no NUMA node lines: lspci -tv has none, so NODE and SYS cannot be told)")
-	} else if !numa {
+	if !numa && len(g.System.NUMANodes) == 0 {
+		g.Lacks = append(g.Lacks, "NUMA nodes (no NUMA node lines: lspci -tv has none, so NODE and SYS cannot be told; add numactl -H or lscpu, and sudo lspci -vvv)")
+	} else if !numa && len(g.System.NUMANodes) > 1 {
 		g.Lacks = append(g.Lacks, "NUMA nodes of devices (no NUMA node lines in the lspci output)")
 	}
 	if !acs {

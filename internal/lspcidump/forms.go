@@ -13,6 +13,9 @@ import (
 func (p *parser) detail(t string) {
 	r := p.cur
 	p.sawVerbose = true
+	if r.verboseAt == "" {
+		r.verboseAt = p.curAt
+	}
 	if k, _, ok := strings.Cut(t, ":"); ok && k != "" && !strings.ContainsAny(k, " \t") {
 		p.key = k
 	}
@@ -273,9 +276,11 @@ func (p *parser) vmmLine(s string) {
 		n, err := strconv.ParseUint(x, 16, bits)
 		return n, err == nil && len(x) == bits/4
 	}
-	name := func() string {
-		if i := strings.LastIndex(v, " ["); i >= 0 && strings.HasSuffix(v, "]") {
-			return v[:i]
+	name := func() string { // "GA100 [A100 SXM4 40GB]" keeps its model; " [10de]" is an ID
+		if i := strings.LastIndex(v, " ["); i >= 0 && strings.HasSuffix(v, "]") && len(v)-i-3 == 4 {
+			if _, err := strconv.ParseUint(v[i+2:len(v)-1], 16, 16); err == nil {
+				return v[:i]
+			}
 		}
 		return v
 	}

@@ -2,7 +2,8 @@
 // graph: the tree (-tv, -tvnn, -tv -D), verbose listings (-vvv, -vvvnn, per
 // device or whole), machine-readable records (-vmm, -Dnnvmmk), paths (-PP)
 // and hex config dumps (-xxx, -xxxx), alone or concatenated, with shell
-// prompts, markdown and numactl --hardware text between them.
+// prompts, markdown and side facts between them: numactl --hardware, lscpu,
+// "BB:DD.F NUMA node: N" lines and listings of sysfs numa_node files.
 //
 // What a dump does not tell (NUMA nodes with only -tv, ACS without root)
 // stays unknown and is listed in Graph.Lacks.
@@ -28,29 +29,16 @@ const maxLine = 64 << 10
 // sniffBytes is how much of an input Sniff looks at.
 const sniffBytes = 64 << 10
 
-// Sniff reports whether data looks like lspci output of any supported form.
-// It looks at the first 64 KiB only.
+// Sniff reports whether data is lspci output of any supported form, by the
+// rule Parse applies: at least one device record, and lspci text on at
+// least a fifth of the non-blank lines. It looks at the first 64 KiB only.
 func Sniff(data []byte) bool {
 	if len(data) > sniffBytes {
 		data = data[:sniffBytes]
 	}
-	for len(data) > 0 {
-		var line []byte
-		line, data, _ = bytes.Cut(data, []byte("\n"))
-		s := strings.TrimRight(string(line), "\r")
-		if isTreeLine(s) && (strings.Contains(s, "]-") || strings.Contains(s, "  ")) {
-			return true
-		}
-		if strings.HasPrefix(s, "Slot:") {
-			if _, err := parseBDF(strings.TrimSpace(s[5:])); err == nil {
-				return true
-			}
-		}
-		if h, ok := parseHeader(s); ok && (h.className != "" || h.numaMarker) {
-			return true
-		}
-	}
-	return false
+	p := newParser()
+	p.feed("", data)
+	return len(p.recs)+len(p.shorts) > 0 && p.mostlyLspci()
 }
 
 // Parse reads one or more concatenated lspci dumps into a graph. name is
@@ -80,8 +68,18 @@ func ParseFiles(name string, files map[string][]byte) (*topology.Graph, error) {
 	if len(p.recs) == 0 && len(p.shorts) == 0 {
 		return nil, fmt.Errorf("%s: no lspci output found (expected lspci -tv, -vvv, -vmm, -PP or -xxx output)", name)
 	}
+	if !p.mostlyLspci() {
+		return nil, fmt.Errorf("%s: %d of %d lines are lspci output: not an lspci dump (expected lspci -tv, -vvv, -vmm, -PP or -xxx output)",
+			name, p.known, p.known+p.other)
+	}
 	return p.build(), nil
 }
+
+// mostlyLspci is the acceptance rule for a whole input: at least a fifth
+// of its non-blank lines are lspci (or numactl) text. Real pastes, prose
+// and prompts included, run above 0.4; source code or prose that quotes a
+// device line or two runs below 0.02.
+func (p *parser) mostlyLspci() bool { return p.known*4 >= p.other }
 
 // rec gathers what the input says about one function, from any form.
 type rec struct {
@@ -119,6 +117,7 @@ type rec struct {
 	bars                   []topology.BAR
 	configLen              int
 	hex                    []string
+	at, verboseAt          string // where the record was first seen, and its -vvv header
 }
 
 func newRec(addr topology.BDF, short bool) *rec {
@@ -133,12 +132,13 @@ type parser struct {
 	warnings []topology.Warning
 	warned   map[string]bool
 
-	file string
-	line int
-	cur  *rec   // device whose -vvv details or hex rows follow
-	key  string // last "Key:" of a -vvv detail line
-	vmm  *rec   // open -vmm record
-	tree map[int]tctx
+	file  string
+	line  int
+	cur   *rec   // device whose -vvv details or hex rows follow
+	curAt string // where cur's header is
+	key   string // last "Key:" of a -vvv detail line
+	vmm   *rec   // open -vmm record
+	tree  map[int]tctx
 
 	numaNodes  []topology.NUMANode
 	numactl    bool
@@ -147,6 +147,20 @@ type parser struct {
 	sawVerbose bool
 	sawLnkSta  bool
 	sawDenied  bool
+
+	known, other int // non-blank lines read as lspci or numactl text, and the rest
+
+	cpu lscpuFacts // what lscpu text beside the dump said
+}
+
+// lscpuFacts is what lscpu prints about NUMA nodes and CPUs; zero values
+// are unknown.
+type lscpuFacts struct {
+	nodes, sockets, cpus    int
+	nodeCPUs                map[int]string // NUMA nodeN CPU(s)
+	model, vendor           string
+	family, modelID         int
+	familyKnown, modelKnown bool
 }
 
 func newParser() *parser {
@@ -171,11 +185,15 @@ func (p *parser) get(addr topology.BDF, short bool) *rec {
 	r := m[addr]
 	if r == nil {
 		r = newRec(addr, short)
+		r.at = p.where()
 		m[addr] = r
 		p.order = append(p.order, r)
 	}
 	return r
 }
+
+// where names the current line for evidence: "lspci.txt line 12".
+func (p *parser) where() string { return fmt.Sprintf("%s line %d", p.file, p.line) }
 
 func (p *parser) endBlock() {
 	p.flushHex()
@@ -206,6 +224,7 @@ func (p *parser) feedLine(s string) {
 	case t == "":
 		p.endBlock()
 		p.inDistance = false
+		return
 	case isTreeLine(s):
 		p.endBlock()
 		p.treeLine(s)
@@ -215,7 +234,7 @@ func (p *parser) feedLine(s string) {
 		p.detail(t)
 	case p.cur != nil && isHexRow(s):
 		p.cur.hex = append(p.cur.hex, s)
-	case p.numaLine(s):
+	case p.numaLine(s), p.lscpuLine(s), p.numaFileLine(s):
 	default:
 		h, ok := parseHeader(s)
 		if !ok {
@@ -223,11 +242,13 @@ func (p *parser) feedLine(s string) {
 				p.warn("header", fmt.Sprintf("not a device line: %q", clip(s)))
 			}
 			p.endBlock()
+			p.other++
 			return
 		}
 		p.endBlock()
 		p.header(h)
 	}
+	p.known++
 }
 
 func clip(s string) string {
@@ -258,10 +279,10 @@ func (p *parser) flushHex() {
 	r.configLen = cfg.Len
 	r.vendor, r.device, r.vendorKnown, r.devKnown = cfg.VendorID, cfg.DeviceID, true, true
 	r.class, r.classKnown, r.progKnown, r.classGuessed = cfg.Class, true, true, false
-	switch cfg.HeaderType {
-	case 0:
+	if cfg.SubsystemKnown {
 		r.subVendor, r.subDevice, r.subKnown = cfg.SubsystemVendor, cfg.SubsystemDevice, true
-	case 1:
+	}
+	if cfg.HeaderType == 1 {
 		r.bridge, r.sec, r.sub = true, int(cfg.SecondaryBus), int(cfg.SubordinateBus)
 	}
 	if x := cfg.Express; x != nil {
@@ -370,6 +391,25 @@ type header struct {
 // parseHeader parses "03:00.0 3D controller [0302]: NVIDIA Corporation GH100
 // [H100 SXM5 80GB] [10de:2330] (rev a1)", with the IDs taken from the right
 // because names may hold brackets.
+// classWords reports whether s can be the class lspci prints (pci.ids's
+// class or subclass name, such as "3D controller", "GPIB (IEEE 488.1/2)
+// controller", or "Class ff00"): a few words of letters, digits and
+// ( ) / . - + , &, starting with a letter or digit.
+func classWords(s string) bool {
+	if s == "" || len(strings.Fields(s)) > 8 {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case i > 0 && strings.ContainsRune(" ()/.-+,&", c):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func parseHeader(s string) (header, bool) {
 	h := header{classCode: -1, vendor: -1, device: -1, progIf: -1, numa: -1}
 	tok, rest, ok := strings.Cut(s, " ")
@@ -415,7 +455,7 @@ func parseHeader(s string) (header, bool) {
 			h.classCode, cls = int(v), cls[:i]
 		}
 	}
-	if cls == "" || strings.ContainsAny(cls, "=[]") {
+	if !classWords(cls) {
 		return h, false
 	}
 	h.className = cls
@@ -487,7 +527,7 @@ func (p *parser) header(h header) {
 	if h.vendor >= 0 {
 		r.vendor, r.device, r.vendorKnown, r.devKnown = uint16(h.vendor), uint16(h.device), true, true
 	}
-	p.cur = r
+	p.cur, p.curAt = r, p.where()
 }
 
 // numaLine reads numactl --hardware text; it reports whether s was one.
@@ -516,6 +556,74 @@ func (p *parser) numaLine(s string) bool {
 		return true
 	}
 	p.numaNodes = append(p.numaNodes, topology.NUMANode{ID: id, CPUs: cpuList(f[3:]), Socket: -1})
+	return true
+}
+
+// lscpuLine reads the lines of lscpu (util-linux) that tell about NUMA
+// nodes and CPUs: "NUMA node(s):", "NUMA node0 CPU(s):", "Socket(s):",
+// "CPU(s):", "Model name:", "Vendor ID:", "CPU family:", "Model:".
+func (p *parser) lscpuLine(s string) bool {
+	k, v, ok := strings.Cut(s, ":")
+	if !ok || strings.HasPrefix(k, " ") || strings.HasPrefix(k, "\t") {
+		return false
+	}
+	k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+	n, err := strconv.Atoi(v)
+	num := err == nil && n >= 0 && n < 1<<16
+	c := &p.cpu
+	switch {
+	case k == "NUMA node(s)" && num:
+		c.nodes = n
+	case strings.HasPrefix(k, "NUMA node") && strings.HasSuffix(k, " CPU(s)"):
+		id, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(k, "NUMA node"), " CPU(s)"))
+		if err != nil || id < 0 || id >= 1<<12 {
+			return false
+		}
+		if c.nodeCPUs == nil {
+			c.nodeCPUs = map[int]string{}
+		}
+		c.nodeCPUs[id] = v
+	case k == "Socket(s)" && num:
+		c.sockets = n
+	case k == "CPU(s)" && num:
+		c.cpus = n
+	case k == "Model name" && v != "":
+		c.model = v
+	case k == "Vendor ID" && v != "":
+		c.vendor = v
+	case k == "CPU family" && num:
+		c.family, c.familyKnown = n, true
+	case k == "Model" && num:
+		c.modelID, c.modelKnown = n, true
+	default:
+		return false
+	}
+	return true
+}
+
+// numaFileLine reads a listing of sysfs numa_node files, as
+// grep . /sys/bus/pci/devices/*/numa_node prints it:
+// "/sys/bus/pci/devices/0000:03:00.0/numa_node:0" (or a space before the
+// value).
+func (p *parser) numaFileLine(s string) bool {
+	i := strings.Index(s, "/numa_node")
+	if i < 0 || !strings.Contains(s[:i], "/devices/") {
+		return false
+	}
+	j := strings.LastIndexByte(s[:i], '/')
+	a, err := parseBDF(s[j+1 : i])
+	if err != nil {
+		return false
+	}
+	v := strings.TrimLeft(s[i+len("/numa_node"):], ": \t")
+	n, err := strconv.Atoi(v)
+	if err != nil || n < -1 || n >= 1<<16 {
+		return false
+	}
+	r := p.get(a, len(s[j+1:i]) == 7)
+	if n >= 0 {
+		r.numa, r.numaKnown = n, true
+	}
 	return true
 }
 

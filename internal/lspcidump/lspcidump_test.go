@@ -388,7 +388,8 @@ func FuzzParse(f *testing.F) {
 	}
 	for _, s := range []string{"", "-[0000:00]-+-00.0  x\n           \\-01.0-[01]----00.0  y", "Slot:\t00:00.0\nClass:\tPCI bridge [0604]\n",
 		"0000:00:01.0/01:00.0 PCI bridge [0604]: x [1000:c030]\n", "00:00.0 Host bridge: x\n00: 22 10 80 14 00 00 00 00 00 00 00 06 00 00 80 00\n",
-		"01:00.0 PCI bridge: x\n\tBus: primary=01, secondary=01, subordinate=ff\n02:00.0 PCI bridge: y\n\tBus: primary=02, secondary=01, subordinate=ff\n"} {
+		"01:00.0 PCI bridge: x\n\tBus: primary=01, secondary=01, subordinate=ff\n02:00.0 PCI bridge: y\n\tBus: primary=02, secondary=01, subordinate=ff\n",
+		"03:00.0 3D controller: x\nNUMA node(s): 2\nNUMA node1 CPU(s): 0-3\nSocket(s): 1\n/sys/bus/pci/devices/0000:03:00.0/numa_node:1\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -401,4 +402,117 @@ func FuzzParse(f *testing.F) {
 			g.Pairs()
 		}
 	})
+}
+
+// TestPlainListingHasNoHierarchy reads plain lspci (no -t, no Bus lines, no
+// -PP): where each function hangs is unknown, so no host bridge is made up,
+// every path between two devices is Unknown, and the Lacks line says what
+// to capture.
+func TestPlainListingHasNoHierarchy(t *testing.T) {
+	dir := filepath.Join(corpus, "lspci")
+	needDir(t, dir)
+	g, err := Parse("plain", read(t, filepath.Join(dir, "lenovo-sd665n-v3-4xh100-genoa.lspci.txt")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Root buses are known: bus 00 and those holding a host bridge
+	// function. Every other function's place is unknown.
+	root := map[uint8]bool{0: true}
+	for _, d := range g.Devices {
+		if d.Class>>8 == 0x0600 {
+			root[d.Addr.Bus] = true
+		}
+	}
+	for _, hb := range g.HostBridges {
+		if !root[hb.Bus] {
+			t.Errorf("host bridge %s made up", hb.Name)
+		}
+	}
+	for _, d := range g.Devices {
+		placed := root[d.Addr.Bus]
+		if d.PlaceUnknown == placed || d.Parent != nil || (d.HostBridge != nil) != placed {
+			t.Errorf("%s: PlaceUnknown %v, parent %v, host bridge %v", d.BDF(), d.PlaceUnknown, d.Parent, d.HostBridge != nil)
+		}
+	}
+	pairs := g.Pairs()
+	if len(pairs) < 28 {
+		t.Fatalf("%d pairs, want at least 28", len(pairs))
+	}
+	for _, p := range pairs {
+		same := p.A.Addr.SameDevice(p.B.Addr)
+		if p.A.Kind == topology.KindAccelerator && p.B.Kind == topology.KindAccelerator && g.NVLinkHint() != "" {
+			// SXM5 modules: NVLink is possible, which no PCIe path decides.
+			if p.SMI != topology.NVLinkUnknown || !p.LabelUncertain {
+				t.Errorf("%s-%s: %s uncertain %v, want NV?", p.A.BDF(), p.B.BDF(), p.SMI, p.LabelUncertain)
+			}
+			continue
+		}
+		if !same && (p.SMI != topology.Unknown || p.NCCL != topology.Unknown || !p.LabelUncertain) {
+			t.Errorf("%s-%s: %s/%s uncertain %v, want unknown", p.A.BDF(), p.B.BDF(), p.SMI, p.NCCL, p.LabelUncertain)
+		}
+		if same && p.SMI != topology.PIX {
+			t.Errorf("%s-%s: two functions of one device read %s", p.A.BDF(), p.B.BDF(), p.SMI)
+		}
+	}
+	if !strings.Contains(strings.Join(g.Lacks, "; "), "lspci -tv") {
+		t.Errorf("Lacks %q does not say what to capture", g.Lacks)
+	}
+	// The same functions with the tree beside them are placed.
+	withTree := append(read(t, filepath.Join(dir, "lenovo-sd665n-v3-4xh100-genoa.lspci.txt")), read(t, filepath.Join(dir, "lenovo-sd665n-v3-4xh100-genoa.lspci-t-vvv.txt"))...)
+	g, err = Parse("plain+tree", withTree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range g.Pairs() {
+		if p.SMI == topology.Unknown {
+			t.Errorf("with the tree: %s-%s still unknown", p.A.BDF(), p.B.BDF())
+		}
+	}
+}
+
+// TestSideFacts reads facts a user pastes beside a dump: lscpu decides a
+// one-node machine (the paired workstation's nvidia-smi says NODE), a
+// listing of sysfs numa_node files gives devices their node, and a node
+// list made only from the nodes devices named is never taken for the
+// whole machine.
+func TestSideFacts(t *testing.T) {
+	needDir(t, corpus)
+	tv, err := filepath.Glob(filepath.Join(corpus, "paired", "*", "lspci-tv.txt"))
+	if err != nil || len(tv) != 1 {
+		t.Fatalf("paired lspci-tv.txt: %v %v", tv, err)
+	}
+	lscpu := "Architecture:            x86_64\nCPU(s):                  24\nVendor ID:               AuthenticAMD\n" +
+		"Model name:              AMD Ryzen Threadripper PRO 7965WX 24-Cores\nCPU family:              25\nModel:                   24\n" +
+		"Socket(s):               1\nNUMA node(s):            1\nNUMA node0 CPU(s):       0-23\n"
+	g, err := Parse("tv+lscpu", append(read(t, tv[0]), lscpu...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := g.System
+	if len(s.NUMANodes) != 1 || s.NUMANodes[0].CPUs != "0-23" || s.Sockets != 1 || s.LogicalCPUs != 24 || s.CPUFamily != 25 || s.CPUModelID != 24 || s.CPUVendor != "AuthenticAMD" {
+		t.Errorf("system from lscpu: %+v", s)
+	}
+	for _, p := range topology.PairsOf(g.Pairs(), topology.KindAccelerator, topology.KindNIC) {
+		if p.SMI != topology.NODE || p.LabelUncertain {
+			t.Errorf("%s-%s: %s uncertain %v, want NODE (nvidia-smi)", p.A.BDF(), p.B.BDF(), p.SMI, p.LabelUncertain)
+		}
+	}
+
+	tree := read(t, filepath.Join(corpus, "lspci", "lenovo-sd665n-v3-4xh100-genoa.lspci-t-vvv.txt"))
+	listing := "$ grep . /sys/bus/pci/devices/*/numa_node\n/sys/bus/pci/devices/0000:42:00.0/numa_node:0\n/sys/bus/pci/devices/0000:42:00.1/numa_node:0\n"
+	g, err = Parse("tree+numa_node", append(append([]byte{}, tree...), listing...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := dev(t, g, "0000:42:00.0"); n.NUMANode != 0 || n.NUMAFrom != topology.NUMAFromFile {
+		t.Errorf("42:00.0: NUMA %d from %q, want 0 from the numa_node listing", n.NUMANode, n.NUMAFrom)
+	}
+	if !g.System.NUMANodesPartial {
+		t.Error("nodes named by devices only, yet the list is not marked partial")
+	}
+	for _, p := range g.Pairs() {
+		if p.A.NUMANode < 0 && p.B.NUMANode >= 0 && p.SMI == topology.NODE && !p.LabelUncertain {
+			t.Errorf("%s-%s: confident NODE with %s's node unknown", p.A.BDF(), p.B.BDF(), p.A.BDF())
+		}
+	}
 }

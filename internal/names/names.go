@@ -82,3 +82,29 @@ func (r *Resolver) Device(vendor, device uint16) string {
 	}
 	return fmt.Sprintf("[%04x:%04x]", vendor, device)
 }
+
+// classNames are pci.ids's names of the classes gdtopo meets, keyed by
+// base<<8 | sub-class, as lspci prints them.
+var classNames = map[uint32]string{
+	0x0100: "SCSI storage controller", 0x0104: "RAID bus controller", 0x0106: "SATA controller",
+	0x0107: "Serial Attached SCSI controller", 0x0108: "Non-Volatile memory controller", 0x0180: "Mass storage controller",
+	0x0200: "Ethernet controller", 0x0207: "Infiniband controller", 0x0208: "Fabric controller", 0x0280: "Network controller",
+	0x0300: "VGA compatible controller", 0x0302: "3D controller", 0x0380: "Display controller",
+	0x0600: "Host bridge", 0x0604: "PCI bridge", 0x0680: "Bridge",
+	0x0b40: "Co-processor", 0x1200: "Processing accelerators",
+}
+
+// Unidentified describes a function whose vendor and device IDs the source
+// did not give, from what it did: its class ("3D controller, IDs not
+// given"), else "IDs not given". A PCIe switch's upstream port reads
+// "PCIe switch, IDs not given".
+func Unidentified(class uint32, switchPort bool) string {
+	const missing = "IDs not given"
+	if switchPort {
+		return "PCIe switch, " + missing
+	}
+	if n, ok := classNames[class>>8]; ok && class != 0 {
+		return n + ", " + missing
+	}
+	return missing
+}

@@ -48,3 +48,21 @@ func TestBuiltinAvoidsPCIIDs(t *testing.T) {
 		t.Error("a missing pci.ids gave no error once needed")
 	}
 }
+
+func TestUnidentified(t *testing.T) {
+	for _, tt := range []struct {
+		class   uint32
+		switch_ bool
+		want    string
+	}{
+		{0x030200, false, "3D controller, IDs not given"},
+		{0x020700, false, "Infiniband controller, IDs not given"},
+		{0x060400, true, "PCIe switch, IDs not given"},
+		{0, false, "IDs not given"},
+		{0xff0000, false, "IDs not given"},
+	} {
+		if got := Unidentified(tt.class, tt.switch_); got != tt.want {
+			t.Errorf("Unidentified(%06x, %v) = %q, want %q", tt.class, tt.switch_, got, tt.want)
+		}
+	}
+}

@@ -51,7 +51,10 @@ var baseLacks = []string{
 func Sniff(data []byte) bool {
 	head := data[:min(len(data), 64<<10)]
 	if isInfoLog(head) {
-		return true
+		return share(head, func(l string) bool { return strings.Contains(l, "NCCL INFO") })
+	}
+	if !share(head, isMarkup) {
+		return false // source code or prose that quotes an element or two
 	}
 	for _, pat := range [][2]string{{"<system", ""}, {"<graphs", ""}, {"<cpu ", "numaid="}, {"<pci ", "busid="}} {
 		if i := bytes.Index(head, []byte(pat[0])); i >= 0 {
@@ -65,6 +68,50 @@ func Sniff(data []byte) bool {
 		}
 	}
 	return false
+}
+
+// gpuModel names a GPU whose <pci> gives no IDs from what its <gpu> says:
+// RCCL's gcn attribute (gcnArchName such as "gfx942", or the older numeric
+// gcnArch such as 906), else sm, which NCCL's ncclTopoGetXmlFromGpu
+// (src/graph/xml.cc) writes as the compute capability's major*10+minor
+// (RCCL's fork writes HIP's major and minor there too, so sm alone names
+// no vendor).
+func gpuModel(a map[string]string) string {
+	switch gcn, sm := a["gcn"], a["sm"]; {
+	case strings.HasPrefix(gcn, "gfx"):
+		return "AMD GPU " + gcn
+	case gcn != "":
+		return "AMD GPU gcnArch " + gcn
+	case sm != "":
+		if v, err := strconv.Atoi(sm); err == nil && v > 0 && v < 1000 {
+			return fmt.Sprintf("GPU, compute capability %d.%d", v/10, v%10)
+		}
+	}
+	return ""
+}
+
+// share is the acceptance rule for a text input: at least a fifth of the
+// non-blank lines of head are of the form (XML elements, NCCL INFO lines).
+// Pastes run far above it; a Go file or a README that quotes a line or
+// two, far below.
+func share(head []byte, of func(string) bool) bool {
+	yes, no := 0, 0
+	for _, raw := range bytes.Split(head, []byte("\n")) {
+		switch l := strings.TrimSpace(string(raw)); {
+		case l == "":
+		case of(l):
+			yes++
+		default:
+			no++
+		}
+	}
+	return yes*4 >= no
+}
+
+// isMarkup reports whether a trimmed line is XML: an element, a comment or
+// the end of a tag that spans lines.
+func isMarkup(l string) bool {
+	return strings.HasPrefix(l, "<") || strings.HasSuffix(l, ">") || strings.HasSuffix(l, "-->")
 }
 
 func isInfoLog(b []byte) bool {
@@ -124,7 +171,7 @@ func Parse(name string, data []byte) (*topology.Graph, error) {
 	}
 	p := &parser{
 		name:   name,
-		g:      &topology.Graph{NCCLView: true, System: topology.System{CPUFamily: -1, CPUModelID: -1}},
+		g:      &topology.Graph{NCCLView: true, TextForm: "NCCL XML", System: topology.System{CPUFamily: -1, CPUModelID: -1}},
 		cpus:   map[int]*topology.HostBridge{},
 		devs:   map[topology.BDF]*topology.Device{},
 		hasGPU: map[*topology.Device]bool{},
@@ -262,6 +309,9 @@ func (p *parser) start(t xml.StartElement) {
 		if parent != nil && parent.dev != nil {
 			f.gpu = parent.dev
 			p.hasGPU[parent.dev] = true
+			if d := parent.dev; d.VendorID == 0 && d.DeviceID == 0 && d.Name == "" {
+				d.Name = gpuModel(a)
+			}
 			if a["gdr"] == "0" {
 				p.warn(parent.dev.BDF(), "gpu gdr=0: NCCL routes its traffic with NICs through the CPU (PHB)")
 			}
@@ -358,7 +408,7 @@ func (p *parser) pci(a map[string]string, desc string) *topology.Device {
 		p.warn(addr.String(), "busid appears twice: second <pci> left out")
 		return nil
 	}
-	d := &topology.Device{Addr: addr, NUMANode: -1, RawNUMANode: -1, RoleFrom: "structure"}
+	d := &topology.Device{Addr: addr, NUMANode: -1, RawNUMANode: -1, RoleFrom: "structure", Seen: p.name + " " + desc}
 	up := p.enclosing(func(f *frame) bool { return f.dev != nil || f.hb != nil })
 	switch {
 	case up != nil && up.dev != nil:

@@ -460,3 +460,37 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestGPUModel checks that GPUs whose <pci> gives no IDs are named from
+// their <gpu>: RCCL's gcn, else the compute capability in sm.
+func TestGPUModel(t *testing.T) {
+	for file, want := range map[string]string{
+		"rccl-topo_8p_ts1.xml": "AMD GPU gcnArch 906",
+		"aws-p5.48xl-topo.xml": "GPU, compute capability 9.0",
+	} {
+		path := filepath.Join(corpusDir, file)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatal(err)
+			}
+			t.Skipf("corpus missing: %v", err)
+		}
+		g, err := Parse(file, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		accs := g.OfKind(topology.KindAccelerator)
+		if len(accs) == 0 {
+			t.Fatalf("%s: no accelerators", file)
+		}
+		for _, d := range accs {
+			if d.Name != want {
+				t.Errorf("%s: %s named %q, want %q", file, d.BDF(), d.Name, want)
+			}
+		}
+	}
+	if got := gpuModel(map[string]string{"gcn": "gfx942"}); got != "AMD GPU gfx942" {
+		t.Errorf("gcn gfx942: %q", got)
+	}
+}

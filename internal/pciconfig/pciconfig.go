@@ -36,11 +36,15 @@ const (
 // Capability lists.
 const (
 	capIDExpress, capIDInvalid = 0x10, 0xff
-	maxCaps                    = 48 // the kernel's PCI_FIND_CAP_TTL
-	maxExtCaps                 = (ExtendedSize - LegacySize) / 8
-	extCapIDACS, extCapIDATS   = 0x000d, 0x000f
-	extCapNone, extNextShift   = 0xffffffff, 20
-	extCapRegsLen              = 8 // header dword, then 16-bit capability and control registers
+	// capIDSSVID is the Bridge Subsystem Vendor ID capability (PCI-to-PCI
+	// Bridge Architecture 1.2): vendor at +4, device at +6. The kernel reads
+	// a bridge's subsystem IDs from it (ssvid_cap, drivers/pci/probe.c).
+	capIDSSVID               = 0x0d
+	maxCaps                  = 48 // the kernel's PCI_FIND_CAP_TTL
+	maxExtCaps               = (ExtendedSize - LegacySize) / 8
+	extCapIDACS, extCapIDATS = 0x000d, 0x000f
+	extCapNone, extNextShift = 0xffffffff, 20
+	extCapRegsLen            = 8 // header dword, then 16-bit capability and control registers
 )
 
 // PCI Express capability register offsets (from the capability start) and fields.
@@ -109,8 +113,9 @@ type Config struct {
 	Revision        uint8  // 0x08
 	HeaderType      uint8  // 0x0e bits 6:0
 	MultiFunction   bool   // 0x0e bit 7
-	SubsystemVendor uint16 // 0x2c, header type 0 only
-	SubsystemDevice uint16 // 0x2e, header type 0 only
+	SubsystemVendor uint16 // 0x2c for header type 0; the SSVID capability for a bridge
+	SubsystemDevice uint16 // 0x2e for header type 0; the SSVID capability for a bridge
+	SubsystemKnown  bool   // header type 0, or a bridge whose SSVID capability was read
 	PrimaryBus      uint8  // 0x18, header type 1 only
 	SecondaryBus    uint8  // 0x19, header type 1 only
 	SubordinateBus  uint8  // 0x1a, header type 1 only
@@ -241,7 +246,7 @@ func Parse(b []byte) (Config, error) {
 	capPtr := offCapPtr
 	switch c.HeaderType {
 	case headerNormal:
-		c.SubsystemVendor, c.SubsystemDevice = r.u16(offSubsystemVendor), r.u16(offSubsystemDevice)
+		c.SubsystemVendor, c.SubsystemDevice, c.SubsystemKnown = r.u16(offSubsystemVendor), r.u16(offSubsystemDevice), true
 	case headerBridge:
 		c.PrimaryBus, c.SecondaryBus, c.SubordinateBus = r.u8(offPrimaryBus), r.u8(offSecondaryBus), r.u8(offSubordinateBus)
 	case headerCardBus:
@@ -250,7 +255,11 @@ func Parse(b []byte) (Config, error) {
 		capPtr = 0 // unknown layout: the capability list cannot be located
 	}
 	if capPtr != 0 {
-		c.Express, c.CapsReadable, c.CapsLooped = r.walkCaps(capPtr)
+		var ssvid int
+		c.Express, ssvid, c.CapsReadable, c.CapsLooped = r.walkCaps(capPtr)
+		if ssvid > 0 && c.HeaderType == headerBridge {
+			c.SubsystemVendor, c.SubsystemDevice, c.SubsystemKnown = r.u16(ssvid+4), r.u16(ssvid+6), true
+		}
 	}
 	c.ACS, c.ATS, c.ExtReadable, c.ExtLooped = r.walkExtCaps()
 	return c, nil
@@ -271,39 +280,43 @@ func LoopWarning(c Config) string {
 }
 
 // walkCaps follows the standard capability list from the pointer at ptrOff.
-// It reports the PCIe capability, whether the walk ended within the bytes,
-// and whether the list looped (which ends it unread).
-func (r raw) walkCaps(ptrOff int) (exp *Express, complete, looped bool) {
+// It reports the PCIe capability, the offset of a readable SSVID capability
+// (0 if none), whether the walk ended within the bytes, and whether the list
+// looped (which ends it unread).
+func (r raw) walkCaps(ptrOff int) (exp *Express, ssvid int, complete, looped bool) {
 	if r.u16(offStatus)&statusCapList == 0 {
-		return nil, true, false
+		return nil, 0, true, false
 	}
 	var seen [LegacySize / 4]bool
 	off := int(r.u8(ptrOff))
 	for range maxCaps {
 		off &^= 3
 		if off < HeaderSize {
-			return exp, true, false
+			return exp, ssvid, true, false
 		}
 		if seen[off/4] {
-			return exp, false, true
+			return exp, ssvid, false, true
 		}
 		seen[off/4] = true
 		if !r.has(off, 2) {
-			return exp, false, false
+			return exp, ssvid, false, false
 		}
 		id := r.u8(off)
 		if id == capIDInvalid {
-			return exp, true, false
+			return exp, ssvid, true, false
 		}
 		if id == capIDExpress && exp == nil {
 			if !r.has(off, expDevEnd) {
-				return nil, false, false
+				return nil, ssvid, false, false
 			}
 			exp = r.express(off)
 		}
+		if id == capIDSSVID && ssvid == 0 && r.has(off, 8) {
+			ssvid = off
+		}
 		off = int(r.u8(off + 1))
 	}
-	return exp, false, true
+	return exp, ssvid, false, true
 }
 
 // express decodes the PCIe capability at off; the device registers must be readable.

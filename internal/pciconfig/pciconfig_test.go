@@ -75,7 +75,7 @@ func (d dev) build() cfg {
 // gpuHeader and swHeader are the Config fields dev.build writes in the header.
 func gpuHeader(n int) Config {
 	return Config{Len: n, VendorID: gpuVendor, DeviceID: gpuDevice, Class: gpuClass, Revision: gpuRev,
-		SubsystemVendor: gpuSubVendor, SubsystemDevice: gpuSubDevice}
+		SubsystemVendor: gpuSubVendor, SubsystemDevice: gpuSubDevice, SubsystemKnown: true}
 }
 
 func swHeader(n int, buses [3]uint8) Config {
@@ -174,12 +174,12 @@ func TestParse(t *testing.T) {
 		{"no capability list (Status bit 4 clear)", gpuDev().build().w16(0x06, 0)[:64], with(gpuHeader(64), true, nil, false, nil, nil)},
 		{"CardBus header uses pointer at 0x14", gpuDev().build().b8(0x0e, 2).b8(0x14, expOff)[:256], func() Config {
 			c := with(gpuHeader(256), true, gpuExpress(expOff), false, nil, nil)
-			c.HeaderType, c.SubsystemVendor, c.SubsystemDevice = 2, 0, 0
+			c.HeaderType, c.SubsystemVendor, c.SubsystemDevice, c.SubsystemKnown = 2, 0, 0, false
 			return c
 		}()},
 		{"unknown header type: caps unknown", gpuDev().build().b8(0x0e, 0x05)[:256], func() Config {
 			c := gpuHeader(256)
-			c.HeaderType, c.SubsystemVendor, c.SubsystemDevice = 5, 0, 0
+			c.HeaderType, c.SubsystemVendor, c.SubsystemDevice, c.SubsystemKnown = 5, 0, 0, false
 			return c
 		}()},
 		{"ext cap loop (next = self)", gpuDev().build().w32(0x100, 0x10010001), extLooped(with(gpuHeader(4096), true, gpuExpress(expOff), false, nil, nil))},
@@ -680,5 +680,32 @@ func TestLspciPeer(t *testing.T) {
 	if v := lspciView(verbose["01:00.0"]); v.ACSCtl != "SrcValid- TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd- EgressCtrl- DirectTrans-" ||
 		!strings.Contains(verbose["02:00.0"], "Speed 16GT/s (downgraded)") || !lspciView(verbose["04:00.0"]).AccessDenied {
 		t.Errorf("named peer cases lost: DSP ACSCtl %q; GPU:\n%s", v.ACSCtl, verbose["02:00.0"])
+	}
+}
+
+// TestBridgeSSVID reads a bridge's subsystem IDs from its Bridge Subsystem
+// Vendor ID capability (0x0d), as the kernel does.
+func TestBridgeSSVID(t *testing.T) {
+	b := make([]byte, 256)
+	put16 := func(off int, v uint16) { b[off], b[off+1] = byte(v), byte(v>>8) }
+	put16(0x00, 0x1000)
+	put16(0x02, 0xc030)
+	put16(0x06, 0x0010) // Status: capability list
+	b[0x0b], b[0x0a] = 0x06, 0x04
+	b[0x0e] = 1
+	b[0x34] = 0x48
+	b[0x48], b[0x49] = 0x0d, 0x00
+	put16(0x4c, 0x1000)
+	put16(0x4e, 0x00a1)
+	c, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.SubsystemKnown || c.SubsystemVendor != 0x1000 || c.SubsystemDevice != 0x00a1 {
+		t.Errorf("subsystem %04x:%04x known %v, want 1000:00a1 from SSVID", c.SubsystemVendor, c.SubsystemDevice, c.SubsystemKnown)
+	}
+	b[0x48] = 0x05 // an MSI capability instead: the IDs are unknown
+	if c, _ := Parse(b); c.SubsystemKnown {
+		t.Errorf("a bridge without SSVID has subsystem %04x:%04x known", c.SubsystemVendor, c.SubsystemDevice)
 	}
 }

@@ -561,6 +561,15 @@ func treeText(w io.Writer, f Format, t *report.Tree) error {
 		branch(p, byBDF, shown, roots, "")
 		n++
 	}
+	if len(t.PlaceUnknown) > 0 {
+		var unplaced []*report.Device
+		for _, b := range t.PlaceUnknown {
+			unplaced = append(unplaced, byBDF[b])
+		}
+		p.Printf("place unknown (the source shows no PCI hierarchy: capture lspci -tv, or sudo lspci -vvv)\n")
+		branch(p, byBDF, shown, unplaced, "")
+		n++
+	}
 	if n == 0 {
 		p.Printf("no accelerators, NICs, NVMe drives or NVSwitches among %d PCI functions (--all shows them all)\n", len(t.Devices))
 	}
@@ -637,6 +646,10 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	p := v.Pair
 	pr.Printf("%s -> %s: nvidia-smi %s, NCCL %s, %s\n",
 		labelAndBDF(&v.From), labelAndBDF(&v.To), report.Label(&p), report.NCCLLabel(&p), p.Path)
+	if v.PlaceUnknown {
+		pr.Printf("Note: the source shows no PCI hierarchy for this pair: capture lspci -tv, or sudo lspci -vvv\n")
+		return nil
+	}
 	var rows [][]string
 	for i, h := range p.Hops {
 		l, g := "", ""
@@ -730,6 +743,9 @@ func labelCounts(m map[string]int) string {
 				out = append(out, fmt.Sprintf("%s %d", k, n))
 			}
 		}
+	}
+	if n := m[string(topology.Unknown)]; n > 0 {
+		out = append(out, fmt.Sprintf("unknown %d", n))
 	}
 	return strings.Join(out, ", ")
 }

@@ -210,6 +210,7 @@ func device(g *topology.Graph, d *topology.Device, alias string) Device {
 		Name: d.Name, NUMANode: d.NUMANode, NUMAFrom: d.NUMAFrom, LocalCPUs: d.LocalCPUs,
 		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn, PortRateGbps: Round(d.PortRateGbps),
 		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs), Children: bdfs(d.Children),
+		Positional: d.Positional, PlaceUnknown: d.PlaceUnknown,
 		Link: Link{CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth, MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth},
 	}
 	out.Bond, out.ComputePartition, out.MemoryPartition = d.Bond, d.ComputePartition, d.MemoryPartition
@@ -253,7 +254,7 @@ func nonNilInts(s []int) []int {
 func pair(p topology.Pair, noHops bool) Pair {
 	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: []string{string(p.A.Kind), string(p.B.Kind)},
 		SMI: string(p.SMI), PCIeSMI: string(p.PCIeSMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: Round(p.BottleneckGbps),
-		LabelUncertain: p.LabelUncertain, Notes: nonNil(p.Notes), Hops: []Hop{}, C2C: p.C2C}
+		LabelUncertain: p.LabelUncertain, NCCLUncertain: p.NCCLUncertain, Notes: nonNil(p.Notes), Hops: []Hop{}, C2C: p.C2C}
 	if p.DataDirect != nil {
 		out.DataDirect = p.DataDirect.BDF()
 	}

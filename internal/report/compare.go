@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/gdtopo/gdtopo/topology"
 )
 
 // Comparison puts servers side by side and ranks them.
@@ -40,6 +42,10 @@ type Measures struct {
 	Accelerators int     `json:"accelerators"` // more is better
 	RailNICs     int     `json:"rail_nics"`    // more is better
 	Info         int     `json:"info"`         // fewer is better
+	// UnknownPaths counts the accelerator–rail NIC pairs whose path the
+	// source cannot tell ("?"): a server with any is never ranked above
+	// one with none, nor ranked at all against another with some.
+	UnknownPaths int `json:"unknown_paths"`
 }
 
 // measure is one ranking measure: its name for the verdict, its value and
@@ -81,6 +87,9 @@ func ServerOf(r *Report) Server {
 		for _, n := range r.NICs {
 			if p := r.Pair(a.BDF, n); p != nil {
 				s.PairsByLabel[Label(p)]++
+				if p.SMI == string(topology.Unknown) {
+					s.Measures.UnknownPaths++
+				}
 			}
 		}
 	}
@@ -96,7 +105,7 @@ func ServerOf(r *Report) Server {
 	}
 	s.Measures = Measures{WorstGbps: math.Round(r.Plan.WorstGbps), MeanGbps: math.Round(r.Plan.MeanGbps),
 		Critical: r.Counts.Critical, Warning: r.Counts.Warning, Info: r.Counts.Info,
-		Accelerators: len(r.Accelerators), RailNICs: len(r.NICs)}
+		Accelerators: len(r.Accelerators), RailNICs: len(r.NICs), UnknownPaths: s.Measures.UnknownPaths}
 	return s
 }
 
@@ -135,9 +144,28 @@ func Compare(servers []Server) *Comparison {
 	return c
 }
 
+// pathsKnown is the measure that comes before all others: a server whose
+// accelerator–NIC paths are all known ranks above one with unknown paths,
+// whose plan, predictions and locality findings are missing, not good.
+var pathsKnown = measure{name: "accelerator–NIC paths known", value: func(m Measures) float64 {
+	if m.UnknownPaths > 0 {
+		return 0
+	}
+	return 1
+}, more: true, mayBeZero: true}
+
 // decide finds the first measure x and y differ on, known for both: +1
 // when x is better there, -1 when y is; nil and 0 when they tie on all.
+// Two servers that both have unknown paths tie: nothing ranks them.
 func decide(x, y Measures) (*measure, int) {
+	switch a, b := pathsKnown.value(x), pathsKnown.value(y); {
+	case a > b:
+		return &pathsKnown, 1
+	case a < b:
+		return &pathsKnown, -1
+	case a == 0:
+		return nil, 0
+	}
 	for i := range measures {
 		m := &measures[i]
 		a, b := m.value(x), m.value(y)
@@ -155,6 +183,20 @@ func decide(x, y Measures) (*measure, int) {
 func verdict(best, next Server) Verdict {
 	v := Verdict{Best: best.Source, RunnerUp: next.Source}
 	m, _ := decide(best.Measures, next.Measures)
+	unranked := func(s Server) string {
+		return fmt.Sprintf("%s cannot be ranked: %d of its accelerator–NIC paths are unknown (the source shows no PCI hierarchy: capture lspci -tv, or sudo lspci -vvv)",
+			s.Source, s.Measures.UnknownPaths)
+	}
+	switch {
+	case best.Measures.UnknownPaths > 0: // and so has next: they tie
+		v.Best, v.Tie = "", true
+		v.Sentence = unranked(best) + "; nor can " + next.Source + "."
+		return v
+	case m == &pathsKnown:
+		v.Measure, v.BestValue, v.OtherValue = m.name, 1, 0
+		v.Sentence = fmt.Sprintf("%s ranks first: its accelerator–NIC paths are all known, and %s.", best.Source, unranked(next))
+		return v
+	}
 	if m == nil {
 		v.Best, v.Tie = "", true
 		v.Sentence = fmt.Sprintf("%s and %s tie: equal on every measure the table shows that is known for both (worst and mean planned pair, findings by severity, accelerators, rail NICs).", best.Source, next.Source)

@@ -19,6 +19,14 @@ func TestCompare(t *testing.T) {
 		ranks       []int
 		tie         bool
 	}{
+		{"unknown paths never rank first", []Server{
+			server("dump", Measures{Accelerators: 8, RailNICs: 8, UnknownPaths: 64}),
+			server("tree", Measures{WorstGbps: 100, MeanGbps: 100, Warning: 5, Accelerators: 2, RailNICs: 1})},
+			"tree", "its accelerator–NIC paths are all known, and dump cannot be ranked: 64 of its accelerator–NIC paths are unknown", []int{2, 1}, false},
+		{"two with unknown paths tie", []Server{
+			server("d1", Measures{Accelerators: 8, UnknownPaths: 8}),
+			server("d2", Measures{Accelerators: 4, Warning: 1, UnknownPaths: 4})},
+			"", "d1 cannot be ranked: 8 of its accelerator–NIC paths are unknown", []int{1, 1}, true},
 		{"worst pair decides", []Server{
 			server("a", Measures{WorstGbps: 196, MeanGbps: 300, Accelerators: 8}),
 			server("b", Measures{WorstGbps: 392, MeanGbps: 392, Accelerators: 4})},

@@ -237,6 +237,14 @@ type Device struct {
 	ComputePartition  string   `json:"compute_partition,omitempty"`   // AMD Instinct: SPX, DPX, QPX, CPX
 	MemoryPartition   string   `json:"memory_partition,omitempty"`    // AMD Instinct: NPS1, NPS4
 	SocketDirectPeers []string `json:"socket_direct_peers,omitempty"` // the other halves of its Socket Direct card
+	// Positional is set when the source showed the function without an
+	// address: BDF is then a stand-in ("bridge@line31") and this says
+	// where it was seen.
+	Positional string `json:"positional,omitempty"`
+	// PlaceUnknown is set when the source does not say where the function
+	// hangs (plain lspci): Parent and HostBridge are then "" and every path
+	// to it is "?".
+	PlaceUnknown bool `json:"place_unknown,omitempty"`
 }
 
 // Hop is one step of a pair's path.
@@ -262,9 +270,11 @@ type Pair struct {
 	Hops           []Hop    `json:"hops"` // empty when the pair's hops were not given (-o jsonl)
 	BottleneckGbps float64  `json:"bottleneck_gbps"`
 	LabelUncertain bool     `json:"label_uncertain"`
-	Notes          []string `json:"notes"`
-	C2C            bool     `json:"c2c"`                   // the accelerator reaches its CPU over NVLink-C2C
-	DataDirect     string   `json:"data_direct,omitempty"` // BDF of the ConnectX-8 Data Direct DMA function on the data path
+	// NCCLUncertain: NCCL's label rests on switch IDs the source lacks.
+	NCCLUncertain bool     `json:"nccl_uncertain"`
+	Notes         []string `json:"notes"`
+	C2C           bool     `json:"c2c"`                   // the accelerator reaches its CPU over NVLink-C2C
+	DataDirect    string   `json:"data_direct,omitempty"` // BDF of the ConnectX-8 Data Direct DMA function on the data path
 	// Prediction is the advisor's, for accelerator-NIC pairs it planned with.
 	Prediction *Prediction `json:"prediction,omitempty"`
 }

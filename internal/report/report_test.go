@@ -26,3 +26,21 @@ func TestFailing(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelMarks: a guessed label gets one "?", NCCL's also when only its
+// flattening or Data Direct is unknown, and an unknown path is "?" alone.
+func TestLabelMarks(t *testing.T) {
+	for _, tt := range []struct {
+		p         Pair
+		smi, nccl string
+	}{
+		{Pair{SMI: "PXB", NCCL: "PXB"}, "PXB", "PXB"},
+		{Pair{SMI: "NODE", NCCL: "PHB", LabelUncertain: true}, "NODE?", "PHB?"},
+		{Pair{SMI: "PXB", NCCL: "PXB", NCCLUncertain: true}, "PXB", "PXB?"},
+		{Pair{SMI: "?", NCCL: "?", LabelUncertain: true}, "?", "?"},
+	} {
+		if s, n := Label(&tt.p), NCCLLabel(&tt.p); s != tt.smi || n != tt.nccl {
+			t.Errorf("%+v: %s/%s, want %s/%s", tt.p, s, n, tt.smi, tt.nccl)
+		}
+	}
+}

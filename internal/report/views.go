@@ -69,7 +69,7 @@ var nvLegend = LegendEntry{"NV#", "Connection traversing a bonded set of # NVLin
 var nvUnknownLegend = LegendEntry{"NV?", "NVLink possible but not in the source (gdtopo check says why): nvidia-smi prints NV# or a PCIe label"}
 
 // uncertainLegend explains the mark on labels that rest on a guess.
-var uncertainLegend = LegendEntry{"?", "the label rests on something the source does not show (see gdtopo check)"}
+var uncertainLegend = LegendEntry{"?", "the source does not tell: a NUMA node, NVLink, or the whole path (see gdtopo check, Source lacks)"}
 
 // LegendEntry explains one label.
 type LegendEntry struct {
@@ -144,17 +144,20 @@ func MatrixOf(r *Report) *Matrix {
 	return m
 }
 
-// Label is a pair's nvidia-smi label, with "?" when it rests on a guess.
+// Label is a pair's nvidia-smi label, with "?" when it rests on a guess;
+// a path the source cannot tell is "?" alone.
 func Label(p *Pair) string {
-	if p.LabelUncertain {
+	if p.LabelUncertain && p.SMI != string(topology.Unknown) {
 		return p.SMI + "?"
 	}
 	return p.SMI
 }
 
-// NCCLLabel is a pair's NCCL label, with "?" when it rests on a guess.
+// NCCLLabel is a pair's NCCL label, with "?" when it rests on a guess
+// (of the path, or of whether NCCL flattens a switch); a path the source
+// cannot tell is "?" alone.
 func NCCLLabel(p *Pair) string {
-	if p.LabelUncertain {
+	if (p.LabelUncertain || p.NCCLUncertain) && p.NCCL != string(topology.Unknown) {
 		return p.NCCL + "?"
 	}
 	return p.NCCL
@@ -179,6 +182,9 @@ type Tree struct {
 	// Shown are the functions the tree shows: with all, every one; else
 	// the branches that lead to an accelerator, NIC, NVMe drive or NVSwitch.
 	Shown []string `json:"shown"`
+	// PlaceUnknown are the shown functions whose place the source does not
+	// say (plain lspci): the tree lists them apart.
+	PlaceUnknown []string `json:"place_unknown"`
 }
 
 // TreeOf is r's tree; all shows every function.
@@ -194,9 +200,13 @@ func TreeOf(r *Report, all bool) *Tree {
 			keep[x.BDF] = true
 		}
 	}
+	t.PlaceUnknown = []string{}
 	for _, d := range r.Devices {
 		if keep[d.BDF] {
 			t.Shown = append(t.Shown, d.BDF)
+			if d.PlaceUnknown {
+				t.PlaceUnknown = append(t.PlaceUnknown, d.BDF)
+			}
 		}
 	}
 	return t
@@ -219,6 +229,9 @@ type PathView struct {
 	To            Device `json:"to"`
 	Pair          Pair   `json:"pair"` // A is From
 	NCCLVersion   string `json:"nccl_version"`
+	// PlaceUnknown is set when the source shows no PCI hierarchy for the
+	// pair (plain lspci): there are no hops to show.
+	PlaceUnknown bool `json:"place_unknown"`
 }
 
 // Aliases are the graph's devices' table names (GPU0, NIC0), for the
@@ -254,5 +267,6 @@ func NewPathView(r *Report, p topology.Pair) *PathView {
 	if rp := r.Pair(p.A.BDF(), p.B.BDF()); rp != nil {
 		v.Pair.Prediction = rp.Prediction
 	}
+	v.PlaceUnknown = len(p.Hops) == 0 && (p.A.PlaceUnknown || p.B.PlaceUnknown)
 	return v
 }
