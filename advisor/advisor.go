@@ -1,18 +1,23 @@
 // Package advisor turns a topology graph into advice for GPUDirect RDMA: a
-// throughput prediction for every accelerator–NIC pair (with NCCL's
-// GPUDirect RDMA decision for a chosen NCCL version), findings with stable
-// codes and concrete remedies, and a rail plan assigning accelerators to
-// NICs. It does no I/O beyond reading a model override (LoadModel).
+// throughput prediction for every accelerator–NIC pair in both directions
+// (with NCCL's GPUDirect RDMA decision, ncclTopoCheckGdr, for a chosen NCCL
+// version), findings with stable codes and concrete remedies, and a rail
+// plan assigning accelerators to NICs. It does no I/O beyond reading a
+// model override (LoadModel) and measurements for calibration.
 //
-// A pair's prediction, in Gb/s, with the numbers of Model:
+// A pair's prediction, in Gb/s, with the numbers of Model (one link
+// arithmetic, topology.DataGbps, everywhere):
 //
-//	link     = GT/s × lanes × encoding × MPS/(MPS + tlp_overhead_bytes), current speed and width
+//	link     = GT/s × lanes × encoding × MPS/(MPS + tlp_overhead_bytes); an idle
+//	           accelerator's link (slow in speed only) at its max speed
 //	path     = the lowest link from the accelerator to the NIC; with ACS redirect or IOMMU
 //	           translation on a PIX/PXB path, also the links up to the root complex
-//	NIC      = min(port rate, the NIC's own link)
-//	expected = min(NIC, path × phb_factor_<cpu> when PHB/NODE or redirected)
-//	           at SYS: min(NIC, path) × sys_gdr_factor, at most inter_socket_gbps_<cpu>
+//	x        = min(path, port rate)
+//	PIX/PXB  : write = read = x
+//	PHB/NODE : write = x × phb_factor_<cpu>; read = write × read_factor_<cpu, gpu> (a range where thin)
+//	SYS      : as PHB, then both at most sys_p2p_gbps_<cpu> and NCCL's inter_socket_gbps_<cpu>
 //	           × iommu_factor when the IOMMU translates
+//	expected = min(write, read); efficiency = expected / the NIC on a healthy link
 //	staged   = min(NIC, accelerator's and NIC's links to the CPU, inter-socket at SYS) × host_staged_factor
 package advisor
 
@@ -86,15 +91,29 @@ type Step struct {
 	Source string  `json:"source"`
 }
 
-// Prediction is the expected direct-RDMA throughput of one accelerator–NIC pair.
+// Prediction is the expected direct-RDMA throughput of one accelerator–NIC
+// pair, per direction: "write" is the NIC writing GPU memory (the receive
+// side), "read" the NIC reading it (the send side).
 type Prediction struct {
-	GPU, NIC     *topology.Device
-	ExpectedGbps float64 // direct-RDMA throughput to expect, Gb/s (if NCCL does not use GDR: what forcing it would give)
-	NICGbps      float64 // the NIC alone: port rate capped by its own PCIe link
-	Efficiency   float64 // ExpectedGbps / NICGbps, 0..1; 0 when NICGbps is unknown
-	GDR          bool    // NCCL would use GPUDirect RDMA for this pair (receive side)
-	GDRRead      bool    // and the send side reads GPU memory directly (NCCL's pre-Ampere rule)
-	GDRReason    string  // why not, or why reads are off, in words
+	GPU, NIC          *topology.Device
+	ExpectedGbps      float64 // the lower of ExpectedWriteGbps and ExpectedReadGbps (if NCCL does not use GDR: what forcing it would give)
+	ExpectedWriteGbps float64 // NIC writes GPU memory, Gb/s: the low end where a range
+	ExpectedReadGbps  float64 // NIC reads GPU memory, Gb/s: the low end where a range
+	// ExpectedWriteMaxGbps and ExpectedReadMaxGbps are the high ends; equal
+	// to the figures above where one measurement applies.
+	ExpectedWriteMaxGbps, ExpectedReadMaxGbps float64
+	PathGbps                                  float64 // the path's narrowest link as predicted (idle links at their max speed); 0 unknown
+	NICGbps                                   float64 // the NIC on a healthy link: port rate capped by its own PCIe link at its max speed and width
+	Efficiency                                float64 // ExpectedGbps / NICGbps, 0..1; 0 when NICGbps is unknown
+	GDR                                       bool    // NCCL would use GPUDirect RDMA for this pair (receive side, ncclTopoCheckGdr read=0)
+	GDRRead                                   bool    // and the send side reads GPU memory directly (read=1)
+	GDRReason                                 string  // why not, or why reads are off, in words
+	// GDRUnknown says what the source could not show that the verdict
+	// rests on; empty when GDR and GDRRead are NCCL's answer for certain.
+	GDRUnknown string
+	// GDRMechanism is how the NIC maps GPU memory: "nvidia-peermem",
+	// "dma-buf", or "" when the source cannot tell or nothing applies.
+	GDRMechanism string
 	// HostStagedGbps is the throughput when NCCL stages through host
 	// memory: set when !GDR, or for the send side when !GDRRead; else 0.
 	HostStagedGbps float64
@@ -106,6 +125,10 @@ type Prediction struct {
 type Options struct {
 	NCCLVersion string // "2.30.7", "2.27", "v2.19.3-1"; default DefaultNCCLVersion
 	Model       *Model // default DefaultModel()
+	// Env holds the NCCL variables that change ncclTopoCheckGdr:
+	// NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C. Absent keys
+	// take NCCL's defaults for the version.
+	Env map[string]string
 	// SkipExplain leaves every Prediction's Explain nil: its words are a
 	// large part of what a prediction costs, and only an explanation shows
 	// them.
@@ -175,8 +198,9 @@ type analysis struct {
 	g        *topology.Graph
 	m        *Model
 	v        ncclVersion
-	explain  bool            // fill in Prediction.Explain
-	pairs    []topology.Pair // accelerator–NIC pairs
+	env      map[string]string // Options.Env
+	explain  bool              // fill in Prediction.Explain
+	pairs    []topology.Pair   // accelerator–NIC pairs
 	preds    []Prediction
 	findings []Finding
 	anyRDMA  bool                            // a NIC has an RDMA device
@@ -195,7 +219,7 @@ func Analyze(g *topology.Graph, pairs []topology.Pair, opts Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	a := &analysis{g: g, m: opts.Model, v: v, explain: !opts.SkipExplain, iommu: map[*topology.Device]iommuState{}}
+	a := &analysis{g: g, m: opts.Model, v: v, env: opts.Env, explain: !opts.SkipExplain, iommu: map[*topology.Device]iommuState{}}
 	for _, n := range g.OfKind(topology.KindNIC) {
 		a.anyRDMA = a.anyRDMA || len(n.RDMA) > 0
 	}
@@ -230,32 +254,45 @@ func Analyze(g *topology.Graph, pairs []topology.Pair, opts Options) (*Result, e
 		SetAside: aside, Storage: a.storage}, nil
 }
 
-// cpuKind names the CPU family that picks the model's root-complex factor
-// and inter-socket bandwidth (nccl-semantics.md §4.2, ncclTopoCpuType).
-func (a *analysis) cpuKind() (phb, interSocket *Param, name string) {
+// cpuClass is the CPU family that picks the model's root-complex factor
+// and NCCL's inter-socket bandwidth (src/graph/topo.cc ncclTopoGetInterCpuBw:
+// POWER, then ARM, then the x86 vendors).
+type cpuClass struct {
+	phb, inter *Param // inter is nil when NCCL's table has no entry
+	name       string
+}
+
+// cpuKind classifies the machine's CPU.
+func (a *analysis) cpuKind() cpuClass {
 	s, m := a.g.System, a.m
+	switch s.CPUArch {
+	case "ppc64":
+		return cpuClass{&m.PHBFactorOther, &m.InterSocketPower, "POWER"}
+	case "arm64":
+		return cpuClass{&m.PHBFactorOther, &m.InterSocketARM, "Arm"}
+	}
 	switch s.CPUVendor {
 	case "GenuineIntel":
 		switch {
 		case s.CPUFamily == 6 && s.CPUModelID >= 0xcf:
-			return &m.PHBFactorIntel, &m.InterSocketERP, "Intel Emerald Rapids or newer"
+			return cpuClass{&m.PHBFactorIntel, &m.InterSocketERP, "Intel Emerald Rapids or newer"}
 		case s.CPUFamily == 6 && s.CPUModelID >= 0x8f:
-			return &m.PHBFactorIntel, &m.InterSocketSRP, "Intel Sapphire Rapids"
+			return cpuClass{&m.PHBFactorIntel, &m.InterSocketSRP, "Intel Sapphire Rapids"}
 		case s.CPUFamily == 6 && s.CPUModelID >= 0x55:
-			return &m.PHBFactorIntel, &m.InterSocketSKL, "Intel Skylake-SP to Ice Lake-SP"
+			return cpuClass{&m.PHBFactorIntel, &m.InterSocketSKL, "Intel Skylake-SP to Ice Lake-SP"}
 		}
-		return &m.PHBFactorIntel, &m.InterSocketBDW, "Intel Broadwell or older"
+		return cpuClass{&m.PHBFactorIntel, &m.InterSocketBDW, "Intel Broadwell or older"}
 	case "AuthenticAMD":
-		return &m.PHBFactorAMD, &m.InterSocketAMD, "AMD"
+		return cpuClass{&m.PHBFactorAMD, &m.InterSocketAMD, "AMD"}
 	case "CentaurHauls", "  Shanghai  ", "Shanghai":
 		if s.CPUFamily == 7 && s.CPUModelID == 0x5b {
-			return &m.PHBFactorOther, &m.InterSocketYongfeng, "Zhaoxin Yongfeng"
+			return cpuClass{&m.PHBFactorOther, &m.InterSocketYongfeng, "Zhaoxin Yongfeng"}
 		}
-		return &m.PHBFactorOther, &m.InterSocketZhaoxin, "Zhaoxin"
+		return cpuClass{&m.PHBFactorOther, &m.InterSocketZhaoxin, "Zhaoxin"}
 	}
-	name = "unknown CPU"
+	name := "unknown CPU"
 	if s.CPUVendor != "" {
 		name = "CPU " + s.CPUVendor
 	}
-	return &m.PHBFactorOther, nil, name
+	return cpuClass{&m.PHBFactorOther, nil, name}
 }

@@ -12,7 +12,7 @@ import (
 // Codes documents every finding code. Codes are stable: alerting may key on them.
 var Codes = map[string]string{
 	"acs-redirect": "ACS Request/Completion Redirect is on at a switch downstream port or root port on an accelerator–NIC path: " +
-		"peer-to-peer goes up to the root complex. Critical on a PIX/PXB path; info on a path that crosses the root complex anyway. In a VM the remedy is ATS on the NIC.",
+		"peer-to-peer goes up to the root complex. Critical on a PIX/PXB path, with a remedy; info, with none, on a path that crosses the root complex anyway. In a VM the remedy is ATS on the NIC.",
 	"acs-grace":            "ACS on an NVIDIA Grace system differs from rdma-core rdma_topo's settings: with ConnectX-8 Data Direct (critical) specific bits set per port with pci=config_acs= and the DMA function in its GPU's IOMMU group; otherwise (warning) the kernel's default ACS. Replaces acs-redirect there: clearing ACS is wrong on Grace.",
 	"socket-direct":        "Info: NIC functions on different sockets share a VPD serial number: the halves of one Socket Direct card, one port shared by both; each accelerator should use the half on its socket.",
 	"gds-no-local-nvme":    "Info: GPUDirect Storage: some accelerators have an NVMe drive under their own PCIe switch and others none, so their reads turn in the root complex or cross sockets.",
@@ -24,7 +24,7 @@ var Codes = map[string]string{
 	"cross-socket":         "Warning: an accelerator's best NIC is on another socket (SYS): GDR off by default, traffic crosses the inter-socket link.",
 	"nic-shared":           "Several accelerators must share one NIC (info) or one switch uplink past its bandwidth (warning): follow the rail plan.",
 	"numa-unknown":         "Warning: numa_node is -1 for an accelerator or NIC on a multi-NUMA machine: NCCL sees one CPU node and cannot tell SYS from PHB.",
-	"peer-memory-missing":  "Warning: NVIDIA accelerators and RDMA NICs, but no nvidia_peermem / nv_peer_mem / memory_peers evidence: NCCL turns GDR off unless dma-buf works.",
+	"peer-memory-missing":  "NVIDIA accelerators and RDMA NICs, but no nvidia_peermem / nv_peer_mem / memory_peers evidence: a warning where dma-buf cannot apply either (NCCL < 2.13, pre-Turing GPU, kernel before 5.12), info where dma-buf may (it needs the open NVIDIA kernel module, which sysfs does not show).",
 	"peer-memory-unknown":  "Info: the source holds no sys/module, so peer-memory support could not be checked.",
 	"max-read-request-low": "Warning: an accelerator's or NIC's DevCtl MaxReadReq is below min_max_read_request_bytes.",
 	"relaxed-ordering-off": "Warning: a NIC has PCIe Relaxed Ordering disabled in DevCtl, so NCCL's relaxed-ordering memory registrations cannot take effect.",
@@ -184,11 +184,20 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 		var g group
 		var ports []string
 		for _, b := range redirected {
-			if sev[b] == s {
-				g.add([]*topology.Device{b}, b.BDF()+" on "+example[b], command("setpci -s "+b.BDF()+" ECAP_ACS+0x6.w=0000", "clear ACS control on each port (lasts until reboot)"),
-					a.evidence(b, sysfsFile(b, "config")+": ACS Control (ECAP_ACS+0x6) has ReqRedir or CmpltRedir set", "ACSCtl: ReqRedir+ or CmpltRedir+"))
-				ports = append(ports, b.BDF())
+			if sev[b] != s {
+				continue
 			}
+			fix := command("setpci -s "+b.BDF()+" ECAP_ACS+0x6.w=0000", "clear ACS control on each port (lasts until reboot)")
+			if s == Info { // clearing it would not change the path: weaken isolation for nothing
+				fix = RemedyStep{}
+			}
+			g.add([]*topology.Device{b}, b.BDF()+" on "+example[b], fix,
+				a.evidence(b, sysfsFile(b, "config")+": ACS Control (ECAP_ACS+0x6) has ReqRedir or CmpltRedir set", "ACSCtl: ReqRedir+ or CmpltRedir+"))
+			ports = append(ports, b.BDF())
+		}
+		if s == Info {
+			a.emit("acs-redirect", s, &g, "ACS Request/Completion Redirect is on at %s: those paths cross the root complex anyway, so clearing it would gain nothing; leave it on", nil, nil)
+			continue
 		}
 		var head []RemedyStep
 		tail := []RemedyStep{
@@ -379,7 +388,8 @@ func (a *analysis) findSharing(plan Plan) {
 			var g group
 			g.add(append([]*topology.Device{n}, gs...), fmt.Sprintf("%d accelerators share NIC %s (%s): each gets about 1/%d of it when all send at once",
 				len(gs), n.BDF(), strings.Join(bdfs(gs), ", "), len(gs)), RemedyStep{}, "rail plan: more accelerators than NICs")
-			a.emit("nic-shared", Info, &g, "%s", []RemedyStep{manual("give each rank its NIC from the plan (NCCL_IB_HCA per rank)", ""), manual("add NICs for one per accelerator", "")}, nil)
+			a.emit("nic-shared", Info, &g, "%s", []RemedyStep{manual("bind each rank with the plan's UCX_NET_DEVICES and numactl",
+				"NCCL_IB_HCA stays the same list on every rank: NCCL picks the nearest NIC (NVIDIA/nccl#1478)"), manual("add NICs for one per accelerator", "")}, nil)
 		}
 	}
 	for _, u := range uplinks {
@@ -469,11 +479,19 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 	if len(nvidia) > 0 && len(rdma) > 0 && len(p.PeerMemory) == 0 {
 		var g group
 		if p.ModulesRead {
-			g.add(append(nvidia, rdma...), "", RemedyStep{}, "absent: sys/module/nvidia_peermem, sys/module/nv_peer_mem, sys/kernel/mm/memory_peers/nv_mem/version")
-			a.emit("peer-memory-missing", Warning, &g, "NVIDIA accelerators and RDMA NICs, but no peer-memory module is loaded: NCCL turns GPUDirect RDMA off unless dma-buf works",
-				[]RemedyStep{command("sudo modprobe nvidia-peermem", "load it now"),
-					command("echo nvidia-peermem | sudo tee /etc/modules-load.d/nvidia-peermem.conf", "load it at every boot"),
-					manual("or use dma-buf: the open NVIDIA kernel driver on a recent kernel", "NCCL_DMABUF_ENABLE=1, the default")}, nil)
+			g.add(append(nvidia, rdma...), "", RemedyStep{}, "absent: sys/module/nvidia_peermem, sys/module/nv_peer_mem, sys/kernel/mm/memory_peers/nv_mem/version; driver flavour from sys/module/nvidia/taint; kernel from proc/cmdline BOOT_IMAGE")
+			pm := a.dmaBuf(nvidia[0])
+			load := []RemedyStep{command("sudo modprobe nvidia-peermem", "load it now"),
+				command("echo nvidia-peermem | sudo tee /etc/modules-load.d/nvidia-peermem.conf", "load it at every boot")}
+			switch pm.state {
+			case no:
+				a.emit("peer-memory-missing", Warning, &g, "NVIDIA accelerators and RDMA NICs, but "+pm.why+": NCCL turns GPUDirect RDMA off", load, nil)
+			case yes:
+				a.emit("peer-memory-missing", Info, &g, "GPUDirect RDMA rests on dma-buf: "+pm.why, nil, nil)
+			default:
+				a.emit("peer-memory-missing", Info, &g, "GPUDirect RDMA rests on dma-buf: "+pm.why,
+					[]RemedyStep{command("grep -i open /proc/driver/nvidia/version", "check which driver is loaded: the open kernel module supports dma-buf (NCCL_DMABUF_ENABLE=1 is the default); with the proprietary driver, load the peer-memory module instead")}, load)
+			}
 		} else {
 			ev := "sys/module not in the source"
 			fix := []RemedyStep{command("lsmod | grep -e nvidia_peermem -e nv_peer_mem", "check on the machine"), manual("or include sys/module in the capture", "gdtopo snapshot does")}

@@ -17,11 +17,11 @@ func TestLoadModel(t *testing.T) {
 	if m.InterSocketAMD.Value != 200 || m.PHBFactorAMD != DefaultModel().PHBFactorAMD {
 		t.Errorf("override leaked or missed: %+v %+v", m.InterSocketAMD, m.PHBFactorAMD)
 	}
-	// The override reaches the prediction: PHB on Intel, 230.456 × 0.8 = 184.365.
+	// The override reaches the prediction: PHB on Intel, write 230.456 × 0.8 = 184.365.
 	b, g, n := phb()
 	n.PortRateGbps = 400
-	if p := pred(t, analyze(t, b.graph(), Options{Model: m}), g, n); !near(p.ExpectedGbps, 184.365) {
-		t.Errorf("expected %.3f with phb_factor_intel 0.8, want 184.365", p.ExpectedGbps)
+	if p := pred(t, analyze(t, b.graph(), Options{Model: m}), g, n); !near(p.ExpectedWriteGbps, 184.365) {
+		t.Errorf("write %.3f with phb_factor_intel 0.8, want 184.365", p.ExpectedWriteGbps)
 	}
 
 	for _, tt := range []struct{ in, want string }{

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -12,48 +13,98 @@ import (
 // Plan assigns every accelerator a NIC.
 type Plan struct {
 	Assignments []Assignment // one per accelerator, in address order
-	WorstGbps   float64
-	MeanGbps    float64
-	Ranks       []RankEnv // per local rank, ready to paste
+	WorstGbps   float64      // the lowest ShareGbps
+	MeanGbps    float64      // the mean ShareGbps
+	// NCCLIBHCA is the one NCCL_IB_HCA value for every rank of the node:
+	// the plan's RDMA devices, exact names ('='). NCCL's maintainers: all
+	// ranks on a node must get the same list, and NCCL picks the nearest
+	// NIC of it for each GPU (NVIDIA/nccl#1478). Empty without RDMA NICs.
+	NCCLIBHCA string
+	Ranks     []RankEnv // per local rank, ready to paste
 }
 
 // Assignment is one accelerator's NIC.
 type Assignment struct {
 	GPU, NIC     *topology.Device
-	ExpectedGbps float64 // the pair's prediction, before sharing
+	ExpectedGbps float64 // the pair's throughput as NCCL would run it (direct RDMA, or host-staged where GDR is off), before sharing
 	Shared       int     // accelerators on this NIC's card, Socket Direct halves together (1: its own)
+	ShareGbps    float64 // ExpectedGbps / Shared: what each gets when all send at once
+	Known        bool    // the figure rests on a known label, link and GDR verdict
 }
+
+// EnvVar is one environment variable of a rank.
+type EnvVar struct{ Name, Value string }
 
 // RankEnv is the environment of local rank LocalRank, which drives the
 // LocalRank-th accelerator in address order.
 type RankEnv struct {
 	LocalRank int
-	// CUDAVisibleDevices is the accelerator's index in PCI address order:
-	// it holds only with CUDA_DEVICE_ORDER=PCI_BUS_ID (CUDA's default
-	// order is fastest first).
-	CUDAVisibleDevices string
-	NCCLIBHCA          string // "=mlx5_0": '=' asks NCCL for an exact name, not a prefix (NCCL env docs); empty without an RDMA device
-	NCCLSocketIfname   string // "=eth0" when the NIC has no RDMA device and NCCL will use sockets
-	UCXNetDevices      string // "mlx5_0:1" (port 1 assumed), or the netdev name
-	Numactl            string // "numactl --cpunodebind=N --membind=N"; empty when the node is unknown
+	// Vars in order: the device order and visible-device variables for the
+	// accelerator's runtime (CUDA for NVIDIA, HIP and ROCr for AMD; indices
+	// in PCI address order), then NCCL_IB_HCA (the same on every rank) and
+	// UCX_NET_DEVICES (this rank's NIC, port 1 assumed), or
+	// NCCL_SOCKET_IFNAME where the NIC has no RDMA device.
+	Vars    []EnvVar
+	Numactl string // "numactl --cpunodebind=N --membind=N"; empty when the node is unknown
 }
 
-// Env returns the rank's variables as KEY=value words, with
-// CUDA_DEVICE_ORDER=PCI_BUS_ID first so that CUDAVisibleDevices holds.
+// Env returns the rank's variables as KEY=value words.
 func (r RankEnv) Env() []string {
-	out := []string{"CUDA_DEVICE_ORDER=PCI_BUS_ID", "CUDA_VISIBLE_DEVICES=" + r.CUDAVisibleDevices}
-	for _, kv := range [][2]string{{"NCCL_IB_HCA", r.NCCLIBHCA}, {"NCCL_SOCKET_IFNAME", r.NCCLSocketIfname}, {"UCX_NET_DEVICES", r.UCXNetDevices}} {
-		if kv[1] != "" {
-			out = append(out, kv[0]+"="+kv[1])
-		}
+	out := make([]string, 0, len(r.Vars))
+	for _, v := range r.Vars {
+		out = append(out, v.Name+"="+v.Value)
 	}
 	return out
 }
 
-// railNICs are the NICs worth planning with: the compute NICs (roles.go),
-// which leave out bond ports, the default-route NIC and NICs without RDMA.
+// Get returns the value of variable name, "" when the rank has none.
+func (r RankEnv) Get(name string) string {
+	for _, v := range r.Vars {
+		if v.Name == name {
+			return v.Value
+		}
+	}
+	return ""
+}
+
+// visibleVars are the variables that make accelerator index i (PCI address
+// order) the rank's only device. CUDA orders devices fastest first unless
+// CUDA_DEVICE_ORDER=PCI_BUS_ID; ROCm takes HIP_VISIBLE_DEVICES and
+// ROCR_VISIBLE_DEVICES, never CUDA's variables.
+func visibleVars(d *topology.Device, i int) []EnvVar {
+	idx := strconv.Itoa(i)
+	switch d.VendorID {
+	case topology.VendorNVIDIA:
+		return []EnvVar{{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"CUDA_VISIBLE_DEVICES", idx}}
+	case topology.VendorAMD:
+		return []EnvVar{{"HIP_VISIBLE_DEVICES", idx}, {"ROCR_VISIBLE_DEVICES", idx}}
+	}
+	return nil
+}
+
+// railNICs are the NICs worth planning with: the compute NICs (roles.go:
+// no bond ports, no default-route NIC, no NIC without RDMA where the source
+// shows RDMA devices), and of those the ones with RDMA, else the ones that
+// may have it: a NIC whose model has no RDMA engine (an X710 in an lspci
+// dump) is never a rail. Only when no NIC may have RDMA does the plan use
+// them all, for NCCL's socket transport.
 func (a *analysis) railNICs() []*topology.Device {
 	nics, _ := computeNICs(a.g)
+	var sure, maybe []*topology.Device
+	for _, n := range nics {
+		switch r, _ := a.nicRDMA(n); r {
+		case yes:
+			sure = append(sure, n)
+		case unknown:
+			maybe = append(maybe, n)
+		}
+	}
+	switch {
+	case len(sure) > 0:
+		return sure
+	case len(maybe) > 0:
+		return maybe
+	}
 	return nics
 }
 
@@ -63,7 +114,26 @@ func (a *analysis) railNICs() []*topology.Device {
 // the field above them).
 const forbidden = int64(1e16)
 
-// plan picks the assignment that maximises the worst pair's ExpectedGbps,
+// runGbps is what a pair gives as NCCL would run it: direct RDMA where GDR
+// is on (the lower direction, reads included only where NCCL reads
+// directly), host staging where it is off.
+func runGbps(p *Prediction) float64 {
+	switch {
+	case !p.GDR:
+		return p.HostStagedGbps
+	case !p.GDRRead:
+		return min(p.ExpectedWriteGbps, p.HostStagedGbps)
+	}
+	return p.ExpectedGbps
+}
+
+// predictionKnown reports a figure that rests on a known link and a decided
+// GDR verdict (an uncertain label leaves the verdict undecided).
+func predictionKnown(p *Prediction) bool {
+	return p.PathGbps > 0 && p.GDRUnknown == ""
+}
+
+// plan picks the assignment that maximises the worst pair's figure,
 // then the mean, then keeps address order (lower accelerators on lower
 // NICs), with no NIC serving more than ceil(G/N) accelerators: a binary
 // search on the threshold, each step a Hungarian assignment that forbids
@@ -72,7 +142,7 @@ func (a *analysis) plan() Plan {
 	gpus, nics := a.g.OfKind(topology.KindAccelerator), a.railNICs()
 	var pl Plan
 	for i, g := range gpus {
-		r := RankEnv{LocalRank: i, CUDAVisibleDevices: strconv.Itoa(i)}
+		r := RankEnv{LocalRank: i, Vars: visibleVars(g, i)}
 		if g.NUMANode >= 0 {
 			r.Numactl = fmt.Sprintf("numactl --cpunodebind=%d --membind=%d", g.NUMANode, g.NUMANode)
 		}
@@ -86,10 +156,14 @@ func (a *analysis) plan() Plan {
 			return pl // the best NIC may be one whose path is unknown
 		}
 	}
-	pred := map[[2]*topology.Device]float64{}
-	for _, p := range a.preds {
-		pred[[2]*topology.Device{p.GPU, p.NIC}] = p.ExpectedGbps
+	pred := map[[2]*topology.Device]*Prediction{}
+	for i, p := range a.preds {
+		pred[[2]*topology.Device{p.GPU, p.NIC}] = &a.preds[i]
 	}
+	// w ranks pairs: a known figure above any unknown one (an unknown
+	// prediction never wins over a known good one), then Gb/s as NCCL
+	// would run the pair.
+	const tier = 5000 // above any NIC's Gb/s; w stays below 1e4, as cost's field needs
 	// near ranks a pair by its label, 6 (PIX) to 1 (SYS), 7 for NVLink: among pairs
 	// expected alike, and where no throughput is known (no link speeds in
 	// the source), the nearer NIC wins.
@@ -98,13 +172,28 @@ func (a *analysis) plan() Plan {
 		near[[2]*topology.Device{p.A, p.B}] = int64(max(0, topology.SYS.Rank()+1-p.SMI.Rank()))
 	}
 	w := make([][]float64, len(gpus))
+	gbps := make([][]float64, len(gpus))
+	known := make([][]bool, len(gpus))
 	var values []float64
 	for i, g := range gpus {
-		w[i] = make([]float64, len(nics))
+		w[i], gbps[i], known[i] = make([]float64, len(nics)), make([]float64, len(nics)), make([]bool, len(nics))
 		for j, n := range nics {
-			v, ok := pred[[2]*topology.Device{g, n}]
-			if !ok {
-				v = -1 // not among the pairs given: never chosen
+			v := -1.0 // not among the pairs given: never chosen
+			if p := pred[[2]*topology.Device{g, n}]; p != nil {
+				gbps[i][j], known[i][j] = runGbps(p), predictionKnown(p)
+				v = gbps[i][j]
+				switch {
+				case known[i][j]:
+					v += tier
+				case v <= 0:
+					// No figure at all (a dump without link speeds): rank by
+					// what is known, GDR on first, then the nearer NCCL path.
+					r, _ := ncclRank(a.g.Classify(g, n).NCCL)
+					v = float64(20-r) / 100
+					if p.GDR {
+						v++
+					}
+				}
 			}
 			w[i][j] = v
 			values = append(values, v)
@@ -148,22 +237,36 @@ func (a *analysis) plan() Plan {
 	for i, g := range gpus {
 		j := slots[i] / capacity
 		load[j]++
-		pl.Assignments = append(pl.Assignments, Assignment{GPU: g, NIC: nics[j], ExpectedGbps: w[i][j]})
+		pl.Assignments = append(pl.Assignments, Assignment{GPU: g, NIC: nics[j], ExpectedGbps: gbps[i][j], Known: known[i][j]})
+	}
+	var hcas []string
+	used := map[*topology.Device]bool{}
+	for _, n := range nics { // address order
+		for i := range pl.Assignments {
+			if pl.Assignments[i].NIC == n && !used[n] && len(n.RDMA) > 0 {
+				used[n] = true
+				hcas = append(hcas, n.RDMA[0])
+			}
+		}
+	}
+	if len(hcas) > 0 {
+		pl.NCCLIBHCA = "=" + strings.Join(hcas, ",")
 	}
 	sum := 0.0
 	for i := range pl.Assignments {
 		as := &pl.Assignments[i]
 		as.Shared = cardLoad(a.g, nics, load, slots[i]/capacity)
-		sum += as.ExpectedGbps
-		if i == 0 || as.ExpectedGbps < pl.WorstGbps {
-			pl.WorstGbps = as.ExpectedGbps
+		as.ShareGbps = max(as.ExpectedGbps, 0) / float64(as.Shared)
+		sum += as.ShareGbps
+		if i == 0 || as.ShareGbps < pl.WorstGbps {
+			pl.WorstGbps = as.ShareGbps
 		}
 		r := &pl.Ranks[i]
 		switch n := as.NIC; {
 		case len(n.RDMA) > 0:
-			r.NCCLIBHCA, r.UCXNetDevices = "="+n.RDMA[0], n.RDMA[0]+":1"
+			r.Vars = append(r.Vars, EnvVar{"NCCL_IB_HCA", pl.NCCLIBHCA}, EnvVar{"UCX_NET_DEVICES", n.RDMA[0] + ":1"})
 		case len(n.Netdevs) > 0:
-			r.NCCLSocketIfname, r.UCXNetDevices = "="+n.Netdevs[0], n.Netdevs[0]
+			r.Vars = append(r.Vars, EnvVar{"NCCL_SOCKET_IFNAME", "=" + n.Netdevs[0]}, EnvVar{"UCX_NET_DEVICES", n.Netdevs[0]})
 		}
 	}
 	pl.MeanGbps = sum / float64(len(pl.Assignments))

@@ -19,18 +19,22 @@ func TestPlanOneToOne(t *testing.T) {
 		if as.GPU != gpus[i] || as.NIC != nics[i] || as.Shared != 1 {
 			t.Errorf("assignment %d: %s -> %s shared %d; want %s -> %s, 1", i, as.GPU.BDF(), as.NIC.BDF(), as.Shared, gpus[i].BDF(), nics[i].BDF())
 		}
-		want := RankEnv{LocalRank: i, CUDAVisibleDevices: fmt.Sprint(i), NCCLIBHCA: fmt.Sprintf("=mlx5_%d", i),
-			UCXNetDevices: fmt.Sprintf("mlx5_%d:1", i), Numactl: fmt.Sprintf("numactl --cpunodebind=%d --membind=%d", i/4, i/4)}
-		if pl.Ranks[i] != want {
-			t.Errorf("rank %d = %+v, want %+v", i, pl.Ranks[i], want)
+		// NVIDIA/nccl#1478: the same NCCL_IB_HCA on every rank; the rank's
+		// own NIC goes to UCX_NET_DEVICES and numactl.
+		want := fmt.Sprintf("CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=%d NCCL_IB_HCA==mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7 UCX_NET_DEVICES=mlx5_%d:1", i, i)
+		if got := strings.Join(pl.Ranks[i].Env(), " "); got != want {
+			t.Errorf("rank %d = %q, want %q", i, got, want)
+		}
+		if num := fmt.Sprintf("numactl --cpunodebind=%d --membind=%d", i/4, i/4); pl.Ranks[i].Numactl != num {
+			t.Errorf("rank %d numactl %q, want %q", i, pl.Ranks[i].Numactl, num)
 		}
 	}
 	// Every pair PIX with a 200G NIC: 200 each.
 	if !near(pl.WorstGbps, 200) || !near(pl.MeanGbps, 200) {
 		t.Errorf("worst %.2f mean %.2f, want 200, 200", pl.WorstGbps, pl.MeanGbps)
 	}
-	if env := strings.Join(pl.Ranks[3].Env(), " "); env != "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=3 NCCL_IB_HCA==mlx5_3 UCX_NET_DEVICES=mlx5_3:1" {
-		t.Errorf("Env() = %q", env)
+	if pl.NCCLIBHCA != "=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7" {
+		t.Errorf("plan NCCL_IB_HCA %q", pl.NCCLIBHCA)
 	}
 }
 
@@ -47,9 +51,10 @@ func TestPlanBalanced(t *testing.T) {
 			t.Errorf("%s -> %s shared %d; want %s, 4", as.GPU.BDF(), as.NIC.BDF(), as.Shared, want.BDF())
 		}
 	}
-	// PHB or NODE on Intel: 230.456 × 5/6 = 192.047, every one.
-	if !near(pl.WorstGbps, 192.047) {
-		t.Errorf("worst %.3f, want 192.047", pl.WorstGbps)
+	// PHB or NODE: GDR off (NCCL's level), so host-staged min(200, 230.456)
+	// × 0.65 = 130, shared by four accelerators: 32.5 each.
+	if !near(pl.WorstGbps, 32.5) {
+		t.Errorf("worst %.3f, want 32.5", pl.WorstGbps)
 	}
 }
 
@@ -78,11 +83,12 @@ func TestPlanCrossSocket(t *testing.T) {
 			t.Errorf("%s -> %s, want %s", as.GPU.BDF(), as.NIC.BDF(), want[i].BDF())
 		}
 	}
-	// All PHB or NODE on one socket: 192.047; none SYS (96).
-	if !near(pl.WorstGbps, 192.047) {
-		t.Errorf("worst %.3f, want 192.047", pl.WorstGbps)
+	// All PHB or NODE on one socket, host-staged 130, two per NIC: 65;
+	// none SYS (staged through the inter-socket link).
+	if !near(pl.WorstGbps, 65) {
+		t.Errorf("worst %.3f, want 65", pl.WorstGbps)
 	}
-	if pl.Ranks[2].Numactl != "numactl --cpunodebind=1 --membind=1" || pl.Ranks[2].NCCLIBHCA != "=mlx5_0" {
+	if pl.Ranks[2].Numactl != "numactl --cpunodebind=1 --membind=1" || pl.Ranks[2].Get("NCCL_IB_HCA") != pl.NCCLIBHCA || pl.Ranks[2].Get("UCX_NET_DEVICES") != "mlx5_0:1" {
 		t.Errorf("rank 2 = %+v", pl.Ranks[2])
 	}
 }
@@ -102,7 +108,8 @@ func TestPlanOptimizer(t *testing.T) {
 		// All equal: address order.
 		{"then address order", [][]float64{{50, 50}, {50, 50}}, []int{0, 1}, 50},
 		// Three on two NICs, at most two each: the GPU least hurt moves.
-		{"capacity", [][]float64{{100, 10}, {100, 50}, {100, 90}}, []int{0, 0, 1}, 90},
+		// Worst after sharing: NIC 0 serves two, 100/2 = 50 each.
+		{"capacity", [][]float64{{100, 10}, {100, 50}, {100, 90}}, []int{0, 0, 1}, 50},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,7 +117,7 @@ func TestPlanOptimizer(t *testing.T) {
 			a := &analysis{g: b.graph(), m: DefaultModel()}
 			for i, row := range tt.w {
 				for j, v := range row {
-					a.preds = append(a.preds, Prediction{GPU: gpus[i], NIC: nics[j], ExpectedGbps: v})
+					a.preds = append(a.preds, Prediction{GPU: gpus[i], NIC: nics[j], ExpectedGbps: v, GDR: true, GDRRead: true, PathGbps: 1})
 				}
 			}
 			pl := a.plan()
@@ -130,7 +137,7 @@ func TestPlanSocketsAndNoNIC(t *testing.T) {
 	b, _, n := pix()
 	n.RDMA, n.Netdevs = nil, []string{"eth0"}
 	r := analyze(t, b.graph(), Options{}).Plan.Ranks[0]
-	if r.NCCLIBHCA != "" || r.NCCLSocketIfname != "=eth0" || r.UCXNetDevices != "eth0" {
+	if r.Get("NCCL_IB_HCA") != "" || r.Get("NCCL_SOCKET_IFNAME") != "=eth0" || r.Get("UCX_NET_DEVICES") != "eth0" {
 		t.Errorf("Ethernet NIC rank = %+v", r)
 	}
 	b, g, _ := pix()
@@ -139,6 +146,95 @@ func TestPlanSocketsAndNoNIC(t *testing.T) {
 	pl := analyze(t, b.g, Options{}).Plan
 	if len(pl.Assignments) != 0 || len(pl.Ranks) != 1 || pl.Ranks[0].Numactl != "" {
 		t.Errorf("no NIC: %+v", pl)
+	}
+}
+
+// TestPlanUnknownNeverWins: a NIC whose figure rests on a guess (an
+// uncertain label leaves the GDR verdict undecided) loses to a known good
+// one even when its guessed figure is higher.
+func TestPlanUnknownNeverWins(t *testing.T) {
+	b, g, n := pix()
+	p2 := b.port(g.Parent.Parent, 2)
+	fast := b.nic(below(p2, 2), p2, "mlx5_1")
+	fast.PortRateGbps = 400
+	fast.Link = topology.Link{CurrentGTs: 32, CurrentWidth: 16, MaxGTs: 32, MaxWidth: 16}
+	gr := b.graph()
+	pairs := gr.Pairs()
+	for i := range pairs {
+		if pairs[i].B == fast {
+			pairs[i].LabelUncertain = true
+		}
+	}
+	r, err := Analyze(gr, pairs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pf, pn := pred(t, r, g, fast), pred(t, r, g, n); pf.GDRUnknown == "" || pn.GDRUnknown != "" || runGbps(&pf) <= runGbps(&pn) {
+		t.Fatalf("setup: uncertain %.0f Gb/s (%q), known %.0f Gb/s (%q)", runGbps(&pf), pf.GDRUnknown, runGbps(&pn), pn.GDRUnknown)
+	}
+	as := r.Plan.Assignments
+	if len(as) != 1 || as[0].NIC != n || !as[0].Known {
+		t.Errorf("plan %+v: want the known NIC %s", as, n.BDF())
+	}
+}
+
+// TestPlanShareAndAMD: two accelerators on one NIC each get half of it in
+// the plan's figures; AMD accelerators get ROCm's variables, never CUDA's.
+func TestPlanShareAndAMD(t *testing.T) {
+	b, g, n := pix()
+	p2 := b.port(g.Parent.Parent, 2)
+	g2 := b.gpu(below(p2, 2), p2)
+	for _, d := range []*topology.Device{g, g2} {
+		d.VendorID, d.DeviceID = topology.VendorAMD, 0x74a1 // MI300X
+	}
+	pl := analyze(t, b.graph(), Options{}).Plan
+	if len(pl.Assignments) != 2 {
+		t.Fatalf("plan %+v", pl)
+	}
+	for _, as := range pl.Assignments {
+		if as.NIC != n || as.Shared != 2 || !near(as.ShareGbps, as.ExpectedGbps/2) {
+			t.Errorf("%s: NIC %s shared %d, %.1f of %.1f Gb/s; want half of %s", as.GPU.BDF(), as.NIC.BDF(), as.Shared, as.ShareGbps, as.ExpectedGbps, n.BDF())
+		}
+	}
+	if want := pl.Assignments[0].ExpectedGbps / 2; !near(pl.WorstGbps, want) || !near(pl.MeanGbps, want) {
+		t.Errorf("worst %.1f, mean %.1f; want %.1f (each accelerator's share)", pl.WorstGbps, pl.MeanGbps, want)
+	}
+	for i, r := range pl.Ranks {
+		idx := fmt.Sprint(i)
+		if r.Get("HIP_VISIBLE_DEVICES") != idx || r.Get("ROCR_VISIBLE_DEVICES") != idx || r.Get("CUDA_VISIBLE_DEVICES") != "" || r.Get("CUDA_DEVICE_ORDER") != "" {
+			t.Errorf("rank %d env %v: want HIP/ROCR_VISIBLE_DEVICES=%d and no CUDA variables", i, r.Env(), i)
+		}
+		if r.Get("NCCL_IB_HCA") != "=mlx5_0" || r.Get("UCX_NET_DEVICES") != "mlx5_0:1" {
+			t.Errorf("rank %d env %v", i, r.Env())
+		}
+	}
+}
+
+// TestPlanWithoutFigures: a dump without link speeds leaves every figure
+// unknown; the plan then takes the GDR verdict, then the nearer NCCL path
+// (the lenovo -t -vvv dump: a ConnectX-7 at PXB over a ConnectX-6 Lx at
+// NODE?).
+func TestPlanWithoutFigures(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		gdr  [][]bool // [gpu][nic]
+		want []int
+	}{
+		{"nearer path", [][]bool{{true, true}, {true, true}}, []int{0, 1}},
+		{"GDR on first", [][]bool{{false, true}, {true, false}}, []int{1, 0}},
+	} {
+		b, gpus, nics := rails(2, 2)
+		a := &analysis{g: b.graph(), m: DefaultModel()}
+		for i := range gpus {
+			for j := range nics {
+				a.preds = append(a.preds, Prediction{GPU: gpus[i], NIC: nics[j], GDR: tt.gdr[i][j], GDRRead: tt.gdr[i][j], GDRUnknown: "no link speeds"})
+			}
+		}
+		for i, as := range a.plan().Assignments {
+			if as.NIC != nics[tt.want[i]] || as.Known {
+				t.Errorf("%s: GPU %d -> %s (known %v), want NIC %d", tt.name, i, as.NIC.BDF(), as.Known, tt.want[i])
+			}
+		}
 	}
 }
 

@@ -61,19 +61,9 @@ func pathBridges(a, b *topology.Device) []*topology.Device {
 	return out
 }
 
-// encoding returns the line-code efficiency of a transfer rate: 8b/10b at
-// 2.5 and 5 GT/s, 128b/130b from 8 to 32 GT/s (PCIe base specification),
-// and none at 64 GT/s, where PCIe 6.0 runs in FLIT mode without 128b/130b
-// (the kernel's PCIE_SPEED2MBS_ENC counts 64 GT/s as 64000*1/1 since v6.8).
-func encoding(gts float64) (float64, string) {
-	switch {
-	case gts <= 5:
-		return 0.8, "8b/10b"
-	case gts >= 64:
-		return 1, "FLIT mode, no 128b/130b"
-	}
-	return 128.0 / 130, "128b/130b"
-}
+// encoding returns the line-code efficiency of a transfer rate and its
+// name (topology.LineCode: the one link arithmetic).
+func encoding(gts float64) (float64, string) { return topology.LineCode(gts) }
 
 // linkGbps is a link's data rate in Gb/s: GT/s × lanes × encoding ×
 // MPS/(MPS + TLP overhead). Gen4 x16 at MPS 256: 16 × 16 × 128/130 ×
@@ -196,8 +186,90 @@ func cmdlineIOMMU(cmdline string) (pt, off bool) {
 	return pt, off
 }
 
-// predict models one accelerator–NIC pair; the package comment gives the
-// formula.
+// idleLink returns the link to predict l (the link above accelerator d)
+// on: an accelerator that trained down in speed only, at full width, with
+// both ends' maximum speed known, saves power while idle and runs at that
+// speed under load (link-speed-degraded, info). A width loss stays as read.
+func idleLink(d *topology.Device, l topology.Link) (topology.Link, bool) {
+	if d.Kind != topology.KindAccelerator || d.Parent == nil {
+		return l, false
+	}
+	top := d.Link.MaxGTs
+	if pm := d.Parent.Link.MaxGTs; pm > 0 && pm < top {
+		top = pm
+	}
+	full := l.MaxWidth > 0 && l.CurrentWidth >= l.MaxWidth
+	if l.CurrentGTs <= 0 || top <= l.CurrentGTs || !full {
+		return l, false
+	}
+	l.CurrentGTs = top
+	return l, true
+}
+
+// healthyLink is l as it would train with both ends at their maximum speed
+// and width; unknown maxima keep the current values.
+func healthyLink(d *topology.Device, l topology.Link) topology.Link {
+	h := l
+	h.CurrentGTs, h.CurrentWidth = max(h.CurrentGTs, h.MaxGTs), max(h.CurrentWidth, h.MaxWidth)
+	if d.Parent != nil {
+		if pm := d.Parent.Link.MaxGTs; pm > 0 && pm < h.CurrentGTs {
+			h.CurrentGTs = pm
+		}
+		if pw := d.Parent.Link.MaxWidth; pw > 0 && pw < h.CurrentWidth {
+			h.CurrentWidth = pw
+		}
+	}
+	// never below what the link trained at: a port's max may be misread
+	h.CurrentGTs, h.CurrentWidth = max(h.CurrentGTs, l.CurrentGTs), max(h.CurrentWidth, l.CurrentWidth)
+	return h
+}
+
+// readFactor is the share of the write rate a NIC gets reading GPU memory
+// through the root complex of this CPU: lo and hi are equal where one
+// measurement applies, a range where the evidence is thin.
+func (a *analysis) readFactor(gpu *topology.Device) (lo, hi *Param) {
+	s, m := a.g.System, a.m
+	sm, smKnown := computeCapability(gpu)
+	switch {
+	case s.CPUVendor == "GenuineIntel" && intelClient(s):
+		return &m.ReadIntelClient, &m.ReadIntelClient
+	case s.CPUVendor == "GenuineIntel" && s.CPUFamily == 6 && (s.CPUModelID == 0x2a || s.CPUModelID == 0x2d):
+		return &m.ReadIntelSNB, &m.ReadIntelSNB
+	case s.CPUVendor == "AuthenticAMD" && s.CPUFamily == 0x17 && s.CPUModelID >= 0x30 && s.CPUModelID <= 0x3f:
+		if smKnown && sm < 80 { // the measurement's own shape: Rome and Volta
+			return &m.ReadAMDZen2Volta, &m.ReadAMDZen2Volta
+		}
+		return &m.ReadAMDZen2Volta, &m.ReadMax
+	}
+	return &m.ReadMin, &m.ReadMax
+}
+
+// intelClient reports an Intel desktop or laptop CPU (Core, Core Ultra,
+// Pentium, Celeron) rather than a Xeon, by its model name.
+func intelClient(s topology.System) bool {
+	n := s.CPUModel
+	if n == "" || strings.Contains(n, "Xeon") {
+		return false
+	}
+	for _, w := range []string{"Core(TM)", "Core Ultra", "Pentium", "Celeron"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// sysP2P is the cap on GPU-memory RDMA across sockets for this CPU.
+func (a *analysis) sysP2P() *Param {
+	s := a.g.System
+	if s.CPUVendor == "GenuineIntel" && s.CPUFamily == 6 && s.CPUModelID >= 0 && s.CPUModelID < 0x55 && !intelClient(s) {
+		return &a.m.SYSP2PIntelPreSKL
+	}
+	return &a.m.SYSP2P
+}
+
+// predict models one accelerator–NIC pair in both directions; the package
+// comment gives the formula.
 func (a *analysis) predict(p topology.Pair) Prediction {
 	gpu, nic := p.A, p.B
 	pr := Prediction{GPU: gpu, NIC: nic, Uncertain: append([]string(nil), p.Notes...)}
@@ -209,7 +281,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 			pr.Explain = append(pr.Explain, Step{What: what(), Value: v, Unit: unit, Source: src})
 		}
 	}
-	phb, interSocket, cpu := a.cpuKind()
+	cpu := a.cpuKind()
 	local := p.SMI == topology.PIX || p.SMI == topology.PXB
 	if p.DataDirect != nil { // the NIC's DMA runs through its Data Direct function
 		nic = p.DataDirect
@@ -242,156 +314,159 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	if !knownG || !knownN {
 		note("IOMMU state unknown: taken as passthrough")
 	}
+	for i, r := range route {
+		if l, idle := idleLink(r.dev, r.link); idle {
+			route[i].link = l
+			note(fmt.Sprintf("%s trained at %g of %g GT/s at full width: an idle GPU slows its link to save power, so it is predicted at %g GT/s",
+				r.dev.BDF(), r.link.CurrentGTs, r.dev.Link.MaxGTs, l.CurrentGTs))
+		}
+	}
 
 	bn, at, mps := a.narrowest(route)
+	pr.PathGbps = bn
 	if mpsOf(route) == 0 {
 		note(fmt.Sprintf("Max_Payload_Size unknown on the path (DevCtl not read): %d B assumed", mps))
 	}
 	if at.dev != nil {
-		enc, encName := encoding(at.link.CurrentGTs)
-		raw := at.link.CurrentGTs * float64(at.link.CurrentWidth) * enc
-		step(raw, "Gb/s", "current_link_speed, current_link_width", func() string {
-			return fmt.Sprintf("bottleneck link above %s (%s): %g GT/s × %d lanes × %s", at.dev.BDF(), at.link,
-				at.link.CurrentGTs, at.link.CurrentWidth, encName)
-		})
-		step(bn, "Gb/s", a.m.TLPOverheadBytes.Source, func() string {
-			return fmt.Sprintf("× TLP efficiency %d/(%d+%g) at Max_Payload_Size %d B", mps, mps, a.m.TLPOverheadBytes.Value, mps)
+		step(bn, "Gb/s", "current_link_speed, current_link_width; "+a.m.TLPOverheadBytes.Source, func() string {
+			_, encName := encoding(at.link.CurrentGTs)
+			return fmt.Sprintf("bottleneck link above %s (%s): %g GT/s × %d lanes × %s × %d/(%d+%g) at Max_Payload_Size %d B",
+				at.dev.BDF(), at.link, at.link.CurrentGTs, at.link.CurrentWidth, encName, mps, mps, a.m.TLPOverheadBytes.Value, mps)
 		})
 	} else {
 		note("no link speed known on the path: the NIC's rate taken as the path's")
 	}
 
-	if l := gpu.Link; l.CurrentGTs > 0 && l.CurrentGTs < l.MaxGTs {
-		note(fmt.Sprintf("%s trained at %g of %g GT/s: idle GPUs slow their link, so under load this may be faster", gpu.BDF(), l.CurrentGTs, l.MaxGTs))
+	// The NIC alone, now and on a healthy link: efficiency is against what
+	// it could do, so a NIC that lost lanes does not look efficient.
+	var own, healthy float64
+	if refs := upLinks(nic, nic.Parent); len(refs) > 0 {
+		own, _, _ = a.narrowest(refs)
+		refs[0].link = healthyLink(nic, refs[0].link)
+		healthy, _, _ = a.narrowest(refs)
 	}
-	own, _, _ := a.narrowest(upLinks(nic, nic.Parent))
-	pr.NICGbps = own
-	if nic.PortRateGbps > 0 && (own == 0 || nic.PortRateGbps < own) {
-		pr.NICGbps = nic.PortRateGbps
-	}
-	if nic.PortRateGbps == 0 {
+	nicNow := own
+	pr.NICGbps = healthy
+	if nic.PortRateGbps > 0 {
+		nicNow = minKnown(nic.PortRateGbps, own)
+		pr.NICGbps = minKnown(nic.PortRateGbps, healthy)
+	} else {
 		note(fmt.Sprintf("port rate of %s unknown: its own PCIe link taken as its limit", nic.BDF()))
 	}
-	step(pr.NICGbps, "Gb/s", "ports/*/rate or net speed; the NIC's link", func() string {
-		return fmt.Sprintf("NIC %s alone: port %g Gb/s, own link %.1f Gb/s", nic.BDF(), nic.PortRateGbps, own)
+	step(pr.NICGbps, "Gb/s", "ports/*/rate or net speed; the NIC's link at its max", func() string {
+		return fmt.Sprintf("NIC %s on a healthy link: port %g Gb/s, own link now %.1f Gb/s, at its max %.1f Gb/s", nic.BDF(), nic.PortRateGbps, own, healthy)
 	})
 
-	x := bn
-	if x == 0 {
-		x = pr.NICGbps
-	}
-	if (!local && p.SMI != topology.SYS) || detour != "" {
+	x := minKnown(bn, nicNow)
+	step(x, "Gb/s", "", func() string { return "min(path, NIC now)" })
+	crosses := (!local && p.SMI != topology.SYS) || detour != "" || p.SMI == topology.SYS
+	write, read := x, x
+	readHi := x
+	if crosses {
 		why := string(p.SMI)
 		if detour != "" {
 			why = detour
 		}
-		x *= phb.Value
-		step(x, "Gb/s", phb.Source, func() string { return fmt.Sprintf("× root-complex factor %.3g (%s; %s)", phb.Value, why, cpu) })
-	}
-	if pr.NICGbps > 0 && x > pr.NICGbps {
-		x = pr.NICGbps
-		step(x, "Gb/s", "", func() string { return "capped by the NIC" })
-	}
-	if p.SMI == topology.SYS {
-		x *= a.m.SYSGDRFactor.Value
-		step(x, "Gb/s", a.m.SYSGDRFactor.Source, func() string { return fmt.Sprintf("× cross-NUMA GDR factor %g", a.m.SYSGDRFactor.Value) })
-		if p.Path == topology.PathNUMANodes {
-			note("sub-NUMA domains of one socket: the inter-socket cap is NCCL's view, assumed here")
+		write = x * cpu.phb.Value
+		step(write, "Gb/s", cpu.phb.Source, func() string {
+			return fmt.Sprintf("write (NIC writes GPU memory) × root-complex factor %.3g (%s; %s)", cpu.phb.Value, why, cpu.name)
+		})
+		lo, hi := a.readFactor(gpu)
+		read, readHi = write*lo.Value, write*hi.Value
+		step(read, "Gb/s", lo.Source, func() string {
+			if lo == hi {
+				return fmt.Sprintf("read (NIC reads GPU memory) × %g (%s)", lo.Value, lo.Key)
+			}
+			return fmt.Sprintf("read (NIC reads GPU memory) × %g to %g (%s to %s): no measurement for this CPU and GPU", lo.Value, hi.Value, lo.Key, hi.Key)
+		})
+		if lo == &a.m.ReadIntelClient {
+			note("Intel client CPUs support PCIe peer-to-peer writes only: a NIC reading GPU memory through the root complex fails (NVIDIA/open-gpu-kernel-modules#1253)")
 		}
-		if interSocket == nil {
-			note("CPU vendor unknown: no inter-socket cap applied")
-		} else if interSocket.Value < x {
-			x = interSocket.Value
-			step(x, "Gb/s", interSocket.Source, func() string { return fmt.Sprintf("capped by the inter-socket link (%s)", cpu) })
+	}
+	writeHi := write
+	if p.SMI == topology.SYS {
+		c := a.sysP2P()
+		limit, src, what := c.Value, c.Source, c.Key
+		if cpu.inter != nil && cpu.inter.Value < limit {
+			limit, src, what = cpu.inter.Value, cpu.inter.Source, cpu.inter.Key
+		}
+		if cpu.inter == nil {
+			note("CPU unknown: no inter-socket cap from NCCL's table applied")
+		}
+		// The measured cap comes from few platforms: the range's high end
+		// is the inter-socket link NCCL assumes for this CPU.
+		hiLimit := limit
+		if cpu.inter != nil {
+			hiLimit = max(limit, cpu.inter.Value)
+		}
+		write, read, writeHi, readHi = min(write, limit), min(read, limit), min(writeHi, hiLimit), min(readHi, hiLimit)
+		step(write, "Gb/s", src, func() string {
+			if hiLimit > limit {
+				return fmt.Sprintf("across sockets, capped at %g Gb/s (%s; %s), up to %g Gb/s (%s) as the range's high end", limit, what, cpu.name, hiLimit, cpu.inter.Key)
+			}
+			return fmt.Sprintf("across sockets, capped at %g Gb/s (%s; %s)", limit, what, cpu.name)
+		})
+		if p.Path == topology.PathNUMANodes {
+			note("sub-NUMA domains of one socket: the cross-socket figures are assumed for them")
 		}
 	}
 	if trG || trN {
-		x *= a.m.IOMMUFactor.Value
-		step(x, "Gb/s", a.m.IOMMUFactor.Source, func() string { return fmt.Sprintf("× IOMMU translation factor %g", a.m.IOMMUFactor.Value) })
+		f := a.m.IOMMUFactor.Value
+		write, read, writeHi, readHi = write*f, read*f, writeHi*f, readHi*f
+		step(write, "Gb/s", a.m.IOMMUFactor.Source, func() string { return fmt.Sprintf("× IOMMU translation factor %g", f) })
 		note("a translating IOMMU is incompatible with GPUDirect RDMA on bare metal (CUDA GPUDirect RDMA §3.4): it may not work at all")
 	}
-	pr.ExpectedGbps = x
+	pr.ExpectedWriteGbps, pr.ExpectedWriteMaxGbps = write, writeHi
+	pr.ExpectedReadGbps, pr.ExpectedReadMaxGbps = read, readHi
+	pr.ExpectedGbps = min(write, read)
 	if pr.NICGbps > 0 {
-		pr.Efficiency = min(1, x/pr.NICGbps)
+		pr.Efficiency = min(1, pr.ExpectedGbps/pr.NICGbps)
 	}
-	step(x, "Gb/s", "", func() string { return "expected direct-RDMA throughput" })
+	step(pr.ExpectedGbps, "Gb/s", "", func() string {
+		return fmt.Sprintf("expected direct-RDMA throughput, the lower direction: write %.1f, read %.1f Gb/s", write, read)
+	})
 
 	a.gdr(p, &pr, note)
 	if !pr.GDR || !pr.GDRRead {
-		h := pr.NICGbps
+		h := nicNow
 		for _, d := range []*topology.Device{gpu, nic} {
-			if c, _, _ := a.narrowest(upLinks(d, nil)); c > 0 && (h == 0 || c < h) {
-				h = c
+			refs := upLinks(d, nil)
+			for i, r := range refs {
+				refs[i].link, _ = idleLink(r.dev, r.link)
+			}
+			if c, _, _ := a.narrowest(refs); c > 0 {
+				h = minKnown(h, c)
 			}
 		}
 		what := "min(NIC, GPU and NIC links to the CPU)"
-		if p.SMI == topology.SYS && interSocket != nil && interSocket.Value < h {
-			h, what = interSocket.Value, "inter-socket link ("+cpu+")"
+		if p.SMI == topology.SYS && cpu.inter != nil && cpu.inter.Value < h {
+			h, what = cpu.inter.Value, "inter-socket link ("+cpu.name+")"
 		}
 		pr.HostStagedGbps = h * a.m.HostStagedFactor.Value
 		step(pr.HostStagedGbps, "Gb/s", a.m.HostStagedFactor.Source, func() string {
 			return fmt.Sprintf("host-staged: %s %.1f Gb/s × %g", what, h, a.m.HostStagedFactor.Value)
 		})
+		// Across sockets staging crosses the same inter-socket link and
+		// was measured below GDR (ucx#11121): never rank it above.
+		if c := pr.ExpectedWriteGbps * a.m.SYSStagedPerGDR.Value; p.SMI == topology.SYS && c > 0 && c < pr.HostStagedGbps {
+			pr.HostStagedGbps = c
+			step(c, "Gb/s", a.m.SYSStagedPerGDR.Source, func() string {
+				return fmt.Sprintf("host-staged across sockets: at most %.3g × the direct write figure", a.m.SYSStagedPerGDR.Value)
+			})
+		}
 	}
 	return pr
 }
 
-// gdr applies NCCL's GPUDirect RDMA rules for the chosen version
-// (nccl-semantics.md §3.1-§3.2).
-func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
-	gpu, nic := p.A, p.B
-	var why []string
+// minKnown is the lower of two figures where 0 means unknown.
+func minKnown(x, y float64) float64 {
 	switch {
-	case !a.anyRDMA:
-		note("no RDMA devices in the source (sys/class/infiniband): the NIC taken as RDMA-capable")
-	case len(nic.RDMA) == 0:
-		why = append(why, fmt.Sprintf("%s has no RDMA device: NCCL would use sockets", nic.BDF()))
+	case x <= 0:
+		return y
+	case y <= 0:
+		return x
 	}
-	if gpu.VendorID == topology.VendorNVIDIA {
-		switch {
-		case len(a.g.Platform.PeerMemory) > 0:
-			if a.v.minor <= 18 && !strings.Contains(strings.Join(a.g.Platform.PeerMemory, " "), "memory_peers") {
-				note("NCCL 2.18 and older look only under sys/kernel/mm/memory_peers (§3.1): the module alone may not count")
-			}
-		case a.g.Platform.ModulesRead:
-			why = append(why, "no peer memory (nvidia_peermem, nv_peer_mem, memory_peers/nv_mem)")
-			note("dma-buf GPUDirect RDMA (open GPU driver, CUDA ≥ 11.7) leaves no trace in sysfs and may enable GDR")
-		default:
-			note("peer-memory evidence not captured (sys/module): taken as present")
-		}
-	} else {
-		note("GPUDirect RDMA rules are NCCL's (NVIDIA): for this accelerator only the distance rule is applied")
-	}
-	level := "PXB"
-	if a.v.minor >= 29 {
-		level = "P2C"
-	}
-	// P2C (NVLink-C2C to the CPU, PCIe to the NIC) is within the GDR level
-	// since NCCL 2.27 (paths.cc: NCCL_NET_GDR_C2C defaults to 1).
-	c2cOK := p.NCCL == topology.P2C && a.v.minor >= 27
-	if p.NCCL != topology.PIX && p.NCCL != topology.PXB && !c2cOK {
-		why = append(why, fmt.Sprintf("NCCL distance %s > GDR level %s (NCCL %s default; without C2C in sysfs P2C admits only PIX and PXB)",
-			p.NCCL, level, a.v))
-	}
-	if a.v.newer() {
-		note(fmt.Sprintf("NCCL %s is newer than %s: its rules taken", a.v, DefaultNCCLVersion))
-	}
-	pr.GDR, pr.GDRRead = len(why) == 0, len(why) == 0
-	if pr.GDR && gpu.VendorID == topology.VendorNVIDIA {
-		sm, ok := computeCapability(gpu)
-		if !ok && a.v.minor >= 19 {
-			note(fmt.Sprintf("compute capability of device %04x unknown: GDR reads taken as on", gpu.DeviceID))
-		}
-		if (ok && sm < 80) || a.v.minor < 19 {
-			nvs := len(a.g.OfKind(topology.KindNVSwitch)) > 0
-			if len(a.g.OfKind(topology.KindAccelerator)) > 1 && !nvs {
-				pr.GDRRead = false
-				why = append(why, "send side: NCCL turns GDR reads off for pre-Ampere GPUs without an NVLink peer (§3.2 step 3)")
-				note("NVLink is not visible in sysfs: with NVLink peers NCCL keeps GDR reads on")
-			}
-		}
-	}
-	pr.GDRReason = strings.Join(why, "; ")
+	return min(x, y)
 }
 
 // smRanges maps NVIDIA PCI device-ID ranges (chip families as pci.ids names
@@ -415,10 +490,14 @@ var smRanges = []struct {
 	{0x2900, 0x29ff, 100}, // GB100: B200
 }
 
-// computeCapability returns an NVIDIA GPU's compute capability × 10.
+// computeCapability returns an NVIDIA GPU's compute capability × 10: the
+// NCCL topology file's sm where given, else by device ID.
 func computeCapability(d *topology.Device) (int, bool) {
 	if d.VendorID != topology.VendorNVIDIA {
 		return 0, false
+	}
+	if d.ComputeCapability > 0 {
+		return d.ComputeCapability, true
 	}
 	for _, r := range smRanges {
 		if d.DeviceID >= r.lo && d.DeviceID <= r.hi {

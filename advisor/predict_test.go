@@ -41,6 +41,7 @@ func TestPredict(t *testing.T) {
 		name      string
 		build     func() (*builder, *topology.Device, *topology.Device)
 		expected  float64
+		write     float64 // NIC writes GPU memory; 0: as expected
 		nic       float64
 		gdr       bool
 		staged    float64
@@ -61,18 +62,20 @@ func TestPredict(t *testing.T) {
 			expected: 230.456, nic: 400, gdr: true,
 		},
 		{
-			// Intel root complex: 230.456 × 5/6 = 192.047. NCCL PHB > P2C: no GDR;
-			// staged: min(400, GPU 230.456, NIC 460.913) × 0.76 = 175.147.
+			// Intel root complex: write 230.456 × 5/6 = 192.047; read × 0.43 (the
+			// low end of read_factor_min..max) = 82.580. NCCL PHB > P2C: no GDR;
+			// staged: min(400, GPU 230.456, NIC 460.913) × 0.65 = 149.797.
 			name: "PHB, Intel",
 			build: func() (*builder, *topology.Device, *topology.Device) {
 				b, g, n := phb()
 				n.Link, n.PortRateGbps = gen5x16, 400
 				return b, g, n
 			},
-			expected: 192.047, nic: 400, gdr: false, staged: 175.147,
+			expected: 82.580, write: 192.047, nic: 400, gdr: false, staged: 149.797,
 		},
 		{
-			// AMD: no root-complex factor (assumed 1): 230.456; staged 230.456 × 0.76 = 175.147.
+			// AMD Zen 3: write at the path's rate (q. 59277346): 230.456; read × 0.43
+			// = 99.096; staged 230.456 × 0.65 = 149.797.
 			name: "PHB, AMD",
 			build: func() (*builder, *topology.Device, *topology.Device) {
 				b, g, n := phb()
@@ -80,23 +83,25 @@ func TestPredict(t *testing.T) {
 				n.Link, n.PortRateGbps = gen5x16, 400
 				return b, g, n
 			},
-			expected: 230.456, nic: 400, gdr: false, staged: 175.147,
+			expected: 99.096, write: 230.456, nic: 400, gdr: false, staged: 149.797,
 		},
 		{
-			// Skylake-SP: min(230.456, 200) × 0.48 = 96, capped at 10 GB/s × 8 = 80.
-			// Staged: min(200, 230.456, 230.456, 80) × 0.76 = 60.8.
+			// Skylake-SP: write min(230.456, 200) × 5/6 = 166.667, capped at NCCL's
+			// 10 GB/s × 8 = 80 (below sys_p2p_gbps 92.275); read 166.667 × 0.43 = 71.667.
+			// Staged: min(200, 230.456, 230.456, 80) × 0.65 = 52.
 			name: "SYS, Intel Skylake",
 			build: func() (*builder, *topology.Device, *topology.Device) {
 				b, g, n := sys()
 				b.g.System.CPUModelID = 0x55
 				return b, g, n
 			},
-			expected: 80, nic: 200, gdr: false, staged: 60.8,
+			expected: 71.667, write: 80, nic: 200, gdr: false, staged: 52,
 		},
 		{
-			// Sapphire Rapids cap 176 does not bite: 200 × 0.48 = 96.
-			// Staged: min(200, 230.456, 176) × 0.76 = 133.76.
-			name: "SYS, Intel Sapphire Rapids", build: sys, expected: 96, nic: 200, gdr: false, staged: 133.76,
+			// Sapphire Rapids: write capped at sys_p2p_gbps 92.275 (NCCL's 176 does not
+			// bite); read 71.667. Staged: min(200, 230.456, 176) × 0.65 = 114.4,
+			// above GDR's 92.275: capped at 92.275 × 65/85 = 70.563 (sys_staged_per_gdr).
+			name: "SYS, Intel Sapphire Rapids", build: sys, expected: 71.667, write: 92.275, nic: 200, gdr: false, staged: 70.563,
 		},
 		{
 			// MPS 128 read from DevCtl: 252.0615 × 128/152 = 212.262; NIC Gen5 at
@@ -124,10 +129,11 @@ func TestPredict(t *testing.T) {
 				n.PortRateGbps = 400
 				return b, g, n
 			},
-			expected: 96.024, nic: 230.456, gdr: true,
+			expected: 41.290, write: 96.024, nic: 230.456, gdr: true,
 		},
 		{
-			// IOMMU group type DMA: via the root ports, 230.456 × 5/6 = 192.047, × 0.9 = 172.842.
+			// IOMMU group type DMA: via the root ports, 230.456 × 5/6 = 192.047, × 0.9 = 172.842;
+			// read 192.047 × 0.43 × 0.9 = 74.322.
 			name: "PIX, IOMMU translating",
 			build: func() (*builder, *topology.Device, *topology.Device) {
 				b, g, n := pix()
@@ -136,7 +142,7 @@ func TestPredict(t *testing.T) {
 				n.Link, n.PortRateGbps = gen5x16, 400
 				return b, g, n
 			},
-			expected: 172.842, nic: 400, gdr: true, uncertain: "incompatible with GPUDirect RDMA",
+			expected: 74.322, write: 172.842, nic: 400, gdr: true, uncertain: "incompatible with GPUDirect RDMA",
 		},
 		{
 			name: "port rate unknown",
@@ -159,14 +165,28 @@ func TestPredict(t *testing.T) {
 			expected: 200, nic: 200, gdr: true, uncertain: "256 B assumed",
 		},
 		{
-			// No peer memory: GDR off; staged min(200, 230.456, 230.456) × 0.76 = 152.
-			name: "no peer memory",
+			// No peer memory on kernel 5.4, before RDMA dma-buf: GDR off; staged
+			// min(200, 230.456, 230.456) × 0.65 = 130.
+			name: "no peer memory, kernel 5.4",
 			build: func() (*builder, *topology.Device, *topology.Device) {
 				b, g, n := pix()
 				b.g.Platform.PeerMemory = nil
+				b.g.System.Cmdline = "BOOT_IMAGE=/vmlinuz-5.4.0-42-generic ro"
 				return b, g, n
 			},
-			expected: 200, nic: 200, gdr: false, staged: 152, uncertain: "dma-buf",
+			expected: 200, nic: 200, gdr: false, staged: 130,
+		},
+		{
+			// Kernel 6.8: dma-buf applies if the driver is the open one, which
+			// sysfs does not show: GDR on, undecided.
+			name: "no peer memory, kernel 6.8",
+			build: func() (*builder, *topology.Device, *topology.Device) {
+				b, g, n := pix()
+				b.g.Platform.PeerMemory = nil
+				b.g.System.Cmdline = "BOOT_IMAGE=/boot/vmlinuz-6.8.0-45-generic ro"
+				return b, g, n
+			},
+			expected: 200, nic: 200, gdr: true, uncertain: "open NVIDIA kernel module",
 		},
 		{
 			name: "peer memory not captured",
@@ -185,13 +205,19 @@ func TestPredict(t *testing.T) {
 			if !near(p.ExpectedGbps, tt.expected) || !near(p.NICGbps, tt.nic) {
 				t.Errorf("expected %.3f, NIC %.3f; want %.3f, %.3f\n%s", p.ExpectedGbps, p.NICGbps, tt.expected, tt.nic, explain(p))
 			}
+			if w := max(tt.write, tt.expected); !near(p.ExpectedWriteGbps, w) || !near(p.ExpectedGbps, min(p.ExpectedWriteGbps, p.ExpectedReadGbps)) {
+				t.Errorf("write %.3f read %.3f, want write %.3f and expected the lower", p.ExpectedWriteGbps, p.ExpectedReadGbps, w)
+			}
+			if p.PathGbps > 0 && p.ExpectedGbps > p.PathGbps+1e-9 {
+				t.Errorf("expected %.3f above the path's %.3f", p.ExpectedGbps, p.PathGbps)
+			}
 			if p.GDR != tt.gdr || !near(p.HostStagedGbps, tt.staged) {
 				t.Errorf("GDR %v (%s), staged %.3f; want %v, %.3f", p.GDR, p.GDRReason, p.HostStagedGbps, tt.gdr, tt.staged)
 			}
 			if eff := p.ExpectedGbps / p.NICGbps; !near(p.Efficiency, min(1, eff)) {
 				t.Errorf("efficiency %.3f, want %.3f", p.Efficiency, eff)
 			}
-			if tt.uncertain != "" && !strings.Contains(strings.Join(p.Uncertain, "\n"), tt.uncertain) {
+			if tt.uncertain != "" && !strings.Contains(strings.Join(append(p.Uncertain, p.GDRUnknown), "\n"), tt.uncertain) {
 				t.Errorf("Uncertain %q lacks %q", p.Uncertain, tt.uncertain)
 			}
 			if last := p.Explain[len(p.Explain)-1]; !p.GDR && !near(last.Value, p.HostStagedGbps) || p.GDR && !near(last.Value, p.ExpectedGbps) {
@@ -216,17 +242,24 @@ func TestGDRRules(t *testing.T) {
 		build    func() (*builder, *topology.Device, *topology.Device)
 		device   uint16 // accelerator device ID; 0 keeps the A100
 		nvswitch bool
+		nvlink   bool // the two accelerators joined by NVLink
+		xml      bool // the source is an NCCL topology file, which shows NVLinks
 		gdr      bool
 		read     bool
 		reason   string
+		unknown  string // substring of GDRUnknown; "" wants it empty
 	}{
 		{name: "PIX, 2.30.7", build: pix, gdr: true, read: true},
 		{name: "PHB, 2.30.7: level P2C", build: phb, reason: "distance PHB > GDR level P2C"},
 		{name: "PHB, 2.28: level PXB", version: "2.28.3", build: phb, reason: "distance PHB > GDR level PXB"},
 		{name: "SYS", build: sys, reason: "distance SYS"},
-		{name: "V100, no NVLink: reads off", build: pixTwo, device: 0x1db1, gdr: true, reason: "pre-Ampere"},
-		{name: "V100 with NVSwitch: reads on", build: pixTwo, device: 0x1db1, nvswitch: true, gdr: true, read: true},
-		{name: "A100 under 2.18: reads off for every GPU", version: "2.18", build: pixTwo, gdr: true, reason: "pre-Ampere"},
+		// paths.cc ncclTopoCheckGdr, read=1 with NCCL_NET_GDR_READ at -2.
+		{name: "V100, NCCL XML without NVLink: reads off", build: pixTwo, device: 0x1db1, xml: true, gdr: true, reason: "pre-Ampere"},
+		{name: "V100, NCCL XML with NV2: reads on", build: pixTwo, device: 0x1db1, xml: true, nvlink: true, gdr: true, read: true},
+		{name: "V100, sysfs: NVLink unseen, undecided", build: pixTwo, device: 0x1db1, gdr: true, read: true, unknown: "NVLink is not visible"},
+		{name: "V100, sysfs with NVSwitch: still undecided", build: pixTwo, device: 0x1db1, nvswitch: true, gdr: true, read: true, unknown: "NVLink is not visible"},
+		{name: "V100 alone: reads on", build: pix, device: 0x1db1, gdr: true, read: true},
+		{name: "A100 under 2.18: reads off for every GPU", version: "2.18", build: pixTwo, xml: true, gdr: true, reason: "every GPU before NCCL 2.19"},
 		{name: "A100 under 2.19", version: "v2.19.3-1", build: pixTwo, gdr: true, read: true},
 	}
 	for _, tt := range tests {
@@ -243,9 +276,17 @@ func TestGDRRules(t *testing.T) {
 				s := b.dev("0000:f0:00.0", b.g.HostBridges[0], topology.KindNVSwitch, topology.RoleNone)
 				s.VendorID = topology.VendorNVIDIA
 			}
+			b.g.NCCLView = tt.xml
+			if tt.nvlink {
+				acc := b.g.OfKind(topology.KindAccelerator)
+				b.g.NVLinks = []topology.NVLink{{A: acc[0].Addr, B: acc[1].Addr, Count: 2}}
+			}
 			p := pred(t, analyze(t, b.graph(), Options{NCCLVersion: tt.version}), g, n)
 			if p.GDR != tt.gdr || p.GDRRead != tt.read || !strings.Contains(p.GDRReason, tt.reason) {
 				t.Errorf("GDR %v read %v reason %q; want %v %v containing %q", p.GDR, p.GDRRead, p.GDRReason, tt.gdr, tt.read, tt.reason)
+			}
+			if (tt.unknown == "") != (p.GDRUnknown == "") || !strings.Contains(p.GDRUnknown, tt.unknown) {
+				t.Errorf("GDRUnknown %q, want %q", p.GDRUnknown, tt.unknown)
 			}
 			if !p.GDRRead && p.HostStagedGbps == 0 {
 				t.Errorf("send side staged but HostStagedGbps is 0")
@@ -268,7 +309,7 @@ func TestNICWithoutRDMA(t *testing.T) {
 	eth := b.nic(below(p2, 2), p2, "x")
 	eth.RDMA, eth.Netdevs = nil, []string{"eth0"}
 	r := analyze(t, b.graph(), Options{})
-	if p := pred(t, r, g, eth); p.GDR || !strings.Contains(p.GDRReason, "no RDMA device") {
+	if p := pred(t, r, g, eth); p.GDR || !strings.Contains(p.GDRReason, "has no RDMA") {
 		t.Errorf("Ethernet-only NIC: GDR %v %q, want off for no RDMA device", p.GDR, p.GDRReason)
 	}
 	if p := pred(t, r, g, n); !p.GDR {

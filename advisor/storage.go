@@ -16,8 +16,8 @@ type StoragePrediction struct {
 	// Route says where the peer-to-peer reads turn: RouteSwitch (PIX,
 	// PXB), RouteRootComplex (PHB, NODE), RouteNUMA or RouteSockets (SYS).
 	Route string
-	// ExpectedGbps is the slowest current PCIe link on the path by NCCL's
-	// per-lane table: the drive's own link, usually. 0 when unknown.
+	// ExpectedGbps is the slowest current PCIe link on the path
+	// (topology.DataGbps): the drive's own link, usually. 0 when unknown.
 	ExpectedGbps float64
 	Note         string
 }

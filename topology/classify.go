@@ -75,7 +75,7 @@ type Hop struct {
 	From, To string
 	Kind     HopKind
 	Link     Link    // for PCIe hops
-	Gbps     float64 // current link bandwidth by NCCL's table; 0 unknown or not a PCIe link
+	Gbps     float64 // current data rate (DataGbps at the link's Max_Payload_Size); 0 unknown or not a PCIe link
 }
 
 // Pair is the classification of one unordered pair of devices.
@@ -480,9 +480,24 @@ func upstreamHop(d *Device, to string) Hop {
 		if !h.Link.Known() && d.Parent != nil {
 			h.Link = d.Parent.Link // the port's side of the same link
 		}
-		h.Gbps = h.Link.CurrentGbps()
+		h.Gbps = DataGbps(h.Link.CurrentGTs, h.Link.CurrentWidth, linkMPS(d), TLPOverheadBytes)
 	}
 	return h
+}
+
+// linkMPS is the Max_Payload_Size that governs the link above d: the lower
+// DevCtl value of its two ends, or DefaultMPSBytes when neither was read.
+func linkMPS(d *Device) int {
+	mps := 0
+	for _, x := range []*Device{d, d.Parent} {
+		if x != nil && x.DevCtlKnown && x.MaxPayload > 0 && (mps == 0 || x.MaxPayload < mps) {
+			mps = x.MaxPayload
+		}
+	}
+	if mps == 0 {
+		return DefaultMPSBytes
+	}
+	return mps
 }
 
 // PairsOf returns the pairs whose A is of kind ka and B of kind kb.

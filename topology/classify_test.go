@@ -203,8 +203,8 @@ func TestHopsAndBottleneck(t *testing.T) {
 	if got := strings.Join(steps, " "); got != wantSteps {
 		t.Errorf("hops:\n got %s\nwant %s", got, wantSteps)
 	}
-	if p.BottleneckGbps != 192 { // Gen5 x8: 8 lanes × 240 / 80 GB/s × 8 = 192 Gb/s
-		t.Errorf("bottleneck = %v Gb/s, want 192", p.BottleneckGbps)
+	if want := DataGbps(32, 8, 256, 24); p.BottleneckGbps != want { // Gen5 x8: 32 × 8 × 128/130 × 256/280 = 230.46 Gb/s
+		t.Errorf("bottleneck = %v Gb/s, want %v", p.BottleneckGbps, want)
 	}
 
 	// Across sockets the path climbs to both host bridges and crosses between them.
@@ -229,17 +229,18 @@ func TestLinkBandwidth(t *testing.T) {
 		want float64
 		str  string
 	}{
-		{Link{CurrentGTs: 8, CurrentWidth: 16}, 96, "Gen3 x16"},
-		{Link{CurrentGTs: 16, CurrentWidth: 16, MaxGTs: 16, MaxWidth: 16}, 192, "Gen4 x16"},
-		{Link{CurrentGTs: 32, CurrentWidth: 16}, 384, "Gen5 x16"},
-		{Link{CurrentGTs: 2.5, CurrentWidth: 1}, 1.5, "Gen1 x1"},
-		{Link{CurrentGTs: 2.5, CurrentWidth: 16, MaxGTs: 32, MaxWidth: 16}, 24, "Gen1 x16 (max Gen5 x16)"},
-		{Link{CurrentGTs: 16, CurrentWidth: 8, MaxGTs: 16, MaxWidth: 16}, 96, "Gen4 x8 (max Gen4 x16)"},
+		// GT/s × lanes × encoding × 256/280 (MPS 256, 24 B TLP overhead)
+		{Link{CurrentGTs: 8, CurrentWidth: 16}, 8 * 16 * 128.0 / 130 * 256 / 280, "Gen3 x16"},
+		{Link{CurrentGTs: 16, CurrentWidth: 16, MaxGTs: 16, MaxWidth: 16}, 230.45626, "Gen4 x16"},
+		{Link{CurrentGTs: 32, CurrentWidth: 16}, 460.91253, "Gen5 x16"},
+		{Link{CurrentGTs: 2.5, CurrentWidth: 1}, 2.5 * 0.8 * 256 / 280, "Gen1 x1"},
+		{Link{CurrentGTs: 2.5, CurrentWidth: 16, MaxGTs: 32, MaxWidth: 16}, 2.5 * 16 * 0.8 * 256 / 280, "Gen1 x16 (max Gen5 x16)"},
+		{Link{CurrentGTs: 16, CurrentWidth: 8, MaxGTs: 16, MaxWidth: 16}, 230.45626 / 2, "Gen4 x8 (max Gen4 x16)"},
 		{Link{}, 0, "Gen? x?"},
 		{Link{CurrentGTs: 7, CurrentWidth: 16}, 0, "Gen? x16"},
 	}
 	for _, tt := range tests {
-		if got := tt.l.CurrentGbps(); got != tt.want {
+		if got := tt.l.CurrentGbps(); got-tt.want > 1e-4 || tt.want-got > 1e-4 {
 			t.Errorf("%+v.CurrentGbps() = %v, want %v", tt.l, got, tt.want)
 		}
 		if got := tt.l.String(); got != tt.str {

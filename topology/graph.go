@@ -88,28 +88,54 @@ func Generation(gts float64) int {
 	return 0
 }
 
-// pcieRates is NCCL's per-lane bandwidth table (nccl-semantics.md §4.1,
-// kvDictPciGen in topo.cc): width × value / 80 GB/s, value in units of
-// 100 Mb/s per lane, indexed by generation - 1.
-var pcieRates = [...]struct {
-	gts   float64
-	value float64
-}{{2.5, 15}, {5, 30}, {8, 60}, {16, 120}, {32, 240}, {64, 480}}
+// pcieRates lists the PCIe transfer rates, indexed by generation - 1.
+var pcieRates = [...]struct{ gts float64 }{{2.5}, {5}, {8}, {16}, {32}, {64}}
 
-// CurrentGbps is the link's current bandwidth in Gb/s by NCCL's per-lane table
-// (width × value / 80 GB/s, times 8): Gen4 x16 is 24 GB/s = 192 Gb/s. It is 0
-// when the link is unknown.
-func (l Link) CurrentGbps() float64 { return linkGbps(l.CurrentGTs, l.CurrentWidth) }
+// CurrentGbps is the link's current data rate in Gb/s at the default
+// Max_Payload_Size (DataGbps with DefaultMPSBytes and TLPOverheadBytes):
+// Gen4 x16 is 230.46 Gb/s. It is 0 when the link is unknown.
+func (l Link) CurrentGbps() float64 {
+	return DataGbps(l.CurrentGTs, l.CurrentWidth, DefaultMPSBytes, TLPOverheadBytes)
+}
 
 // MaxGbps is CurrentGbps for the link's capability.
-func (l Link) MaxGbps() float64 { return linkGbps(l.MaxGTs, l.MaxWidth) }
+func (l Link) MaxGbps() float64 {
+	return DataGbps(l.MaxGTs, l.MaxWidth, DefaultMPSBytes, TLPOverheadBytes)
+}
 
-func linkGbps(gts float64, width int) float64 {
-	g := Generation(gts)
-	if g == 0 || width <= 0 {
+// Link arithmetic defaults: a Max_Payload_Size of 256 B, and 24 B of
+// per-TLP overhead (framing, sequence number, 4 DW header, LCRC; Intel AN 708
+// "TLP Packet Overhead", 5-7 DW).
+const (
+	DefaultMPSBytes  = 256
+	TLPOverheadBytes = 24
+)
+
+// DataGbps is the data rate of a PCIe link in Gb/s, the one link arithmetic
+// every figure of gdtopo uses: GT/s × lanes × LineCode × MPS/(MPS + TLP
+// overhead). Gen4 x16 at MPS 256: 16 × 16 × 128/130 × 256/280 = 230.46.
+// It is 0 for an unknown width or a rate that is no PCIe generation's.
+func DataGbps(gts float64, width, mps int, overheadBytes float64) float64 {
+	if Generation(gts) == 0 || width <= 0 || mps <= 0 {
 		return 0
 	}
-	return float64(width) * pcieRates[g-1].value / 80 * 8
+	enc, _ := LineCode(gts)
+	return gts * float64(width) * enc * float64(mps) / (float64(mps) + overheadBytes)
+}
+
+// LineCode is the share of a lane's transfers that carry data, and its
+// name: 8b/10b at 2.5 and 5 GT/s, 128b/130b at 8 to 32 GT/s (PCIe base
+// specification), and none at 64 GT/s, where PCIe 6.0 runs in FLIT mode
+// without 128b/130b (the kernel's PCIE_SPEED2MBS_ENC counts 64 GT/s as
+// 64000*1/1 since v6.8).
+func LineCode(gts float64) (float64, string) {
+	switch {
+	case gts <= 5:
+		return 0.8, "8b/10b"
+	case gts >= 64:
+		return 1, "FLIT mode, no 128b/130b"
+	}
+	return 128.0 / 130, "128b/130b"
 }
 
 // Device is one PCI function.
@@ -120,31 +146,37 @@ type Device struct {
 	HostBridge *HostBridge // the root complex it hangs from; nil when unknown
 	Children   []*Device
 
-	Class                        uint32 // class code: base<<16 | sub<<8 | prog-if
-	VendorID, DeviceID           uint16
-	SubVendorID, SubDeviceID     uint16
-	SubsystemKnown               bool
-	Kind                         Kind
-	Role                         Role
-	RoleFrom                     string // "config" (PCIe port type) or "structure"
-	Driver                       string // basename of the driver link
-	IOMMUGroup                   string // basename of the iommu_group link
-	PhysFn                       string // BDF of the physical function, for SR-IOV virtual functions
-	NUMANode                     int    // effective node; -1 unknown
-	NUMAFrom                     string // where NUMANode came from: "numa_node", "local_cpus" or "host_bridge"
-	RawNUMANode                  int    // numa_node as the file says (-1 when absent), which is what NCCL reads
-	LocalCPUs                    string // local_cpulist (or local_cpus as a list)
-	Link                         Link
-	RDMA                         []string // /sys/class/infiniband names
-	Netdevs                      []string // /sys/class/net names
-	PortRateGbps                 float64  // fastest active port, 0 unknown
-	ConfigLen                    int      // bytes of config space read; 0 when absent
-	Name                         string   // model name, set by the names resolver
-	BARs                         []BAR    // memory BARs from the resource file; nil when not captured
-	ACSRedirect, ACSKnown        bool     // ACS request/completion redirect on this port, and whether config showed it
-	HasACS                       bool     // the port has an ACS capability (config read past 256 bytes)
-	ACSCtl                       uint16   // its ACS Control register, when HasACS
-	MaxReadRequest, MaxPayload   int      // DevCtl, bytes; 0 unknown
+	Class                    uint32 // class code: base<<16 | sub<<8 | prog-if
+	VendorID, DeviceID       uint16
+	SubVendorID, SubDeviceID uint16
+	SubsystemKnown           bool
+	Kind                     Kind
+	Role                     Role
+	RoleFrom                 string // "config" (PCIe port type) or "structure"
+	Driver                   string // basename of the driver link
+	IOMMUGroup               string // basename of the iommu_group link
+	PhysFn                   string // BDF of the physical function, for SR-IOV virtual functions
+	NUMANode                 int    // effective node; -1 unknown
+	NUMAFrom                 string // where NUMANode came from: "numa_node", "local_cpus" or "host_bridge"
+	RawNUMANode              int    // numa_node as the file says (-1 when absent), which is what NCCL reads
+	LocalCPUs                string // local_cpulist (or local_cpus as a list)
+	Link                     Link
+	RDMA                     []string // /sys/class/infiniband names
+	Netdevs                  []string // /sys/class/net names
+	PortRateGbps             float64  // fastest active port, 0 unknown
+	ConfigLen                int      // bytes of config space read; 0 when absent
+	Name                     string   // model name, set by the names resolver
+	// ComputeCapability is an NVIDIA GPU's compute capability × 10 as an
+	// NCCL topology file's <gpu sm=…> gives it; 0 when the source lacks it.
+	ComputeCapability int
+	// NCCLGDR is the gdr attribute of the device's <gpu> or <net> element
+	// in an NCCL topology file: "1", "0", or "" when the source lacks it.
+	NCCLGDR                      string
+	BARs                         []BAR  // memory BARs from the resource file; nil when not captured
+	ACSRedirect, ACSKnown        bool   // ACS request/completion redirect on this port, and whether config showed it
+	HasACS                       bool   // the port has an ACS capability (config read past 256 bytes)
+	ACSCtl                       uint16 // its ACS Control register, when HasACS
+	MaxReadRequest, MaxPayload   int    // DevCtl, bytes; 0 unknown
 	RelaxedOrdering, DevCtlKnown bool
 	// Positional is set on a function the source shows without an address
 	// (lstopo console text prints bridges so): where it was seen, e.g.
@@ -250,6 +282,7 @@ type System struct {
 	CPUModel   string // model name
 	CPUFamily  int    // cpu family, -1 unknown
 	CPUModelID int    // model number, -1 unknown
+	CPUArch    string // x86_64, arm64 or ppc64 (NCCL's names); "" unknown
 	// CPUImplementer and CPUPart are an Arm CPU's MIDR fields from
 	// /proc/cpuinfo ("CPU implementer", "CPU part"), -1 unknown.
 	CPUImplementer, CPUPart int
@@ -302,7 +335,12 @@ type Platform struct {
 	IOMMUGroupTypes map[string]string // group number -> default domain type (identity, DMA, DMA-FQ), for groups holding accelerators and NICs
 	PeerMemory      []string          // evidence found: sys/module/nvidia_peermem, sys/module/nv_peer_mem, sys/kernel/mm/memory_peers/nv_mem
 	ModulesRead     bool              // /sys/module was in the source
-	Hypervisor      bool              // /proc/cpuinfo flags include "hypervisor"
+	// NVIDIATaint is sys/module/nvidia/taint: with P the proprietary
+	// driver, without it the open kernel module; NVIDIATaintRead is false
+	// when the file was not in the source (no nvidia module, or not captured).
+	NVIDIATaint     string
+	NVIDIATaintRead bool
+	Hypervisor      bool // /proc/cpuinfo flags include "hypervisor"
 }
 
 // NVLink is a bonded set of NVLinks between two accelerators, as an NCCL

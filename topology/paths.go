@@ -18,6 +18,10 @@ const (
 	pathIOMMUGroup = "sys/kernel/iommu_groups"
 	pathModules    = "sys/module"
 	pathRoute      = "proc/net/route"
+	// pathNVIDIATaint holds the nvidia module's taint flags: P for a
+	// proprietary licence, absent for the open kernel module (Dual MIT/GPL;
+	// kernel Documentation/ABI/testing/sysfs-module, tainted-kernels.rst).
+	pathNVIDIATaint = "sys/module/nvidia/taint"
 )
 
 // peerMemoryEvidence are the files whose presence NCCL takes as GPUDirect
@@ -90,6 +94,7 @@ type Spec struct {
 	IOMMUClass    string   // its entries (links to the IOMMUs) are kept
 	Modules       string   // kept as a folder: its presence says modules were readable
 	PeerMemory    []string // files and folders whose presence is GPUDirect peer-memory evidence
+	DriverFiles   []string // files that tell the NVIDIA kernel driver's flavour
 	DMI           string   // firmware identity (a link to the folder in the live tree)
 	DMIFiles      []string
 	DMIPrivate    []string
@@ -139,6 +144,7 @@ func CaptureSpec() Spec {
 		IOMMUClass:  pathIOMMU,
 		Modules:     pathModules,
 		PeerMemory:  slices.Clone(peerMemoryEvidence),
+		DriverFiles: []string{pathNVIDIATaint},
 		DMI:         "sys/class/dmi/id",
 		DMIFiles:    []string{"sys_vendor", "product_name", "product_version", "board_vendor", "board_name", "bios_vendor", "bios_version", "bios_date"},
 		DMIPrivate:  []string{"product_serial", "board_serial", "chassis_serial", "product_uuid"},

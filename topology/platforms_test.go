@@ -94,9 +94,9 @@ func TestGraceCX8DataDirect(t *testing.T) {
 	if p.SMI != topology.NODE || p.NCCL != topology.PXB || p.DataDirect != dma {
 		t.Errorf("GPU0-mlx5_0: %s/%s via %v, want NODE/PXB via the DMA function", p.SMI, p.NCCL, p.DataDirect)
 	}
-	// NCCL's per-lane table at 64 GT/s x16: 16 x 480 / 80 GB/s = 96 GB/s.
-	if p.BottleneckGbps != 768 {
-		t.Errorf("GPU0-mlx5_0 bottleneck %v Gb/s, want 768 (Gen6 x16 below the NIC switch)", p.BottleneckGbps)
+	// Gen6 x16 in FLIT mode at MPS 256: 64 x 16 x 256/280 = 936.2 Gb/s.
+	if want := topology.DataGbps(64, 16, 256, topology.TLPOverheadBytes); p.BottleneckGbps != want || want < 936 || want > 936.3 {
+		t.Errorf("GPU0-mlx5_0 bottleneck %v Gb/s, want %v (Gen6 x16 below the NIC switch)", p.BottleneckGbps, want)
 	}
 	// Another NIC's DMA function, under GPU1's Grace root port: PHB, and
 	// not P2C, because GPU0 has a closer (PXB) NIC.

@@ -129,8 +129,9 @@ func TestReadSysfs(t *testing.T) {
 		t.Errorf("lacks %q: want the unprivileged config read named", g.Lacks)
 	}
 	p := g.Classify(gpu, nic)
-	if p.SMI != PIX || p.NCCL != PIX || p.BottleneckGbps != 192 {
-		t.Errorf("gpu-nic: %s %s %v, want PIX PIX 192", p.SMI, p.NCCL, p.BottleneckGbps)
+	// Gen4 x16 at the link's MPS of 128 B: 16 × 16 × 128/130 × 128/152.
+	if want := 16 * 16 * 128.0 / 130 * 128 / 152; p.SMI != PIX || p.NCCL != PIX || p.BottleneckGbps-want > 1e-9 || want-p.BottleneckGbps > 1e-9 {
+		t.Errorf("gpu-nic: %s %s %v, want PIX PIX %v", p.SMI, p.NCCL, p.BottleneckGbps, want)
 	}
 }
 
@@ -207,6 +208,27 @@ func TestMaskToList(t *testing.T) {
 		if got := maskToList(in); got != want {
 			t.Errorf("maskToList(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestNVIDIATaint: the nvidia module's taint flags are kept as read (P: the
+// proprietary driver; without P the open kernel module), and their absence
+// is recorded as not read rather than as either flavour.
+func TestNVIDIATaint(t *testing.T) {
+	m := smallTree()
+	g, err := ReadSysfs(fstest.MapFS(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Platform.NVIDIATaintRead || g.Platform.NVIDIATaint != "" {
+		t.Errorf("no sys/module/nvidia: taint %q read %v", g.Platform.NVIDIATaint, g.Platform.NVIDIATaintRead)
+	}
+	m.file("sys/module/nvidia/taint", "PO\n")
+	if g, err = ReadSysfs(fstest.MapFS(m)); err != nil {
+		t.Fatal(err)
+	}
+	if !g.Platform.NVIDIATaintRead || g.Platform.NVIDIATaint != "PO" {
+		t.Errorf("taint %q read %v, want PO", g.Platform.NVIDIATaint, g.Platform.NVIDIATaintRead)
 	}
 }
 

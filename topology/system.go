@@ -42,6 +42,9 @@ func (r *reader) readPlatform() {
 	if _, err := fs.Stat(r.fsys, pathModules); err == nil {
 		p.ModulesRead = true
 	}
+	if s, err := r.text(pathNVIDIATaint); err == nil {
+		p.NVIDIATaint, p.NVIDIATaintRead = s, true
+	}
 	for _, f := range peerMemoryEvidence {
 		if _, err := fs.Stat(r.fsys, f); err == nil {
 			p.PeerMemory = append(p.PeerMemory, f)
@@ -94,7 +97,11 @@ func (r *reader) readCPUInfo(s *System) map[int]int {
 				s.LogicalCPUs++
 			}
 		case "vendor_id":
-			s.CPUVendor = v
+			s.CPUVendor, s.CPUArch = v, "x86_64"
+		case "cpu":
+			if strings.HasPrefix(v, "POWER") { // ppc64's /proc/cpuinfo: "cpu : POWER9 ..."
+				s.CPUArch = "ppc64"
+			}
 		case "model name":
 			s.CPUModel = v
 		case "cpu family":
@@ -109,8 +116,8 @@ func (r *reader) readCPUInfo(s *System) map[int]int {
 					}
 				}
 			}
-		case "CPU implementer":
-			s.CPUImplementer = hexOr(v, -1)
+		case "CPU implementer": // Arm's /proc/cpuinfo
+			s.CPUImplementer, s.CPUArch = hexOr(v, -1), "arm64"
 		case "CPU part":
 			s.CPUPart = hexOr(v, -1)
 		case "physical id":

@@ -96,7 +96,7 @@ func TestFaultsFireAndCleanIsSilent(t *testing.T) {
 
 // TestFailOn: exit status 3 when a finding reaches --fail-on, 0 below it.
 func TestFailOn(t *testing.T) {
-	dir := writeVariant(t, fixtures.FaultNoPeerMem) // a warning
+	dir := writeVariant(t, fixtures.FaultNICx8) // a warning: link-width-degraded
 	for _, tt := range []struct {
 		level string
 		want  int
@@ -150,7 +150,7 @@ func TestPredictionsAndModel(t *testing.T) {
 		t.Errorf("a NIC at x8 predicts %v Gb/s at worst, clean %v: a degraded link must not predict as fast", min(x8), min(clean))
 	}
 	model := filepath.Join(t.TempDir(), "model.json")
-	if err := os.WriteFile(model, []byte(`{"sys_gdr_factor": 0.1}`), 0o644); err != nil {
+	if err := os.WriteFile(model, []byte(`{"sys_p2p_gbps": 10}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errb := run("check", writeVariant(t, fixtures.FaultNone), "-o", "json", "--model", model)
@@ -159,7 +159,7 @@ func TestPredictionsAndModel(t *testing.T) {
 	}
 	r := onlyReport(t, out, errb)
 	if got := expected(r, "SYS"); got >= sys {
-		t.Errorf("--model sys_gdr_factor 0.1: SYS pairs predict %v Gb/s, default %v", got, sys)
+		t.Errorf("--model sys_p2p_gbps 10: SYS pairs predict %v Gb/s, default %v", got, sys)
 	}
 	// A fleet run reads the model once and applies it to every source.
 	variant := writeVariant(t, fixtures.FaultNone)

@@ -162,7 +162,9 @@ func TestFleetFindsThePlantedNodes(t *testing.T) {
 	// (99:00.0-99:03.0) GPU2 9a:00.0, NIC2 9b:00.0, GPU3 9c:00.0, NIC3
 	// 9d:00.0. The throughput changes are the advisor's, for the pairs
 	// through the changed device; with the NIC gone, GPU2 and GPU3 share
-	// NIC2.
+	// NIC2. Throughput is the advisor's lower direction: with ACS redirect the
+	// NIC reads GPU memory through the root complex (0.43, read_factor_min,
+	// of the 400 × 5/6 = 333.3 Gb/s write); across sockets sys_p2p_gbps (92.3) caps it.
 	acsPorts := []string{"17:00.0", "17:01.0", "17:02.0", "17:03.0", "99:00.0", "99:01.0", "99:02.0", "99:03.0"}
 	var acs []string
 	for _, port := range acsPorts {
@@ -170,7 +172,7 @@ func TestFleetFindsThePlantedNodes(t *testing.T) {
 	}
 	for _, pair := range []string{"18:00.0-0000:19:00.0", "18:00.0-0000:1b:00.0", "1a:00.0-0000:19:00.0", "1a:00.0-0000:1b:00.0",
 		"9a:00.0-0000:9b:00.0", "9a:00.0-0000:9d:00.0", "9c:00.0-0000:9b:00.0", "9c:00.0-0000:9d:00.0"} {
-		acs = append(acs, "throughput 0000:"+pair+": 400.0 Gb/s -> 384.1 Gb/s")
+		acs = append(acs, "throughput 0000:"+pair+": 400.0 Gb/s -> 143.3 Gb/s")
 	}
 	acs = append(acs, "finding_added acs-redirect:  -> critical on 0000:"+strings.Join(acsPorts, ",0000:"))
 	want := map[fleetPlant][]string{
@@ -188,8 +190,8 @@ func TestFleetFindsThePlantedNodes(t *testing.T) {
 			"link nic 0000:1b:00.0: x16 at 32 GT/s -> x8 at 32 GT/s",
 			"throughput 0000:18:00.0-0000:1b:00.0: 400.0 Gb/s -> 230.5 Gb/s",
 			"throughput 0000:1a:00.0-0000:1b:00.0: 400.0 Gb/s -> 230.5 Gb/s",
-			"throughput 0000:9a:00.0-0000:1b:00.0: 176.0 Gb/s -> 110.6 Gb/s",
-			"throughput 0000:9c:00.0-0000:1b:00.0: 176.0 Gb/s -> 110.6 Gb/s",
+			"throughput 0000:9a:00.0-0000:1b:00.0: 92.3 Gb/s -> 82.6 Gb/s",
+			"throughput 0000:9c:00.0-0000:1b:00.0: 92.3 Gb/s -> 82.6 Gb/s",
 			"finding_added link-width-degraded:  -> warning on 0000:17:03.0,0000:1b:00.0",
 		},
 		plantNoNIC: {

@@ -55,7 +55,7 @@ Exit status: 0 ok, 1 error, 2 usage, 3 problems found at or above --fail-on.`,
 	root.SetErr(io.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.PersistentFlags().StringVar(&opts.PCIIDs, "pci-ids", "", "pci.ids file for device names (default: the system's, never downloaded)")
-	root.AddCommand(newCmdCheck(opts), newCmdMatrix(opts), newCmdTree(opts), newCmdPath(opts), newCmdCompare(opts), newCmdExport(opts), newCmdSnapshot(opts), newCmdVerify(opts), newCmdFleet(opts), newCmdVersion(opts))
+	root.AddCommand(newCmdCheck(opts), newCmdMatrix(opts), newCmdTree(opts), newCmdPath(opts), newCmdCompare(opts), newCmdExport(opts), newCmdSnapshot(opts), newCmdVerify(opts), newCmdFleet(opts), newCmdCalibrate(opts), newCmdVersion(opts))
 	return root
 }
 

@@ -315,6 +315,10 @@ func (p *parser) start(t xml.StartElement) {
 			if a["gdr"] == "0" {
 				p.warn(parent.dev.BDF(), "gpu gdr=0: NCCL routes its traffic with NICs through the CPU (PHB)")
 			}
+			parent.dev.NCCLGDR = a["gdr"]
+			if sm, err := strconv.Atoi(a["sm"]); err == nil && sm > 0 {
+				parent.dev.ComputeCapability = sm
+			}
 		} else {
 			p.warn(p.name, f.desc+" outside a <pci>: left out")
 		}
@@ -352,6 +356,9 @@ func (p *parser) cpu(a map[string]string, desc string) *topology.HostBridge {
 	}
 	hb := p.hostBridge(id, fmt.Sprintf("cpu%d", id))
 	s := &p.g.System
+	if s.CPUArch == "" {
+		s.CPUArch = a["arch"]
+	}
 	if s.CPUVendor == "" && a["vendor"] != "" {
 		s.CPUVendor = a["vendor"]
 		if v, err := strconv.Atoi(a["familyid"]); err == nil {
@@ -473,6 +480,9 @@ func (p *parser) net(parent *frame, a map[string]string) {
 	}
 	if a["gdr"] == "0" {
 		p.warn(d.BDF(), fmt.Sprintf("net %q gdr=0: NCCL routes GPU traffic to it through the CPU (PHB)", a["name"]))
+	}
+	if d.NCCLGDR != "1" { // a NIC with several <net> ports: GDR if any port has it
+		d.NCCLGDR = a["gdr"]
 	}
 }
 

@@ -348,13 +348,13 @@ func pairsTable(pr *Printer, r *report.Report) error {
 				continue
 			}
 			da, dn := r.Device(a.BDF), r.Device(n)
-			bottleneck := "unknown"
-			if p.BottleneckGbps > 0 {
-				bottleneck = fmt.Sprintf("%g Gb/s", p.BottleneckGbps)
-			}
+			bottleneck := gbps(p.BottleneckGbps)
 			expected, eff, gdr := "", "", ""
 			if x := p.Prediction; x != nil {
-				expected, gdr = gbps(x.ExpectedGbps), gdrText(x)
+				expected, gdr = expectedText(x), gdrText(x)
+				if x.PathGbps > p.BottleneckGbps+0.5 { // an idle accelerator's link, predicted at its max speed
+					bottleneck += ", " + gbps(x.PathGbps) + " loaded"
+				}
 				if x.Efficiency > 0 {
 					eff = fmt.Sprintf("%.0f%%", 100*x.Efficiency)
 				}
@@ -376,13 +376,41 @@ func gdrText(x *report.Prediction) string {
 	if x.HostStagedGbps > 0 {
 		staged = ", staged " + gbps(x.HostStagedGbps)
 	}
+	doubt := ""
+	if x.GDRUnknown != "" {
+		doubt = "?"
+	}
 	switch {
 	case !x.GDR:
-		return "no" + staged
+		return "no" + doubt + staged
 	case !x.GDRRead:
-		return "recv only" + staged
+		return "recv only" + doubt + staged
 	}
-	return "yes"
+	return "yes" + doubt
+}
+
+// expectedHeading is the lower direction's figure, with both directions
+// when they differ: "143 Gb/s (w 333 / r 143-300 Gb/s)".
+func expectedHeading(x *report.Prediction) string {
+	if both := expectedText(x); both != gbps(x.ExpectedGbps) {
+		return gbps(x.ExpectedGbps) + " (" + both + ")"
+	}
+	return gbps(x.ExpectedGbps)
+}
+
+// expectedText shows the prediction per direction when they differ:
+// "w 192 / r 83-173 Gb/s" (write: the NIC writes GPU memory).
+func expectedText(x *report.Prediction) string {
+	if x.ExpectedWriteGbps <= 0 || x.ExpectedReadGbps <= 0 || x.ExpectedWriteGbps == x.ExpectedReadGbps && x.ExpectedReadMaxGbps == x.ExpectedReadGbps && x.ExpectedWriteMaxGbps == x.ExpectedWriteGbps {
+		return gbps(x.ExpectedGbps)
+	}
+	span := func(lo, hi float64) string {
+		if hi > lo+0.5 {
+			return fmt.Sprintf("%.0f-%.0f", lo, hi)
+		}
+		return fmt.Sprintf("%.0f", lo)
+	}
+	return "w " + span(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps) + " / r " + span(x.ExpectedReadGbps, x.ExpectedReadMaxGbps) + " Gb/s"
 }
 
 // gbps formats a throughput; 0 is unknown.
@@ -406,10 +434,13 @@ func planTable(p *Printer, r *report.Report) error {
 		if as.Shared > 1 {
 			shared = fmt.Sprintf("shared by %d", as.Shared)
 		}
+		if !as.Known {
+			shared += ", unsure"
+		}
 		g, n := r.Device(as.Accelerator), r.Device(as.NIC)
-		rows = append(rows, []string{g.Alias + " " + g.BDF, deviceLabel(n), gbps(as.ExpectedGbps), shared})
+		rows = append(rows, []string{g.Alias + " " + g.BDF, deviceLabel(n), gbps(as.ExpectedGbps), gbps(as.ShareGbps), shared})
 	}
-	if err := p.Table([]string{"Accelerator", "NIC", "Expected", "NIC use"}, rows); err != nil {
+	if err := p.Table([]string{"Accelerator", "NIC", "Expected", "Each", "NIC use"}, rows); err != nil {
 		return err
 	}
 	if !p.style.Verbose {
@@ -736,7 +767,7 @@ func pathTables(pr *Printer, v *report.PathView) error {
 		return err
 	}
 	if p.BottleneckGbps > 0 {
-		pr.Printf("\nBottleneck: %g Gb/s (narrowest current PCIe link, by NCCL's per-lane table)\n", p.BottleneckGbps)
+		pr.Printf("\nBottleneck: %g Gb/s (narrowest current PCIe link: GT/s × lanes × line code × MPS/(MPS+TLP overhead))\n", p.BottleneckGbps)
 	}
 	for _, n := range p.Notes {
 		pr.Printf("Note: %s\n", n)
@@ -745,7 +776,7 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	if x == nil || len(x.Steps) == 0 {
 		return nil
 	}
-	pr.Heading(fmt.Sprintf("Prediction (NCCL %s rules): %s, efficiency %.0f%%, GPUDirect RDMA %s", v.NCCLVersion, gbps(x.ExpectedGbps), 100*x.Efficiency, gdrText(x)))
+	pr.Heading(fmt.Sprintf("Prediction (NCCL %s rules): %s, efficiency %.0f%%, GPUDirect RDMA %s", v.NCCLVersion, expectedHeading(x), 100*x.Efficiency, gdrText(x)))
 	rows = rows[:0]
 	for i, s := range x.Steps {
 		rows = append(rows, []string{strconv.Itoa(i + 1), s.What, fmt.Sprintf("%.4g %s", s.Value, s.Unit), s.Source})

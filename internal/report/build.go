@@ -270,8 +270,11 @@ func pair(p topology.Pair, noHops bool) Pair {
 
 func prediction(p *advisor.Prediction) *Prediction {
 	out := &Prediction{ExpectedGbps: Round(p.ExpectedGbps), NICGbps: Round(p.NICGbps), Efficiency: Round(p.Efficiency),
-		GDR: p.GDR, GDRRead: p.GDRRead, GDRReason: p.GDRReason, HostStagedGbps: Round(p.HostStagedGbps),
-		Assumed: nonNil(p.Uncertain), Steps: []Step{}}
+		ExpectedWriteGbps: Round(p.ExpectedWriteGbps), ExpectedReadGbps: Round(p.ExpectedReadGbps),
+		ExpectedWriteMaxGbps: Round(p.ExpectedWriteMaxGbps), ExpectedReadMaxGbps: Round(p.ExpectedReadMaxGbps), PathGbps: Round(p.PathGbps),
+		GDR: p.GDR, GDRRead: p.GDRRead, GDRReason: p.GDRReason, GDRUnknown: p.GDRUnknown, GDRMechanism: p.GDRMechanism,
+		HostStagedGbps: Round(p.HostStagedGbps),
+		Assumed:        nonNil(p.Uncertain), Steps: []Step{}}
 	for _, s := range p.Explain {
 		out.Steps = append(out.Steps, Step{What: s.What, Value: math.Round(s.Value*1e4) / 1e4, Unit: s.Unit, Source: s.Source})
 	}
@@ -288,9 +291,10 @@ func finding(f advisor.Finding) Finding {
 }
 
 func plan(p advisor.Plan) Plan {
-	out := Plan{Assignments: []Assignment{}, WorstGbps: Round(p.WorstGbps), MeanGbps: Round(p.MeanGbps), Ranks: []Rank{}}
+	out := Plan{Assignments: []Assignment{}, WorstGbps: Round(p.WorstGbps), MeanGbps: Round(p.MeanGbps), NCCLIBHCA: p.NCCLIBHCA, Ranks: []Rank{}}
 	for _, a := range p.Assignments {
-		out.Assignments = append(out.Assignments, Assignment{Accelerator: a.GPU.BDF(), NIC: a.NIC.BDF(), ExpectedGbps: Round(a.ExpectedGbps), Shared: a.Shared})
+		out.Assignments = append(out.Assignments, Assignment{Accelerator: a.GPU.BDF(), NIC: a.NIC.BDF(), ExpectedGbps: Round(a.ExpectedGbps),
+			Shared: a.Shared, ShareGbps: Round(a.ShareGbps), Known: a.Known})
 	}
 	for _, r := range p.Ranks {
 		out.Ranks = append(out.Ranks, Rank{LocalRank: r.LocalRank, Env: r.Env(), Numactl: r.Numactl})

@@ -138,8 +138,9 @@ type RemedyStep struct {
 // Plan is the rail plan: a NIC for every accelerator.
 type Plan struct {
 	Assignments []Assignment `json:"assignments"`
-	WorstGbps   float64      `json:"worst_gbps"`
+	WorstGbps   float64      `json:"worst_gbps"` // per accelerator, after sharing a NIC
 	MeanGbps    float64      `json:"mean_gbps"`
+	NCCLIBHCA   string       `json:"nccl_ib_hca"` // the same on every rank (NVIDIA/nccl#1478); "" without RDMA NICs
 	Ranks       []Rank       `json:"ranks"`
 }
 
@@ -147,8 +148,10 @@ type Plan struct {
 type Assignment struct {
 	Accelerator  string  `json:"accelerator"`
 	NIC          string  `json:"nic"`
-	ExpectedGbps float64 `json:"expected_gbps"`
-	Shared       int     `json:"shared"` // accelerators on this NIC
+	ExpectedGbps float64 `json:"expected_gbps"` // as NCCL would run the pair: direct, or host-staged where GDR is off
+	Shared       int     `json:"shared"`        // accelerators on this NIC
+	ShareGbps    float64 `json:"share_gbps"`    // expected_gbps / shared
+	Known        bool    `json:"known"`         // the figure rests on a known link and a decided GDR verdict
 }
 
 // Rank is the environment of one local rank.
@@ -278,15 +281,25 @@ type Pair struct {
 
 // Prediction is a pair's expected direct-RDMA throughput.
 type Prediction struct {
-	ExpectedGbps   float64  `json:"expected_gbps"`
-	NICGbps        float64  `json:"nic_gbps"`
-	Efficiency     float64  `json:"efficiency"` // 0..1; 0 when the NIC's rate is unknown
-	GDR            bool     `json:"gdr"`
-	GDRRead        bool     `json:"gdr_read"`
-	GDRReason      string   `json:"gdr_reason"`
-	HostStagedGbps float64  `json:"host_staged_gbps"`
-	Assumed        []string `json:"assumed"` // what the prediction took for granted
-	Steps          []Step   `json:"steps"`   // the arithmetic; path --explain only
+	ExpectedGbps float64 `json:"expected_gbps"` // the lower direction
+	// Per direction: write is the NIC writing GPU memory (receive side),
+	// read the NIC reading it (send side); *_max_gbps the high end of a
+	// range, equal to the low end where one measurement applies.
+	ExpectedWriteGbps    float64  `json:"expected_write_gbps"`
+	ExpectedReadGbps     float64  `json:"expected_read_gbps"`
+	ExpectedWriteMaxGbps float64  `json:"expected_write_max_gbps"`
+	ExpectedReadMaxGbps  float64  `json:"expected_read_max_gbps"`
+	PathGbps             float64  `json:"path_gbps"` // the path's narrowest link as predicted (idle accelerators at max speed); 0 unknown
+	NICGbps              float64  `json:"nic_gbps"`
+	Efficiency           float64  `json:"efficiency"` // 0..1; 0 when the NIC's rate is unknown
+	GDR                  bool     `json:"gdr"`
+	GDRRead              bool     `json:"gdr_read"`
+	GDRReason            string   `json:"gdr_reason"`
+	GDRUnknown           string   `json:"gdr_unknown"`   // what the verdict rests on that the source could not show; "" when certain
+	GDRMechanism         string   `json:"gdr_mechanism"` // nvidia-peermem, dma-buf, or "" when unknown
+	HostStagedGbps       float64  `json:"host_staged_gbps"`
+	Assumed              []string `json:"assumed"` // what the prediction took for granted
+	Steps                []Step   `json:"steps"`   // the arithmetic; path --explain only
 }
 
 // Step is one line of a prediction's arithmetic: Value is the running

@@ -281,7 +281,7 @@ func (c *capturer) platform() {
 			}
 		}
 	}
-	for _, p := range append([]string{s.Modules}, s.PeerMemory...) {
+	for _, p := range append(append([]string{s.Modules}, s.PeerMemory...), s.DriverFiles...) {
 		switch fi, err := fs.Stat(c.fsys, p); {
 		case err != nil:
 		case fi.IsDir():

@@ -1,0 +1,59 @@
+package advisor
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// TestFixtureInvariants runs the advisor on every generated fixture and
+// checks what no prediction may break: the lower direction is the expected
+// figure and within each range; expected is never above the path's
+// narrowest link as predicted; efficiency in [0, 1]; across sockets host
+// staging is never above GDR's write figure (openucx/ucx#11121); every
+// rank of a node gets the same NCCL_IB_HCA (NVIDIA/nccl#1478).
+func TestFixtureInvariants(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("..", "fixtures", "*", "sys"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, d := range dirs {
+		dir := filepath.Dir(d)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			src, err := source.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := topology.ReadSysfs(src.Root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := analyze(t, g, Options{})
+			for _, p := range r.Predictions {
+				name := p.GPU.BDF() + "–" + p.NIC.BDF()
+				if p.ExpectedGbps != min(p.ExpectedWriteGbps, p.ExpectedReadGbps) {
+					t.Errorf("%s: expected %.1f is not the lower of write %.1f and read %.1f", name, p.ExpectedGbps, p.ExpectedWriteGbps, p.ExpectedReadGbps)
+				}
+				if p.ExpectedWriteMaxGbps < p.ExpectedWriteGbps || p.ExpectedReadMaxGbps < p.ExpectedReadGbps {
+					t.Errorf("%s: a range's high end below its low end: %+v", name, p)
+				}
+				if p.PathGbps > 0 && p.ExpectedGbps > p.PathGbps+1e-9 {
+					t.Errorf("%s: expected %.1f above the path's %.1f", name, p.ExpectedGbps, p.PathGbps)
+				}
+				if p.Efficiency < 0 || p.Efficiency > 1 {
+					t.Errorf("%s: efficiency %g", name, p.Efficiency)
+				}
+				if g.Classify(p.GPU, p.NIC).SMI == topology.SYS && p.HostStagedGbps > p.ExpectedWriteGbps+1e-9 {
+					t.Errorf("%s: across sockets staging %.1f ranks above GDR's write %.1f", name, p.HostStagedGbps, p.ExpectedWriteGbps)
+				}
+			}
+			for _, rk := range r.Plan.Ranks {
+				if h := rk.Get("NCCL_IB_HCA"); h != r.Plan.NCCLIBHCA && h != "" {
+					t.Errorf("rank %d NCCL_IB_HCA %q, the node's list %q", rk.LocalRank, h, r.Plan.NCCLIBHCA)
+				}
+			}
+		})
+	}
+}

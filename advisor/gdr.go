@@ -1,0 +1,367 @@
+package advisor
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// pathRank orders NCCL's path types as src/graph/topo.h numbers them
+// (2.30: LOC NVL NVB C2C PIX PXB P2C PXN PHB SYS). Releases before 2.26
+// lack C2C and P2C but keep the same order among the rest.
+var pathRank = map[topology.Label]int{"LOC": 0, topology.NVL: 1, "NVB": 2, "C2C": 3, topology.PIX: 4,
+	topology.PXB: 5, topology.P2C: 6, "PXN": 7, topology.PHB: 8, topology.SYS: 10}
+
+// ncclRank is a label's pathRank; nvidia-smi's NODE is NCCL's PHB.
+func ncclRank(l topology.Label) (int, bool) {
+	if l == topology.NODE {
+		l = topology.PHB
+	}
+	r, ok := pathRank[l]
+	return r, ok
+}
+
+// gdrLevel is the NCCL_NET_GDR_LEVEL cutoff for version v (paths.cc
+// ncclTopoCheckGdr, ncclGetLevel): PXB, or P2C from 2.29 when
+// NCCL_NET_GDR_C2C is on; a set variable wins when NCCL would parse it (a
+// path name of that release, or the old numbers 0-5 → LOC PIX PXB PHB SYS
+// SYS of levelsOldToNew). An unparsed value leaves the default, as in NCCL.
+func (a *analysis) gdrLevel() (topology.Label, string) {
+	level, why := topology.PXB, "default PXB"
+	if a.v.minor >= 29 && a.gdrC2C() {
+		level, why = topology.P2C, "default P2C (NCCL_NET_GDR_C2C=1)"
+	}
+	s, ok := a.env["NCCL_NET_GDR_LEVEL"]
+	if !ok {
+		return level, why
+	}
+	names := []topology.Label{"LOC", topology.NVL, "NVB", topology.PIX, topology.PXB, "PXN", topology.PHB, topology.SYS}
+	if a.v.minor >= 26 { // C2C from 2.26, P2C from 2.27 (topo.cc topoPathTypeStr)
+		names = append(names, "C2C")
+	}
+	if a.v.minor >= 27 {
+		names = append(names, topology.P2C)
+	}
+	for _, n := range names {
+		if s == string(n) {
+			return n, "NCCL_NET_GDR_LEVEL=" + s
+		}
+	}
+	if s != "" && s[0] >= '0' && s[0] <= '9' {
+		n, _ := strconv.Atoi(strings.TrimLeft(s, " "))
+		old := []topology.Label{"LOC", topology.PIX, topology.PXB, topology.PHB, topology.SYS, topology.SYS}
+		return old[min(max(n, 0), len(old)-1)], "NCCL_NET_GDR_LEVEL=" + s
+	}
+	return level, why + " (NCCL_NET_GDR_LEVEL=" + s + " not understood by this release)"
+}
+
+// gdrC2C is NCCL_NET_GDR_C2C: absent before 2.26, default 0 in 2.26 and 1
+// from 2.27 (paths.cc NCCL_PARAM(NetGdrC2c)).
+func (a *analysis) gdrC2C() bool {
+	if a.v.minor < 26 {
+		return false
+	}
+	if s, ok := a.env["NCCL_NET_GDR_C2C"]; ok {
+		n, err := strconv.Atoi(s)
+		return err == nil && n != 0
+	}
+	return a.v.minor >= 27
+}
+
+// gdrRead is NCCL_NET_GDR_READ (default -2: NCCL decides).
+func (a *analysis) gdrRead() int {
+	if s, ok := a.env["NCCL_NET_GDR_READ"]; ok {
+		if n, err := strconv.Atoi(s); err == nil {
+			return n
+		}
+	}
+	return -2
+}
+
+// tri is a three-way answer.
+type tri int
+
+const (
+	unknown tri = iota
+	yes
+	no
+)
+
+// gdr applies ncclTopoCheckGdr (NCCL src/graph/paths.cc) of the chosen
+// version to the pair, for both directions: recvSetup asks with read=0 (the
+// NIC writes GPU memory), sendSetup with read=1 (it reads). Each branch of
+// the function is a step here, in its order:
+//
+//  1. net->net.gdrSupport == 0 or gpu->gpu.gdrSupport == 0: off.
+//  2. (2.30.7) an MLOPart GPU with NCCL_NET_GDR_MLOPART=0: off; sysfs
+//     cannot show MLOPart, so it is not applied.
+//  3. read: NCCL_NET_GDR_READ=0 turns reads off; at its default, reads stay
+//     on only with an NVLink (PATH_NVL) peer or a single GPU, for every GPU
+//     before 2.19 and for cudaCompCap < 80 from 2.19.
+//  4. the level: PXB, P2C from 2.29 with NCCL_NET_GDR_C2C, or
+//     NCCL_NET_GDR_LEVEL; in 2.26-2.28 a P2C distance counts as C2C when
+//     NCCL_NET_GDR_C2C is on (2.26 has no P2C: it asks for PHB with the
+//     GPU's CPU reached over C2C, the same pairs).
+//  5. distance > level: off.
+func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
+	gpu, nic := p.A, p.B
+	var why, doubt []string
+
+	// 1. NIC side: gdrSupport is ptrSupport & NCCL_PTR_CUDA (a peer-memory
+	// module) or dma-buf (net/ib gdr.cc, init.cc dmaBufSupported).
+	net := yes
+	switch nic.NCCLGDR {
+	case "0":
+		net = no
+		why = append(why, "NCCL topology file: <net gdr=\"0\">")
+	case "1":
+	default:
+		switch r, ev := a.nicRDMA(nic); r {
+		case no:
+			net = no
+			why = append(why, fmt.Sprintf("%s has no RDMA (%s): NCCL would use sockets", nic.BDF(), ev))
+		case unknown:
+			net = unknown
+			doubt = append(doubt, fmt.Sprintf("RDMA support of %s unknown (%s)", nic.BDF(), ev))
+		}
+		if net != no && gpu.VendorID == topology.VendorNVIDIA {
+			pm := a.peerMemory(gpu)
+			pr.GDRMechanism = pm.mechanism
+			switch pm.state {
+			case no:
+				net = no
+				why = append(why, pm.why)
+			case unknown:
+				net = unknown
+				doubt = append(doubt, pm.why)
+			}
+			if pm.note != "" {
+				note(pm.note)
+			}
+		}
+	}
+	// 1. GPU side: cudaDevAttrGPUDirectRDMASupported (plugin/net.cc
+	// ncclGpuGdrSupport), or the file's <gpu gdr>.
+	switch {
+	case gpu.NCCLGDR == "0":
+		why = append(why, "NCCL topology file: <gpu gdr=\"0\">")
+	case gpu.NCCLGDR == "1":
+	case gpu.VendorID != topology.VendorNVIDIA:
+		note("GPUDirect RDMA rules are NCCL's (NVIDIA): for this accelerator only the distance rule is applied")
+	case geForce(gpu):
+		why = append(why, fmt.Sprintf("%s is a GeForce part: cudaDevAttrGPUDirectRDMASupported is 0 (GPUDirect RDMA is for data-center and workstation GPUs)", gpu.BDF()))
+	case gpu.Name == "":
+		note("GPU model name unknown: GPUDirect RDMA support (not on GeForce parts) taken as present")
+	}
+
+	// 4-5. Distance against the level.
+	level, levelWhy := a.gdrLevel()
+	distance := p.NCCL
+	if a.v.minor >= 26 && a.v.minor <= 28 && a.gdrC2C() && distance == topology.P2C {
+		distance = "C2C" // paths.cc: "On C2C platforms we can still use GDRDMA on NICs connected to the CPUs"
+	}
+	dr, okD := ncclRank(distance)
+	lr, _ := ncclRank(level)
+	switch {
+	case !okD:
+		doubt = append(doubt, fmt.Sprintf("NCCL path type %q unknown", distance))
+	case dr > lr:
+		why = append(why, fmt.Sprintf("NCCL distance %s > GDR level %s (NCCL %s, %s)", p.NCCL, level, a.v, levelWhy))
+	}
+	if p.LabelUncertain {
+		doubt = append(doubt, "the path's label rests on a guess")
+	}
+	if a.v.newer() {
+		note(fmt.Sprintf("NCCL %s is newer than %s: its rules taken", a.v, DefaultNCCLVersion))
+	}
+	pr.GDR = len(why) == 0
+	pr.GDRRead = pr.GDR
+
+	// 3. Reads.
+	if pr.GDR {
+		switch rd := a.gdrRead(); {
+		case rd == 0:
+			pr.GDRRead = false
+			why = append(why, "send side: NCCL_NET_GDR_READ=0")
+		case rd < 0 && gpu.VendorID == topology.VendorNVIDIA:
+			sm, ok := computeCapability(gpu)
+			if !ok && a.v.minor >= 19 {
+				doubt = append(doubt, fmt.Sprintf("compute capability of device %04x unknown: GDR reads taken as on", gpu.DeviceID))
+			}
+			if (ok && sm < 80) || a.v.minor < 19 {
+				switch a.nvlinkPeer(gpu) {
+				case no:
+					pr.GDRRead = false
+					rule := "pre-Ampere GPUs (cudaCompCap < 80)"
+					if a.v.minor < 19 {
+						rule = "every GPU before NCCL 2.19"
+					}
+					why = append(why, "send side: NCCL turns GDR reads off for "+rule+" without an NVLink peer")
+				case unknown:
+					doubt = append(doubt, "NVLink is not visible in this source: NCCL keeps GDR reads on only with an NVLink peer (or one GPU)")
+				}
+			}
+		}
+	}
+	if net == unknown && pr.GDR {
+		doubt = append(doubt, "GDR taken as on")
+	}
+	pr.GDRReason = strings.Join(why, "; ")
+	pr.GDRUnknown = strings.Join(doubt, "; ")
+}
+
+// nvlinkPeer says whether gpu has an NVLink (PATH_NVL) peer among NCCL's
+// GPUs, or is the only one (paths.cc: "keep things local if we have a
+// single GPU"). NVLinks come from an NCCL topology file or nvidia-smi; a
+// sysfs tree cannot show them.
+func (a *analysis) nvlinkPeer(gpu *topology.Device) tri {
+	var gpus []*topology.Device
+	for _, d := range a.g.OfKind(topology.KindAccelerator) {
+		if d.VendorID == topology.VendorNVIDIA {
+			gpus = append(gpus, d)
+		}
+	}
+	if len(gpus) <= 1 {
+		return yes
+	}
+	for _, d := range gpus {
+		if d != gpu && a.g.NVLinkCount(gpu, d) > 0 {
+			return yes
+		}
+	}
+	if a.g.NCCLView || len(a.g.NVLinks) > 0 {
+		return no
+	}
+	return unknown
+}
+
+// geForce reports a GeForce or TITAN part by its model name.
+func geForce(d *topology.Device) bool {
+	return strings.Contains(d.Name, "GeForce") || strings.Contains(d.Name, "TITAN")
+}
+
+// nicRDMA says whether NCCL can use the NIC over verbs: an RDMA device in
+// the source, or, when the source holds none at all, the model.
+func (a *analysis) nicRDMA(n *topology.Device) (tri, string) {
+	if len(n.RDMA) > 0 || n.NCCLGDR != "" {
+		return yes, "RDMA device " + strings.Join(n.RDMA, ",")
+	}
+	if a.anyRDMA {
+		return no, "no sys/class/infiniband device"
+	}
+	return rdmaByModel(n)
+}
+
+// rdmaByModel knows which NIC families have an RDMA engine: ConnectX and
+// BlueField (InfiniBand/RoCE), Intel E810 (irdma) and X722 (iWARP),
+// Broadcom NetXtreme-E (bnxt_re); Intel's 1/10/25/40 GbE families without
+// one (I350, I210/I211, I225/I226, 82599, X540, X550, X710/XL710/XXV710),
+// Realtek and Aquantia have none.
+func rdmaByModel(n *topology.Device) (tri, string) {
+	switch n.VendorID {
+	case topology.VendorMellanox:
+		return yes, "Mellanox/NVIDIA NIC"
+	case topology.VendorIntel:
+		switch d := n.DeviceID; {
+		case d >= 0x1591 && d <= 0x1593, d == 0x159b, d >= 0x37d0 && d <= 0x37d3:
+			return yes, "Intel E810/X722"
+		case d == 0x1521, d == 0x1533, d == 0x1539, d == 0x15f3, d == 0x125b, d == 0x125c, d == 0x10fb,
+			d == 0x1528, d == 0x1563, d == 0x1572, d >= 0x1580 && d <= 0x158b:
+			return no, fmt.Sprintf("Intel %04x has no RDMA engine", d)
+		}
+	case 0x14e4: // Broadcom's NIC vendor ID
+		switch d := n.DeviceID; {
+		case d >= 0x16d6 && d <= 0x16df, d >= 0x1750 && d <= 0x1760:
+			return yes, "Broadcom NetXtreme-E"
+		}
+	case 0x10ec, 0x1d6a:
+		return no, "Realtek/Aquantia NICs have no RDMA engine"
+	}
+	return unknown, "no sys/class/infiniband in the source and the model is not known"
+}
+
+// peerMemoryState is what peerMemory found.
+type peerMemoryState struct {
+	state     tri
+	mechanism string // "nvidia-peermem", "dma-buf", or "" when none applies
+	why       string // why off or unknown
+	note      string
+}
+
+// kernelRE finds the kernel release in a BOOT_IMAGE path (vmlinuz-6.8.0-45-generic).
+var kernelRE = regexp.MustCompile(`vmlinu[xz]-(\d+)\.(\d+)`)
+
+// kernelVersion reads major.minor of the running kernel from the command
+// line's BOOT_IMAGE; ok is false when it is not there.
+func kernelVersion(cmdline string) (major, minor int, ok bool) {
+	m := kernelRE.FindStringSubmatch(cmdline)
+	if m == nil {
+		return 0, 0, false
+	}
+	major, _ = strconv.Atoi(m[1])
+	minor, _ = strconv.Atoi(m[2])
+	return major, minor, true
+}
+
+// peerMemory decides how the NIC can reach GPU memory: a peer-memory module
+// (nvidia_peermem, nv_peer_mem, memory_peers: net_ib gdr.cc), else dma-buf,
+// which needs NCCL 2.13 or newer, a kernel with RDMA dma-buf (5.12), the
+// open NVIDIA kernel module (NCCL troubleshooting, "GPU Direct RDMA") and so
+// a Turing or newer GPU, and CUDA 11.7.
+func (a *analysis) peerMemory(gpu *topology.Device) peerMemoryState {
+	p := a.g.Platform
+	if len(p.PeerMemory) > 0 {
+		s := peerMemoryState{state: yes, mechanism: "nvidia-peermem"}
+		if a.v.minor <= 18 && !strings.Contains(strings.Join(p.PeerMemory, " "), "memory_peers") {
+			s.note = "NCCL 2.18 and older look only under sys/kernel/mm/memory_peers: the module alone may not count"
+		}
+		return s
+	}
+	if !p.ModulesRead {
+		return peerMemoryState{state: unknown, why: "peer-memory evidence not captured (sys/module)"}
+	}
+	return a.dmaBuf(gpu)
+}
+
+// dmaBuf decides dma-buf where no peer-memory module is loaded, from what
+// the capture shows: the NCCL release, the GPU generation, the driver's
+// flavour (sys/module/nvidia/taint: P is the proprietary driver, which has
+// no dma-buf export) and the kernel (RDMA dma-buf from 5.12).
+func (a *analysis) dmaBuf(gpu *topology.Device) peerMemoryState {
+	off := func(why string) peerMemoryState {
+		return peerMemoryState{state: no, why: "no peer-memory module (nvidia_peermem, nv_peer_mem) and " + why}
+	}
+	if a.v.minor < 13 {
+		return off("NCCL before 2.13 has no dma-buf")
+	}
+	if sm, ok := computeCapability(gpu); ok && sm < 75 {
+		return off(fmt.Sprintf("dma-buf needs the open NVIDIA kernel module, which does not drive this pre-Turing GPU (sm %d)", sm))
+	}
+	p := a.g.Platform
+	open := unknown
+	if p.NVIDIATaintRead {
+		open = yes
+		if strings.Contains(p.NVIDIATaint, "P") {
+			open = no
+		}
+	}
+	if open == no {
+		return off(fmt.Sprintf("the proprietary NVIDIA driver is loaded (sys/module/nvidia/taint = %s): dma-buf needs the open kernel module", p.NVIDIATaint))
+	}
+	major, minor, ok := kernelVersion(a.g.System.Cmdline)
+	switch {
+	case ok && (major < 5 || major == 5 && minor < 12):
+		return off(fmt.Sprintf("kernel %d.%d predates RDMA dma-buf (5.12)", major, minor))
+	case !ok:
+		return peerMemoryState{state: unknown, mechanism: "dma-buf",
+			why: "no peer-memory module; dma-buf needs kernel 5.12+ and the open NVIDIA kernel module, and the capture does not show the kernel release"}
+	case open == yes:
+		return peerMemoryState{state: yes, mechanism: "dma-buf",
+			why: fmt.Sprintf("no peer-memory module, but the open NVIDIA kernel module (sys/module/nvidia/taint = %q) on kernel %d.%d exports GPU memory as dma-buf (NCCL_DMABUF_ENABLE=1 is the default)", p.NVIDIATaint, major, minor)}
+	}
+	return peerMemoryState{state: unknown, mechanism: "dma-buf",
+		why: fmt.Sprintf("no peer-memory module; kernel %d.%d supports dma-buf, which works with the open NVIDIA kernel module only, and the capture lacks sys/module/nvidia/taint to tell which driver is loaded", major, minor)}
+}

@@ -1,0 +1,181 @@
+package advisor
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/internal/ncclxml"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// TestCheckGdrBranches walks every branch of ncclTopoCheckGdr (NCCL
+// src/graph/paths.cc) as read at v2.18.6, v2.21.5, v2.26.2, v2.27.7, v2.28.9
+// and v2.30.7, on hand-built graphs.
+func TestCheckGdrBranches(t *testing.T) {
+	type shape func() (*builder, *topology.Device, *topology.Device)
+	tests := []struct {
+		name    string
+		version string
+		env     map[string]string
+		build   shape
+		setup   func(b *builder, g, n *topology.Device)
+		label   topology.Label // overrides the pair's NCCL label
+		gdr     bool
+		read    bool
+		reason  string
+		unknown string
+	}{
+		// 1. gdrSupport of the NET and of the GPU.
+		{name: "net gdr=0 in an NCCL XML", build: pix, setup: func(b *builder, g, n *topology.Device) { n.NCCLGDR = "0" }, reason: `<net gdr="0">`},
+		{name: "gpu gdr=0 in an NCCL XML", build: pix, setup: func(b *builder, g, n *topology.Device) { g.NCCLGDR = "0" }, reason: `<gpu gdr="0">`},
+		{name: "GeForce: no cudaDevAttrGPUDirectRDMASupported", build: pix,
+			setup: func(b *builder, g, n *topology.Device) { g.Name = "GA102 [GeForce RTX 3090]" }, reason: "GeForce"},
+		{name: "Intel X710 in an lspci dump: no RDMA", build: pix, setup: func(b *builder, g, n *topology.Device) {
+			n.RDMA, n.VendorID, n.DeviceID = nil, topology.VendorIntel, 0x1572
+		}, reason: "has no RDMA"},
+		{name: "unknown NIC in an lspci dump: undecided", build: pix, setup: func(b *builder, g, n *topology.Device) {
+			n.RDMA, n.VendorID, n.DeviceID = nil, 0x1234, 0x0001
+		}, gdr: true, read: true, unknown: "RDMA support of"},
+		{name: "NCCL 2.12: no dma-buf without peer memory", version: "2.12", build: pix, setup: func(b *builder, g, n *topology.Device) {
+			b.g.Platform.PeerMemory, b.g.System.Cmdline = nil, "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic"
+		}, reason: "before 2.13"},
+		{name: "no peer memory, kernel 6.8, open kernel module: dma-buf", build: pix, setup: func(b *builder, g, n *topology.Device) {
+			b.g.Platform.PeerMemory, b.g.System.Cmdline = nil, "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic"
+			b.g.Platform.NVIDIATaint, b.g.Platform.NVIDIATaintRead = "O", true
+		}, gdr: true, read: true},
+		{name: "no peer memory, kernel 6.8, proprietary driver: off", build: pix, setup: func(b *builder, g, n *topology.Device) {
+			b.g.Platform.PeerMemory, b.g.System.Cmdline = nil, "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic"
+			b.g.Platform.NVIDIATaint, b.g.Platform.NVIDIATaintRead = "PO", true
+		}, reason: "proprietary NVIDIA driver"},
+		{name: "no peer memory, kernel 6.8, driver unseen: undecided", build: pix, setup: func(b *builder, g, n *topology.Device) {
+			b.g.Platform.PeerMemory, b.g.System.Cmdline = nil, "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic"
+		}, gdr: true, read: true, unknown: "sys/module/nvidia/taint"},
+		// 3. Reads.
+		{name: "NCCL_NET_GDR_READ=0", env: map[string]string{"NCCL_NET_GDR_READ": "0"}, build: pix, gdr: true, reason: "NCCL_NET_GDR_READ=0"},
+		{name: "NCCL_NET_GDR_READ=1 keeps V100 reads on", env: map[string]string{"NCCL_NET_GDR_READ": "1"}, build: pixTwo,
+			setup: func(b *builder, g, n *topology.Device) { b.g.NCCLView, g.ComputeCapability = true, 70 }, gdr: true, read: true},
+		{name: "sm from the NCCL XML decides (2.21)", version: "2.21.5", build: pixTwo,
+			setup: func(b *builder, g, n *topology.Device) { b.g.NCCLView, g.ComputeCapability = true, 70 }, gdr: true, reason: "pre-Ampere"},
+		// 4-5. The level.
+		{name: "PHB at 2.28: PXB", version: "2.28.9", build: phb, reason: "PHB > GDR level PXB"},
+		{name: "NCCL_NET_GDR_LEVEL=PHB", env: map[string]string{"NCCL_NET_GDR_LEVEL": "PHB"}, build: phb, gdr: true, read: true},
+		{name: "NCCL_NET_GDR_LEVEL=3 (old numbering: PHB)", env: map[string]string{"NCCL_NET_GDR_LEVEL": "3"}, build: phb, gdr: true, read: true},
+		{name: "NCCL_NET_GDR_LEVEL=9 (old numbering past the end: SYS)", env: map[string]string{"NCCL_NET_GDR_LEVEL": "9"}, build: sys, gdr: true, read: true},
+		{name: "NCCL_NET_GDR_LEVEL=LOC turns PIX off", env: map[string]string{"NCCL_NET_GDR_LEVEL": "LOC"}, build: pix, reason: "PIX > GDR level LOC"},
+		{name: "NCCL_NET_GDR_LEVEL=P2C unknown to 2.21: default", version: "2.21", env: map[string]string{"NCCL_NET_GDR_LEVEL": "P2C"}, build: phb, reason: "not understood"},
+		{name: "NODE is NCCL's PHB", build: func() (*builder, *topology.Device, *topology.Device) {
+			b := newBuilder()
+			h0, _ := b.hb(0)
+			h1 := &topology.HostBridge{Name: "pci0000:80", Bus: 0x80, NUMANode: 0, Socket: 0}
+			b.g.HostBridges = append(b.g.HostBridges, h1)
+			r0 := b.rootPort(h0, 2)
+			r1 := b.dev("0000:80:02.0", h1, topology.KindBridge, topology.RoleRootPort)
+			return b, b.gpu(endpoint(r0), r0), b.nic("0000:81:00.0", r1, "mlx5_0")
+		}, env: map[string]string{"NCCL_NET_GDR_LEVEL": "PHB"}, gdr: true, read: true},
+		// C2C: P2C counts as C2C in 2.26-2.28 with NCCL_NET_GDR_C2C (default 0
+		// in 2.26, 1 from 2.27); from 2.29 the default level is P2C.
+		{name: "NCCL_NET_GDR_LEVEL=P2C unknown to 2.26: default", version: "2.26.2", env: map[string]string{"NCCL_NET_GDR_LEVEL": "P2C"}, build: phb, reason: "not understood"},
+		{name: "NCCL_NET_GDR_LEVEL=C2C known to 2.26", version: "2.26.2", env: map[string]string{"NCCL_NET_GDR_LEVEL": "C2C"}, build: pix, reason: "PIX > GDR level C2C"},
+		{name: "P2C at 2.25: off", version: "2.25.1", build: phb, label: topology.P2C, reason: "P2C > GDR level PXB"},
+		{name: "P2C at 2.26: off by default", version: "2.26.2", build: phb, label: topology.P2C, reason: "P2C > GDR level PXB"},
+		{name: "P2C at 2.26 with NCCL_NET_GDR_C2C=1", version: "2.26.2", env: map[string]string{"NCCL_NET_GDR_C2C": "1"}, build: phb, label: topology.P2C, gdr: true, read: true},
+		{name: "P2C at 2.27: on", version: "2.27.7", build: phb, label: topology.P2C, gdr: true, read: true},
+		{name: "P2C at 2.27 with NCCL_NET_GDR_C2C=0", version: "2.27.7", env: map[string]string{"NCCL_NET_GDR_C2C": "0"}, build: phb, label: topology.P2C, reason: "P2C > GDR level PXB"},
+		{name: "P2C at 2.30: level P2C", build: phb, label: topology.P2C, gdr: true, read: true},
+		{name: "P2C at 2.30 with NCCL_NET_GDR_C2C=0: level PXB", env: map[string]string{"NCCL_NET_GDR_C2C": "0"}, build: phb, label: topology.P2C, reason: "P2C > GDR level PXB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, g, n := tt.build()
+			if tt.setup != nil {
+				tt.setup(b, g, n)
+			}
+			graph := b.graph()
+			pairs := graph.Pairs()
+			for i := range pairs {
+				if tt.label != "" && pairs[i].A == g && pairs[i].B == n {
+					pairs[i].NCCL = tt.label
+				}
+			}
+			r, err := Analyze(graph, pairs, Options{NCCLVersion: tt.version, Env: tt.env})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := pred(t, r, g, n)
+			if p.GDR != tt.gdr || p.GDRRead != tt.read || !strings.Contains(p.GDRReason, tt.reason) {
+				t.Errorf("GDR %v read %v reason %q; want %v %v containing %q", p.GDR, p.GDRRead, p.GDRReason, tt.gdr, tt.read, tt.reason)
+			}
+			if !strings.Contains(p.GDRUnknown, tt.unknown) || (tt.unknown == "") != (p.GDRUnknown == "") {
+				t.Errorf("GDRUnknown %q, want %q", p.GDRUnknown, tt.unknown)
+			}
+		})
+	}
+}
+
+func TestKernelVersion(t *testing.T) {
+	for _, tt := range []struct {
+		cmdline      string
+		major, minor int
+		ok           bool
+	}{
+		{"BOOT_IMAGE=/vmlinuz-5.15.0-91-generic root=UUID=x ro", 5, 15, true},
+		{"BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.8.0-45-generic ro", 6, 8, true},
+		{"BOOT_IMAGE=/boot/vmlinuz-4.18.0-513.el8.x86_64 ro", 4, 18, true},
+		{"ro quiet", 0, 0, false},
+	} {
+		if ma, mi, ok := kernelVersion(tt.cmdline); ma != tt.major || mi != tt.minor || ok != tt.ok {
+			t.Errorf("kernelVersion(%q) = %d.%d %v", tt.cmdline, ma, mi, ok)
+		}
+	}
+}
+
+// v100XML is an NCCL topology file: two V100s (sm 70) and a ConnectX NIC
+// under one PCIe switch, the GPUs joined by NVLINK when nvlink is set.
+func v100XML(nvlink bool) string {
+	link := func(target string) string {
+		if !nvlink {
+			return ""
+		}
+		return `<nvlink target="` + target + `" count="2" tclass="0x030200"/>`
+	}
+	return `<system version="1">
+  <cpu numaid="0" affinity="0000ffff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85">
+    <pci busid="0000:02:00.0" class="0x060400" vendor="0x10b5" device="0x8764" link_speed="8.0 GT/s PCIe" link_width="16">
+      <pci busid="0000:03:00.0" class="0x030200" vendor="0x10de" device="0x1db1" link_speed="8.0 GT/s PCIe" link_width="16">
+        <gpu dev="0" sm="70" rank="0" gdr="1">` + link("0000:04:00.0") + `</gpu>
+      </pci>
+      <pci busid="0000:04:00.0" class="0x030200" vendor="0x10de" device="0x1db1" link_speed="8.0 GT/s PCIe" link_width="16">
+        <gpu dev="1" sm="70" rank="1" gdr="1">` + link("0000:03:00.0") + `</gpu>
+      </pci>
+      <pci busid="0000:05:00.0" class="0x020700" vendor="0x15b3" device="0x1017" link_speed="8.0 GT/s PCIe" link_width="16">
+        <nic><net name="mlx5_0" dev="0" speed="100000" port="1" gdr="1"/></nic>
+      </pci>
+    </pci>
+  </cpu>
+</system>`
+}
+
+// TestCheckGdrNCCLXML: reads follow NVLink as the NCCL file shows it
+// (paths.cc: PATH_NVL peer or a single GPU keeps pre-Ampere reads on).
+func TestCheckGdrNCCLXML(t *testing.T) {
+	for _, tt := range []struct {
+		nvlink  bool
+		version string
+		read    bool
+	}{{true, "", true}, {false, "", false}, {true, "2.18.6", true}, {false, "2.18.6", false}} {
+		g, err := ncclxml.Parse("v100.xml", []byte(v100XML(tt.nvlink)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := analyze(t, g, Options{NCCLVersion: tt.version})
+		for _, p := range r.Predictions {
+			if !p.GDR || p.GDRRead != tt.read || p.GDRUnknown != "" {
+				t.Errorf("NVLink %v, NCCL %q: %s–%s GDR %v read %v (%s; unknown %q), want on, read %v",
+					tt.nvlink, tt.version, p.GPU.BDF(), p.NIC.BDF(), p.GDR, p.GDRRead, p.GDRReason, p.GDRUnknown, tt.read)
+			}
+		}
+		if len(r.Predictions) != 2 {
+			t.Errorf("%d predictions, want 2", len(r.Predictions))
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package advisor
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// published is one public measurement and the graph of its shape.
+type published struct {
+	hardware, path, direction, measured, source string
+	build                                       func() (*builder, *topology.Device, *topology.Device)
+	// lo..hi is the measured spread in Gb/s; check returns the prediction
+	// for the direction measured as a range, for the table and the test.
+	lo, hi float64
+	check  func(p Prediction) (float64, float64)
+}
+
+// withLinks sets every link of the graph to l.
+func withLinks(b *builder, l topology.Link) {
+	for _, d := range b.g.Devices {
+		d.Link = l
+	}
+}
+
+var gen3x16 = topology.Link{CurrentGTs: 8, CurrentWidth: 16, MaxGTs: 8, MaxWidth: 16}
+
+func write(p Prediction) (float64, float64) { return p.ExpectedWriteGbps, p.ExpectedWriteMaxGbps }
+func read(p Prediction) (float64, float64)  { return p.ExpectedReadGbps, p.ExpectedReadMaxGbps }
+
+// lower is the pair's lower direction: perftest with --use_cuda on both
+// ends, where one side reads GPU memory and the other writes it.
+func lower(p Prediction) (float64, float64) {
+	return p.ExpectedGbps, min(p.ExpectedWriteMaxGbps, p.ExpectedReadMaxGbps)
+}
+func staged(p Prediction) (float64, float64) { return p.HostStagedGbps, p.HostStagedGbps }
+
+// rome is an EPYC 7452 (family 0x17, model 0x31) with a V100 (sm 70) on a
+// Gen3 path, through the root complex, as StackOverflow q. 59277346.
+func rome() (*builder, *topology.Device, *topology.Device) {
+	b, g, n := phb()
+	withLinks(b, gen3x16)
+	b.g.System.CPUVendor, b.g.System.CPUFamily, b.g.System.CPUModelID = "AuthenticAMD", 0x17, 0x31
+	g.DeviceID = 0x1db4 // V100 PCIe 16GB
+	return b, g, n
+}
+
+// publishedShapes are the measurements the README table lists. Spreads:
+// ±5% around a single figure (run-to-run variation of perftest).
+var publishedShapes = []published{
+	{hardware: "EPYC 7452 (Rome), V100, ConnectX-6, Gen3", path: "PHB", direction: "write", measured: "14.3 GB/s",
+		source: "StackOverflow q. 59277346", build: rome, lo: 114.4 * 0.95, hi: 114.4 * 1.05, check: write},
+	{hardware: "EPYC 7452 (Rome), V100, ConnectX-6, Gen3", path: "PHB", direction: "read", measured: "6.1 GB/s",
+		source: "StackOverflow q. 59277346", build: rome, lo: 48.8 * 0.95, hi: 48.8 * 1.05, check: read},
+	{hardware: "A30, mlx5 200 Gb/s, Xeon", path: "SYS", direction: "both (ib_write_bw, GPU at each end)", measured: "11000 MB/s (92.3 Gb/s)",
+		source: "linux-rdma/perftest#241", build: sys, lo: 92.27 * 0.95, hi: 92.27 * 1.05, check: lower},
+	{hardware: "100 Gb/s RoCE, Xeon", path: "SYS", direction: "GDR (lower direction)", measured: "85 Gb/s",
+		source: "openucx/ucx#11121", build: func() (*builder, *topology.Device, *topology.Device) {
+			b, g, n := sys()
+			n.PortRateGbps = 100
+			return b, g, n
+		}, lo: 85 * 0.95, hi: 85 * 1.05, check: lower},
+	{hardware: "100 Gb/s RoCE, Xeon", path: "SYS", direction: "host-staged", measured: "65 Gb/s",
+		source: "openucx/ucx#11121", build: func() (*builder, *topology.Device, *topology.Device) {
+			b, g, n := sys()
+			n.PortRateGbps = 100
+			return b, g, n
+		}, lo: 65 * 0.95, hi: 65 * 1.05, check: staged},
+	{hardware: "Threadripper PRO, 200 Gb/s NIC", path: "PHB", direction: "read (control run)", measured: "180 Gb/s",
+		source: "NVIDIA/open-gpu-kernel-modules#1253", build: func() (*builder, *topology.Device, *topology.Device) {
+			b, g, n := phb()
+			b.g.System.CPUVendor, b.g.System.CPUFamily, b.g.System.CPUModelID = "AuthenticAMD", 0x19, 0x08
+			b.g.System.CPUModel = "AMD Ryzen Threadripper PRO 5975WX 32-Cores"
+			return b, g, n
+		}, lo: 180 * 0.95, hi: 180 * 1.05, check: read},
+	{hardware: "Intel Core (client) CPU", path: "PHB", direction: "read", measured: "fails (P2P writes only)",
+		source: "NVIDIA/open-gpu-kernel-modules#1253", build: func() (*builder, *topology.Device, *topology.Device) {
+			b, g, n := phb()
+			b.g.System.CPUModelID, b.g.System.CPUModel = 0x97, "12th Gen Intel(R) Core(TM) i9-12900K"
+			return b, g, n
+		}, lo: 0, hi: 5, check: read},
+}
+
+// TestPublishedMeasurements: for each public measurement, the prediction
+// for a graph of the same shape overlaps the measured spread in the
+// direction measured, and the README's table shows that prediction.
+func TestPublishedMeasurements(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range publishedShapes {
+		b, g, n := m.build()
+		p := pred(t, analyze(t, b.graph(), Options{}), g, n)
+		lo, hi := m.check(p)
+		if hi < m.lo || lo > m.hi {
+			t.Errorf("%s, %s, %s: predicted %.1f-%.1f Gb/s, measured %.1f-%.1f (%s)", m.hardware, m.path, m.direction, lo, hi, m.lo, m.hi, m.source)
+		}
+		if row := m.row(lo, hi); !strings.Contains(string(readme), row) {
+			t.Errorf("README lacks the row\n%s", row)
+		}
+	}
+}
+
+// row is the measurement's README table row.
+func (m published) row(lo, hi float64) string {
+	pr := fmt.Sprintf("%.0f Gb/s", lo)
+	if hi > lo+0.5 {
+		pr = fmt.Sprintf("%.0f-%.0f Gb/s", lo, hi)
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", m.hardware, m.path, m.direction, m.measured, pr, m.source)
+}

@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCalibrate: an ib_write_bw server's run on a NODE pair of the HGX H100
+// fixture fits phb_factor_intel, and the written file loads as --model.
+func TestCalibrate(t *testing.T) {
+	text, err := os.ReadFile("../../advisor/testdata/ib_write_bw-server.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	run1 := filepath.Join(dir, "write-server.txt")
+	s := strings.Replace(string(text), "Picking device No. 1", "Picking device No. 0", 1) // 1a:00, GPU0
+	s = strings.Replace(s, "Device         : mlx5_4", "Device         : mlx5_2", 1)       // NODE from GPU0
+	if err := os.WriteFile(run1, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "model.json")
+	code, out, errb := run("calibrate", "../../fixtures/hgx-h100", run1, "--output-file", model)
+	if code != ExitOK {
+		t.Fatalf("calibrate: exit %d: %s", code, errb)
+	}
+	if !strings.Contains(out, "phb_factor_intel") || !strings.Contains(out, "384.0") {
+		t.Errorf("calibrate output:\n%s", out)
+	}
+	js, err := os.ReadFile(model)
+	var fitted map[string]float64
+	if err == nil {
+		err = json.Unmarshal(js, &fitted)
+	}
+	if f := fitted["phb_factor_intel"]; err != nil || f < 0.959 || f > 0.961 {
+		t.Errorf("model file %s (%v): want phb_factor_intel 0.96 (5/6 × 384/333.3)", js, err)
+	}
+	if code, _, errb := run("check", "../../fixtures/hgx-h100", "--model", model); code != ExitOK && code != ExitFindings {
+		t.Errorf("check --model the calibrated file: exit %d: %s", code, errb)
+	}
+	if code, _, errb := run("calibrate", "../../fixtures/hgx-h100", model); code != ExitError || !strings.Contains(errb, "not ib_write_bw") {
+		t.Errorf("calibrate on a non-perftest file: exit %d: %s", code, errb)
+	}
+}
