@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"fmt"
 	"io"
 	"os"
 
@@ -81,35 +79,19 @@ func calibrateRun(opts *calibrateOptions) error {
 	if err != nil {
 		return err
 	}
-	p := render.NewPrinter(opts.IO.Out, render.Table)
-	var rows [][]string
-	for _, f := range fits {
-		key := f.Key
-		if key == "" {
-			key = "none: link arithmetic"
-		}
-		rows = append(rows, []string{f.From, f.GPU.BDF(), f.RDMA + " " + f.NIC.BDF(), f.Direction,
-			fmt.Sprintf("%.1f", f.Gbps), fmt.Sprintf("%.1f", f.Before), fmt.Sprintf("%.1f", f.After), key})
-	}
-	p.Heading("Measured against predicted (Gb/s)")
-	if err := p.Table([]string{"File", "Accelerator", "NIC", "Direction", "Measured", "Before", "After", "Fits"}, rows); err != nil {
-		return err
-	}
 	js, err := fitted.Changed(advisor.DefaultModel())
 	if err != nil {
 		return err
 	}
-	if opts.File == "" || opts.File == "-" {
-		p.Printf("\n--model file:\n")
-		_, err := io.Copy(opts.IO.Out, bytes.NewReader(js))
-		return err
+	c := &render.Calibration{Fits: fits, Model: js}
+	if opts.File != "" && opts.File != "-" {
+		if err := outfile.Write(opts.File, opts.IO.Files, func(w io.Writer) error {
+			_, err := w.Write(js)
+			return err
+		}); err != nil {
+			return err
+		}
+		c.Wrote = opts.File
 	}
-	if err := outfile.Write(opts.File, opts.IO.Files, func(w io.Writer) error {
-		_, err := w.Write(js)
-		return err
-	}); err != nil {
-		return err
-	}
-	p.Printf("\nWrote %s: use it with --model %s\n", opts.File, opts.File)
-	return nil
+	return render.Calibrate(opts.IO.Out, c)
 }

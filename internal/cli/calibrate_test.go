@@ -27,8 +27,12 @@ func TestCalibrate(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("calibrate: exit %d: %s", code, errb)
 	}
-	if !strings.Contains(out, "phb_factor_intel") || !strings.Contains(out, "384.0") {
+	if !strings.Contains(out, "phb_factor_intel") || !strings.Contains(out, "384.0") || !strings.Contains(out, "Wrote "+model+": use it with --model "+model) {
 		t.Errorf("calibrate output:\n%s", out)
+	}
+	// Without --output-file the fitted numbers follow the table.
+	if code, out, errb := run("calibrate", "../../fixtures/hgx-h100", run1); code != ExitOK || !strings.Contains(out, "--model file:\n{") || !strings.Contains(out, `"phb_factor_intel"`) {
+		t.Errorf("calibrate to standard output: exit %d: %s\n%s", code, errb, out)
 	}
 	js, err := os.ReadFile(model)
 	var fitted map[string]float64

@@ -74,7 +74,7 @@ func keepJSON(args []string, code int, out string) {
 			format = args[i+1]
 		}
 	}
-	def := map[string]string{"check": "check", "matrix": "matrix", "tree": "tree", "path": "path", "compare": "comparison", "verify": "verification"}[args[0]]
+	def := map[string]string{"check": "check", "matrix": "matrix", "tree": "tree", "path": "path", "compare": "comparison", "verify": "verification", "fleet": "fleet"}[args[0]]
 	jsonMu.Lock()
 	defer jsonMu.Unlock()
 	switch {
@@ -82,8 +82,12 @@ func keepJSON(args []string, code int, out string) {
 	case format == "json":
 		jsonDocs = append(jsonDocs, jsonDoc{def, strings.Join(args, " "), out})
 	case format == "jsonl":
+		line := "result"
+		if def == "fleet" {
+			line = "fleet_node"
+		}
 		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-			jsonDocs = append(jsonDocs, jsonDoc{"result", strings.Join(args, " "), l})
+			jsonDocs = append(jsonDocs, jsonDoc{line, strings.Join(args, " "), l})
 		}
 	}
 }
@@ -129,7 +133,7 @@ func compileSchemas() error {
 			return
 		}
 		schemas = map[string]*jsonschema.Schema{}
-		for _, d := range []string{"check", "result", "matrix", "tree", "path", "comparison", "verification"} {
+		for _, d := range []string{"check", "result", "matrix", "tree", "path", "comparison", "verification", "fleet", "fleet_node"} {
 			if schemas[d], schemaErr = c.Compile(url + "#/$defs/" + d); schemaErr != nil {
 				return
 			}

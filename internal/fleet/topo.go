@@ -64,7 +64,7 @@ type TopoFinding struct {
 // NewTopo takes from a machine's graph, its labelled pairs and the
 // advisor's result what the fleet command compares. res may be nil.
 func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo {
-	var t Topo
+	t := Topo{Devices: []TopoDevice{}, Pairs: []TopoPair{}, Findings: []TopoFinding{}} // [] in JSON, never null
 	keep := map[*topology.Device]bool{}
 	for _, d := range g.Devices {
 		if (d.Kind != topology.KindAccelerator && d.Kind != topology.KindNIC) || d.IsVirtualFunction() {
@@ -138,7 +138,7 @@ func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo
 
 	if res != nil {
 		for _, f := range res.Findings {
-			devs := slices.Clone(f.Devices)
+			devs := append([]string{}, f.Devices...)
 			slices.Sort(devs)
 			t.Findings = append(t.Findings, TopoFinding{Code: f.Code, Severity: string(f.Severity), Devices: devs})
 		}

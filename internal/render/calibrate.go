@@ -1,0 +1,43 @@
+package render
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/gdtopo/gdtopo/advisor"
+)
+
+// Calibration is what gdtopo calibrate shows: every measurement with its
+// prediction before and after the fit, and the fitted --model file, either
+// its text (Model) or the file it was written to (Wrote).
+type Calibration struct {
+	Fits  []advisor.Fit
+	Model []byte // the --model JSON, shown when Wrote is ""
+	Wrote string // the file the --model JSON went to; "" for standard output
+}
+
+// Calibrate writes gdtopo calibrate's table of measured against predicted
+// throughput, then the fitted --model file or where it went.
+func Calibrate(w io.Writer, c *Calibration) error {
+	p := newPrinter(w, Table)
+	rows := make([][]string, 0, len(c.Fits))
+	for _, f := range c.Fits {
+		key := f.Key
+		if key == "" {
+			key = "none: link arithmetic"
+		}
+		rows = append(rows, []string{f.From, f.GPU.BDF(), f.RDMA + " " + f.NIC.BDF(), f.Direction,
+			fmt.Sprintf("%.1f", f.Gbps), fmt.Sprintf("%.1f", f.Before), fmt.Sprintf("%.1f", f.After), key})
+	}
+	p.Heading("Measured against predicted (Gb/s)")
+	if err := p.Table([]string{"File", "Accelerator", "NIC", "Direction", "Measured", "Before", "After", "Fits"}, rows); err != nil {
+		return err
+	}
+	if c.Wrote != "" {
+		p.Printf("\nWrote %s: use it with --model %s\n", c.Wrote, c.Wrote)
+		return nil
+	}
+	p.Printf("\n--model file:\n")
+	_, err := w.Write(c.Model)
+	return err
+}
