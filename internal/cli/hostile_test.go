@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -15,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gdtopo/gdtopo/internal/hwloc"
 )
 
 // The bounds each hostile input is held to: the time to be refused or read
@@ -25,6 +28,13 @@ const (
 	hostileBound = 2 * time.Second
 	bombBound    = 10 * time.Second
 	hostileAlloc = 1 << 20
+	// hostileTextAlloc: a text source of 512 KiB is read whole (io.ReadAll
+	// grows its buffer by doubling) before it is refused.
+	hostileTextAlloc = 4 << 20
+	// hostileKeptAlloc: an archive of members at the member limit is read
+	// up to source.DefaultLimits().MaxKept (64 MiB) before it is refused;
+	// each member's buffer doubles as its content arrives (measured: 128 MiB).
+	hostileKeptAlloc = 160 << 20
 )
 
 // hostileSecret is the content of a file outside a source that a link in
@@ -124,6 +134,39 @@ func writeBytes(t *testing.T, name string, data []byte) string {
 	return name
 }
 
+// gzipMember is data as one gzip member, at best compression.
+func gzipMember(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if _, err := zw.Write(data); err != nil || zw.Close() != nil {
+		t.Fatal("gzip failed")
+	}
+	return buf.Bytes()
+}
+
+// manyFullMembers writes a .tar.gz of n members of 4 MiB of zeros each,
+// each at the member limit, built from concatenated gzip members as
+// gzipBomb's is: n*4 MiB of stream for a few hundred KiB of file.
+func manyFullMembers(t *testing.T, name string, n int) string {
+	t.Helper()
+	const mib = 1 << 20
+	var out bytes.Buffer
+	zeros := gzipMember(t, make([]byte, mib))
+	for i := range n {
+		var hdr bytes.Buffer
+		tw := tar.NewWriter(&hdr)
+		if err := tw.WriteHeader(&tar.Header{Name: fmt.Sprintf("sys/full%03d", i), Typeflag: tar.TypeReg, Size: 4 * mib, Mode: 0o444}); err != nil {
+			t.Fatal(err)
+		}
+		out.Write(gzipMember(t, hdr.Bytes()))
+		for range 4 {
+			out.Write(zeros)
+		}
+	}
+	return writeBytes(t, name, out.Bytes())
+}
+
 // gzipBomb writes a .tar.gz whose one member, sys/zeros, is 600 MiB of
 // zeros. The stream is 601 concatenated gzip members (RFC 1952 allows it, and
 // gzip.Reader reads them as one): the tar header, then the same compressed
@@ -131,14 +174,7 @@ func writeBytes(t *testing.T, name string, data []byte) string {
 func gzipBomb(t *testing.T, name string) string {
 	t.Helper()
 	const mib = 1 << 20
-	member := func(data []byte) []byte {
-		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-		if _, err := zw.Write(data); err != nil || zw.Close() != nil {
-			t.Fatal("gzip failed")
-		}
-		return buf.Bytes()
-	}
+	member := func(data []byte) []byte { return gzipMember(t, data) }
 	var hdr bytes.Buffer
 	tw := tar.NewWriter(&hdr)
 	if err := tw.WriteHeader(&tar.Header{Name: "sys/zeros", Typeflag: tar.TypeReg, Size: 600 * mib, Mode: 0o444}); err != nil {
@@ -267,6 +303,9 @@ func TestHostileSources(t *testing.T) {
 			t.Logf("built the bomb in %v", time.Since(start))
 			return name
 		}, true, "", "expands beyond"},
+		{"tar.gz of 100 members at the 4 MiB member limit", func(t *testing.T, dir string) string {
+			return manyFullMembers(t, filepath.Join(dir, "full.tar.gz"), 100)
+		}, true, "", "kept in memory"},
 		{"member claiming 2 GiB", func(t *testing.T, dir string) string {
 			var buf bytes.Buffer
 			tw := tar.NewWriter(&buf)
@@ -289,6 +328,12 @@ func TestHostileSources(t *testing.T) {
 				tar.Header{Name: "sys/class/net/eth0", Typeflag: tar.TypeSymlink, Linkname: "/etc"})
 			return writeBytes(t, filepath.Join(dir, "abs.tar"), hostileTar(t, hdrs, goodBodies))
 		}, true, "", "absolute"},
+		{"hwloc XML of too many tags", func(t *testing.T, dir string) string {
+			var b bytes.Buffer
+			b.WriteString(`<topology version="2.0"><object type="Machine">`)
+			b.Write(bytes.Repeat([]byte("<>"), hwloc.MaxXMLTags))
+			return writeBytes(t, filepath.Join(dir, "tags.xml"), b.Bytes())
+		}, true, "", "tags"},
 		{"symlink loop in bus/pci/devices", func(t *testing.T, dir string) string {
 			root := filepath.Join(dir, "loop")
 			copyTree(t, vm, root)
@@ -439,8 +484,15 @@ func TestHostileSources(t *testing.T) {
 			if took > bound {
 				t.Errorf("took %v; want under %v", took, bound)
 			}
-			if grew := m1.TotalAlloc - m0.TotalAlloc; grew > hostileAlloc {
-				t.Errorf("allocated %d KiB; want under %d KiB", grew>>10, hostileAlloc>>10)
+			alloc := uint64(hostileAlloc)
+			if strings.Contains(tt.name, "hwloc XML") {
+				alloc = hostileTextAlloc // text sources are read whole first
+			}
+			if strings.Contains(tt.name, "member limit") {
+				alloc = hostileKeptAlloc
+			}
+			if grew := m1.TotalAlloc - m0.TotalAlloc; grew > alloc {
+				t.Errorf("allocated %d KiB; want under %d KiB", grew>>10, alloc>>10)
 			}
 			if strings.Contains(out+errb, hostileSecret) {
 				t.Errorf("the output holds the content of a file outside the source")

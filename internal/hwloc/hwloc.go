@@ -9,6 +9,7 @@
 package hwloc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -65,7 +66,7 @@ func (o *object) isIO() bool {
 // checkInput rejects what is no text input at all.
 func checkInput(kind, name string, data []byte) error {
 	switch {
-	case len(data) == 0 || strings.TrimSpace(string(data)) == "":
+	case len(bytes.TrimSpace(data)) == 0:
 		return fmt.Errorf("%s: empty input, not %s", name, kind)
 	case len(data) > maxInput:
 		return fmt.Errorf("%s: input over %d MiB, not read as %s", name, maxInput>>20, kind)

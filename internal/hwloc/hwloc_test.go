@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -528,5 +529,29 @@ func TestCollapsedConsole(t *testing.T) {
 	}
 	if len(g.Warnings) == 0 || !strings.Contains(g.Warnings[0].Message, "not shown") {
 		t.Errorf("warnings %v: want one on the 3 folded into 04.0-07.0", g.Warnings)
+	}
+}
+
+// TestParseXMLBounds: past MaxXMLTags or MaxXMLSize the input is refused in
+// one line naming it, before any of it is decoded.
+func TestParseXMLBounds(t *testing.T) {
+	head := `<topology version="2.0"><object type="Machine">`
+	tags := head + strings.Repeat("<>", MaxXMLTags)
+	size := head + `<info name="x" value="` + strings.Repeat("f", MaxXMLSize) + `"/></object></topology>`
+	for _, tc := range []struct{ name, data, want string }{
+		{"tags.xml", tags, "tags"},
+		{"size.xml", size, "MiB"},
+	} {
+		data := []byte(tc.data)
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		_, err := ParseXML(tc.name, data)
+		runtime.ReadMemStats(&m1)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.name+": ") || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: err %v; want one line naming it and saying %q", tc.name, err, tc.want)
+		}
+		if grew := m1.TotalAlloc - m0.TotalAlloc; grew > 64<<10 {
+			t.Errorf("%s: refusing allocated %d KiB; want under 64 KiB", tc.name, grew>>10)
+		}
 	}
 }

@@ -46,6 +46,17 @@ type xmlTopology struct {
 	Uniform   []xmlDistances `xml:"distances2"`
 }
 
+// MaxXMLTags bounds the '<' characters (tags, comments, declarations) of
+// an hwloc XML input: decoding costs about 2 KiB of allocation and 1.3 KiB
+// of live memory per object, so the cap, not the input size, bounds what a
+// file of many small objects takes. lstopo's XML of a DGX-class machine has
+// about 500; one of a 3584-thread, 16-socket machine about 40 000.
+const MaxXMLTags = 1 << 18
+
+// MaxXMLSize bounds an hwloc XML input's bytes: decoding allocates about
+// 13 bytes per byte of a long attribute. Real files are tens of KiB.
+const MaxXMLSize = 16 << 20
+
 // SniffXML reports whether data looks like hwloc XML: a <topology> root
 // element, in either format.
 func SniffXML(data []byte) bool {
@@ -81,6 +92,14 @@ func SniffXML(data []byte) bool {
 func ParseXML(name string, data []byte) (*topology.Graph, error) {
 	if err := checkInput("hwloc XML", name, data); err != nil {
 		return nil, err
+	}
+	if len(data) > MaxXMLSize {
+		return nil, fmt.Errorf("%s: hwloc XML of %d MiB, over the %d MiB gdtopo reads; not read", name, len(data)>>20, MaxXMLSize>>20)
+	}
+	// Every tag costs at least one '<', so counting them bounds the
+	// decoded tree before any of it is built.
+	if n := bytes.Count(data, []byte("<")); n > MaxXMLTags {
+		return nil, fmt.Errorf("%s: hwloc XML with %d tags, over the %d gdtopo reads (a real machine's has a few thousand); not read", name, n, MaxXMLTags)
 	}
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	// Skip to the root element to tell a foreign XML from a broken one.

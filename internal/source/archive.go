@@ -94,6 +94,7 @@ type archiveReader struct {
 	m            *memFS
 	absLinks     [][2]string // symbolic links with absolute targets, as {member, target}; never stored
 	slab         []byte      // where small member contents are read into
+	kept         int64       // bytes of member contents kept so far, against lim.MaxKept
 	warnings     []string
 	member       string // the member being read, for messages
 	cleanDir     string // the folder of the last member whose name was clean
@@ -152,10 +153,16 @@ func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
 			}
 			return nil
 		}
+		// Checked on the header's claim, before reading: a claim beyond
+		// the stream can only be the last member's, which then ends short.
+		if hdr.Size > r.lim.MaxKept-r.kept {
+			return r.refuse(fmt.Sprintf("member contents add up to more than the %s kept in memory", size(r.lim.MaxKept)))
+		}
 		data, err := r.content(hdr.Size, tr)
 		if err != nil {
 			return r.streamErr(err)
 		}
+		r.kept += int64(len(data))
 		n.data = data
 	case tar.TypeSymlink:
 		n.mode |= fs.ModeSymlink

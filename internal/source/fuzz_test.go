@@ -18,7 +18,7 @@ import (
 )
 
 // fuzzLimits are small so that one fuzz input costs little.
-var fuzzLimits = Limits{MaxExpanded: 4 << 20, MaxMember: 64 << 10, MaxEntries: 2000}
+var fuzzLimits = Limits{MaxExpanded: 4 << 20, MaxMember: 64 << 10, MaxEntries: 2000, MaxKept: 1 << 20}
 
 // fuzzSeedTar is a small sysfs-like tree as a tar stream: folders, attribute
 // files, a config blob, bus and class links, a hard link and proc files.

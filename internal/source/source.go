@@ -54,18 +54,19 @@ type Limits struct {
 	MaxExpanded int64 // total decompressed bytes read from the stream (default 512 MiB)
 	MaxMember   int64 // largest member kept in memory (default 4 MiB); larger regular members are skipped with a warning
 	MaxEntries  int   // most archive members, of any type (default 500 000)
+	MaxKept     int64 // total bytes of member contents kept in memory (default 64 MiB); past it the archive is refused
 }
 
 // DefaultLimits returns the limits Open uses.
 func DefaultLimits() Limits {
-	return Limits{MaxExpanded: 512 << 20, MaxMember: 4 << 20, MaxEntries: 500_000}
+	return Limits{MaxExpanded: 512 << 20, MaxMember: 4 << 20, MaxEntries: 500_000, MaxKept: 64 << 20}
 }
 
 // withDefaults fills the zero fields of l from DefaultLimits.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
 	return Limits{orDefault(l.MaxExpanded, d.MaxExpanded), orDefault(l.MaxMember, d.MaxMember),
-		orDefault(l.MaxEntries, d.MaxEntries)}
+		orDefault(l.MaxEntries, d.MaxEntries), orDefault(l.MaxKept, d.MaxKept)}
 }
 
 // orDefault is v, or d when v is not positive.

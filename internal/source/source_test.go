@@ -345,11 +345,13 @@ func TestOpenRefused(t *testing.T) {
 			return tarBytes(t, withGood(member{name: "sys/f", body: "x"}, member{name: "sys/f/g", body: "y"}))
 		}, Limits{}, `member "sys/f/g": parent "sys/f" is not a folder`, nil, nil},
 		{"header claims 2 GiB", claims2GiB, Limits{}, `truncated tar archive near member "sys/huge"`, nil, nil},
-		{"header claims 2 GiB, kept size", claims2GiB, Limits{MaxMember: 4 << 30}, `truncated tar archive`, nil, nil},
+		{"header claims 2 GiB, kept size", claims2GiB, Limits{MaxMember: 4 << 30, MaxKept: 4 << 30}, `truncated tar archive`, nil, nil},
 		{"gzip bomb", bomb, Limits{MaxExpanded: 1 << 20}, "archive expands beyond 1 MiB; refusing", nil, nil},
 		{"gzip bomb, odd limit", bomb, Limits{MaxExpanded: 100_000, MaxMember: 10}, "archive expands beyond 100000 bytes", nil, nil},
 		{"too many members", func(t *testing.T) []byte { return tarBytes(t, goodTree("")) },
 			Limits{MaxEntries: 2}, "archive has more than 2 members; refusing", nil, nil},
+		{"members over the kept limit", func(t *testing.T) []byte { return tarBytes(t, goodTree("")) },
+			Limits{MaxKept: 10}, "member contents add up to more than the 10 bytes kept in memory; refusing the archive", nil, nil},
 		{"empty file", func(*testing.T) []byte { return nil }, Limits{}, "empty file", nil, ErrUnrecognized},
 		{"random bytes", random, Limits{}, "not a sysfs tree or snapshot archive", ErrUnrecognized, nil},
 		{"short text", func(*testing.T) []byte { return []byte("00:01.0 VGA compatible controller\n") },
@@ -812,11 +814,11 @@ func TestLive(t *testing.T) {
 }
 
 func TestDefaultLimits(t *testing.T) {
-	want := Limits{MaxExpanded: 512 << 20, MaxMember: 4 << 20, MaxEntries: 500_000}
+	want := Limits{MaxExpanded: 512 << 20, MaxMember: 4 << 20, MaxEntries: 500_000, MaxKept: 64 << 20}
 	if got := DefaultLimits(); got != want {
 		t.Errorf("DefaultLimits() = %+v; want %+v", got, want)
 	}
-	if got := (Limits{MaxMember: 7}).withDefaults(); got != (Limits{MaxExpanded: 512 << 20, MaxMember: 7, MaxEntries: 500_000}) {
+	if got := (Limits{MaxMember: 7}).withDefaults(); got != (Limits{MaxExpanded: 512 << 20, MaxMember: 7, MaxEntries: 500_000, MaxKept: 64 << 20}) {
 		t.Errorf("withDefaults kept %+v", got)
 	}
 }
