@@ -251,17 +251,6 @@ func expandTabs(s string, col, stop int) string {
 	return b.String()
 }
 
-// widthOf is the widest cell of column i.
-func widthOf(rows [][]string, i int) int {
-	w := 0
-	for _, r := range rows {
-		if i < len(r) {
-			w = max(w, textWidth(r[i]))
-		}
-	}
-	return w
-}
-
 // pad is s followed by spaces to width columns.
 func pad(s string, width int) string {
 	return s + strings.Repeat(" ", max(0, width-textWidth(s)))
