@@ -100,6 +100,9 @@ type builder struct {
 	pkgs       map[int]bool
 	nodes      map[int]*topology.NUMANode
 	pus        int
+	// linkGBs is each generation and width's GB/s as %.2f prints it,
+	// lanes by widths, made on first use.
+	linkGBs []string
 }
 
 func build(name string, root *object, version string) (*topology.Graph, error) {
@@ -287,11 +290,15 @@ func (b *builder) normal(o, parent *object, pkg int) {
 	if s.CPUVendor == "" {
 		s.CPUVendor = info("CPUVendor")
 	}
-	if v, err := strconv.Atoi(info("CPUFamilyNumber")); err == nil && s.CPUFamily < 0 {
-		s.CPUFamily = v
+	if f := info("CPUFamilyNumber"); f != "" && s.CPUFamily < 0 {
+		if v, err := strconv.Atoi(f); err == nil {
+			s.CPUFamily = v
+		}
 	}
-	if v, err := strconv.Atoi(info("CPUModelNumber")); err == nil && s.CPUModelID < 0 {
-		s.CPUModelID = v
+	if m := info("CPUModelNumber"); m != "" && s.CPUModelID < 0 {
+		if v, err := strconv.Atoi(m); err == nil {
+			s.CPUModelID = v
+		}
 	}
 	if s.Hostname == "" {
 		s.Hostname = info("HostName")
@@ -367,7 +374,7 @@ func (b *builder) device(o, normal *object, hb *topology.HostBridge, parent *top
 	}
 	d := &topology.Device{Addr: addr, Parent: parent, HostBridge: hb, NUMANode: -1, RawNUMANode: -1, Seen: b.where(o)}
 	if o.line == 0 {
-		d.Seen = fmt.Sprintf("%s <object pci_busid=%q>", b.name, o.busid)
+		d.Seen = b.name + " <object pci_busid=" + strconv.Quote(o.busid) + ">"
 	}
 	if hb == nil {
 		d.HostBridge = b.hostBridgeAt(addr.Domain, addr.Bus, true)
@@ -469,12 +476,20 @@ func (b *builder) link(subject, s string) topology.Link {
 		b.warn(subject, fmt.Sprintf("link speed %q unreadable", s))
 		return topology.Link{}
 	}
-	want := fmt.Sprintf("%.2f", v)
+	if b.linkGBs == nil {
+		for _, ln := range lanes {
+			for _, w := range widths {
+				b.linkGBs = append(b.linkGBs, strconv.FormatFloat(ln.gbs*float64(w), 'f', 2, 64))
+			}
+		}
+	}
+	var buf [24]byte
+	want := strconv.AppendFloat(buf[:0], v, 'f', 2, 64) // as %.2f prints it
 	var l topology.Link
 	n := 0
-	for _, ln := range lanes {
-		for _, w := range widths {
-			if fmt.Sprintf("%.2f", ln.gbs*float64(w)) == want {
+	for i, ln := range lanes {
+		for j, w := range widths {
+			if b.linkGBs[i*len(widths)+j] == string(want) {
 				l, n = topology.Link{CurrentGTs: ln.gts, CurrentWidth: w}, n+1
 			}
 		}
@@ -485,7 +500,7 @@ func (b *builder) link(subject, s string) topology.Link {
 	if n > 1 {
 		b.ambig = append(b.ambig, subject)
 	} else {
-		b.warn(subject, fmt.Sprintf("link speed %s GB/s matches no PCIe generation and width", want))
+		b.warn(subject, fmt.Sprintf("link speed %s GB/s matches no PCIe generation and width", string(want)))
 	}
 	return topology.Link{}
 }
@@ -510,13 +525,15 @@ func parseBitmap(s string) ([]int, error) {
 	if strings.Contains(s, "...") {
 		return nil, errors.New("infinite bitmap")
 	}
-	words := strings.Split(s, ",")
-	if len(words) > 1024 {
+	if strings.Count(s, ",") >= 1024 {
 		return nil, errors.New("bitmap too long")
 	}
 	var out []int
-	for i := range words {
-		w := strings.TrimPrefix(strings.TrimSpace(words[len(words)-1-i]), "0x")
+	// Words from the last (bits 0-31) to the first, each up to its comma.
+	for i, end := 0, len(s); end >= 0; i++ {
+		start := strings.LastIndexByte(s[:end], ',') + 1
+		w := strings.TrimPrefix(strings.TrimSpace(s[start:end]), "0x")
+		end = start - 1
 		if w == "" {
 			continue
 		}

@@ -13,12 +13,12 @@ import (
 // name ("OSDev:332" in a heterogeneous one, gp or os indexes of objects of
 // one type otherwise).
 type xmlDistances struct {
-	Name     string   `xml:"name,attr"`
-	Type     string   `xml:"type,attr"`
-	Indexing string   `xml:"indexing,attr"`
-	NbObjs   int      `xml:"nbobjs,attr"`
-	Indexes  []string `xml:"indexes"`
-	Values   []string `xml:"u64values"`
+	Name     string
+	Type     string
+	Indexing string
+	NbObjs   int
+	Indexes  []string // the text of each <indexes>
+	Values   []string // the text of each <u64values>
 }
 
 // Per-link NVLink bandwidth in the NVLinkBandwidth matrix hwloc's NVML
@@ -36,38 +36,14 @@ const (
 // two V100s of a DGX-2. Links to CPUs (POWER's NVLink) are not modelled. The
 // matrix records every bond of the GPUs it holds, so their other pairs get
 // an entry with Count 0, and g.NVLinkRecorded is set when it holds every
-// accelerator. Problems are warnings.
-func nvlinksFromXML(g *topology.Graph, name string, top *xmlTopology) {
-	var m *xmlDistances
-	for i := range top.Distances {
-		if top.Distances[i].Name == "NVLinkBandwidth" {
-			m = &top.Distances[i]
-		}
-	}
+// accelerator. ids are the objects the matrix may name. Problems are
+// warnings.
+func nvlinksFromXML(g *topology.Graph, name string, m *xmlDistances, ids []xmlIDs) {
 	if m == nil {
 		return
 	}
 	warn := func(msg string) {
 		g.Warnings = append(g.Warnings, topology.Warning{Subject: name, Message: "NVLinkBandwidth matrix " + msg + ": NVLink not read"})
-	}
-	byGP := map[string]string{} // "OSDev:332" -> BDF of the PCI device it belongs to
-	var walk func(x *xmlObject, pci string)
-	walk = func(x *xmlObject, pci string) {
-		if x.BusID != "" {
-			pci = x.BusID
-		}
-		if x.GPIndex != "" {
-			byGP[x.Type+":"+x.GPIndex] = pci
-			if x.OSIndex != "" {
-				byGP[x.Type+"#"+x.OSIndex] = pci
-			}
-		}
-		for i := range x.Children {
-			walk(&x.Children[i], pci)
-		}
-	}
-	for i := range top.Objects {
-		walk(&top.Objects[i], "")
 	}
 	var idx []string
 	for _, s := range m.Indexes {
@@ -89,20 +65,40 @@ func nvlinksFromXML(g *topology.Graph, name string, top *xmlTopology) {
 		warn(fmt.Sprintf("has %d indexes and %d values for %d objects", len(idx), len(vals), n))
 		return
 	}
-	devs := make([]*topology.Device, n)
-	// hwloc's only PCI-device peers are NVSwitches (a POWER CPU's NVLink
-	// peer is recorded as a CPU-side object), kept even where the XML
-	// filtered the function itself out.
-	nvswitch := make([]bool, n)
+	keys := make([]string, n)
+	byGP := make(map[string]string, n) // "OSDev:332" -> BDF of the PCI device it belongs to
 	for i, s := range idx {
-		key := s
+		keys[i] = s
 		if !strings.Contains(s, ":") { // a homogeneous matrix: indexes of objects of its type
 			sep := ":"
 			if m.Indexing == "os" {
 				sep = "#"
 			}
-			key = m.Type + sep + s
+			keys[i] = m.Type + sep + s
 		}
+		byGP[keys[i]] = ""
+	}
+	// Objects are "type:gp_index" and "type#os_index"; only the keys the
+	// matrix names are filled, the last object of a key winning.
+	var key []byte
+	for _, x := range ids {
+		key = append(append(append(key[:0], x.typ...), ':'), x.gpIndex...)
+		if _, ok := byGP[string(key)]; ok {
+			byGP[string(key)] = x.busID
+		}
+		if x.osIndex != "" {
+			key = append(append(append(key[:0], x.typ...), '#'), x.osIndex...)
+			if _, ok := byGP[string(key)]; ok {
+				byGP[string(key)] = x.busID
+			}
+		}
+	}
+	devs := make([]*topology.Device, n)
+	// hwloc's only PCI-device peers are NVSwitches (a POWER CPU's NVLink
+	// peer is recorded as a CPU-side object), kept even where the XML
+	// filtered the function itself out.
+	nvswitch := make([]bool, n)
+	for i, key := range keys {
 		if a, err := topology.ParseBDF(byGP[key]); err == nil {
 			devs[i] = g.Device(a)
 		}
