@@ -41,10 +41,16 @@ func SniffXML(data []byte) bool {
 	// At least a fifth of the lines are XML: source code that quotes a
 	// <topology> element is not hwloc XML.
 	yes, no := 0, 0
-	for _, raw := range bytes.Split(whole, []byte("\n")) {
-		switch l := strings.TrimSpace(string(raw)); {
-		case l == "":
-		case strings.HasPrefix(l, "<") || strings.HasSuffix(l, ">"):
+	for rest := whole; len(rest) > 0; {
+		l := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		switch l = bytes.TrimSpace(l); {
+		case len(l) == 0:
+		case l[0] == '<' || l[len(l)-1] == '>':
 			yes++
 		default:
 			no++
