@@ -56,7 +56,7 @@ const htmlPage = `<!DOCTYPE html>
 {{if .Rows}}<h2>Accelerator × NIC: nvidia-smi labels</h2>
 <p>Click a label for the pair's path and the arithmetic of its prediction. Outlined: each accelerator's NIC in the rail plan.</p>
 <table class="matrix" id="matrix"><tr><th></th>{{range .NICs}}<th title="{{.BDF}}">{{.Alias}}</th>{{end}}</tr>
-{{range .Rows}}<tr><th title="{{.Accel.BDF}}">{{.Accel.Alias}}</th>{{range .Cells}}<td>{{if .Pair}}<button type="button" data-pair="{{.Index}}" class="{{.Class}}">{{.Label}}</button>{{end}}</td>{{end}}</tr>
+{{range .Rows}}<tr><th title="{{.Accel.BDF}}">{{.Accel.Alias}}</th>{{range .Cells}}<td>{{if .Pair}}<button type="button" data-pair="{{.Index}}" class="{{.Class}}" title="{{.Title}}">{{.Label}}</button>{{end}}</td>{{end}}</tr>
 {{end}}</table>
 {{range .Pairs}}<section class="pair" id="pair-{{.Index}}" hidden>
 <h3>{{.From}} → {{.To}}</h3>
@@ -119,9 +119,9 @@ type htmlPair struct {
 
 // htmlCell is one matrix cell.
 type htmlCell struct {
-	Pair         *report.Pair
-	Index        int
-	Label, Class string
+	Pair                *report.Pair
+	Index               int
+	Label, Class, Title string // Title: "GPU0 → NIC0"
 }
 
 // htmlRow is one accelerator's row of the matrix.
@@ -185,7 +185,7 @@ func html(w io.Writer, r *report.Report) error {
 			if a.BestNIC == n.BDF {
 				class += " best"
 			}
-			row.Cells = append(row.Cells, htmlCell{Pair: p, Index: i, Label: report.Label(p), Class: class})
+			row.Cells = append(row.Cells, htmlCell{Pair: p, Index: i, Label: report.Label(p), Class: class, Title: acc.Alias + " → " + n.Alias})
 			data.Pairs = append(data.Pairs, htmlPairOf(i, r, p, acc, n))
 		}
 		data.Rows = append(data.Rows, row)
