@@ -138,7 +138,10 @@ type parser struct {
 	curAt string // where cur's header is
 	key   string // last "Key:" of a -vvv detail line
 	vmm   *rec   // open -vmm record
-	tree  map[int]tctx
+	// vmmIDs says the open -vmm record was written with -nn: its Class
+	// ends in a bracketed ID, so a Device's last bracket is one too.
+	vmmIDs bool
+	tree   map[int]tctx
 
 	numaNodes  []topology.NUMANode
 	numactl    bool

@@ -516,3 +516,33 @@ func TestSideFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestVmmModelThatLooksLikeAnID: without -nn, lspci -vmm prints a model in
+// brackets that may be four hex digits ("GB100 [B200]", from a database that
+// knows the B200); that is a name, not device ID b200. With -nn every field
+// ends in its ID, the Class line first.
+func TestVmmModelThatLooksLikeAnID(t *testing.T) {
+	for _, tt := range []struct {
+		form, dump string
+		device     uint16
+		name       string
+	}{
+		{"names", "Slot:\t1a:00.0\nClass:\t3D controller\nVendor:\tNVIDIA Corporation\nDevice:\tGB100 [B200]\n",
+			0, "NVIDIA Corporation GB100 [B200]"},
+		{"-nn", "Slot:\t1a:00.0\nClass:\t3D controller [0302]\nVendor:\tNVIDIA Corporation [10de]\nDevice:\tGB100 [B200] [2901]\n",
+			0x2901, "NVIDIA Corporation GB100 [B200]"},
+		{"-n", "Slot:\t1a:00.0\nClass:\t0302\nVendor:\t10de\nDevice:\t2901\n", 0x2901, ""},
+	} {
+		g, err := Parse(tt.form, []byte(tt.dump))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.form, err)
+		}
+		d := g.Device(topology.BDF{Bus: 0x1a})
+		if d == nil {
+			t.Fatalf("%s: 1a:00.0 not read", tt.form)
+		}
+		if d.DeviceID != tt.device || tt.name != "" && d.Name != tt.name {
+			t.Errorf("%s: device ID %04x name %q, want %04x %q", tt.form, d.DeviceID, d.Name, tt.device, tt.name)
+		}
+	}
+}
