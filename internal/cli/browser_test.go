@@ -317,3 +317,29 @@ func renameRDMA(t *testing.T, root, old, name string) {
 		t.Fatal(err)
 	}
 }
+
+// TestHTMLEscapes runs without a browser: a NIC named with markup reaches
+// the page escaped, and the page refers to nothing outside itself.
+func TestHTMLEscapes(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "hostile")
+	if err := os.CopyFS(src, os.DirFS(filepath.Join("..", "..", "fixtures", "hgx-h100"))); err != nil {
+		t.Fatal(err)
+	}
+	renameRDMA(t, src, "mlx5_0", `mlx5_0<img src=x onerror=alert(1)>`)
+	code, page, errb := run("export", src, "-o", "html")
+	if code != ExitOK {
+		t.Fatalf("export -o html: exit %d: %s", code, errb)
+	}
+	if strings.Contains(page, "<img") || !strings.Contains(page, "mlx5_0&lt;img src=x onerror=alert(1)&gt;") {
+		t.Error("the NIC's name is not escaped in the page")
+	}
+	if n := strings.Count(page, "<script"); n != 1 {
+		t.Errorf("%d scripts in the page, want 1", n)
+	}
+	own := strings.ReplaceAll(page, `xmlns="http://www.w3.org/2000/svg"`, "") // a name, not a fetch
+	for _, ref := range []string{"http:", "https:", "src=\"", "href=\"", "@import", "url("} {
+		if strings.Contains(own, ref) {
+			t.Errorf("the page refers outside itself: %q", ref)
+		}
+	}
+}
