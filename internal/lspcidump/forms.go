@@ -136,6 +136,14 @@ func (p *parser) capability(r *rec, v string) {
 	if !ok {
 		return
 	}
+	if strings.HasPrefix(strings.TrimSpace(rest), "<chain looped>") {
+		// pciutils (ls-caps.c, ls-ecaps.c) stops walking a list that
+		// revisits an entry: what lies past the loop, ACS among it, was
+		// never read.
+		r.looped = true
+		p.warn("loop", fmt.Sprintf("%s: capability list loops (lspci: <chain looped>): ACS and the registers past the loop unknown", r.addr.Short()))
+		return
+	}
 	// lspci lists capabilities only when it could read the capability list;
 	// it then reads the extended space too, so an ACS capability it does
 	// not list is absent, not unknown.

@@ -114,6 +114,7 @@ type rec struct {
 	capsSeen               bool // a capability was listed: the list was readable
 	noCaps                 bool // Status: Cap-, the function has no capability list
 	denied                 bool // Capabilities: <access denied>
+	looped                 bool // Capabilities: [..] <chain looped>: the list ends unread
 	bars                   []topology.BAR
 	configLen              int
 	hex                    []string

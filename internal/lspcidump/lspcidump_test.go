@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -543,6 +544,39 @@ func TestVmmModelThatLooksLikeAnID(t *testing.T) {
 		}
 		if d.DeviceID != tt.device || tt.name != "" && d.Name != tt.name {
 			t.Errorf("%s: device ID %04x name %q, want %04x %q", tt.form, d.DeviceID, d.Name, tt.device, tt.name)
+		}
+	}
+}
+
+// TestVvvChainLooped: lspci -vvv stops at a capability list that revisits
+// an entry and prints "<chain looped>"; an ACS capability past the loop was
+// never read, so its absence is unknown, and the dump says why.
+func TestVvvChainLooped(t *testing.T) {
+	head := "00:01.0 PCI bridge: Intel Corporation Device 09ab (prog-if 00 [Normal decode])\n" +
+		"\tBus: primary=00, secondary=01, subordinate=01, sec-latency=0\n" +
+		"\tCapabilities: [40] Express (v2) Root Port (Slot+), MSI 00\n" +
+		"\t\tLnkSta:\tSpeed 16GT/s, Width x16\n"
+	for _, tt := range []struct {
+		name, tail string
+		acsKnown   bool
+	}{
+		{"listed whole", "\tCapabilities: [100 v1] Advanced Error Reporting\n", true},
+		{"looped", "\tCapabilities: [100 v1] Advanced Error Reporting\n\tCapabilities: [100 v1] <chain looped>\n", false},
+	} {
+		g, err := Parse(tt.name, []byte(head+tt.tail))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		d := g.Device(topology.BDF{Device: 1})
+		if d == nil {
+			t.Fatalf("%s: 00:01.0 not read", tt.name)
+		}
+		if d.ACSKnown != tt.acsKnown {
+			t.Errorf("%s: ACSKnown %v, want %v", tt.name, d.ACSKnown, tt.acsKnown)
+		}
+		warned := slices.ContainsFunc(g.Warnings, func(w topology.Warning) bool { return strings.Contains(w.Message, "<chain looped>") })
+		if warned == tt.acsKnown {
+			t.Errorf("%s: <chain looped> warning %v, want %v", tt.name, warned, !tt.acsKnown)
 		}
 	}
 }
