@@ -309,7 +309,10 @@ func (tr *tarReader) parseHeader(h *tar.Header) error {
 func checksum(b []byte) int64 {
 	const lanes = 0x00ff00ff00ff00ff
 	le := binary.LittleEndian
-	field := le.Uint64(b[148:156])
+	// The checksum field, bytes 148 to 155, in the lanes the loop adds them
+	// to: the top half of the word at 144 and the bottom half of the one at
+	// 152, so that taking it out borrows from no other lane.
+	field := le.Uint64(b[144:152])&^0xffffffff | le.Uint64(b[152:160])&0xffffffff
 	var s0, s1 uint64
 	for b = b[:tarBlock]; len(b) >= 32; b = b[32:] {
 		v0, v1, v2, v3 := le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:])
