@@ -12,10 +12,11 @@ import (
 )
 
 // MaxXMLTags bounds the '<' characters (tags, comments, declarations) of
-// an hwloc XML input: reading costs about 400 bytes of allocation per
-// object, so the cap, not the input size, bounds what a file of many small
-// objects takes. lstopo's XML of a DGX-class machine has about 500; one of
-// a 3584-thread, 16-socket machine about 40 000.
+// an hwloc XML input: reading allocates about 340 bytes for the smallest
+// object (<object type="Group"/>, 22 bytes of input), so the cap, not the
+// input size, bounds what a file of many small objects takes (about 90
+// MB). lstopo's XML of a DGX-class machine has about 500 tags; one of a
+// 3584-thread, 16-socket machine about 40 000.
 const MaxXMLTags = 1 << 18
 
 // MaxXMLSize bounds an hwloc XML input's bytes: the reader keeps one copy
