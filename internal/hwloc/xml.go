@@ -257,6 +257,9 @@ type xmlParser struct {
 	pos   int
 	root  bool // the root's start tag has been read
 	stack []xmlFrame
+	// names are the open elements inside the outermost open element of
+	// kindOther, all of kindOther too: only their names are kept.
+	names []string
 
 	version string          // <topology version=>, "" in hwloc 1.x's format
 	objects []*object       // the root's <object> children
@@ -284,7 +287,11 @@ func (p *xmlParser) parse() error {
 					return fmt.Errorf("no XML element, not hwloc XML")
 				}
 				p.pos = len(p.src)
-				return p.eof("<" + p.stack[len(p.stack)-1].name + ">")
+				open := p.stack[len(p.stack)-1].name
+				if n := len(p.names); n > 0 {
+					open = p.names[n-1]
+				}
+				return p.eof("<" + open + ">")
 			}
 			p.pos += lt
 			rest = rest[lt:]
@@ -616,6 +623,12 @@ func (p *xmlParser) open(at int, kind xmlKind, name string, a *xmlAttrs, empty b
 	if n := len(p.stack); n > 0 {
 		parent = &p.stack[n-1]
 	}
+	if kind == kindOther && parent.kind == kindOther {
+		if !empty {
+			p.names = append(p.names, name)
+		}
+		return nil
+	}
 	switch kind {
 	case kindTopology:
 		p.version = a.version
@@ -691,6 +704,14 @@ func (p *xmlParser) endTag() error {
 	}
 	if name == "" || p.src[pos] != '>' {
 		return p.fail(start, "malformed end tag %q", p.src[start:min(pos+1, len(p.src))])
+	}
+	if n := len(p.names); n > 0 {
+		if open := p.names[n-1]; open != name {
+			return p.fail(start, "<%s> closed by </%s>", open, name)
+		}
+		p.names = p.names[:n-1]
+		p.pos = pos + 1
+		return nil
 	}
 	n := len(p.stack)
 	if n == 0 {
