@@ -178,7 +178,13 @@ func run(o options, out io.Writer) error {
 		res.fleet = &f
 	}
 	m.loadEnd = loadAverage()
-	m.runs, m.warmup, m.bigRuns, m.bigWarmup, m.mode = o.Runs, o.Warmup, o.bigRuns(), o.bigWarmup(), o.mode
+	m.runs, m.warmup, m.mode = o.Runs, o.Warmup, o.mode
+	if o.Functions > 0 {
+		m.bigRuns, m.bigWarmup = o.bigRuns(), o.bigWarmup()
+	}
+	if o.Only != nil {
+		m.only = o.Only.String()
+	}
 
 	doc := render(m, res)
 	if _, err := io.WriteString(out, doc.summary+"\n"+doc.detail); err != nil {
@@ -361,6 +367,7 @@ type machine struct {
 	bigRuns         int
 	bigWarmup       int
 	mode            string
+	only            string // the -only expression, if any
 }
 
 func machineNow() machine {

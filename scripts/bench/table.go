@@ -177,11 +177,18 @@ func (m machine) line() string {
 	if m.mode == "quick" {
 		how += " -quick"
 	}
-	return fmt.Sprintf("Measured %s by `%s`: %s, %d CPUs, Linux %s, %s, pciutils %s, hwloc %s; "+
-		"load average %s at the start, %s at the end; %s after %s of each command (the generated tree: %s after %s).",
+	line := fmt.Sprintf("Measured %s by `%s`: %s, %d CPUs, Linux %s, %s, pciutils %s, hwloc %s; "+
+		"load average %s at the start, %s at the end; %s after %s of each command",
 		m.date.Format("2006-01-02 15:04 MST"), how,
 		m.cpu, m.cpus, m.kernel, m.goVersion, m.pciutils, m.hwloc, m.loadStart, m.loadEnd,
-		plural(m.runs, "timed pair"), plural(m.warmup, "warm-up run"), plural(m.bigRuns, "pair"), plural(m.bigWarmup, "warm-up run"))
+		plural(m.runs, "timed pair"), plural(m.warmup, "warm-up run"))
+	if m.bigRuns > 0 {
+		line += fmt.Sprintf(" (on the generated tree %s after %s)", plural(m.bigRuns, "pair"), plural(m.bigWarmup, "warm-up run"))
+	}
+	if m.only != "" {
+		line += fmt.Sprintf("; only the inputs matching `%s`", m.only)
+	}
+	return line + "."
 }
 
 func block(marker, head, table string) string {
@@ -286,11 +293,10 @@ func fleetRows(f fleetResult) []row {
 // lstopo's on the same input.
 func rssRows(cs []comparison) []row {
 	var rows []row
-	for _, big := range []bool{false, true} {
+	for _, w := range []workload{checkLstopo, bigLstopo} {
 		var pick *comparison
 		for i, c := range cs {
-			isBig := c.workload == bigLstopo
-			if c.err != nil || isBig != big || (c.workload != checkLstopo && !isBig) {
+			if c.err != nil || c.workload != w {
 				continue
 			}
 			if pick == nil || peakRSS(c.p.a).bytes > peakRSS(pick.p.a).bytes {
@@ -301,7 +307,7 @@ func rssRows(cs []comparison) []row {
 			continue
 		}
 		input := pick.input
-		if !big {
+		if w == checkLstopo {
 			input = "largest of all inputs: " + input
 		}
 		gd, peer := peakRSS(pick.p.a), peakRSS(pick.p.b)
