@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -87,9 +88,9 @@ func (c command) failure(err error) error {
 	out, _ := exec.Command(c.path, c.args...).CombinedOutput()
 	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 	if first != "" {
-		return fmt.Errorf("%s: %w: %s", c, err, first)
+		return fmt.Errorf("%s: %w: %s", filepath.Base(c.path), err, first)
 	}
-	return fmt.Errorf("%s: %w", c, err)
+	return fmt.Errorf("%s: %w", filepath.Base(c.path), err)
 }
 
 func (c command) String() string {
@@ -98,8 +99,9 @@ func (c command) String() string {
 
 // paired holds the timed runs of two commands, run alternately.
 type paired struct {
-	a, b   []sample
-	ratios []float64 // a's wall time over b's, pair by pair
+	a, b      []sample
+	ratios    []float64 // a's wall time over b's, pair by pair
+	cpuRatios []float64 // a's CPU time over b's, pair by pair
 }
 
 // pair runs a and b alternately, warmup times each untimed, then runs
@@ -125,6 +127,7 @@ func pair(a, b command, warmup, runs int) (paired, error) {
 		}
 		p.a, p.b = append(p.a, sa), append(p.b, sb)
 		p.ratios = append(p.ratios, sa.wall.Seconds()/sb.wall.Seconds())
+		p.cpuRatios = append(p.cpuRatios, sa.cpu.Seconds()/sb.cpu.Seconds())
 	}
 	return p, nil
 }

@@ -100,13 +100,13 @@ func (r *results) add(o options, w workload, in string, a, b command) {
 // row is one table row; the detail table adds CPU and peak memory.
 type row struct {
 	workload, input, gdtopo, peer, ratio, goal, met string
-	gdCPU, peerCPU, gdRSS, peerRSS                  string
+	gdCPU, peerCPU, cpuRatio, gdRSS, peerRSS        string
 }
 
 func (r row) cells(detail bool) []string {
 	c := []string{r.workload, r.input, r.gdtopo, r.peer, r.ratio, r.goal, r.met}
 	if detail {
-		c = append(c, r.gdCPU, r.peerCPU, r.gdRSS, r.peerRSS)
+		c = append(c, r.gdCPU, r.peerCPU, r.cpuRatio, r.gdRSS, r.peerRSS)
 	}
 	return c
 }
@@ -115,7 +115,7 @@ func (r row) cells(detail bool) []string {
 func header(detail bool) []string {
 	h := []string{"workload", "input", "gdtopo median", "peer median", "ratio median (min-max)", "goal", "met?"}
 	if detail {
-		h = append(h, "gdtopo CPU", "peer CPU", "gdtopo peak RSS", "peer peak RSS")
+		h = append(h, "gdtopo CPU", "peer CPU", "CPU ratio median (min-max)", "gdtopo peak RSS", "peer peak RSS")
 	}
 	return h
 }
@@ -223,7 +223,7 @@ func comparisonRow(c comparison) row {
 	r := row{workload: c.workload.String(), input: c.input, goal: goalCell(c.workload)}
 	if c.err != nil {
 		r.gdtopo, r.peer, r.ratio, r.met = "failed", "failed", "-", "-"
-		r.gdCPU, r.peerCPU, r.gdRSS, r.peerRSS = "-", "-", "-", "-"
+		r.gdCPU, r.peerCPU, r.cpuRatio, r.gdRSS, r.peerRSS = "-", "-", "-", "-", "-"
 		return r
 	}
 	ratio := statOf(c.p.ratios)
@@ -231,6 +231,7 @@ func comparisonRow(c comparison) row {
 	r.ratio = ratioCell(ratio)
 	r.met = yesNo(ratio.med <= c.workload.goal())
 	r.gdCPU, r.peerCPU = ms(median(cpus(c.p.a))), ms(median(cpus(c.p.b)))
+	r.cpuRatio = ratioCell(statOf(c.p.cpuRatios))
 	r.gdRSS, r.peerRSS = peakRSS(c.p.a).String(), peakRSS(c.p.b).String()
 	return r
 }
@@ -275,7 +276,7 @@ func fleetRows(f fleetResult) []row {
 		peer:     "-", ratio: "-",
 		goal:  fmt.Sprintf("≥ %s/s", thousands(fleetGoal)),
 		met:   yesNo(f.rate.med >= fleetGoal),
-		gdCPU: fmt.Sprintf("%.2f s", f.cpu), peerCPU: "-", gdRSS: f.rss.String(), peerRSS: "-",
+		gdCPU: fmt.Sprintf("%.2f s", f.cpu), peerCPU: "-", cpuRatio: "-", gdRSS: f.rss.String(), peerRSS: "-",
 	}, {
 		workload: fleetRSSRow,
 		input:    fmt.Sprintf("%s snapshots against %s", thousands(f.n), thousands(f.small)),
@@ -284,7 +285,7 @@ func fleetRows(f fleetResult) []row {
 		ratio:    f.rss.over(f.smallRSS),
 		goal:     fmt.Sprintf("flat (≤ %.1fx)", maxFleetGrow),
 		met:      yesNo(grow <= maxFleetGrow),
-		gdCPU:    "-", peerCPU: "-", gdRSS: f.rss.String(), peerRSS: f.smallRSS.String(),
+		gdCPU:    "-", peerCPU: "-", cpuRatio: "-", gdRSS: f.rss.String(), peerRSS: f.smallRSS.String(),
 	}}
 }
 
@@ -316,7 +317,7 @@ func rssRows(cs []comparison) []row {
 			gdtopo: gd.String(), peer: peer.String() + " (lstopo)",
 			ratio: gd.over(peer),
 			goal:  "stated", met: "-",
-			gdCPU: "-", peerCPU: "-", gdRSS: gd.String(), peerRSS: peer.String(),
+			gdCPU: "-", peerCPU: "-", cpuRatio: "-", gdRSS: gd.String(), peerRSS: peer.String(),
 		})
 	}
 	return rows
