@@ -133,12 +133,12 @@ type document struct{ summary, detail string }
 func render(m machine, r results) document {
 	head := m.line()
 	for _, n := range r.notes {
-		head += "\n" + "Note: " + n + "."
+		head += "\n\n" + "Note: " + n + "."
 	}
 	for _, c := range r.comparisons {
 		if c.err != nil {
 			msg := strings.ReplaceAll(c.err.Error(), r.tmp+string(os.PathSeparator), "")
-			head += "\n" + fmt.Sprintf("Failed: %s, %s: %s.", c.input, c.workload, msg)
+			head += "\n\n" + fmt.Sprintf("Failed: %s, %s: %s.", c.input, c.workload, msg)
 		}
 	}
 	var summary, detail []row
