@@ -114,15 +114,23 @@ func safeCells(row []string) []string {
 // Table writes one table: borderless, left-aligned columns for text, a pipe
 // table for markdown. Headers are printed as given.
 func (p *Printer) Table(header []string, rows [][]string) error {
-	p.buf.Reset()
-	p.t.Reset()
 	safe := make([][]string, len(rows))
 	for i, r := range rows {
 		safe[i] = safeCells(r)
 	}
 	header, safe = fitColumns(safeCells(header), safe, p.style.Width)
-	p.t.Header(header)
-	if err := p.t.Bulk(safe); err != nil {
+	return p.draw(header, safe)
+}
+
+// draw writes one table of cells already escaped and laid out; no header
+// when header is nil.
+func (p *Printer) draw(header []string, rows [][]string) error {
+	p.buf.Reset()
+	p.t.Reset()
+	if header != nil {
+		p.t.Header(header)
+	}
+	if err := p.t.Bulk(rows); err != nil {
 		return err
 	}
 	if err := p.t.Render(); err != nil {
@@ -138,8 +146,8 @@ func (p *Printer) Table(header []string, rows [][]string) error {
 	width := 0
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(strings.TrimPrefix(l, " "), " ")
-		if strings.Trim(lines[i], "-") != "" && len(lines[i]) > width {
-			width = len(lines[i])
+		if strings.Trim(lines[i], "-") != "" && textWidth(lines[i]) > width {
+			width = textWidth(lines[i])
 		}
 	}
 	for i, l := range lines {

@@ -117,7 +117,11 @@ func Path(w io.Writer, f Format, p *report.PathView, style ...Style) error {
 func Compare(w io.Writer, f Format, c *report.Comparison, style ...Style) error {
 	switch f {
 	case Table, Markdown:
-		return compareTables(NewPrinter(w, f, style...), c)
+		width := 0
+		if len(style) > 0 {
+			width = style[0].Width
+		}
+		return compareTables(NewPrinter(w, f, style...), c, width)
 	case JSON:
 		return writeJSON(w, c)
 	}

@@ -793,48 +793,6 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	return nil
 }
 
-// compareTables writes gdtopo compare: the servers side by side and the
-// verdict.
-func compareTables(p *Printer, c *report.Comparison) error {
-	if p.Format() == Markdown {
-		p.Printf("# gdtopo compare\n")
-	}
-	header := []string{""}
-	for _, s := range c.Servers {
-		header = append(header, s.Source)
-	}
-	row := func(name string, cell func(s report.Server) string) []string {
-		out := []string{name}
-		for _, s := range c.Servers {
-			out = append(out, cell(s))
-		}
-		return out
-	}
-	rows := [][]string{
-		row("Format", func(s report.Server) string { return s.Format }),
-		row("CPU", func(s report.Server) string { return s.CPU }),
-		row("NUMA nodes", func(s report.Server) string { return strconv.Itoa(s.NUMANodes) }),
-		row("Accelerators", func(s report.Server) string { return s.Accelerators }),
-		row("NICs (RDMA)", func(s report.Server) string { return s.NICs }),
-		row("PCIe switches", func(s report.Server) string { return s.PCIeSwitches }),
-		row("Pairs by label", func(s report.Server) string { return labelCounts(s.PairsByLabel) }),
-		row("Plan: worst pair", func(s report.Server) string { return gbps(s.Measures.WorstGbps) }),
-		row("Plan: mean", func(s report.Server) string { return gbps(s.Measures.MeanGbps) }),
-		row("Findings", func(s report.Server) string {
-			return fmt.Sprintf("%d critical, %d warning, %d info", s.Measures.Critical, s.Measures.Warning, s.Measures.Info)
-		}),
-		row("Finding codes", func(s report.Server) string { return strings.Join(s.FindingCodes, ", ") }),
-		row("Rank", func(s report.Server) string { return strconv.Itoa(s.Rank) }),
-	}
-	p.Heading("Servers")
-	if err := p.Table(header, rows); err != nil {
-		return err
-	}
-	p.Heading("Verdict")
-	p.Printf("%s\n", c.Verdict.Sentence)
-	return nil
-}
-
 // labelCounts is "PIX 8, SYS 8", best label first.
 func labelCounts(m map[string]int) string {
 	var out []string
