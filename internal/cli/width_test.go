@@ -273,3 +273,78 @@ func alignedCells(lines []string) [][]string {
 	}
 	return out
 }
+
+// TestEveryCommandFitsEighty: at 80 columns no command's text output has a
+// line wider than 80 columns (tabs at stops of eight): tree, matrix, path,
+// check, verify, fleet and calibrate on every fixture, and the help of
+// every command.
+func TestEveryCommandFitsEighty(t *testing.T) {
+	dirs, err := filepath.Glob("../../fixtures/*/sys")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	var fixtures []string
+	for _, sys := range dirs {
+		fixtures = append(fixtures, filepath.Dir(sys))
+	}
+	perftest := filepath.Join(t.TempDir(), "write-server.txt")
+	text, err := os.ReadFile("../../advisor/testdata/ib_write_bw-server.txt")
+	if err == nil {
+		s := strings.Replace(string(text), "Picking device No. 1", "Picking device No. 0", 1)
+		err = os.WriteFile(perftest, []byte(strings.Replace(s, "Device         : mlx5_4", "Device         : mlx5_2", 1)), 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands := [][]string{
+		{"help"}, {"--help"}, {"fleet"}, append([]string{"fleet"}, fixtures...),
+		{"calibrate", "../../fixtures/hgx-h100", perftest},
+	}
+	nvsmi := "../../../shared/corpus/nvsmi/dgxa100-like-epyc7742-8xa100-10nic.txt"
+	if _, err := os.Stat(nvsmi); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("corpus missing in CI: %v", err)
+		}
+		t.Logf("corpus not here, verify left out (it runs in CI): %v", err)
+	} else {
+		commands = append(commands, []string{"verify", "../../fixtures/dgx-a100", nvsmi},
+			[]string{"verify", "../../fixtures/hgx-h100", "../../../shared/corpus/nvsmi/nccl-1453-8xh100-9nic.partial.txt"})
+	}
+	for _, c := range NewRootCmd(&Streams{}).Commands() {
+		commands = append(commands, []string{"help", c.Name()}, []string{c.Name(), "--help"})
+	}
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
+		commands = append(commands, []string{"help", "completion", shell})
+	}
+	for _, dir := range fixtures {
+		commands = append(commands, []string{"tree", dir}, []string{"tree", "--all", dir}, []string{"matrix", dir},
+			[]string{"check", dir}, []string{"check", "-v", dir},
+			[]string{"path", "GPU0", "NIC0", dir}, []string{"path", "--explain", "GPU0", "NIC0", dir})
+	}
+	for _, args := range commands {
+		var out bytes.Buffer
+		code := mainStreams(args, &Streams{In: strings.NewReader(""), Out: &out, Err: &bytes.Buffer{}, Style: render.Style{Width: 80}})
+		if out.Len() == 0 && code != ExitError && code != ExitUsage {
+			t.Errorf("%v: exit %d and nothing written", args, code)
+		}
+		for i, l := range strings.Split(out.String(), "\n") {
+			if n := shownColumns(l); n > 80 {
+				t.Errorf("%v line %d is %d columns: %q", args, i+1, n, l)
+			}
+		}
+	}
+}
+
+// shownColumns is how many columns a terminal takes to show l: a rune
+// each, a tab to the next multiple of eight.
+func shownColumns(l string) int {
+	n := 0
+	for _, r := range l {
+		if r == '\t' {
+			n += 8 - n%8
+			continue
+		}
+		n++
+	}
+	return n
+}

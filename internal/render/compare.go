@@ -109,8 +109,8 @@ func compareRows(c *report.Comparison) ([]string, [][]string) {
 
 // sideBySide chooses the header of the side-by-side table and each
 // server column's width: the sources themselves when the table fits as it
-// is, else the shortest labels with which every column holds its longest
-// word. nil widths: the servers do not fit side by side. Markdown only
+// is, else the sources or, failing them, short labels, with which every
+// column holds its longest word. nil widths: the servers do not fit side by side. Markdown only
 // shortens the header: its cells do not wrap.
 func sideBySide(names []string, rows [][]string, sources []string, width int, markdown bool) ([]string, []int) {
 	n := len(sources)
@@ -150,27 +150,29 @@ func sideBySide(names []string, rows [][]string, sources []string, width int, ma
 		return labels, withHeader(labels, natural)
 	}
 	room := (width-first)/n - columnGap
-	labels := shortLabels(sources, room)
 	floor := make([]int, n)
 	for i := range floor {
 		floor[i] = max(longest[i], min(natural[i], minCompareColumn))
 	}
-	floor = withHeader(labels, floor)
-	if total(floor) > width {
-		return labels, nil
-	}
-	// give each column what it needs, the widest giving way first
-	ws := withHeader(labels, natural)
-	for total(ws) > width {
-		widest := -1
-		for i, w := range ws {
-			if w > floor[i] && (widest < 0 || w > ws[widest]) {
-				widest = i
-			}
+	for _, labels := range [][]string{sources, shortLabels(sources, room)} {
+		least := withHeader(labels, floor)
+		if total(least) > width {
+			continue
 		}
-		ws[widest]-- // total(floor) <= width: some column is above its floor
+		// give each column what it needs, the widest giving way first
+		ws := withHeader(labels, natural)
+		for total(ws) > width {
+			widest := -1
+			for i, w := range ws {
+				if w > least[i] && (widest < 0 || w > ws[widest]) {
+					widest = i
+				}
+			}
+			ws[widest]-- // total(least) <= width: some column is above its floor
+		}
+		return labels, ws
 	}
-	return labels, ws
+	return shortLabels(sources, room), nil
 }
 
 // shortLabels names each source in a table's header: its last path

@@ -166,7 +166,10 @@ func (p *Printer) Heading(title string) {
 		fmt.Fprintf(p.w, "\n## %s\n\n", termsafe.Text(title))
 		return
 	}
-	fmt.Fprintf(p.w, "\n%s\n", termsafe.Text(title))
+	fmt.Fprintln(p.w)
+	for _, l := range wrapText(termsafe.Text(title), p.style.Width, "", "  ") {
+		fmt.Fprintln(p.w, l)
+	}
 }
 
 // Lines writes text wrapped to the printer's width: the first line after
@@ -174,6 +177,34 @@ func (p *Printer) Heading(title string) {
 // The text is escaped with termsafe.Text (it may hold names from the input).
 func (p *Printer) Lines(text, first, rest string) {
 	p.SeverityLines("", text, first, rest)
+}
+
+// Parts writes parts two spaces apart, as many on a line as the printer's
+// width holds (a part too long for a line of its own wraps at its spaces),
+// the first line after first, the others after rest. Each part is escaped
+// with termsafe.Text.
+func (p *Printer) Parts(parts []string, first, rest string) {
+	line, prefix := "", first
+	for _, part := range parts {
+		part = termsafe.Text(part)
+		if line != "" {
+			if p.style.Width <= 0 || textWidth(prefix+line)+columnGap+textWidth(part) <= p.style.Width {
+				line += strings.Repeat(" ", columnGap) + part
+				continue
+			}
+			fmt.Fprintln(p.w, prefix+line)
+			prefix = rest
+		}
+		wrapped := wrapText(part, p.style.Width, prefix, rest)
+		for _, l := range wrapped[:len(wrapped)-1] {
+			fmt.Fprintln(p.w, l)
+		}
+		if len(wrapped) > 1 {
+			prefix = rest
+		}
+		line = strings.TrimPrefix(wrapped[len(wrapped)-1], prefix)
+	}
+	fmt.Fprintln(p.w, prefix+line)
 }
 
 // SeverityLines writes a line that opens with a severity word (critical,

@@ -91,11 +91,12 @@ func Matrix(w io.Writer, f Format, m *report.Matrix, style ...Style) error {
 	return unsupported(f, "matrix")
 }
 
-// Tree writes the PCIe tree.
-func Tree(w io.Writer, f Format, t *report.Tree) error {
+// Tree writes the PCIe tree, its lines wrapped to style's width (the
+// first style given) for -o table.
+func Tree(w io.Writer, f Format, t *report.Tree, style ...Style) error {
 	switch f {
 	case Table, Markdown:
-		return treeText(w, f, t)
+		return treeText(NewPrinter(w, f, style...), t)
 	case JSON:
 		return writeJSON(w, t)
 	}

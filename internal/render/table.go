@@ -634,8 +634,8 @@ func matrixTable(p *Printer, m *report.Matrix) error {
 }
 
 // treeText writes the PCIe tree, in a code block for markdown.
-func treeText(w io.Writer, f Format, t *report.Tree) error {
-	p := newPrinter(w, f)
+func treeText(p *Printer, t *report.Tree) error {
+	f := p.Format()
 	if f == Markdown {
 		p.Printf("# gdtopo tree: %s\n\n```\n", t.Source.Name)
 	}
@@ -667,12 +667,12 @@ func treeText(w io.Writer, f Format, t *report.Tree) error {
 		for _, b := range t.PlaceUnknown {
 			unplaced = append(unplaced, byBDF[b])
 		}
-		p.Printf("place unknown (the source shows no PCI hierarchy: capture lspci -tv, or sudo lspci -vvv)\n")
+		p.Lines("place unknown (the source shows no PCI hierarchy: capture lspci -tv, or sudo lspci -vvv)", "", "  ")
 		branch(p, byBDF, shown, unplaced, "")
 		n++
 	}
 	if n == 0 {
-		p.Printf("no accelerators, NICs, NVMe drives or NVSwitches among %d PCI functions (--all shows them all)\n", len(t.Devices))
+		p.Lines(fmt.Sprintf("no accelerators, NICs, NVMe drives or NVSwitches among %d PCI functions (--all shows them all)", len(t.Devices)), "", "  ")
 	}
 	if f == Markdown {
 		p.Printf("```\n")
@@ -697,20 +697,24 @@ func branch(p *Printer, byBDF map[string]*report.Device, shown map[string]bool, 
 		if i == len(ds)-1 {
 			mark, next = "└─ ", "   "
 		}
-		p.Printf("%s%s%s\n", indent, mark, describe(d))
 		var kids []*report.Device
 		for _, c := range d.Children {
 			if shown[c] {
 				kids = append(kids, byBDF[c])
 			}
 		}
+		bar := "   "
+		if len(kids) > 0 {
+			bar = "│  "
+		}
+		p.Parts(describe(d), indent+mark, indent+next+bar+"  ")
 		branch(p, byBDF, shown, kids, indent+next)
 	}
 }
 
 // describe is one tree line: address, role or alias and kind, model, link,
-// NUMA node, names and driver.
-func describe(d *report.Device) string {
+// NUMA node, names and driver, two spaces apart.
+func describe(d *report.Device) []string {
 	parts := []string{d.BDF}
 	switch {
 	case d.Role != "":
@@ -733,7 +737,7 @@ func describe(d *report.Device) string {
 	if d.Driver != "" {
 		parts = append(parts, "["+d.Driver+"]")
 	}
-	return strings.Join(parts, "  ")
+	return parts
 }
 
 // link is a report's link as topology formats it ("Gen5 x16").
@@ -745,10 +749,10 @@ func link(l report.Link) topology.Link {
 // --explain the prediction's arithmetic.
 func pathTables(pr *Printer, v *report.PathView) error {
 	p := v.Pair
-	pr.Printf("%s -> %s: nvidia-smi %s, NCCL %s, %s\n",
-		labelAndBDF(&v.From), labelAndBDF(&v.To), report.Label(&p), report.NCCLLabel(&p), p.Path)
+	pr.Lines(fmt.Sprintf("%s -> %s: nvidia-smi %s, NCCL %s, %s",
+		labelAndBDF(&v.From), labelAndBDF(&v.To), report.Label(&p), report.NCCLLabel(&p), p.Path), "", "  ")
 	if v.PlaceUnknown {
-		pr.Printf("Note: the source shows no PCI hierarchy for this pair: capture lspci -tv, or sudo lspci -vvv\n")
+		pr.Lines("the source shows no PCI hierarchy for this pair: capture lspci -tv, or sudo lspci -vvv", "Note: ", "  ")
 		return nil
 	}
 	var rows [][]string
@@ -767,10 +771,11 @@ func pathTables(pr *Printer, v *report.PathView) error {
 		return err
 	}
 	if p.BottleneckGbps > 0 {
-		pr.Printf("\nBottleneck: %g Gb/s (narrowest current PCIe link: GT/s × lanes × line code × MPS/(MPS+TLP overhead))\n", p.BottleneckGbps)
+		pr.Printf("\n")
+		pr.Lines(fmt.Sprintf("%g Gb/s (narrowest current PCIe link: GT/s × lanes × line code × MPS/(MPS+TLP overhead))", p.BottleneckGbps), "Bottleneck: ", "  ")
 	}
 	for _, n := range p.Notes {
-		pr.Printf("Note: %s\n", n)
+		pr.Lines(n, "Note: ", "  ")
 	}
 	x := p.Prediction
 	if x == nil || len(x.Steps) == 0 {
@@ -785,10 +790,11 @@ func pathTables(pr *Printer, v *report.PathView) error {
 		return err
 	}
 	if x.GDRReason != "" {
-		pr.Printf("\nGPUDirect RDMA: %s\n", x.GDRReason)
+		pr.Printf("\n")
+		pr.Lines(x.GDRReason, "GPUDirect RDMA: ", "  ")
 	}
 	for _, u := range x.Assumed {
-		pr.Printf("Assumed: %s\n", u)
+		pr.Lines(u, "Assumed: ", "  ")
 	}
 	return nil
 }

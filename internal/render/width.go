@@ -63,12 +63,34 @@ func wrapText(s string, width int, first, rest string) []string {
 	return out
 }
 
+// WrapLines wraps each line of text longer than width columns at its
+// spaces, the continuation lines indented as the line was plus two
+// columns; width 0 is no limit.
+func WrapLines(text string, width int) string {
+	if width <= 0 {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	var out []string
+	for _, l := range lines {
+		if textWidth(l) <= width {
+			out = append(out, l)
+			continue
+		}
+		body := strings.TrimLeft(l, " ")
+		indent := l[:len(l)-len(body)]
+		out = append(out, wrapText(body, width, indent, indent+"  ")...)
+	}
+	return strings.Join(out, "\n")
+}
+
 // columnGap is the space tablewriter's borderless style puts between columns.
 const columnGap = 2
 
 // fitColumns wraps the cells of a table so that it is at most width
-// columns wide: the widest column gives way first, down to minColumn
-// (or its header's longest word); headers wrap too. Cells keep their line
+// columns wide: the widest column gives way first, down to its longest
+// word, and only when that is not enough further, down to minColumn (or
+// its header's longest word); headers wrap too. Cells keep their line
 // breaks.
 func fitColumns(header []string, rows [][]string, width int) ([]string, [][]string) {
 	const minColumn = 4
@@ -78,21 +100,27 @@ func fitColumns(header []string, rows [][]string, width int) ([]string, [][]stri
 	}
 	natural := make([]int, n)
 	floor := make([]int, n)
+	word := make([]int, n) // the longest word, header or cell
 	for i, h := range header {
 		natural[i], floor[i] = textWidth(h), minColumn
 		for _, w := range strings.Fields(h) {
 			floor[i] = max(floor[i], textWidth(w))
 		}
+		word[i] = floor[i]
 	}
 	for _, r := range rows {
 		for i := 0; i < n && i < len(r); i++ {
 			for _, l := range strings.Split(r[i], "\n") {
 				natural[i] = max(natural[i], textWidth(l))
 			}
+			for _, w := range strings.Fields(r[i]) {
+				word[i] = max(word[i], textWidth(w))
+			}
 		}
 	}
 	for i := range floor {
 		floor[i] = min(floor[i], natural[i])
+		word[i] = min(word[i], natural[i])
 	}
 	widths := append([]int{}, natural...)
 	total := func() int {
@@ -102,17 +130,19 @@ func fitColumns(header []string, rows [][]string, width int) ([]string, [][]stri
 		}
 		return t
 	}
-	for total() > width {
-		widest := -1
-		for i, w := range widths {
-			if w > floor[i] && (widest < 0 || w > widths[widest]) {
-				widest = i
+	for _, least := range [][]int{word, floor} {
+		for total() > width {
+			widest := -1
+			for i, w := range widths {
+				if w > least[i] && (widest < 0 || w > widths[widest]) {
+					widest = i
+				}
 			}
+			if widest < 0 {
+				break // as narrow as it goes
+			}
+			widths[widest]--
 		}
-		if widest < 0 {
-			break // as narrow as it goes
-		}
-		widths[widest]--
 	}
 	fit := func(cell string, i int) string {
 		if widths[i] >= natural[i] {
