@@ -2,6 +2,8 @@ package advisor
 
 import (
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gdtopo/gdtopo/internal/source"
@@ -13,7 +15,8 @@ import (
 // figure and within each range; expected is never above the path's
 // narrowest link as predicted; efficiency in [0, 1]; across sockets host
 // staging is never above GDR's write figure (openucx/ucx#11121); every
-// rank of a node gets the same NCCL_IB_HCA (NVIDIA/nccl#1478).
+// rank of a node gets the same NCCL_IB_HCA (NVIDIA/nccl#1478); the pair's
+// bottleneck is the prediction's path figure.
 func TestFixtureInvariants(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join("..", "fixtures", "*", "sys"))
 	if err != nil || len(dirs) == 0 {
@@ -41,6 +44,19 @@ func TestFixtureInvariants(t *testing.T) {
 				}
 				if p.PathGbps > 0 && p.ExpectedGbps > p.PathGbps+1e-9 {
 					t.Errorf("%s: expected %.1f above the path's %.1f", name, p.ExpectedGbps, p.PathGbps)
+				}
+				// The pair table's bottleneck and the prediction's path use one
+				// link arithmetic at one path-wide Max_Payload_Size: equal, but
+				// where an idle GPU link was raised to its max speed (higher) or
+				// ACS or the IOMMU sends the path up to the root complex (lower).
+				if bn := g.Classify(p.GPU, p.NIC).BottleneckGbps; p.PathGbps > 0 && bn > 0 {
+					raised := slices.ContainsFunc(p.Uncertain, func(s string) bool { return strings.Contains(s, "an idle GPU slows its link") })
+					detoured := slices.ContainsFunc(p.Explain, func(s Step) bool {
+						return strings.Contains(s.What, "(ACS redirect on ") || strings.Contains(s.What, "(IOMMU translation (")
+					})
+					if p.PathGbps < bn-1e-9 && !detoured || p.PathGbps > bn+1e-9 && !raised {
+						t.Errorf("%s: prediction's path %.3f Gb/s, pair's bottleneck %.3f Gb/s (idle link raised: %v, detour: %v)", name, p.PathGbps, bn, raised, detoured)
+					}
 				}
 				if p.Efficiency < 0 || p.Efficiency > 1 {
 					t.Errorf("%s: efficiency %g", name, p.Efficiency)

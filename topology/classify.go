@@ -75,7 +75,7 @@ type Hop struct {
 	From, To string
 	Kind     HopKind
 	Link     Link    // for PCIe hops
-	Gbps     float64 // current data rate (DataGbps at the link's Max_Payload_Size); 0 unknown or not a PCIe link
+	Gbps     float64 // current data rate (DataGbps at the path's smallest Max_Payload_Size); 0 unknown or not a PCIe link
 }
 
 // Pair is the classification of one unordered pair of devices.
@@ -417,6 +417,7 @@ func (g *Graph) ncclChain(d *Device, buf []ncclNode) []ncclNode {
 func (g *Graph) hops(a, b *Device) []Hop {
 	lca, upA, upB := commonAncestor(a, b)
 	out := make([]Hop, 0, upA+upB+3)
+	mps := 0 // smallest DevCtl Max_Payload_Size at the ends of the PCIe links
 	// climb appends the hops from d up to lca, or to the top of its tree.
 	climb := func(d *Device) {
 		for x := d; ; x = x.Parent {
@@ -431,7 +432,11 @@ func (g *Graph) hops(a, b *Device) []Hop {
 			default:
 				to = "?"
 			}
-			out = append(out, upstreamHop(x, to))
+			h := upstreamHop(x, to)
+			if h.Kind == HopPCIe {
+				mps = minMPS(minMPS(mps, x), x.Parent)
+			}
+			out = append(out, h)
 			if x.Parent == lca {
 				return
 			}
@@ -452,7 +457,27 @@ func (g *Graph) hops(a, b *Device) []Hop {
 	for i := down; i < len(out); i++ {
 		out[i].From, out[i].To = out[i].To, out[i].From
 	}
+	// A TLP crosses every link of the path whole, so the smallest
+	// Max_Payload_Size of any link's ends governs them all (the advisor's
+	// prediction uses the same path-wide value).
+	if mps == 0 {
+		mps = DefaultMPSBytes
+	}
+	for i := range out {
+		if out[i].Kind == HopPCIe {
+			out[i].Gbps = DataGbps(out[i].Link.CurrentGTs, out[i].Link.CurrentWidth, mps, TLPOverheadBytes)
+		}
+	}
 	return out
+}
+
+// minMPS lowers mps to d's DevCtl Max_Payload_Size when that was read
+// and is smaller (0 means none yet).
+func minMPS(mps int, d *Device) int {
+	if d != nil && d.DevCtlKnown && d.MaxPayload > 0 && (mps == 0 || d.MaxPayload < mps) {
+		return d.MaxPayload
+	}
+	return mps
 }
 
 func hbName(d *Device) string {
@@ -480,24 +505,8 @@ func upstreamHop(d *Device, to string) Hop {
 		if !h.Link.Known() && d.Parent != nil {
 			h.Link = d.Parent.Link // the port's side of the same link
 		}
-		h.Gbps = DataGbps(h.Link.CurrentGTs, h.Link.CurrentWidth, linkMPS(d), TLPOverheadBytes)
 	}
 	return h
-}
-
-// linkMPS is the Max_Payload_Size that governs the link above d: the lower
-// DevCtl value of its two ends, or DefaultMPSBytes when neither was read.
-func linkMPS(d *Device) int {
-	mps := 0
-	for _, x := range []*Device{d, d.Parent} {
-		if x != nil && x.DevCtlKnown && x.MaxPayload > 0 && (mps == 0 || x.MaxPayload < mps) {
-			mps = x.MaxPayload
-		}
-	}
-	if mps == 0 {
-		return DefaultMPSBytes
-	}
-	return mps
 }
 
 // PairsOf returns the pairs whose A is of kind ka and B of kind kb.

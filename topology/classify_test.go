@@ -313,3 +313,34 @@ func TestNCCLViewAndNVLink(t *testing.T) {
 		t.Errorf("flattened Gen5 in NCCL view: smi %s nccl %s, want PXB PIX", p.SMI, p.NCCL)
 	}
 }
+
+// TestNVLinkHintByModelName: a dump without device IDs names its GPUs from
+// whatever database lspci read (pci.ids or udev's hwdb). "Device 2901" and
+// "GB100 [B200]" are the same SXM module; either must suggest NVLink, so
+// the GPU pair reads NV? and never a confident PCIe label.
+func TestNVLinkHintByModelName(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{
+		{"NVIDIA Corporation Device 2901", "B200 modules suggest it"},
+		{"NVIDIA Corporation GB100 [B200] (rev a1)", "B200 modules suggest it"},
+		{"NVIDIA Corporation GB100 [GB200] (rev a1)", "GB200 modules suggest it"},
+		{"NVIDIA Corporation GH100 [H100 SXM5 80GB]", "NVIDIA Corporation GH100 [H100 SXM5 80GB] modules suggest it"},
+		{"NVIDIA Corporation GA102GL [RTX A6000]", "RTX A6000 boards take NVLink bridges"},
+		{"NVIDIA Corporation AD102GL [L40S]", "the source gives no accelerator device IDs, which tell SXM/OAM modules and NVLink bridge boards"},
+	} {
+		b := newBuilder(twoSockets()...)
+		b.g.TextForm = "lspci -tv"
+		cpu := b.hostBridge("pci0000:00", 0)
+		rp := b.rp("0000:00:01.0", cpu)
+		sw := b.usp("0000:01:00.0", rp, 0x10b5, 0x9797, 0x10b5, 0x9797)
+		g0, g1 := b.gpu("0000:03:00.0", b.dsp("0000:02:00.0", sw)), b.gpu("0000:04:00.0", b.dsp("0000:02:01.0", sw))
+		for _, g := range []*Device{g0, g1} {
+			g.VendorID, g.DeviceID, g.Name = 0, 0, tt.name
+		}
+		if got := b.g.NVLinkHint(); got != tt.want {
+			t.Errorf("%q: hint %q, want %q", tt.name, got, tt.want)
+		}
+		if p := b.g.Classify(g0, g1); tt.want != "" && (p.SMI != NVLinkUnknown || !p.LabelUncertain) {
+			t.Errorf("%q: GPU pair %s (uncertain %v), want NV?", tt.name, p.SMI, p.LabelUncertain)
+		}
+	}
+}

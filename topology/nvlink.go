@@ -136,20 +136,27 @@ func (g *Graph) NVLinkHint() string {
 // lspci -tv paste may say of a new GPU.
 var unnamedDevice = regexp.MustCompile(`^(NVIDIA Corporation|Advanced Micro Devices, Inc\. \[AMD/ATI\]) Device ([0-9a-f]{4})\b`)
 
-// partID is d's vendor and device ID, read from a dump's name for it when
-// the dump gave no IDs.
 // boardByName finds an NVLink bridge board in the model name a dump gives
 // without the device ID (lspci without -nn: "GA102GL [RTX A6000]"); "" when
 // none.
-func boardByName(name string) string {
-	for _, b := range bridgeBoards {
-		if strings.Contains(name, "["+b) {
-			return b
+func boardByName(name string) string { return bracketedModel(name, bridgeBoards) }
+
+// bracketedModel finds one of models' names at the start of the bracketed
+// model in a dump's device name ("GB100 [B200]", as pciutils prints it
+// from a pci.ids or udev hwdb that knows the ID): the longest such name,
+// or "" when none.
+func bracketedModel(name string, models map[uint32]string) string {
+	best := ""
+	for _, m := range models {
+		if len(m) > len(best) && strings.Contains(name, "["+m) {
+			best = m
 		}
 	}
-	return ""
+	return best
 }
 
+// partID is d's vendor and device ID, read from a dump's name for it when
+// the dump gave no IDs.
 func partID(d *Device) uint32 {
 	if d.DeviceID != 0 {
 		return uint32(d.VendorID)<<16 | uint32(d.DeviceID)
@@ -176,6 +183,11 @@ func sxmModule(d *Device) string {
 		if strings.Contains(up, w) {
 			return d.Name
 		}
+	}
+	if d.DeviceID == 0 {
+		// A dump without IDs whose names come from a newer database than
+		// the ID table's words: "GB100 [B200]" names no SXM.
+		return bracketedModel(d.Name, sxmParts)
 	}
 	return ""
 }

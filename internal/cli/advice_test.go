@@ -332,7 +332,7 @@ func TestExport(t *testing.T) {
 			t.Errorf("export -o %s: exit %d (%s)", f, code, errb)
 		}
 	}
-	if code, _, errb := run("export", "-o", "png", src); code != ExitUsage || !strings.Contains(errb, "nccl-xml, svg, dot") {
+	if code, _, errb := run("export", "-o", "png", src); code != ExitUsage || !strings.Contains(errb, "nccl-xml, svg, dot, html") {
 		t.Errorf("export -o png: exit %d (%s), want 2 and the valid formats", code, errb)
 	}
 	bad := filepath.Join(dir, "no-such-folder", "x.svg")

@@ -120,7 +120,7 @@ func TestExitCodesAndErrors(t *testing.T) {
 		{[]string{"tree", "-o", "x"}, ExitUsage, "valid formats are table, json, markdown"},
 		{[]string{"path", "a", "b", "-o", "x"}, ExitUsage, "valid formats are table, json, markdown"},
 		{[]string{"compare", "a", "b", "-o", "x"}, ExitUsage, "valid formats are table, json, markdown"},
-		{[]string{"export", "-o", "json"}, ExitUsage, "valid formats are nccl-xml, svg, dot"},
+		{[]string{"export", "-o", "json"}, ExitUsage, "valid formats are nccl-xml, svg, dot, html"},
 		{[]string{"snapshot", "-o", "out.tar.gz"}, ExitUsage, "valid formats are tar.gz"},
 		{[]string{"check", "--fail-on", "sometimes"}, ExitUsage, "or never"},
 	}

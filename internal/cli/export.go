@@ -23,8 +23,8 @@ type exportOptions struct {
 func newCmdExport(g *globalOptions) *cobra.Command {
 	opts := &exportOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "export -o nccl-xml|svg|dot [SOURCE] [FILE]",
-		Short: "Write the topology as an NCCL topology file or a picture",
+		Use:   "export -o nccl-xml|svg|dot|html [SOURCE] [FILE]",
+		Short: "Write the topology as an NCCL topology file, a picture or a web page",
 		Long: `Export writes SOURCE's topology for other tools, in the format -o names:
 
   nccl-xml  an NCCL_TOPO_FILE in NCCL's own schema (the collapsed tree NCCL
@@ -36,13 +36,19 @@ func newCmdExport(g *globalOptions) *cobra.Command {
             accelerator's best NIC (the rail plan's, as gdtopo check gives it)
             and the table of every pair's label
   dot       the same picture for Graphviz (dot -Tpng)
+  html      one self-contained page to send around (no network, inline
+            style and script): the summary, the matrix (click a label for
+            the pair's path, hops, link widths and speeds, and the
+            arithmetic of its prediction), the rail plan, the findings and
+            the picture
 
 The file is --output-file FILE, or the argument after SOURCE; without one, or
 with -, standard output. A file is written whole or not at all: to a
 temporary name, then renamed.`,
 		Example: `  $ gdtopo export -o nccl-xml --output-file /etc/nccl-topo.xml
   $ gdtopo export -o svg fixtures/hgx-h100 hgx.svg
-  $ gdtopo export -o dot fixtures/hgx-h100 | dot -Tpng > hgx.png`,
+  $ gdtopo export -o dot fixtures/hgx-h100 | dot -Tpng > hgx.png
+  $ gdtopo export -o html fixtures/hgx-h100 hgx.html`,
 		Args: args(cobra.MaximumNArgs(2)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if len(a) >= 1 {
@@ -68,7 +74,8 @@ func exportRun(opts *exportOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := opts.report(opts.Source, false, &opts.adviceOptions, reportOptions{})
+	// The page shows each pair's arithmetic, as path --explain does.
+	r, err := opts.report(opts.Source, false, &opts.adviceOptions, reportOptions{Explain: f == render.HTML})
 	if err != nil {
 		return err
 	}

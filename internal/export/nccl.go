@@ -349,12 +349,17 @@ func modelName(d *topology.Device) string {
 }
 
 // shortModel is the model's first distinctive word: "H100", "ConnectX-7",
-// "PEX89000"; the IDs when the model is unknown.
+// "PEX89000"; an NCCL topology's GPU by its architecture ("sm_90"); the IDs
+// when the model is unknown.
 func shortModel(d *topology.Device) string {
 	skip := map[string]bool{"NVIDIA": true, "Tesla": true, "Broadcom": true, "Mellanox": true, "AMD": true,
 		"Intel": true, "GeForce": true, "PLX": true, "Technology,": true, "Technologies": true, "Technologies,": true, "Corporation": true, "Inc.": true, "Co.,": true, "Ltd.": true}
-	for _, f := range strings.Fields(modelName(d)) {
-		if !skip[f] {
+	name := modelName(d)
+	if cc, ok := strings.CutPrefix(name, "GPU, compute capability "); ok { // an NCCL topology's GPU
+		return "sm_" + strings.ReplaceAll(cc, ".", "")
+	}
+	for _, f := range strings.Fields(name) {
+		if f = strings.TrimRight(f, ",;:"); f != "" && !skip[f] {
 			return f
 		}
 	}

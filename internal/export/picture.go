@@ -30,7 +30,9 @@ type box struct {
 	children []*box
 	// layout, filled by layoutPicture
 	x, y, w, h float64
-	depth      int
+	sw, sh     float64   // the subtree's width and height
+	rows       []int     // children per row; several rows hang off a bus
+	rowTops    []float64 // the top of each row, when there are several
 }
 
 // cluster is one NUMA node's host bridges.
@@ -38,6 +40,7 @@ type cluster struct {
 	numa, socket int
 	label        string
 	hosts        []*box
+	rows         []int // host bridges per row
 	x, y, w, h   float64
 }
 
@@ -190,25 +193,24 @@ func buildPicture(g *topology.Graph, aliases map[*topology.Device]string, best m
 		}
 		return a < b
 	})
-	var walk func(b *box, depth int)
-	walk = func(b *box, depth int) {
-		b.depth = depth
+	var walk func(b *box)
+	walk = func(b *box) {
 		pic.boxes = append(pic.boxes, b)
 		sort.Slice(b.children, func(i, j int) bool { return b.children[i].dev.Addr.Less(b.children[j].dev.Addr) })
 		for _, c := range b.children {
-			walk(c, depth+1)
+			walk(c)
 		}
 	}
 	for _, c := range pic.clusters {
 		sort.Slice(c.hosts, func(i, j int) bool { return c.hosts[i].id < c.hosts[j].id })
 		for _, h := range c.hosts {
-			walk(h, 0)
+			walk(h)
 		}
 	}
 	return pic
 }
 
-// Layout constants, in pixels.
+// Layout constants, in pixels (user units: the picture is shown 1:1).
 const (
 	charW    = 6.8 // width of one character at fontSize in a monospace font
 	fontSize = 11
@@ -218,87 +220,171 @@ const (
 	rowGap   = 46
 	clPad    = 12
 	clHead   = 22
+	// maxLayoutW is the width the layout wraps to: wider rows of devices,
+	// host bridges and NUMA nodes continue on a row below, so that text
+	// keeps its size however large the machine.
+	maxLayoutW = 1600
+	// busIndent is the gutter left of wrapped rows, where the line from
+	// their parent runs down.
+	busIndent = 16
 )
 
 // textW is the width of s at fontSize.
 func textW(s string) float64 { return float64(len([]rune(s))) * charW }
 
-// layoutPicture places the boxes: host bridges on the top row, switches
-// below by depth, accelerators and NICs on the bottom row; each subtree
-// gets the width of its widest row, parents centred over their children.
+// layoutPicture places the boxes: each box above its children, which sit
+// in one row centred below it, or, where one row would be wider than
+// maxLayoutW, in several rows joined to their parent by a bus down the
+// left gutter; host bridges side by side in their NUMA node's frame and
+// NUMA frames side by side, both wrapping the same way.
 func layoutPicture(pic *picture) (width, height float64) {
-	maxDepth := 0
 	for _, b := range pic.boxes {
-		if b.kind != boxGPU && b.kind != boxNIC {
-			maxDepth = max(maxDepth, b.depth)
-		}
 		for _, l := range b.lines {
 			b.w = max(b.w, textW(l)+2*padX)
 		}
 		b.w = max(b.w, 78)
 		b.h = float64(len(b.lines))*lineH + 8
 	}
-	rowH := make([]float64, maxDepth+2)
-	for _, b := range pic.boxes {
-		r := b.depth
-		if b.kind == boxGPU || b.kind == boxNIC {
-			r = maxDepth + 1
-		}
-		b.depth = r
-		rowH[r] = max(rowH[r], b.h)
-	}
-	rowY := make([]float64, len(rowH))
-	y := float64(clPad + clHead)
-	for r := range rowH {
-		rowY[r] = y
-		y += rowH[r] + rowGap
-	}
-	bottom := y - rowGap
-	var span func(b *box) float64
-	span = func(b *box) float64 {
-		s := 0.0
-		for i, c := range b.children {
-			if i > 0 {
-				s += gapX
-			}
-			s += span(c)
-		}
-		return max(s, b.w)
-	}
-	var place func(b *box, left float64)
-	place = func(b *box, left float64) {
-		total := span(b)
-		b.x = left + (total-b.w)/2
-		b.y = rowY[b.depth]
-		kids := 0.0
-		for i, c := range b.children {
-			if i > 0 {
-				kids += gapX
-			}
-			kids += span(c)
-		}
-		x := left + (total-kids)/2
-		for _, c := range b.children {
-			place(c, x)
-			x += span(c) + gapX
-		}
-	}
-	x := float64(clPad)
+	inner := float64(maxLayoutW - 2*clPad)
 	for _, c := range pic.clusters {
-		c.x, c.y = x, clPad
-		inner := x + clPad
-		for i, h := range c.hosts {
-			if i > 0 {
-				inner += gapX
-			}
-			place(h, inner)
-			inner += span(h)
+		for _, h := range c.hosts {
+			measure(h, inner)
 		}
-		c.w = max(inner+clPad-x, textW(c.label)+2*clPad)
-		c.h = bottom - clPad + clPad
-		x += c.w + gapX
+		var sizes []rowItem
+		for _, h := range c.hosts {
+			sizes = append(sizes, rowItem{h.sw, h.sh})
+		}
+		rows, rw, rh := packRows(sizes, inner)
+		c.w = max(rw, textW(c.label)) + 2*clPad
+		c.h = clHead + rh + clPad
+		c.rows = rows
 	}
-	return x + clPad - gapX, bottom + clPad
+	var frames []rowItem
+	for _, c := range pic.clusters {
+		frames = append(frames, rowItem{c.w, c.h})
+	}
+	rows, rw, rh := packRows(frames, maxLayoutW)
+	y := float64(clPad)
+	k := 0
+	for _, n := range rows {
+		x, tall := float64(clPad), 0.0
+		for _, c := range pic.clusters[k : k+n] {
+			tall = max(tall, c.h)
+		}
+		for _, c := range pic.clusters[k : k+n] {
+			c.x, c.y, c.h = x, y, tall
+			hy, j := y+clHead, 0
+			for _, m := range c.rows {
+				hx, rowTall := x+clPad, 0.0
+				for _, h := range c.hosts[j : j+m] {
+					place(h, hx, hy)
+					hx += h.sw + gapX
+					rowTall = max(rowTall, h.sh)
+				}
+				hy += rowTall + rowGap
+				j += m
+			}
+			x += c.w + gapX
+		}
+		y += tall + gapX
+		k += n
+	}
+	return rw + 2*clPad, rh + 2*clPad
+}
+
+// rowItem is the size of something packRows lays out.
+type rowItem struct{ w, h float64 }
+
+// packRows lays items out in as few rows as fit within limit, the same
+// number in each row but the last: it returns how many go in each row and
+// the total width and height, rows rowGap apart (gapX between items).
+func packRows(items []rowItem, limit float64) (rows []int, width, height float64) {
+	if len(items) == 0 {
+		return nil, 0, 0
+	}
+	for per := len(items); per >= 1; per-- {
+		rows, width, height = rows[:0], 0, 0
+		fits := true
+		for i := 0; i < len(items); i += per {
+			end := min(i+per, len(items))
+			w, h := 0.0, 0.0
+			for j, it := range items[i:end] {
+				if j > 0 {
+					w += gapX
+				}
+				w += it.w
+				h = max(h, it.h)
+			}
+			fits = fits && (w <= limit || end-i == 1)
+			rows = append(rows, end-i)
+			width = max(width, w)
+			if i > 0 {
+				height += rowGap
+			}
+			height += h
+		}
+		if fits {
+			break
+		}
+	}
+	return rows, width, height
+}
+
+// measure sizes b's subtree (sw, sh) and decides how its children are
+// arranged: in one row when it fits within limit, else in rows behind a
+// busIndent gutter.
+func measure(b *box, limit float64) {
+	if len(b.children) == 0 {
+		b.sw, b.sh, b.rows = b.w, b.h, nil
+		return
+	}
+	items := make([]rowItem, len(b.children))
+	for i, c := range b.children {
+		measure(c, limit-busIndent)
+		items[i] = rowItem{c.sw, c.sh}
+	}
+	rows, w, h := packRows(items, limit-busIndent)
+	if len(rows) > 1 {
+		w += busIndent
+	}
+	b.rows = rows
+	b.sw = max(b.w, w)
+	if len(rows) > 1 {
+		b.sw = max(b.w+busIndent, w)
+	}
+	b.sh = b.h + rowGap + h
+}
+
+// place puts b's subtree, measured, with its top left corner at (left, top).
+func place(b *box, left, top float64) {
+	b.y = top
+	b.rowTops = b.rowTops[:0]
+	if len(b.rows) <= 1 {
+		b.x = left + (b.sw-b.w)/2
+		kids := -float64(gapX)
+		for _, c := range b.children {
+			kids += c.sw + gapX
+		}
+		x := left + (b.sw-kids)/2
+		for _, c := range b.children {
+			place(c, x, top+b.h+rowGap)
+			x += c.sw + gapX
+		}
+		return
+	}
+	b.x = left + busIndent
+	y, j := top+b.h+rowGap, 0
+	for _, n := range b.rows {
+		b.rowTops = append(b.rowTops, y)
+		x, tall := left+busIndent, 0.0
+		for _, c := range b.children[j : j+n] {
+			place(c, x, y)
+			x += c.sw + gapX
+			tall = max(tall, c.sh)
+		}
+		y += tall + rowGap
+		j += n
+	}
 }
 
 // smiText is a pair's nvidia-smi label, with "?" when it rests on a guess.

@@ -109,8 +109,10 @@ func TestLayout(t *testing.T) {
 			}
 		}
 		for i, c := range pic.clusters {
-			if i > 0 && pic.clusters[i-1].x+pic.clusters[i-1].w > c.x {
-				t.Errorf("%s: NUMA frames overlap", name)
+			for _, o := range pic.clusters[:i] { // frames wrap onto rows: neither across nor down may they meet
+				if o.x < c.x+c.w && c.x < o.x+o.w && o.y < c.y+c.h && c.y < o.y+o.h {
+					t.Errorf("%s: NUMA frames %q and %q overlap", name, o.label, c.label)
+				}
 			}
 			for _, hb := range c.hosts {
 				var check func(b *box)

@@ -129,6 +129,7 @@ func merge(dst, src *rec) {
 	dst.capsSeen = dst.capsSeen || src.capsSeen
 	dst.noCaps = dst.noCaps || src.noCaps
 	dst.denied = dst.denied || src.denied
+	dst.looped = dst.looped || src.looped
 	if dst.bars == nil {
 		dst.bars = src.bars
 	}
@@ -219,7 +220,7 @@ func (p *parser) build() *topology.Graph {
 		d := &topology.Device{Addr: a, Name: r.name, Class: r.class, VendorID: r.vendor, DeviceID: r.device,
 			SubVendorID: r.subVendor, SubDeviceID: r.subDevice, SubsystemKnown: r.subKnown,
 			NUMANode: -1, RawNUMANode: -1, Driver: r.driver, IOMMUGroup: r.iommu, Link: r.link,
-			ConfigLen: r.configLen, BARs: r.bars, ACSKnown: r.acsKnown || r.noCaps || r.capsSeen && !r.denied, ACSRedirect: r.acsRedirect,
+			ConfigLen: r.configLen, BARs: r.bars, ACSKnown: r.acsKnown || r.noCaps || r.capsSeen && !r.denied && !r.looped, ACSRedirect: r.acsRedirect,
 			MaxPayload: r.maxPayload, MaxReadRequest: r.maxReadReq, RelaxedOrdering: r.relaxedOrdering, DevCtlKnown: r.devCtlKnown}
 		d.Kind = topology.KindOf(d.Class, d.VendorID)
 		d.Seen = r.at

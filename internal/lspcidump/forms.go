@@ -136,6 +136,14 @@ func (p *parser) capability(r *rec, v string) {
 	if !ok {
 		return
 	}
+	if strings.HasPrefix(strings.TrimSpace(rest), "<chain looped>") {
+		// pciutils (ls-caps.c, ls-ecaps.c) stops walking a list that
+		// revisits an entry: what lies past the loop, ACS among it, was
+		// never read.
+		r.looped = true
+		p.warn("loop", fmt.Sprintf("%s: capability list loops (lspci: <chain looped>): ACS and the registers past the loop unknown", r.addr.Short()))
+		return
+	}
 	// lspci lists capabilities only when it could read the capability list;
 	// it then reads the extended space too, so an ACS capability it does
 	// not list is absent, not unknown.
@@ -260,16 +268,26 @@ func (p *parser) vmmLine(s string) {
 			p.warn("vmm", fmt.Sprintf("Slot %q not understood", clip(v)))
 			return
 		}
-		p.vmm = p.get(a, len(v) == 7)
+		p.vmm, p.vmmIDs = p.get(a, len(v) == 7), false
 		p.cur = p.vmm // -vmm -x puts hex rows after the record
 		return
 	}
 	r := p.vmm
-	// Values are names, "Name [10de]" with -nn, or bare hex with -n.
+	// Values are names, "Name [10de]" with -nn, or bare hex with -n. A
+	// model in brackets can look like an ID ("GB100 [B200]"), so a bracket
+	// is an ID only when the record's Class line had one too: lspci -nn
+	// brackets every field, and prints Class first.
+	bracketed := func() (string, bool) {
+		i := strings.LastIndex(v, " [")
+		if i < 0 || !strings.HasSuffix(v, "]") || len(v)-i-3 != 4 || !isHexStr(v[i+2:len(v)-1]) {
+			return "", false
+		}
+		return v[i+2 : len(v)-1], true
+	}
 	id := func(bits int) (uint64, bool) {
 		x := v
-		if i := strings.LastIndex(v, " ["); i >= 0 && strings.HasSuffix(v, "]") {
-			x = v[i+2 : len(v)-1]
+		if b, ok := bracketed(); ok && (p.vmmIDs || k == "Class") {
+			x = b
 		} else if len(v) != bits/4 {
 			return 0, false
 		}
@@ -277,15 +295,14 @@ func (p *parser) vmmLine(s string) {
 		return n, err == nil && len(x) == bits/4
 	}
 	name := func() string { // "GA100 [A100 SXM4 40GB]" keeps its model; " [10de]" is an ID
-		if i := strings.LastIndex(v, " ["); i >= 0 && strings.HasSuffix(v, "]") && len(v)-i-3 == 4 {
-			if _, err := strconv.ParseUint(v[i+2:len(v)-1], 16, 16); err == nil {
-				return v[:i]
-			}
+		if b, ok := bracketed(); ok && p.vmmIDs {
+			return v[:len(v)-len(b)-3]
 		}
 		return v
 	}
 	switch k {
 	case "Class":
+		_, p.vmmIDs = bracketed()
 		if c, ok := id(16); ok {
 			r.class = uint32(c)<<8 | r.class&0xff
 			r.classKnown, r.classGuessed = true, false

@@ -114,6 +114,7 @@ type rec struct {
 	capsSeen               bool // a capability was listed: the list was readable
 	noCaps                 bool // Status: Cap-, the function has no capability list
 	denied                 bool // Capabilities: <access denied>
+	looped                 bool // Capabilities: [..] <chain looped>: the list ends unread
 	bars                   []topology.BAR
 	configLen              int
 	hex                    []string
@@ -138,7 +139,10 @@ type parser struct {
 	curAt string // where cur's header is
 	key   string // last "Key:" of a -vvv detail line
 	vmm   *rec   // open -vmm record
-	tree  map[int]tctx
+	// vmmIDs says the open -vmm record was written with -nn: its Class
+	// ends in a bracketed ID, so a Device's last bracket is one too.
+	vmmIDs bool
+	tree   map[int]tctx
 
 	numaNodes  []topology.NUMANode
 	numactl    bool

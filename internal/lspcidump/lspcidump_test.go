@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -513,6 +514,69 @@ func TestSideFacts(t *testing.T) {
 	for _, p := range g.Pairs() {
 		if p.A.NUMANode < 0 && p.B.NUMANode >= 0 && p.SMI == topology.NODE && !p.LabelUncertain {
 			t.Errorf("%s-%s: confident NODE with %s's node unknown", p.A.BDF(), p.B.BDF(), p.A.BDF())
+		}
+	}
+}
+
+// TestVmmModelThatLooksLikeAnID: without -nn, lspci -vmm prints a model in
+// brackets that may be four hex digits ("GB100 [B200]", from a database that
+// knows the B200); that is a name, not device ID b200. With -nn every field
+// ends in its ID, the Class line first.
+func TestVmmModelThatLooksLikeAnID(t *testing.T) {
+	for _, tt := range []struct {
+		form, dump string
+		device     uint16
+		name       string
+	}{
+		{"names", "Slot:\t1a:00.0\nClass:\t3D controller\nVendor:\tNVIDIA Corporation\nDevice:\tGB100 [B200]\n",
+			0, "NVIDIA Corporation GB100 [B200]"},
+		{"-nn", "Slot:\t1a:00.0\nClass:\t3D controller [0302]\nVendor:\tNVIDIA Corporation [10de]\nDevice:\tGB100 [B200] [2901]\n",
+			0x2901, "NVIDIA Corporation GB100 [B200]"},
+		{"-n", "Slot:\t1a:00.0\nClass:\t0302\nVendor:\t10de\nDevice:\t2901\n", 0x2901, ""},
+	} {
+		g, err := Parse(tt.form, []byte(tt.dump))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.form, err)
+		}
+		d := g.Device(topology.BDF{Bus: 0x1a})
+		if d == nil {
+			t.Fatalf("%s: 1a:00.0 not read", tt.form)
+		}
+		if d.DeviceID != tt.device || tt.name != "" && d.Name != tt.name {
+			t.Errorf("%s: device ID %04x name %q, want %04x %q", tt.form, d.DeviceID, d.Name, tt.device, tt.name)
+		}
+	}
+}
+
+// TestVvvChainLooped: lspci -vvv stops at a capability list that revisits
+// an entry and prints "<chain looped>"; an ACS capability past the loop was
+// never read, so its absence is unknown, and the dump says why.
+func TestVvvChainLooped(t *testing.T) {
+	head := "00:01.0 PCI bridge: Intel Corporation Device 09ab (prog-if 00 [Normal decode])\n" +
+		"\tBus: primary=00, secondary=01, subordinate=01, sec-latency=0\n" +
+		"\tCapabilities: [40] Express (v2) Root Port (Slot+), MSI 00\n" +
+		"\t\tLnkSta:\tSpeed 16GT/s, Width x16\n"
+	for _, tt := range []struct {
+		name, tail string
+		acsKnown   bool
+	}{
+		{"listed whole", "\tCapabilities: [100 v1] Advanced Error Reporting\n", true},
+		{"looped", "\tCapabilities: [100 v1] Advanced Error Reporting\n\tCapabilities: [100 v1] <chain looped>\n", false},
+	} {
+		g, err := Parse(tt.name, []byte(head+tt.tail))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		d := g.Device(topology.BDF{Device: 1})
+		if d == nil {
+			t.Fatalf("%s: 00:01.0 not read", tt.name)
+		}
+		if d.ACSKnown != tt.acsKnown {
+			t.Errorf("%s: ACSKnown %v, want %v", tt.name, d.ACSKnown, tt.acsKnown)
+		}
+		warned := slices.ContainsFunc(g.Warnings, func(w topology.Warning) bool { return strings.Contains(w.Message, "<chain looped>") })
+		if warned == tt.acsKnown {
+			t.Errorf("%s: <chain looped> warning %v, want %v", tt.name, warned, !tt.acsKnown)
 		}
 	}
 }

@@ -2,7 +2,8 @@
 // format, one file per format: table.go (the tables for people: -o table,
 // and -o markdown in the same drawing with markdown's style), json.go (-o
 // json and -o jsonl), prometheus.go, nfd.go, verify.go (gdtopo verify in
-// every format it offers), and the exports ncclxml.go, svg.go and dot.go. A renderer takes a report and a
+// every format it offers), and the exports ncclxml.go, svg.go, dot.go and
+// html.go. A renderer takes a report and a
 // writer and decides nothing: findings, best NICs, verdicts and exit
 // statuses are the report's.
 package render
@@ -29,13 +30,14 @@ const (
 	NCCLXML    Format = "nccl-xml"
 	SVG        Format = "svg"
 	DOT        Format = "dot"
+	HTML       Format = "html"
 )
 
 // The formats each kind of report is offered in, the default first.
 var (
 	CheckFormats  = []Format{Table, JSON, Markdown, JSONL, Prometheus, NFD}
 	ViewFormats   = []Format{Table, JSON, Markdown} // matrix, tree, path, compare
-	ExportFormats = []Format{NCCLXML, SVG, DOT}
+	ExportFormats = []Format{NCCLXML, SVG, DOT, HTML}
 )
 
 // ParseFormat checks a -o value against the formats a command offers.
@@ -138,6 +140,8 @@ func Export(w io.Writer, f Format, r *report.Report) error {
 		return svg(w, r)
 	case DOT:
 		return dot(w, r)
+	case HTML:
+		return html(w, r)
 	}
 	return unsupported(f, "export")
 }

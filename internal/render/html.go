@@ -1,0 +1,247 @@
+package render
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// htmlScript shows the detail block of the pair whose matrix cell was
+// clicked. It is the page's only script; the page's Content-Security-Policy
+// admits it by its hash and nothing else (no fetches, no other scripts).
+const htmlScript = `document.addEventListener("click", function (e) {
+  var b = e.target.closest("button[data-pair]");
+  if (!b) return;
+  document.querySelectorAll(".pair").forEach(function (d) { d.hidden = true; });
+  document.querySelectorAll("button[data-pair]").forEach(function (x) { x.classList.remove("on"); });
+  var d = document.getElementById("pair-" + b.dataset.pair);
+  d.hidden = false;
+  b.classList.add("on");
+  d.scrollIntoView({block: "nearest"});
+});`
+
+const htmlStyle = `body{font-family:system-ui,sans-serif;margin:1.5em;color:#111827;max-width:1600px}
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
+table{border-collapse:collapse;margin:.4em 0}td,th{border:1px solid #d1d5db;padding:.2em .5em;text-align:left;vertical-align:top}
+th{background:#f3f4f6}.kv th{background:none;font-weight:600}
+.matrix button{font:inherit;font-family:monospace;border:0;padding:.2em .6em;cursor:pointer;min-width:4em}
+.matrix button.best{outline:2px solid #111827}.matrix button.on{outline:3px solid #2563eb}
+.PIX{background:#86efac}.PXB{background:#d9f99d}.PHB{background:#fde68a}.NODE{background:#fdba74}.SYS{background:#fca5a5}.NV{background:#93c5fd}
+.pair{border:1px solid #9ca3af;border-radius:6px;padding:.2em 1em 1em;margin-top:1em}
+.critical{color:#b91c1c}.warning{color:#b45309}.info{color:#1d4ed8}
+pre{background:#f3f4f6;padding:.5em;overflow-x:auto}.picture{overflow-x:auto}`
+
+const htmlPage = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src '{{.ScriptHash}}'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>gdtopo: {{.Report.Source.Name}}</title>
+<style>{{.Style}}</style>
+</head>
+<body>
+<h1>gdtopo: {{.Report.Source.Name}}</h1>
+<p id="verdict">{{.Verdict}}</p>
+<h2>Summary</h2>
+<table class="kv" id="summary">{{range .Summary}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table>
+{{if .Rows}}<h2>Accelerator × NIC: nvidia-smi labels</h2>
+<p>Click a label for the pair's path and the arithmetic of its prediction. Outlined: each accelerator's NIC in the rail plan.</p>
+<table class="matrix" id="matrix"><tr><th></th>{{range .NICs}}<th title="{{.BDF}}">{{.Alias}}</th>{{end}}</tr>
+{{range .Rows}}<tr><th title="{{.Accel.BDF}}">{{.Accel.Alias}}</th>{{range .Cells}}<td>{{if .Pair}}<button type="button" data-pair="{{.Index}}" class="{{.Class}}" title="{{.Title}}">{{.Label}}</button>{{end}}</td>{{end}}</tr>
+{{end}}</table>
+{{range .Pairs}}<section class="pair" id="pair-{{.Index}}" hidden>
+<h3>{{.From}} → {{.To}}</h3>
+<p class="label">nvidia-smi <b>{{.SMI}}</b>, NCCL <b>{{.NCCL}}</b>: {{.Pair.Path}}</p>
+{{if .Hops}}<table class="hops"><tr><th>#</th><th>From</th><th>To</th><th>Crosses</th><th>Link</th><th>Gb/s</th></tr>
+{{range $i, $h := .Hops}}<tr><td>{{$h.N}}</td><td>{{$h.From}}</td><td>{{$h.To}}</td><td>{{$h.Kind}}</td><td>{{$h.Link}}</td><td>{{$h.Gbps}}</td></tr>
+{{end}}</table>{{else}}<p>The source shows no PCI hierarchy for this pair.</p>{{end}}
+<p class="bottleneck">Bottleneck: {{.Bottleneck}}</p>
+{{range .Pair.Notes}}<p class="note">Note: {{.}}</p>{{end}}
+{{with .Prediction}}<p class="prediction">Prediction (NCCL {{$.Report.NCCLVersion}} rules): expected <b>{{.Expected}}</b>, write (NIC writes accelerator memory) {{.Write}}, read {{.Read}}, efficiency {{.Efficiency}}, GPUDirect RDMA {{.GDR}}</p>
+{{if .Steps}}<table class="steps"><tr><th>#</th><th>Step</th><th>Value</th><th>Source</th></tr>
+{{range .Steps}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td></tr>
+{{end}}</table>{{end}}
+{{if .P.GDRReason}}<p>GPUDirect RDMA: {{.P.GDRReason}}</p>{{end}}
+{{range .P.Assumed}}<p>Assumed: {{.}}</p>{{end}}{{end}}
+</section>
+{{end}}{{end}}
+{{if .Plan}}<h2>Rail plan</h2>
+<table id="plan"><tr><th>Accelerator</th><th>NIC</th><th>Expected</th><th>Shared by</th></tr>
+{{range .Plan}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td></tr>
+{{end}}</table>{{end}}
+<h2>Findings</h2>
+{{if .Report.Findings}}<ul id="findings">{{range .Report.Findings}}<li><b class="{{.Severity}}">{{.Severity}}</b> <code>{{.Code}}</code> {{.Message}}{{if .Evidence}}<br>evidence: <code>{{.Evidence}}</code>{{end}}{{with remedy .Remedy}}<pre>{{.}}</pre>{{end}}</li>
+{{end}}</ul>{{else}}<p id="findings">no findings</p>{{end}}
+<h2>Picture</h2>
+<div class="picture">{{.SVG}}</div>
+<script>{{.Script}}</script>
+</body>
+</html>
+`
+
+var htmlTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"remedy": func(steps []report.RemedyStep) string { return strings.Join(remedyScript(steps), "\n") },
+}).Parse(htmlPage))
+
+// htmlHop is one row of a pair's hop table.
+type htmlHop struct {
+	N                    int
+	From, To, Kind, Link string
+	Gbps                 string
+}
+
+// htmlPrediction is a pair's prediction as the page shows it.
+type htmlPrediction struct {
+	P                                 *report.Prediction
+	Expected, Write, Read, Efficiency string
+	GDR                               string
+	Steps                             [][]string
+}
+
+// htmlPair is one accelerator-NIC pair's detail block.
+type htmlPair struct {
+	Index               int
+	Pair                *report.Pair
+	From, To, SMI, NCCL string
+	Hops                []htmlHop
+	Bottleneck          string
+	Prediction          *htmlPrediction
+}
+
+// htmlCell is one matrix cell.
+type htmlCell struct {
+	Pair                *report.Pair
+	Index               int
+	Label, Class, Title string // Title: "GPU0 → NIC0"
+}
+
+// htmlRow is one accelerator's row of the matrix.
+type htmlRow struct {
+	Accel *report.Device
+	Cells []htmlCell
+}
+
+// html writes one self-contained page: the summary, the matrix whose
+// cells open each pair's path and prediction, the rail plan, the findings
+// and the picture svg draws, with no reference to anything outside it.
+// Every string from the source goes through html/template's escaping.
+func html(w io.Writer, r *report.Report) error {
+	var pic bytes.Buffer
+	if err := svg(&pic, r); err != nil {
+		return err
+	}
+	sum := sha256.Sum256([]byte(htmlScript))
+	data := struct {
+		Report        *report.Report
+		ScriptHash    string
+		Style         template.CSS
+		Script        template.JS
+		SVG           template.HTML // drawn by svg, which escapes every name it prints
+		Verdict       string
+		Summary, Plan [][]string
+		NICs          []*report.Device
+		Rows          []htmlRow
+		Pairs         []htmlPair
+	}{
+		Report:     r,
+		ScriptHash: "sha256-" + base64.StdEncoding.EncodeToString(sum[:]),
+		Style:      template.CSS(htmlStyle),
+		Script:     template.JS(htmlScript),
+		SVG:        template.HTML(pic.String()),
+		Verdict:    report.CheckVerdict(r),
+		Summary:    summaryRows(r),
+	}
+	for _, bdf := range r.NICs {
+		if d := r.Device(bdf); d != nil {
+			data.NICs = append(data.NICs, d)
+		}
+	}
+	for _, a := range r.Accelerators {
+		acc := r.Device(a.BDF)
+		if acc == nil {
+			continue
+		}
+		row := htmlRow{Accel: acc}
+		for _, n := range data.NICs {
+			p := r.Pair(a.BDF, n.BDF)
+			if p == nil {
+				row.Cells = append(row.Cells, htmlCell{})
+				continue
+			}
+			i := len(data.Pairs)
+			class := strings.TrimSuffix(p.SMI, "?")
+			if strings.HasPrefix(class, "NV") {
+				class = "NV"
+			}
+			if a.BestNIC == n.BDF {
+				class += " best"
+			}
+			row.Cells = append(row.Cells, htmlCell{Pair: p, Index: i, Label: report.Label(p), Class: class, Title: acc.Alias + " → " + n.Alias})
+			data.Pairs = append(data.Pairs, htmlPairOf(i, r, p, acc, n))
+		}
+		data.Rows = append(data.Rows, row)
+	}
+	for _, as := range r.Plan.Assignments {
+		acc, nic := as.Accelerator, as.NIC
+		if d := r.Device(acc); d != nil {
+			acc = labelAndBDF(d)
+		}
+		if d := r.Device(nic); d != nil {
+			nic = labelAndBDF(d)
+		}
+		data.Plan = append(data.Plan, []string{acc, nic, gbps(as.ExpectedGbps), strconv.Itoa(as.Shared)})
+	}
+	var out bytes.Buffer
+	if err := htmlTemplate.Execute(&out, data); err != nil {
+		return err
+	}
+	_, err := w.Write(out.Bytes())
+	return err
+}
+
+// htmlPairOf is pair p's detail block.
+func htmlPairOf(i int, r *report.Report, p *report.Pair, a, n *report.Device) htmlPair {
+	out := htmlPair{Index: i, Pair: p, From: labelAndBDF(a), To: labelAndBDF(n),
+		SMI: report.Label(p), NCCL: report.NCCLLabel(p), Bottleneck: "unknown"}
+	if p.BottleneckGbps > 0 {
+		out.Bottleneck = fmt.Sprintf("%g Gb/s (the narrowest current PCIe link)", p.BottleneckGbps)
+	}
+	for j, h := range p.Hops {
+		row := htmlHop{N: j + 1, From: h.From, To: h.To, Kind: strings.ReplaceAll(h.Kind, "_", " ")}
+		if h.Kind == string(topology.HopPCIe) {
+			row.Link, row.Gbps = "unknown", "unknown"
+			if h.CurrentGTs > 0 && h.CurrentWidth > 0 {
+				row.Link = topology.Link{CurrentGTs: h.CurrentGTs, CurrentWidth: h.CurrentWidth}.String()
+				row.Gbps = fmt.Sprintf("%g", h.Gbps)
+			}
+		}
+		out.Hops = append(out.Hops, row)
+	}
+	if x := p.Prediction; x != nil {
+		span := func(lo, hi float64) string {
+			if hi > lo+0.5 {
+				return fmt.Sprintf("%.0f-%.0f Gb/s", lo, hi)
+			}
+			return gbps(lo)
+		}
+		pr := &htmlPrediction{P: x, Expected: gbps(x.ExpectedGbps), Write: span(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps),
+			Read: span(x.ExpectedReadGbps, x.ExpectedReadMaxGbps), Efficiency: "unknown", GDR: gdrText(x)}
+		if x.Efficiency > 0 {
+			pr.Efficiency = fmt.Sprintf("%.0f%%", 100*x.Efficiency)
+		}
+		for k, s := range x.Steps {
+			pr.Steps = append(pr.Steps, []string{strconv.Itoa(k + 1), s.What, fmt.Sprintf("%.4g %s", s.Value, s.Unit), s.Source})
+		}
+		out.Prediction = pr
+	}
+	return out
+}
