@@ -70,11 +70,7 @@ func compareTables(p *Printer, c *report.Comparison, width int) error {
 		}
 	}
 	p.Heading("Verdict")
-	if p.Format() == Markdown {
-		p.Printf("%s\n", c.Verdict.Sentence)
-		return nil
-	}
-	p.Lines(c.Verdict.Sentence, "", "")
+	p.Lines(c.Verdict.Sentence, "", "") // one line in markdown
 	return nil
 }
 

@@ -44,7 +44,7 @@ func checkTables(p *Printer, c *report.Check) error {
 func checkReport(p *Printer, r *report.Report) error {
 	md, verbose := p.Format() == Markdown, p.style.Verbose
 	if md {
-		p.Printf("# gdtopo check: %s\n\n", r.Source.Name)
+		p.Printf("# gdtopo check: %s\n\n", termsafe.Text(r.Source.Name)) // one line, whatever the name holds
 	}
 	verdict, rest, _ := strings.Cut(report.CheckVerdict(r), ":")
 	p.SeverityLines(strings.ToLower(verdict), ":"+rest, "", "  ")
@@ -499,9 +499,9 @@ func findingsText(p *Printer, r *report.Report) {
 		devs := deviceList(r, f.Devices)
 		script := remedyScript(f.Remedy)
 		if md {
-			p.Printf("\n- **%s** `%s` %s: %s\n", strings.ToUpper(f.Severity), f.Code, devs, f.Message)
+			p.Printf("\n- **%s** `%s` %s: %s\n", strings.ToUpper(f.Severity), f.Code, termsafe.Text(devs), termsafe.Text(f.Message))
 			if f.Evidence != "" {
-				p.Printf("  evidence: `%s`\n", f.Evidence)
+				p.Printf("  evidence: `%s`\n", termsafe.Text(f.Evidence))
 			}
 			if len(script) > 0 {
 				p.Printf("\n  ```sh\n  %s\n  ```\n", strings.Join(script, "\n  "))
@@ -637,7 +637,7 @@ func matrixTable(p *Printer, m *report.Matrix) error {
 func treeText(p *Printer, t *report.Tree) error {
 	f := p.Format()
 	if f == Markdown {
-		p.Printf("# gdtopo tree: %s\n\n```\n", t.Source.Name)
+		p.Printf("# gdtopo tree: %s\n\n```\n", termsafe.Text(t.Source.Name))
 	}
 	byBDF := make(map[string]*report.Device, len(t.Devices))
 	for i := range t.Devices {
