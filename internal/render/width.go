@@ -2,6 +2,7 @@ package render
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -24,7 +25,8 @@ func textWidth(s string) int { return utf8.RuneCountInString(s) }
 
 // wrapText breaks s into lines of at most width columns at spaces (a word
 // longer than a line is cut), the first line prefixed with first and the
-// rest with rest. width 0 is no limit.
+// rest with rest; within a line, words keep the spaces between them (two
+// that align columns stay two). width 0 is no limit.
 func wrapText(s string, width int, first, rest string) []string {
 	if width <= 0 {
 		return []string{first + s}
@@ -35,7 +37,8 @@ func wrapText(s string, width int, first, rest string) []string {
 		out = append(out, prefix+line)
 		line, prefix = "", rest
 	}
-	for _, word := range strings.Fields(s) {
+	for _, w := range spacedWords(s) {
+		word := w.word
 		room := max(1, width-textWidth(prefix))
 		for textWidth(word) > room {
 			if line != "" {
@@ -50,8 +53,8 @@ func wrapText(s string, width int, first, rest string) []string {
 		switch {
 		case line == "":
 			line = word
-		case textWidth(line)+1+textWidth(word) <= room:
-			line += " " + word
+		case textWidth(line)+textWidth(w.space)+textWidth(word) <= room:
+			line += w.space + word
 		default:
 			flush()
 			line = word
@@ -59,6 +62,40 @@ func wrapText(s string, width int, first, rest string) []string {
 	}
 	if line != "" || len(out) == 0 {
 		flush()
+	}
+	return out
+}
+
+// spacedWord is a word and the spaces before it ("" for the first).
+type spacedWord struct{ space, word string }
+
+// spacedWords splits s at whitespace as strings.Fields does, keeping the
+// run of spaces before each word; a run holding other whitespace is one
+// space.
+func spacedWords(s string) []spacedWord {
+	var out []spacedWord
+	space := ""
+	for len(s) > 0 {
+		i := strings.IndexFunc(s, unicode.IsSpace)
+		if i < 0 {
+			i = len(s)
+		}
+		if i > 0 {
+			if len(out) == 0 {
+				space = ""
+			}
+			out = append(out, spacedWord{space, s[:i]})
+		}
+		s = s[i:]
+		j := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) })
+		if j < 0 {
+			break
+		}
+		space = s[:j]
+		if strings.Trim(space, " ") != "" {
+			space = " "
+		}
+		s = s[j:]
 	}
 	return out
 }
