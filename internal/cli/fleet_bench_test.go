@@ -79,3 +79,34 @@ func samplePeakHeap() func() uint64 {
 		return peak.Load()
 	}
 }
+
+// BenchmarkFleetDiff measures `gdtopo fleet 'DIR/*.tar.gz'` over 200
+// snapshots of fixtures/hgx-h100 (8 GPUs, 8 NICs): snapshots a second and
+// the peak of live heap objects.
+func BenchmarkFleetDiff(b *testing.B) {
+	const n = 200
+	snap := filepath.Join(b.TempDir(), "snap.tar.gz")
+	if code, _, errb := run("snapshot", filepath.Join("..", "..", "fixtures", "hgx-h100"), "--output-file", snap); code != ExitOK {
+		b.Fatalf("snapshot: exit %d: %s", code, errb)
+	}
+	data, err := os.ReadFile(snap)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	for i := range n {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("node%04d.tar.gz", i)), data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	args := []string{"fleet", filepath.Join(dir, "*.tar.gz")}
+	stop := samplePeakHeap()
+	start := time.Now()
+	for b.Loop() {
+		if code := Main(args, nil, io.Discard, io.Discard); code != ExitOK {
+			b.Fatalf("exit %d", code)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/time.Since(start).Seconds(), "snapshots/s")
+	b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MB")
+}

@@ -133,6 +133,10 @@ func (m *memFS) put(p string, n *node) error {
 		m.lastDir, m.lastDirNode = full[:len(full)-len(p)-1], dir
 	}
 	m.replaced = nil
+	if last := len(dir.entries) - 1; dir.index == nil && (last < 0 || dir.entries[last].name < p) {
+		m.add(dir, p, n) // after every entry, as archives list them: new
+		return nil
+	}
 	if old := dir.child(p); old != nil {
 		if old.mode.IsDir() {
 			if !n.mode.IsDir() {

@@ -269,13 +269,13 @@ func (tr *tarReader) parseHeader(h *tar.Header) error {
 	if sum != checksum(b) && sum != signedChecksum(b) {
 		return tar.ErrHeader
 	}
-	magic, trailer := string(b[257:263]), string(b[508:512])
 	var prefix []byte
-	switch {
-	case magic == "ustar\x00" && trailer == "tar\x00": // star
-		prefix = cBytes(b[345:476])
-	case magic == "ustar\x00": // USTAR and PAX
-		prefix = cBytes(b[345:500])
+	if string(b[257:263]) == "ustar\x00" {
+		if string(b[508:512]) == "tar\x00" { // star
+			prefix = cBytes(b[345:476])
+		} else { // USTAR and PAX
+			prefix = cBytes(b[345:500])
+		}
 	}
 	var size, mode, mtime int64
 	if size, ok = parseNumeric(b[124:136]); !ok {
@@ -289,7 +289,10 @@ func (tr *tarReader) parseHeader(h *tar.Header) error {
 	}
 	// Field by field: the other fields of tar.Header, over 200 bytes, stay
 	// zero in tr.hdr.
-	h.Typeflag, h.Linkname, h.Size, h.Mode, h.ModTime = b[156], cString(b[157:257]), size, mode, time.Unix(mtime, 0)
+	h.Typeflag, h.Linkname, h.Size, h.Mode, h.ModTime = b[156], "", size, mode, time.Unix(mtime, 0)
+	if b[157] != 0 { // most members link to nothing
+		h.Linkname = cString(b[157:257])
+	}
 	name := cBytes(b[0:100])
 	if len(prefix) > 0 { // joined in place: one string, not three
 		var buf [len("/") + 155 + 100]byte
@@ -300,24 +303,24 @@ func (tr *tarReader) parseHeader(h *tar.Header) error {
 }
 
 // checksum is the sum of the bytes of the header block b, with its checksum
-// field taken as spaces. It adds eight bytes at a time in four 16-bit lanes,
-// in two sums that do not wait for each other, which cannot overflow over
-// one block.
+// field taken as spaces. It adds eight bytes at a time in four 16-bit
+// lanes, 32 bytes a round, in two sums that do not wait for each other and
+// cannot overflow over one block (a lane gets at most 128 bytes).
 func checksum(b []byte) int64 {
 	const lanes = 0x00ff00ff00ff00ff
-	blk := (*[tarBlock]byte)(b[:tarBlock])
+	le := binary.LittleEndian
+	// The checksum field, bytes 148 to 155, in the lanes the loop adds them
+	// to: the top half of the word at 144 and the bottom half of the one at
+	// 152, so that taking it out borrows from no other lane.
+	field := le.Uint64(b[144:152])&^0xffffffff | le.Uint64(b[152:160])&0xffffffff
 	var s0, s1 uint64
-	for i := 0; i < tarBlock; i += 16 {
-		v, w := binary.LittleEndian.Uint64(blk[i:i+8]), binary.LittleEndian.Uint64(blk[i+8:i+16])
-		s0 += v&lanes + v>>8&lanes
-		s1 += w&lanes + w>>8&lanes
+	for b = b[:tarBlock]; len(b) >= 32; b = b[32:] {
+		v0, v1, v2, v3 := le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:])
+		s0 += v0&lanes + v1&lanes + v2&lanes + v3&lanes
+		s1 += v0>>8&lanes + v1>>8&lanes + v2>>8&lanes + v3>>8&lanes
 	}
-	s := s0 + s1
-	sum := int64(s&0xffff + s>>16&0xffff + s>>32&0xffff + s>>48)
-	for _, c := range blk[148:156] {
-		sum -= int64(c)
-	}
-	return sum + 8*' '
+	s := s0 + s1 - field&lanes - field>>8&lanes // the checksum field taken out
+	return int64(s&0xffff+s>>16&0xffff+s>>32&0xffff+s>>48) + 8*' '
 }
 
 // signedChecksum is checksum with the bytes taken as int8, as some old
@@ -386,6 +389,16 @@ func parseOctal(b []byte) (int64, bool) {
 	if len(b) == 0 {
 		return 0, true
 	}
+	if len(b) <= 16 { // the usual field: read as 16 digits, zeros in front, eight at a time
+		var buf [16]byte
+		copy(buf[:], "0000000000000000")
+		copy(buf[16-len(b):], b)
+		hi, okHi := octal8(binary.LittleEndian.Uint64(buf[:8]))
+		lo, okLo := octal8(binary.LittleEndian.Uint64(buf[8:]))
+		if okHi && okLo {
+			return int64(hi<<24 | lo), true
+		}
+	}
 	var x uint64
 	for _, c := range b {
 		if c == 0 {
@@ -397,6 +410,18 @@ func parseOctal(b []byte) (int64, bool) {
 		x = x<<3 | uint64(c-'0')
 	}
 	return int64(x), int64(x) >= 0
+}
+
+// octal8 decodes eight octal digits, the first in the lowest byte of v;
+// ok is false when a byte is no octal digit.
+func octal8(v uint64) (x uint64, ok bool) {
+	if v&0xf8f8f8f8f8f8f8f8 != 0x3030303030303030 {
+		return 0, false
+	}
+	v &= 0x0707070707070707
+	v = v&0x0007000700070007<<3 | v>>8&0x0007000700070007  // two digits a 16-bit lane
+	v = v&0x0000003f0000003f<<6 | v>>16&0x0000003f0000003f // four a 32-bit lane
+	return v&0xfff<<12 | v>>32&0xfff, true
 }
 
 // parsePAX splits the content of a PAX extended header into its

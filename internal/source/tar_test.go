@@ -303,11 +303,17 @@ func FuzzTarReader(f *testing.F) {
 
 func TestChecksum(t *testing.T) {
 	b := make([]byte, tarBlock)
-	for i := range 200 {
+	for i := range 300 {
 		for j := range b {
 			b[j] = byte(j*7 + i*13 + j*j*i)
 		}
-		if i%2 == 0 {
+		switch {
+		case i >= 200: // only the checksum field set: taking it out must borrow from no lane
+			clear(b)
+			for j := 148; j < 156; j++ {
+				b[j] = byte(0xff - i + j)
+			}
+		case i%2 == 0:
 			for j := range b {
 				b[j] |= 0x80 // every lane at its largest
 			}
@@ -384,5 +390,41 @@ func BenchmarkOpenArchive(b *testing.B) {
 			}
 			b.ReportMetric(float64(members), "members")
 		})
+	}
+}
+
+// TestParseOctal checks parseOctal, which reads eight digits at a time,
+// against a digit-by-digit reading of the same rules on fields of every
+// shape tar writers and damaged archives give.
+func TestParseOctal(t *testing.T) {
+	slow := func(b []byte) (int64, bool) {
+		b = bytes.Trim(b, " \x00")
+		var x uint64
+		for _, c := range b {
+			if c == 0 {
+				break
+			}
+			if c < '0' || c > '7' || x>>61 != 0 {
+				return 0, false
+			}
+			x = x<<3 | uint64(c-'0')
+		}
+		return int64(x), int64(x) >= 0
+	}
+	fields := []string{"", "0000644\x00", "00000000012\x00", "15000000000\x00", "012345\x00 ",
+		"7777777777777777777777", "77777777777777777777777", "01234567", "012345678", "0123456\x007",
+		" 0001750 ", "\x00\x00\x00\x00\x00\x00\x00\x00", "00000000000", "0000000x\x00", "1234567 1234"}
+	for i := range 20000 { // every byte value at every place of short fields
+		f := []byte("01234567012\x00")
+		f[i%12] = byte(i / 12 % 256)
+		f[(i*7)%12] = "01234567 \x00x9"[i%12]
+		fields = append(fields, string(f), string(f[:8]))
+	}
+	for _, f := range fields {
+		x, ok := parseOctal([]byte(f))
+		wx, wok := slow([]byte(f))
+		if x != wx || ok != wok {
+			t.Fatalf("parseOctal(%q) = %d, %v; want %d, %v", f, x, ok, wx, wok)
+		}
 	}
 }
