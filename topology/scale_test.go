@@ -30,96 +30,11 @@ var scaleCases = []scaleCase{
 	{10000, 16},
 }
 
-// scaleUnit is one root port's subtree with its cost in functions and buses.
-type scaleUnit struct {
-	dev          *fixtures.Dev
-	funcs, buses int
-}
-
-// nvme8 is an eight-function NVMe device: many functions, no buses.
-func nvme8() *fixtures.Dev {
-	d := fixtures.NVMe(fixtures.PM1733)
-	for range 7 {
-		d = d.With(fixtures.NVMe(fixtures.PM1733))
-	}
-	return d
-}
-
-// scaleMachine generates a two-socket machine of about functions PCI
-// functions, most of them bridges and NVMe functions, with nics InfiniBand
-// NICs and 2*nics accelerators. Each group of two accelerators and one NIC
-// sits behind its own switch; the groups are spread over the host bridges,
-// which alternate between the NUMA nodes, so pairs take every label.
-func scaleMachine(functions, nics int) fixtures.Machine {
-	ends := func() scaleUnit {
-		return scaleUnit{fixtures.RootPort(fixtures.SPRRootPort, fixtures.Switch(fixtures.PEX89104,
-			fixtures.DSP(fixtures.GPU(fixtures.H100SXM5)), fixtures.DSP(fixtures.GPU(fixtures.H100SXM5)),
-			fixtures.DSP(fixtures.IB(fixtures.ConnectX7, fixtures.NDR400)))), 8, 5}
-	}
-	filler := func() scaleUnit {
-		dsps := make([]*fixtures.Dev, 8)
-		for i := range dsps {
-			dsps[i] = fixtures.DSP(nvme8())
-		}
-		return scaleUnit{fixtures.RootPort(fixtures.SPRRootPort, fixtures.Switch(fixtures.PEX89104, dsps...)), 74, 10}
-	}
-	var fillers []scaleUnit
-	left := functions - 8*nics
-	for left >= 74 {
-		fillers = append(fillers, filler())
-		left -= 74
-	}
-	// Spread the accelerator groups evenly among the fillers.
-	var units []scaleUnit
-	for i := range nics {
-		units = append(units, ends())
-		lo, hi := i*len(fillers)/nics, (i+1)*len(fillers)/nics
-		units = append(units, fillers[lo:hi]...)
-	}
-	// Pack the units onto host bridges of 32 buses each, at most 4 root
-	// ports per root bus; what is left of the count goes onto root buses.
-	const busesPerBridge, portsPerBridge = 31, 4
-	var roots []fixtures.Root
-	var devs []*fixtures.Dev
-	used := 0
-	flush := func() {
-		h := len(roots)
-		roots = append(roots, fixtures.HostBridge((h%8)*32, h%2, devs...).InDomain(h/8))
-		devs, used = nil, 0
-	}
-	for _, u := range units {
-		if used+u.buses > busesPerBridge || len(devs) == portsPerBridge {
-			flush()
-		}
-		devs, used = append(devs, u.dev), used+u.buses
-	}
-	for ; left >= 8; left -= 8 {
-		if len(devs) == 30 {
-			flush()
-		}
-		devs = append(devs, nvme8())
-	}
-	for ; left > 0; left-- {
-		if len(devs) == 30 {
-			flush()
-		}
-		devs = append(devs, fixtures.NVMe(fixtures.KC3000))
-	}
-	if len(devs) > 0 {
-		flush()
-	}
-	return fixtures.Machine{
-		Name: fmt.Sprintf("scale-%d", functions), Hostname: "scale", Kernel: "6.8.0",
-		CPU: fixtures.XeonPlatinum8480, Sockets: 2, CoresPerSocket: 4, Threads: 1,
-		Roots: roots,
-	}
-}
-
 // TestScaleMachines checks the generator on the small cases, so the
 // benchmark measures what it says.
 func TestScaleMachines(t *testing.T) {
 	for _, c := range scaleCases[:2] {
-		m := scaleMachine(c.functions, c.nics)
+		m := fixtures.Scale(c.functions, c.nics)
 		fns, err := m.Functions()
 		if err != nil {
 			t.Fatalf("%s: %v", c.name(), err)
@@ -169,7 +84,7 @@ func BenchmarkScale(b *testing.B) {
 			if testing.Short() && c.functions > 5000 {
 				b.Skip("10,000-function tree skipped with -short")
 			}
-			m := scaleMachine(c.functions, c.nics)
+			m := fixtures.Scale(c.functions, c.nics)
 			fns, err := m.Functions()
 			if err != nil {
 				b.Fatal(err)

@@ -212,6 +212,21 @@ func BenchmarkCheck(b *testing.B) {
 	}
 }
 
+// BenchmarkTree measures a whole gdtopo tree (open, read, name every
+// function from pci.ids, render) on the largest bundled fixture.
+func BenchmarkTree(b *testing.B) {
+	dir := filepath.Join("..", "..", "fixtures", "dgx-a100")
+	if _, err := os.Stat(dir); err != nil {
+		b.Skip(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if code := Main([]string{"tree", dir}, nil, io.Discard, io.Discard); code != ExitOK {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
+
 // TestStoragePairsShown checks that GPUDirect Storage pairs reach check's
 // text and JSON on the GDS fixture (NVIDIA GDS design guide layout: four
 // drives in each GPU's switch).

@@ -178,6 +178,16 @@ func (a *analysis) buildReport(adv *adviceOptions, ro reportOptions) (*report.Re
 	}), nil
 }
 
+// devicesReport is the report of the source's devices alone, without the
+// accelerator-NIC pairs, the advisor's findings or its plan: all that a
+// view of the devices (gdtopo tree) shows, at a third of the cost.
+func (a *analysis) devicesReport() *report.Report {
+	return report.Build(report.Input{
+		Source: report.Source{Name: a.src.Name, Kind: string(a.src.Kind), Format: a.src.Format},
+		Graph:  a.g, FailOn: "critical",
+	})
+}
+
 // report loads SOURCE and builds its report: what every command but check
 // does first.
 func (o *globalOptions) report(name string, allNames bool, adv *adviceOptions, ro reportOptions) (*report.Report, error) {

@@ -47,9 +47,9 @@ func treeRun(opts *treeOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := opts.report(opts.Source, true, &adviceOptions{}, reportOptions{})
+	a, err := opts.load(opts.Source, true)
 	if err != nil {
 		return err
 	}
-	return render.Tree(opts.IO.Out, f, report.TreeOf(r, opts.All), opts.IO.Style)
+	return render.Tree(opts.IO.Out, f, report.TreeOf(a.devicesReport(), opts.All), opts.IO.Style)
 }

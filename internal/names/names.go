@@ -12,6 +12,7 @@ package names
 
 import (
 	"fmt"
+	"runtime/debug"
 	"sync"
 )
 
@@ -69,18 +70,41 @@ func (r *Resolver) Device(vendor, device uint16) string {
 	if n, ok := Builtin(vendor, device); ok {
 		return n
 	}
-	if db, err := r.load(); err == nil {
-		if v, ok := db.vendor(vendor); ok {
-			if d, ok := db.device(vendor, device); ok {
-				return v + " " + d
-			}
-			return fmt.Sprintf("%s device [%04x]", v, device)
+	if v, d := r.lookup(vendor, device); v != "" {
+		if d != "" {
+			return v + " " + d
 		}
+		return fmt.Sprintf("%s device [%04x]", v, device)
 	}
 	if v, ok := builtinVendors[vendor]; ok {
 		return fmt.Sprintf("%s device [%04x]", v, device)
 	}
 	return fmt.Sprintf("[%04x:%04x]", vendor, device)
+}
+
+// lookup returns a vendor's name and its device's from pci.ids, "" for
+// either that it does not list or when there is no pci.ids. The file is
+// mapped, so a file cut short while gdtopo runs faults where a lookup reads
+// past its new end: that fault is recovered here, and the names are ""
+// (the caller names the device by its IDs), instead of ending the program.
+func (r *Resolver) lookup(vendor, device uint16) (v, d string) {
+	db, err := r.load()
+	if err != nil {
+		return "", ""
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if e := recover(); e != nil {
+			if _, fault := e.(interface{ Addr() uintptr }); !fault {
+				panic(e)
+			}
+			v, d = "", ""
+		}
+	}()
+	if v, _ = db.vendor(vendor); v != "" {
+		d, _ = db.device(vendor, device)
+	}
+	return v, d
 }
 
 // classNames are pci.ids's names of the classes gdtopo meets, keyed by

@@ -9,8 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -18,18 +18,28 @@ import (
 // 1.4 MB, so anything past this is not one.
 const maxPCIIDsBytes = 16 << 20
 
-// pciIDs is a pci.ids file held in memory with the offset of each vendor's
-// line. A device's line is found by scanning its vendor's block when asked,
-// so loading is one pass over the file that allocates only the index.
+// pciIDs is a pci.ids file held in memory (mapped, for a plain file), read
+// only where a lookup leads: nothing is parsed or indexed in advance.
 //
 // The format (https://pci-ids.ucw.cz, the file's own header): comment lines
 // start with '#'; a vendor line is "vvvv  Vendor name"; the vendor's device
 // lines follow as "\tdddd  Device name", each followed by its subsystem
 // lines "\t\tssss dddd  Subsystem name"; the class list ("C cc  Class") ends
-// the file. IDs are four hexadecimal digits.
+// the file. IDs are four hexadecimal digits, and vendors are listed in
+// ascending order of ID, which lets a vendor be found by bisecting the
+// bytes: about a dozen probes, each reading a line or two, instead of a
+// pass over 36,000 lines. A file out of order (damaged, or hand-made) is
+// scanned from the start when bisection misses, so every vendor line is
+// still found.
 type pciIDs struct {
-	data    []byte
-	vendors map[uint16]int // the offset of each vendor's line; a vendor listed twice: the last
+	data []byte
+
+	// What was looked up so far, as a run names many devices of few
+	// vendors and models; guarded by mu, as a fleet names its sources'
+	// devices at once.
+	mu      sync.Mutex
+	vendors map[uint16]int    // a vendor's line's offset, -1 where none
+	devices map[uint32]string // vendor<<16 | device: its name, "" where none
 }
 
 // searchPaths are where pci.ids is looked for when no path is given, in
@@ -44,8 +54,11 @@ func searchPaths() []string {
 		"/usr/share/hwdata/pci.ids.gz", "/usr/share/misc/pci.ids.gz")
 }
 
-// loadPCIIDs reads and indexes the pci.ids at path (gunzipped when its name
-// ends in .gz), or the first of searchPaths that exists when path is "".
+// loadPCIIDs opens the pci.ids at path (gunzipped when its name ends in
+// .gz), or the first of searchPaths that exists when path is "". A plain
+// file is mapped rather than read: a lookup touches a few dozen of its
+// pages, where reading it would copy all 1.4 MB into fresh memory, each
+// page of which faults once.
 func loadPCIIDs(path string) (*pciIDs, error) {
 	if path == "" {
 		for _, p := range searchPaths() {
@@ -68,10 +81,21 @@ func loadPCIIDs(path string) (*pciIDs, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
-	} else if !fi.Mode().IsRegular() {
+	}
+	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	tooBig := fmt.Errorf("%s: over %d MiB: not a pci.ids file", path, maxPCIIDsBytes>>20)
+	if !strings.HasSuffix(path, ".gz") {
+		if fi.Size() > maxPCIIDsBytes {
+			return nil, tooBig
+		}
+		if ids, ok := mapPCIIDs(f, fi.Size()); ok {
+			return ids, nil
+		}
 	}
 	var r io.Reader = f
 	if strings.HasSuffix(path, ".gz") {
@@ -86,23 +110,9 @@ func loadPCIIDs(path string) (*pciIDs, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(data) > maxPCIIDsBytes {
-		return nil, fmt.Errorf("%s: over %d MiB: not a pci.ids file", path, maxPCIIDsBytes>>20)
+		return nil, tooBig
 	}
-	return parsePCIIDs(data), nil
-}
-
-// parsePCIIDs indexes the vendors of a pci.ids file. Lines that fit no
-// entry are skipped: a damaged file names fewer devices and never fails.
-func parsePCIIDs(data []byte) *pciIDs {
-	p := &pciIDs{data: data, vendors: map[uint16]int{}}
-	for off := 0; off < len(data); {
-		line, next := lineAt(data, off)
-		if id, _, ok := entry(line); ok {
-			p.vendors[id] = off
-		}
-		off = next
-	}
-	return p
+	return &pciIDs{data: data}, nil
 }
 
 // lineAt returns the line starting at off, without its newline, and the
@@ -115,34 +125,145 @@ func lineAt(data []byte, off int) (line []byte, next int) {
 }
 
 // entry parses "hhhh  name": four hexadecimal digits, blanks, and a name.
-func entry(line []byte) (id uint16, name string, ok bool) {
+func entry(line []byte) (id uint16, name []byte, ok bool) {
+	if id, ok = entryID(line); !ok {
+		return 0, nil, false
+	}
+	name = bytes.TrimSpace(line[4:])
+	return id, name, len(name) > 0
+}
+
+// entryID parses the ID of what may be an entry: four hexadecimal digits
+// and a blank, with more after it.
+func entryID(line []byte) (id uint16, ok bool) {
 	if len(line) < 6 || line[4] != ' ' && line[4] != '\t' {
-		return 0, "", false
+		return 0, false
 	}
-	v, err := strconv.ParseUint(string(line[:4]), 16, 16)
-	if err != nil {
-		return 0, "", false
+	for _, c := range line[:4] {
+		var v byte
+		switch {
+		case '0' <= c && c <= '9':
+			v = c - '0'
+		case 'a' <= c && c <= 'f':
+			v = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			v = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		id = id<<4 | uint16(v)
 	}
-	name = strings.TrimSpace(string(line[4:]))
-	return uint16(v), name, name != ""
+	return id, true
+}
+
+// vendorAfter returns the first vendor line (a valid entry at column 0)
+// starting at or after off and before end: its offset and ID.
+func (p *pciIDs) vendorAfter(off, end int) (at int, id uint16, ok bool) {
+	for off < end {
+		line, next := lineAt(p.data, off)
+		if len(line) > 0 && line[0] != '\t' && line[0] != '#' {
+			if id, _, ok := entry(line); ok {
+				return off, id, true
+			}
+		}
+		off = next
+	}
+	return 0, 0, false
+}
+
+// lineStart returns the start of the line holding off.
+func (p *pciIDs) lineStart(off int) int {
+	return bytes.LastIndexByte(p.data[:off], '\n') + 1
+}
+
+// vendorLine returns the offset of vendor v's line: by bisection, which
+// finds it in a file in order, else by a scan of every line, which finds
+// it in any file (in a file out of order that lists v twice, either line).
+func (p *pciIDs) vendorLine(v uint16) (int, bool) {
+	// Invariant: v's line, if the file is in order, starts in [lo, hi).
+	lo, hi := 0, len(p.data)
+	for lo < hi {
+		mid := p.lineStart(lo + (hi-lo)/2)
+		if mid < lo {
+			mid = lo
+		}
+		at, id, ok := p.vendorAfter(mid, hi)
+		switch {
+		case ok && id == v:
+			return at, true
+		case ok && id < v:
+			_, lo = lineAt(p.data, at)
+		case mid == lo:
+			lo = hi // no vendor line in range, or only ones after v
+		default:
+			hi = mid // no vendor line in [mid, at), and at is after v or at hi
+		}
+	}
+	found, last := false, 0
+	for off := 0; off < len(p.data); {
+		at, id, ok := p.vendorAfter(off, len(p.data))
+		if !ok {
+			break
+		}
+		if id == v {
+			found, last = true, at
+		}
+		_, off = lineAt(p.data, at)
+	}
+	return last, found
+}
+
+// knownVendorLine is vendorLine, found once per vendor. The caller holds
+// p.mu.
+func (p *pciIDs) knownVendorLine(v uint16) (int, bool) {
+	off, seen := p.vendors[v]
+	if !seen {
+		var ok bool
+		if off, ok = p.vendorLine(v); !ok {
+			off = -1
+		}
+		if p.vendors == nil {
+			p.vendors = map[uint16]int{}
+		}
+		p.vendors[v] = off
+	}
+	return off, off >= 0
 }
 
 // vendor returns a vendor's name.
 func (p *pciIDs) vendor(v uint16) (string, bool) {
-	off, ok := p.vendors[v]
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	off, ok := p.knownVendorLine(v)
 	if !ok {
 		return "", false
 	}
 	line, _ := lineAt(p.data, off)
 	_, name, _ := entry(line)
-	return name, true
+	return string(name), true
 }
 
-// device returns the name of vendor v's device d, scanning v's block: its
-// device lines, skipping comments and subsystem lines, up to the next line
-// that is neither.
+// device returns the name of vendor v's device d, found once per device.
 func (p *pciIDs) device(v, d uint16) (string, bool) {
-	off, ok := p.vendors[v]
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	key := uint32(v)<<16 | uint32(d)
+	name, seen := p.devices[key]
+	if !seen {
+		name, _ = p.deviceLine(v, d)
+		if p.devices == nil {
+			p.devices = map[uint32]string{}
+		}
+		p.devices[key] = name
+	}
+	return name, name != ""
+}
+
+// deviceLine returns the name of vendor v's device d, scanning v's block:
+// its device lines, skipping comments and subsystem lines, up to the next
+// line that is neither. The caller holds p.mu.
+func (p *pciIDs) deviceLine(v, d uint16) (string, bool) {
+	off, ok := p.knownVendorLine(v)
 	if !ok {
 		return "", false
 	}
@@ -151,10 +272,12 @@ func (p *pciIDs) device(v, d uint16) (string, bool) {
 		var line []byte
 		line, off = lineAt(p.data, off)
 		switch {
-		case len(line) == 0 || line[0] == '#' || bytes.HasPrefix(line, []byte("\t\t")):
+		case len(line) == 0 || line[0] == '#' || len(line) > 1 && line[1] == '\t' && line[0] == '\t':
 		case line[0] == '\t':
-			if id, name, ok := entry(line[1:]); ok && id == d {
-				return name, true
+			if id, ok := entryID(line[1:]); ok && id == d {
+				if _, name, ok := entry(line[1:]); ok {
+					return string(name), true
+				}
 			}
 		default:
 			return "", false

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,8 +42,8 @@ func TestPCIIDsMatchPcidb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(db.Vendors) < 1000 || len(ids.vendors) != len(db.Vendors) {
-		t.Fatalf("%d vendors, pcidb %d", len(ids.vendors), len(db.Vendors))
+	if n := len(referenceVendors(ids.data)); len(db.Vendors) < 1000 || n != len(db.Vendors) {
+		t.Fatalf("%d vendors, pcidb %d", n, len(db.Vendors))
 	}
 	devices := 0
 	for key, v := range db.Vendors {
@@ -69,7 +70,7 @@ func TestPCIIDsMatchPcidb(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%s: %d vendors, %d devices agree", path, len(ids.vendors), devices)
+	t.Logf("%s: %d vendors, %d devices agree", path, len(db.Vendors), devices)
 }
 
 // TestPCIIDsDamaged reads pci.ids files with damaged, odd and hostile
@@ -95,7 +96,7 @@ func TestPCIIDsDamaged(t *testing.T) {
 		"\t00  Ethernet controller",
 		"15b3  Mellanox Technologies", // no newline at the end
 	}, "\n")
-	ids := parsePCIIDs([]byte(data))
+	ids := &pciIDs{data: []byte(data)}
 	tests := []struct {
 		vendor, device uint16
 		want           string
@@ -118,15 +119,17 @@ func TestPCIIDsDamaged(t *testing.T) {
 			t.Errorf("vendor(%04x) = %q, want %q", v, got, want)
 		}
 	}
-	if len(ids.vendors) != 3 {
-		t.Errorf("%d vendors, want 3", len(ids.vendors))
+	for _, v := range []uint16{0x0abc, 0x0012, 0x0c02} {
+		if got, ok := ids.vendor(v); ok {
+			t.Errorf("vendor(%04x) = %q from a line that is not a vendor's", v, got)
+		}
 	}
 }
 
 // TestLastVendor names a device of the file's last vendor when no class
 // list follows: pcidb v1.1.1 drops that vendor's devices.
 func TestLastVendor(t *testing.T) {
-	ids := parsePCIIDs([]byte("10de  NVIDIA Corporation\n\t2330  GH100\n8086  Intel Corporation\n\t2030  Sky Lake-E PCI Express Root Port A\n"))
+	ids := &pciIDs{data: []byte("10de  NVIDIA Corporation\n\t2330  GH100\n8086  Intel Corporation\n\t2030  Sky Lake-E PCI Express Root Port A\n")}
 	if got, _ := ids.device(0x8086, 0x2030); got != "Sky Lake-E PCI Express Root Port A" {
 		t.Errorf("last vendor's device: %q", got)
 	}
@@ -173,19 +176,104 @@ func TestLoadPCIIDs(t *testing.T) {
 	}
 }
 
-// FuzzPCIIDs parses arbitrary files and looks names up in them: no panic,
-// and every indexed vendor has a name.
+// referenceVendors indexes every vendor line of a pci.ids file by a pass
+// over all its lines (as gdtopo did before it bisected): the offset of each
+// vendor's lines, in file order.
+func referenceVendors(data []byte) map[uint16][]int {
+	vendors := map[uint16][]int{}
+	for off := 0; off < len(data); {
+		line, next := lineAt(data, off)
+		if len(line) > 0 && line[0] != '\t' && line[0] != '#' {
+			if id, _, ok := entry(line); ok {
+				vendors[id] = append(vendors[id], off)
+			}
+		}
+		off = next
+	}
+	return vendors
+}
+
+// inOrder reports whether a file's vendor lines are in strictly ascending
+// order of ID, as pci.ids keeps them.
+func inOrder(data []byte) bool {
+	prev := -1
+	for off := 0; off < len(data); {
+		line, next := lineAt(data, off)
+		if len(line) > 0 && line[0] != '\t' && line[0] != '#' {
+			if id, _, ok := entry(line); ok {
+				if int(id) <= prev {
+					return false
+				}
+				prev = int(id)
+			}
+		}
+		off = next
+	}
+	return true
+}
+
+// FuzzPCIIDs looks names up in arbitrary files: no panic; a vendor is found
+// exactly when some line lists it, at one of those lines; in a file in
+// order, at the one line a full scan finds.
 func FuzzPCIIDs(f *testing.F) {
 	f.Add([]byte("10de  NVIDIA Corporation\n\t2330  GH100\n\t\t10de 16c1  H100\nC 02  Network\n"), uint16(0x10de), uint16(0x2330))
 	f.Add([]byte("abc\n\t\n\t23\n"), uint16(0), uint16(0))
+	f.Add([]byte("1000  A\n\t0001  a\n8086  B\n\t0002  b\n\n\n1234  C\n\t0003  c\n10de  D\n"), uint16(0x8086), uint16(0x0002))
 	f.Fuzz(func(t *testing.T, data []byte, vendor, device uint16) {
-		ids := parsePCIIDs(data)
-		for v := range ids.vendors {
-			if name, ok := ids.vendor(v); !ok || name == "" {
-				t.Fatalf("vendor %04x indexed without a name", v)
-			}
+		ids := &pciIDs{data: data}
+		ref := referenceVendors(data)
+		off, ok := ids.vendorLine(vendor)
+		if ok != (len(ref[vendor]) > 0) {
+			t.Fatalf("vendor %04x found %v, lines listing it %v", vendor, ok, ref[vendor])
 		}
-		ids.vendor(vendor)
+		if ok && !slices.Contains(ref[vendor], off) {
+			t.Fatalf("vendor %04x at %d, lines listing it %v", vendor, off, ref[vendor])
+		}
+		if ok && inOrder(data) && off != ref[vendor][0] {
+			t.Fatalf("vendor %04x at %d in a file in order, want %d", vendor, off, ref[vendor][0])
+		}
+		if name, ok := ids.vendor(vendor); ok && name == "" {
+			t.Fatalf("vendor %04x found without a name", vendor)
+		}
 		ids.device(vendor, device)
 	})
+}
+
+// TestPCIIDsCutShort cuts the mapped pci.ids short after it is opened: the
+// lookups that would read past its new end fault, and gdtopo names the
+// device by its IDs instead of crashing.
+func TestPCIIDsCutShort(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pci.ids")
+	data := "1234  Example Vendor\n" + strings.Repeat("\t0001  Example Device\n", 1000) + "\t0002  Last Device\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := New(path)
+	if err := r.Load(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Device(0x1234, 0x0002); got != "[1234:0002]" {
+		t.Errorf("from a pci.ids cut short: %q", got)
+	}
+}
+
+// BenchmarkPCIIDs opens the machine's pci.ids and names the functions of
+// the hgx-h100 and dgx-a100 fixtures that the built-in table does not name,
+// as gdtopo tree does once per run.
+func BenchmarkPCIIDs(b *testing.B) {
+	path := systemPCIIDs(b)
+	ids := [][2]uint16{
+		{0x8086, 0x09a2}, {0x8086, 0x352a}, {0x8086, 0x352a}, {0x8086, 0x09a2}, {0x144d, 0xa824},
+		{0x1022, 0x1480}, {0x1022, 0x1481}, {0x1022, 0x1482}, {0x1022, 0x1483}, {0x1022, 0x1480},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r := New(path)
+		for _, id := range ids {
+			r.Device(id[0], id[1])
+		}
+	}
 }

@@ -17,16 +17,18 @@ import (
 	"github.com/gdtopo/gdtopo/internal/termsafe"
 )
 
-// Printer writes tables and headings in one format. It keeps one
-// tablewriter table and resets it between tables: each new tablewriter
-// table allocates its caches afresh, which costs a short-lived command more
-// than the drawing does.
+// Printer writes tables and headings in one format. It makes one
+// tablewriter table, when it draws its first, and resets it between
+// tables: each new tablewriter table allocates its caches afresh (a
+// 10,240-entry cache, 380 KB, before any option can size it), which costs
+// a short-lived command more than the drawing does, and a printer that
+// draws no table (gdtopo tree) makes none.
 type Printer struct {
 	w     io.Writer
 	f     Format
 	style Style
 	buf   bytes.Buffer
-	t     *tablewriter.Table
+	t     *tablewriter.Table // nil until the first table
 }
 
 // widthCacheOff turns tablewriter's process-wide width cache off once.
@@ -43,6 +45,15 @@ func NewPrinter(w io.Writer, f Format, style ...Style) *Printer {
 		// a document, reflowed by whoever shows it, with everything in it
 		p.style = Style{Verbose: true}
 	}
+	return p
+}
+
+// table returns the printer's tablewriter table, made on first use.
+func (p *Printer) table() *tablewriter.Table {
+	if p.t != nil {
+		p.t.Reset()
+		return p.t
+	}
 	// tablewriter memoizes every cell's display width in a process-wide
 	// LRU cache behind a mutex; for gdtopo's short ASCII cells the lookup
 	// costs more than the width (a table renders in about two thirds of
@@ -52,7 +63,7 @@ func NewPrinter(w io.Writer, f Format, style ...Style) *Printer {
 	// same time (the tests run commands in parallel) would race on it.
 	widthCacheOff.Do(func() { twwidth.SetCacheCapacity(0) })
 	var r tw.Renderer
-	if f == Markdown {
+	if p.f == Markdown {
 		r = renderer.NewMarkdown()
 	} else {
 		r = renderer.NewBlueprint(tw.Rendition{
@@ -76,7 +87,7 @@ func NewPrinter(w io.Writer, f Format, style ...Style) *Printer {
 		// default size; gdtopo passes strings only, so a tiny one will do.
 		tablewriter.WithStringerCacheCustom(twcache.NewLRU[reflect.Type, reflect.Value](1)),
 	)
-	return p
+	return p.t
 }
 
 // Format is the printer's format.
@@ -126,14 +137,14 @@ func (p *Printer) Table(header []string, rows [][]string) error {
 // when header is nil.
 func (p *Printer) draw(header []string, rows [][]string) error {
 	p.buf.Reset()
-	p.t.Reset()
+	t := p.table()
 	if header != nil {
-		p.t.Header(header)
+		t.Header(header)
 	}
-	if err := p.t.Bulk(rows); err != nil {
+	if err := t.Bulk(rows); err != nil {
 		return err
 	}
-	if err := p.t.Render(); err != nil {
+	if err := t.Render(); err != nil {
 		return err
 	}
 	if p.f == Markdown {

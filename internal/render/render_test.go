@@ -70,3 +70,12 @@ func BenchmarkTable(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTextOnly writes a line with a fresh Printer, as gdtopo tree does
+// (it draws no table): no tablewriter table is made.
+func BenchmarkTextOnly(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		NewPrinter(io.Discard, Table).Printf("%s  %s\n", "pci0000:15", "(NUMA 0, socket 0)")
+	}
+}

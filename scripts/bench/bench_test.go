@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/internal/cli"
+)
+
+// asGdtopo, set in the environment, makes the test binary run as gdtopo, so
+// the test times gdtopo without building it (the unprivileged CI run has no
+// module cache to build from).
+const asGdtopo = "GDTOPO_BENCH_TEST_AS_GDTOPO"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asGdtopo) == "1" {
+		os.Exit(cli.MainTerminal(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+	}
+	os.Exit(m.Run())
+}
+
+// TestQuickTable runs the quick mode on one fixture, a small generated tree
+// and a small fleet, and checks that both tables parse and hold every
+// workload. It asserts no speed: the ratios are whatever this machine gives.
+func TestQuickTable(t *testing.T) {
+	for _, tool := range []string{"lspci", "lstopo-no-graphics"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is needed in CI: %v", tool, err)
+			}
+			t.Skipf("%s not installed (pciutils, hwloc); this test runs in CI: %v", tool, err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asGdtopo, "1")
+	const fixture = "fixtures/hgx-h100"
+	o := options{
+		Only:      regexp.MustCompile("^" + regexp.QuoteMeta(fixture) + "$"),
+		Functions: 200, Fleet: 20, Warmup: -1,
+		Gdtopo: self, Root: "../..",
+	}
+	o.setDefaults(true)
+	var out bytes.Buffer
+	if err := run(o, &out); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	if strings.Contains(text, "Failed:") {
+		t.Errorf("a comparison failed:\n%s", text)
+	}
+
+	all := []string{fleetRow, fleetRSSRow, checkRSSRow}
+	for w := checkLspci; w <= bigLstopo; w++ {
+		all = append(all, w.String())
+	}
+	for _, tc := range []struct {
+		marker string
+		detail bool
+	}{{summaryMarker, false}, {detailMarker, true}} {
+		rows := parseTable(t, text, tc.marker, header(tc.detail))
+		var got []string
+		for _, r := range rows {
+			got = append(got, r[0])
+			if ratio := r[4]; ratio != "-" && !regexp.MustCompile(`^≥? ?\d+\.\d\d( \(\d+\.\d\d-\d+\.\d\d\))?$`).MatchString(ratio) {
+				t.Errorf("%s: row %q: ratio cell %q", tc.marker, r[0], ratio)
+			}
+			if met := r[6]; met != "-" && met != "yes" && !strings.HasPrefix(met, "no") {
+				t.Errorf("%s: row %q: met? cell %q", tc.marker, r[0], met)
+			}
+			if slices.Contains(r, "failed") {
+				t.Errorf("%s: row %q failed: %q", tc.marker, r[0], r)
+			}
+		}
+		for _, w := range all {
+			if !slices.Contains(got, w) {
+				t.Errorf("%s: no %q row; rows: %q", tc.marker, w, got)
+			}
+		}
+		if tc.detail {
+			for _, r := range rows {
+				if r[0] == checkLspci.String() && r[1] != fixture {
+					t.Errorf("detail row for input %q, want only %s", r[1], fixture)
+				}
+			}
+		}
+	}
+}
+
+// parseTable returns the cells of the Markdown table in the marked block,
+// after checking its header and separator lines.
+func parseTable(t *testing.T, text, marker string, header []string) [][]string {
+	t.Helper()
+	begin, end := "<!-- "+marker+" begin -->", "<!-- "+marker+" end -->"
+	i, j := strings.Index(text, begin), strings.Index(text, end)
+	if i < 0 || j < i {
+		t.Fatalf("no %s block in:\n%s", marker, text)
+	}
+	var rows [][]string
+	for line := range strings.SplitSeq(text[i+len(begin):j], "\n") {
+		if !strings.HasPrefix(line, "|") {
+			continue
+		}
+		if !strings.HasSuffix(line, " |") {
+			t.Fatalf("%s: unterminated row %q", marker, line)
+		}
+		cells := strings.Split(strings.TrimSuffix(strings.TrimPrefix(line, "| "), " |"), " | ")
+		if len(cells) != len(header) {
+			t.Fatalf("%s: %d cells, want %d: %q", marker, len(cells), len(header), line)
+		}
+		rows = append(rows, cells)
+	}
+	if len(rows) < 2 || !slices.Equal(rows[0], header) || strings.Trim(strings.Join(rows[1], ""), "-") != "" {
+		t.Fatalf("%s: header %q, want %q and a separator line", marker, rows, header)
+	}
+	return rows[2:]
+}
+
+// TestUpdateFile checks that -update replaces exactly the marked blocks and
+// refuses a file without them.
+func TestUpdateFile(t *testing.T) {
+	p := t.TempDir() + "/doc.md"
+	before := "# Doc\n\n<!-- bench:summary begin -->\nold\n<!-- bench:summary end -->\n\nafter\n"
+	if err := os.WriteFile(p, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := block(summaryMarker, "head", "| a |\n")
+	if err := updateFile(p, map[string]string{summaryMarker: text}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "# Doc\n\n" + text + "\nafter\n"; string(b) != want {
+		t.Errorf("updated file:\n%s\nwant:\n%s", b, want)
+	}
+	if err := updateFile(p, map[string]string{detailMarker: text}); err == nil {
+		t.Error("a file without the detail block: no error")
+	}
+}
+
+// TestDocsHaveMarkedBlocks checks that the README and docs/performance.md
+// keep the blocks -update rewrites.
+func TestDocsHaveMarkedBlocks(t *testing.T) {
+	for p, markers := range map[string][]string{
+		"../../README.md":           {summaryMarker},
+		"../../docs/performance.md": {summaryMarker, detailMarker},
+	} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range markers {
+			begin, end := "<!-- "+m+" begin -->", "<!-- "+m+" end -->\n"
+			if i, j := strings.Index(string(b), begin), strings.Index(string(b), end); i < 0 || j < i || strings.Count(string(b), begin) != 1 {
+				t.Errorf("%s: want one %q block", p, m)
+			}
+		}
+	}
+}
