@@ -8,9 +8,10 @@ package topology
 func (g *Graph) StoragePairs() []Pair {
 	gpus, drives := g.OfKind(KindAccelerator), g.OfKind(KindNVMe)
 	out := make([]Pair, 0, len(gpus)*len(drives))
+	hint := g.NVLinkHint() // once, not per pair: it looks at every device
 	for _, a := range gpus {
 		for _, d := range drives {
-			out = append(out, g.Classify(a, d))
+			out = append(out, g.classify(a, d, hint))
 		}
 	}
 	return out

@@ -25,7 +25,9 @@ var ErrNoPCI = errors.New("no PCI devices")
 // devices, or whose PCI index vanished while being read, is an error.
 func ReadSysfs(fsys fs.FS) (*Graph, error) {
 	r := &reader{fsys: fsys, g: &Graph{}, missing: map[string][]string{}}
-	entries, err := fs.ReadDir(fsys, pathPCIDevices)
+	index := r.folder(pathPCIDevices)
+	defer closeFolder(index)
+	entries, err := fs.ReadDir(index, ".")
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s is missing (a capture without PCI data?)", ErrNoPCI, pathPCIDevices)
@@ -40,7 +42,7 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 			r.warn(path.Join(pathPCIDevices, e.Name()), "not a PCI address: skipped")
 			continue
 		}
-		dir, err := r.resolve(path.Join(pathPCIDevices, e.Name()))
+		dir, err := r.resolveIn(index, path.Join(pathPCIDevices, e.Name()))
 		if errors.Is(err, fs.ErrNotExist) { // listed a moment ago
 			r.vanished(addr.String())
 			continue
@@ -140,6 +142,51 @@ func (r *reader) warn(subject, msg string) {
 	r.g.Warnings = append(r.g.Warnings, Warning{Subject: subject, Message: msg})
 }
 
+// folderOpener is a tree that opens a folder once for reading the files in
+// it by name relative to it (openat), as internal/source's captured and
+// live trees do: a path walk per folder instead of one per file. The
+// folder it returns reads single names, names its errors as the tree
+// would, and is closed with Close.
+type folderOpener interface {
+	OpenFolder(dir string) (fs.FS, error)
+}
+
+// folder returns folder dir of the tree for reading the files in it by
+// name: opened once where the tree can (folderOpener), else read by joined
+// names. Errors are the files' own: a folder that cannot be opened reads as
+// one whose files fail. Close it with closeFolder.
+func (r *reader) folder(dir string) fs.FS {
+	if o, ok := r.fsys.(folderOpener); ok {
+		if f, err := o.OpenFolder(dir); err == nil {
+			return f
+		}
+	}
+	return joinedFS{r.fsys, dir}
+}
+
+// closeFolder releases a folder from reader.folder.
+func closeFolder(f fs.FS) {
+	if c, ok := f.(io.Closer); ok {
+		_ = c.Close()
+	}
+}
+
+// joinedFS reads the names in folder dir of fsys by joined paths.
+type joinedFS struct {
+	fsys fs.FS
+	dir  string
+}
+
+func (j joinedFS) Open(name string) (fs.File, error) { return j.fsys.Open(path.Join(j.dir, name)) }
+
+func (j joinedFS) ReadLink(name string) (string, error) {
+	return fs.ReadLink(j.fsys, path.Join(j.dir, name))
+}
+
+func (j joinedFS) Lstat(name string) (fs.FileInfo, error) {
+	return fs.Lstat(j.fsys, path.Join(j.dir, name))
+}
+
 // read returns a file's contents, at most limit bytes, in a new slice.
 func (r *reader) read(name string, limit int64) ([]byte, error) {
 	f, err := r.fsys.Open(name)
@@ -161,7 +208,12 @@ func (r *reader) read(name string, limit int64) ([]byte, error) {
 // scratch buffer, which the next call overwrites. Thousands of attribute
 // files per tree make a fresh buffer each a large share of gdtopo's run.
 func (r *reader) readSmall(name string) ([]byte, error) {
-	f, err := r.fsys.Open(name)
+	return r.readSmallIn(r.fsys, name)
+}
+
+// readSmallIn is readSmall of name in fsys (the tree or one folder of it).
+func (r *reader) readSmallIn(fsys fs.FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
 	if err != nil {
 		r.failed++
 		return nil, err
@@ -190,7 +242,12 @@ func (r *reader) readSmall(name string) ([]byte, error) {
 
 // text reads a small attribute file and trims it.
 func (r *reader) text(name string) (string, error) {
-	b, err := r.readSmall(name)
+	return r.textIn(r.fsys, name)
+}
+
+// textIn is text of name in fsys (the tree or one folder of it).
+func (r *reader) textIn(fsys fs.FS, name string) (string, error) {
+	b, err := r.readSmallIn(fsys, name)
 	return strings.TrimSpace(string(b)), err
 }
 
@@ -205,7 +262,19 @@ func (r *reader) int(name string) (int, error) {
 // resolve follows the symbolic link at name once and returns the cleaned
 // path it points to inside the tree.
 func (r *reader) resolve(name string) (string, error) {
-	target, err := fs.ReadLink(r.fsys, name)
+	return r.resolveIn(nil, name)
+}
+
+// resolveIn is resolve with the link read through folder, the tree's
+// folder that holds name, when it is not nil.
+func (r *reader) resolveIn(folder fs.FS, name string) (string, error) {
+	var target string
+	var err error
+	if folder != nil {
+		target, err = fs.ReadLink(folder, path.Base(name))
+	} else {
+		target, err = fs.ReadLink(r.fsys, name)
+	}
 	if err != nil {
 		var pe *fs.PathError
 		if fi, serr := fs.Stat(r.fsys, name); serr == nil && fi.IsDir() && errors.As(err, &pe) {
@@ -260,8 +329,10 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 // readFunction reads one function's attribute files from its folder dir.
 func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
 	d := &Device{Addr: addr, bdf: bdf, NUMANode: -1, RawNUMANode: -1}
+	f := r.folder(dir)
+	defer closeFolder(f)
 	attr := func(file string) (string, bool) {
-		s, err := r.text(path.Join(dir, file))
+		s, err := r.textIn(f, file)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if trackedFiles[file] {
@@ -291,7 +362,7 @@ func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
 	// the IDs and class the kernel's attribute files are made from, so a
 	// readable config saves six file reads per function. SR-IOV virtual
 	// functions read vendor 0xffff there and fall back to the files.
-	cfg := r.readConfig(d, dir)
+	cfg := r.readConfig(d, f)
 	idsKnown, classKnown := false, false
 	if cfg != nil {
 		d.VendorID, d.DeviceID, d.Class, idsKnown, classKnown = cfg.VendorID, cfg.DeviceID, cfg.Class, true, true
@@ -320,15 +391,15 @@ func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
 		}
 	}
 	if !idsKnown || !classKnown || !d.SubsystemKnown && cfg == nil {
-		r.fromModalias(d, dir, !idsKnown, !classKnown)
+		r.fromModalias(d, f, !idsKnown, !classKnown)
 	}
 	d.Kind = KindOf(d.Class, d.VendorID)
 	// Links before numa_node, which is always read: a link missing because
 	// the folder vanished then shows as a failed read too (see readDevice).
-	d.Driver = r.linkBase(dir, "driver")
-	d.IOMMUGroup = r.linkBase(dir, "iommu_group")
+	d.Driver = linkBase(f, "driver")
+	d.IOMMUGroup = linkBase(f, "iommu_group")
 	if cfg == nil { // a virtual function's config reads vendor 0xffff, so only these can be one
-		d.PhysFn = r.linkBase(dir, "physfn")
+		d.PhysFn = linkBase(f, "physfn")
 	}
 
 	if s, ok := attr("numa_node"); ok {
@@ -343,7 +414,7 @@ func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
 	if d.Kind == KindAccelerator || d.Kind == KindNIC || d.RawNUMANode < 0 {
 		if s, ok := attr("local_cpulist"); ok {
 			d.LocalCPUs = s
-		} else if s, err := r.text(path.Join(dir, "local_cpus")); err == nil {
+		} else if s, err := r.textIn(f, "local_cpus"); err == nil {
 			d.LocalCPUs = maskToList(s)
 		}
 	}
@@ -355,9 +426,9 @@ func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
 		// this never guesses on a multi-node machine.
 		d.NUMANode, d.NUMAFrom = n, NUMAFromLocalCPUs
 	}
-	d.Link = r.readLink(d, dir, attr, cfg)
+	d.Link = r.readLink(d, attr, cfg)
 	if d.Kind == KindAccelerator {
-		d.BARs = r.readBARs(d, dir)
+		d.BARs = r.readBARs(d, f)
 	}
 	// Only PCI Express functions have links: count the unknown ones among
 	// those that should have one.
@@ -378,10 +449,11 @@ const (
 	resourceMem64    = 0x100000
 )
 
-// readBARs reads the memory regions of the resource file: one
-// "start end flags" line per BAR, then the ROM (sysfs-reference.md §1.5).
-func (r *reader) readBARs(d *Device, dir string) []BAR {
-	s, err := r.text(path.Join(dir, "resource"))
+// readBARs reads the memory regions of the resource file in the function's
+// folder: one "start end flags" line per BAR, then the ROM
+// (sysfs-reference.md §1.5).
+func (r *reader) readBARs(d *Device, folder fs.FS) []BAR {
+	s, err := r.textIn(folder, "resource")
 	if err != nil {
 		return nil
 	}
@@ -422,10 +494,10 @@ func resourceLine(line string) (start, end, flags uint64, ok bool) {
 	return v[0], v[1], v[2], true
 }
 
-// readConfig decodes the config file and records what it shows; nil when
-// absent or unreadable.
-func (r *reader) readConfig(d *Device, dir string) *pciconfig.Config {
-	b, err := r.readSmall(path.Join(dir, "config"))
+// readConfig decodes the config file in the function's folder and records
+// what it shows; nil when absent or unreadable.
+func (r *reader) readConfig(d *Device, folder fs.FS) *pciconfig.Config {
+	b, err := r.readSmallIn(folder, "config")
 	if errors.Is(err, fs.ErrNotExist) {
 		r.missing["config"] = append(r.missing["config"], d.BDF())
 		return nil
@@ -468,8 +540,8 @@ func (r *reader) readConfig(d *Device, dir string) *pciconfig.Config {
 // fromModalias fills IDs or class from modalias
 // ("pci:v000010DEd00002330sv000010DEsd000016C1bc03sc02i00"), which ghw
 // snapshots keep when other files are missing.
-func (r *reader) fromModalias(d *Device, dir string, ids, class bool) {
-	s, err := r.text(path.Join(dir, "modalias"))
+func (r *reader) fromModalias(d *Device, folder fs.FS, ids, class bool) {
+	s, err := r.textIn(folder, "modalias")
 	if err != nil {
 		return
 	}
@@ -493,7 +565,7 @@ func (r *reader) fromModalias(d *Device, dir string, ids, class bool) {
 // readLink takes the link from the config space's link registers when they
 // are readable (the kernel makes the *_link_* files from the same
 // registers), else from the files.
-func (r *reader) readLink(d *Device, dir string, attr func(string) (string, bool), cfg *pciconfig.Config) Link {
+func (r *reader) readLink(d *Device, attr func(string) (string, bool), cfg *pciconfig.Config) Link {
 	if cfg != nil && cfg.CapsReadable && (cfg.Express == nil || !cfg.Express.LinkKnown) {
 		return Link{} // conventional PCI or a root-complex integrated function: no link
 	}
@@ -533,9 +605,10 @@ func (r *reader) readLink(d *Device, dir string, attr func(string) (string, bool
 		MaxGTs: speed("max_link_speed"), MaxWidth: width("max_link_width")}
 }
 
-// linkBase returns the last element of the link dir/name's target, or "".
-func (r *reader) linkBase(dir, name string) string {
-	t, err := fs.ReadLink(r.fsys, path.Join(dir, name))
+// linkBase returns the last element of the target of link name in
+// folder, or "".
+func linkBase(folder fs.FS, name string) string {
+	t, err := fs.ReadLink(folder, name)
 	if err != nil {
 		return "" // absent often (no driver bound, no IOMMU): not counted as failed
 	}

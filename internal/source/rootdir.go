@@ -23,6 +23,7 @@ var errNotRegular = errors.New("not a regular file or folder: not read")
 // the kernel and may point anywhere under /sys.
 type rootDir struct {
 	root *os.Root
+	top  *os.File // the folder itself, which OpenFolder resolves names under
 }
 
 var _ FS = rootDir{}
@@ -33,7 +34,11 @@ func newRootDir(dir string) (FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rootDir{root: r}, nil
+	top, err := r.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	return rootDir{root: r, top: top}, nil
 }
 
 // Open opens name for reading if it is a regular file or a folder.

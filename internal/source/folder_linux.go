@@ -1,0 +1,361 @@
+//go:build linux
+
+package source
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// A folder is one folder of a tree, opened once and held by its
+// descriptor, so that the files in it are read by name relative to it
+// (fstatat, openat, readlinkat) rather than by walking the folder's path
+// again for every file. A PCI function's attribute files, read through its
+// folder, cost a system call or two each instead of two per path element.
+//
+// A folder answers only for single names in it, and only in the cases that
+// need no rule of the tree's beyond "a regular file, not a link": a link, a
+// sub-folder, a longer path or an error other than a missing name is asked
+// of the tree itself (outer) under the name dir/name, so every answer and
+// every error message is the one the tree gives.
+type folder struct {
+	fd       int
+	file     *os.File // owns fd when the folder was opened through os.Root; nil when fd is ours to close
+	dir      string   // the folder's name in outer, which errors name
+	outer    FS       // the tree
+	confined bool     // a captured tree: regular files only, nothing followed out of it
+	closed   bool
+}
+
+var _ interface {
+	FS
+	Close() error
+} = (*folder)(nil)
+
+// OpenFolder opens folder dir of the captured tree for reading the files in
+// it by name (see folder). The caller closes it. One openat2 call resolves
+// dir under the tree's rules (RESOLVE_BENEATH: no absolute link, no climbing
+// out); where the kernel lacks openat2 (before 5.6) or a filter refuses it,
+// or dir does not resolve, os.Root walks it as every other name is walked,
+// so the outcome and error are os.Root's.
+func (d rootDir) OpenFolder(dir string) (fs.FS, error) {
+	return d.openFolder(dir, dir, d)
+}
+
+// openFolder opens dir, named shown in outer's terms.
+func (d rootDir) openFolder(dir, shown string, outer FS) (fs.FS, error) {
+	if !fs.ValidPath(dir) {
+		return nil, &fs.PathError{Op: "open", Path: shown, Err: fs.ErrInvalid}
+	}
+	how := unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
+	}
+	fd, err := retryEINTR(func() (int, error) { return unix.Openat2(int(d.top.Fd()), dir, &how) })
+	runtime.KeepAlive(d.top)
+	if err == nil {
+		return &folder{fd: fd, dir: shown, outer: outer, confined: true}, nil
+	}
+	// O_DIRECTORY: a device node is refused before it is opened.
+	f, err := d.root.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, renamed(err, shown)
+	}
+	return &folder{fd: int(f.Fd()), file: f, dir: shown, outer: outer, confined: true}, nil
+}
+
+// OpenFolder opens a folder of the mounted sysfs shown as sys/.
+func (v sysView) OpenFolder(name string) (fs.FS, error) {
+	inner, below := strings.CutPrefix(name, "sys/")
+	if r, ok := v.sys.(rootDir); ok && below {
+		return r.openFolder(inner, name, v)
+	}
+	return &joined{fsys: v, dir: name}, nil
+}
+
+// OpenFolder opens folder dir of the live tree for reading the files in it
+// by name. The live /sys is read as the kernel made it, links and all.
+func (d rawDir) OpenFolder(dir string) (fs.FS, error) {
+	if !fs.ValidPath(dir) {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: fs.ErrInvalid}
+	}
+	fd, err := retryEINTR(func() (int, error) {
+		return unix.Open(filepath.Join(d.root, filepath.FromSlash(dir)), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	return &folder{fd: fd, dir: dir, outer: d}, nil
+}
+
+// single reports whether the valid name is one element naming something
+// in the folder (not the folder itself).
+func single(name string) bool {
+	return name != "." && !strings.Contains(name, "/")
+}
+
+// inTree is name in the folder as the tree names it.
+func (f *folder) inTree(name string) string {
+	if name == "." {
+		return f.dir
+	}
+	return f.dir + "/" + name
+}
+
+// Open opens the file name in the folder for reading.
+func (f *folder) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	if !single(name) || f.closed {
+		return f.outer.Open(f.inTree(name))
+	}
+	full := f.dir + "/" + name
+	if !f.confined {
+		fd, err := retryEINTR(func() (int, error) { return unix.Openat(f.fd, name, unix.O_RDONLY|unix.O_CLOEXEC, 0) })
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: full, Err: err}
+		}
+		return &rawFile{fd: fd, name: full, full: full}, nil
+	}
+	// The kind first, without following a link: a device node is never
+	// opened (see rootDir.Open).
+	var st unix.Stat_t
+	if err := ignoreEINTR(func() error { return unix.Fstatat(f.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil, &fs.PathError{Op: "statat", Path: full, Err: err} // as os.Root says it
+		}
+		return f.outer.Open(full)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return f.outer.Open(full) // a link (followed if it stays in the tree), a folder, or refused there
+	}
+	fd, err := retryEINTR(func() (int, error) {
+		return unix.Openat(f.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		return f.outer.Open(full) // replaced since, or not readable: the tree's answer
+	}
+	// Checked again on the open descriptor: it may have been replaced
+	// between the two calls.
+	if err := ignoreEINTR(func() error { return unix.Fstat(fd, &st) }); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		_ = unix.Close(fd)
+		if err == nil {
+			err = errNotRegular
+		}
+		return nil, &fs.PathError{Op: "open", Path: full, Err: err}
+	}
+	return &rawFile{fd: fd, name: full, full: full}, nil
+}
+
+// ReadLink returns the target of the symbolic link name in the folder.
+func (f *folder) ReadLink(name string) (string, error) {
+	if !fs.ValidPath(name) {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+	}
+	if !single(name) || f.closed {
+		return f.outer.ReadLink(f.inTree(name))
+	}
+	var buf [256]byte
+	var n int
+	err := ignoreEINTR(func() (err error) {
+		n, err = unix.Readlinkat(f.fd, name, buf[:])
+		return err
+	})
+	switch {
+	case err == nil && n < len(buf):
+		return string(buf[:n]), nil
+	case err == nil: // perhaps cut short: a long target, asked of the tree
+		return f.outer.ReadLink(f.inTree(name))
+	case f.confined:
+		return "", &fs.PathError{Op: "readlinkat", Path: f.dir + "/" + name, Err: err} // as os.Root says it
+	}
+	return "", &fs.PathError{Op: "readlink", Path: f.dir + "/" + name, Err: err}
+}
+
+// ReadDir lists the folder (name "."), sorted by name, each entry's kind
+// from the listing itself. An *os.File opened through os.Root looks up
+// every entry again (lstat), a system call per PCI function in the index.
+func (f *folder) ReadDir(name string) ([]fs.DirEntry, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
+	}
+	if name != "." || f.closed {
+		return fs.ReadDir(f.outer, f.inTree(name))
+	}
+	entries, err := f.list()
+	if err != nil {
+		return fs.ReadDir(f.outer, f.dir) // the tree's answer and error
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
+}
+
+// list reads the folder's entries with getdents64.
+func (f *folder) list() ([]fs.DirEntry, error) {
+	fd, err := retryEINTR(func() (int, error) {
+		return unix.Openat(f.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	var out []fs.DirEntry
+	buf := make([]byte, 16<<10)
+	for {
+		n, err := retryEINTR(func() (int, error) { return unix.Getdents(fd, buf) })
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return out, nil
+		}
+		// struct linux_dirent64: d_ino (8 bytes), d_off (8), d_reclen (2),
+		// d_type (1), then the name, NUL-terminated.
+		for b := buf[:n]; len(b) >= 19; {
+			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+			if reclen < 19 || reclen > len(b) {
+				return nil, unix.EIO
+			}
+			rec := b[:reclen]
+			b = b[reclen:]
+			nameBytes := rec[19:]
+			if i := bytes.IndexByte(nameBytes, 0); i >= 0 {
+				nameBytes = nameBytes[:i]
+			}
+			name := string(nameBytes)
+			if name == "." || name == ".." {
+				continue
+			}
+			typ, ok := direntType(rec[18])
+			if !ok { // the file system does not say: ask
+				var st unix.Stat_t
+				if err := ignoreEINTR(func() error { return unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+					continue // gone since
+				}
+				typ = statType(st.Mode)
+			}
+			out = append(out, &dirEntry{name: name, typ: typ, f: f})
+		}
+	}
+}
+
+// direntType is the kind of a getdents64 d_type; false for DT_UNKNOWN.
+func direntType(t byte) (fs.FileMode, bool) {
+	switch t {
+	case unix.DT_REG:
+		return 0, true
+	case unix.DT_DIR:
+		return fs.ModeDir, true
+	case unix.DT_LNK:
+		return fs.ModeSymlink, true
+	case unix.DT_FIFO:
+		return fs.ModeNamedPipe, true
+	case unix.DT_SOCK:
+		return fs.ModeSocket, true
+	case unix.DT_CHR:
+		return fs.ModeDevice | fs.ModeCharDevice, true
+	case unix.DT_BLK:
+		return fs.ModeDevice, true
+	}
+	return 0, false
+}
+
+// statType is the kind of a stat mode.
+func statType(mode uint32) fs.FileMode {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	case unix.S_IFLNK:
+		return fs.ModeSymlink
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		return fs.ModeSocket
+	case unix.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		return fs.ModeDevice
+	}
+	return 0
+}
+
+// dirEntry is one entry of a folder's listing; its Info is asked of the
+// tree when wanted.
+type dirEntry struct {
+	name string
+	typ  fs.FileMode
+	f    *folder
+}
+
+func (e *dirEntry) Name() string               { return e.name }
+func (e *dirEntry) IsDir() bool                { return e.typ.IsDir() }
+func (e *dirEntry) Type() fs.FileMode          { return e.typ }
+func (e *dirEntry) Info() (fs.FileInfo, error) { return e.f.outer.Lstat(e.f.inTree(e.name)) }
+
+// Lstat describes name in the folder without following a link.
+func (f *folder) Lstat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: fs.ErrInvalid}
+	}
+	return f.outer.Lstat(f.inTree(name))
+}
+
+// Close releases the folder's descriptor. Reading through a closed folder
+// goes to the tree.
+func (f *folder) Close() error {
+	if f.closed {
+		return &fs.PathError{Op: "close", Path: f.dir, Err: fs.ErrClosed}
+	}
+	f.closed = true
+	if f.file != nil {
+		return f.file.Close()
+	}
+	return unix.Close(f.fd)
+}
+
+// joined is a folder read through its tree by joined names, for a tree that
+// cannot open folders.
+type joined struct {
+	fsys FS
+	dir  string
+}
+
+func (j *joined) Open(name string) (fs.File, error) { return j.fsys.Open(path.Join(j.dir, name)) }
+
+func (j *joined) ReadLink(name string) (string, error) {
+	return j.fsys.ReadLink(path.Join(j.dir, name))
+}
+
+func (j *joined) Lstat(name string) (fs.FileInfo, error) { return j.fsys.Lstat(path.Join(j.dir, name)) }
+
+func (j *joined) Close() error { return nil }
+
+// retryEINTR runs call until it is not interrupted by a signal.
+func retryEINTR(call func() (int, error)) (int, error) {
+	for {
+		fd, err := call()
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// ignoreEINTR runs call until it is not interrupted by a signal.
+func ignoreEINTR(call func() error) error {
+	for {
+		if err := call(); err != unix.EINTR {
+			return err
+		}
+	}
+}
