@@ -151,7 +151,7 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 		for _, b := range pathBridges(p.A, p.B) {
 			switch {
 			case !b.ACSKnown && !seen[b]:
-				unknown.add([]*topology.Device{b}, b.BDF(), RemedyStep{}, a.evidence(b, sysfsFile(b, "config")+": 64 bytes readable (sysfs-reference.md §1.6)",
+				unknown.add([]*topology.Device{b}, b.BDF(), RemedyStep{}, a.evidence(b, sysfsFile(b, "config")+": 64 bytes readable (the rest needs root)",
 					a.acsMissing()))
 			case b.ACSKnown && b.ACSRedirect:
 				pair := func() string { return fmt.Sprintf("%s–%s (%s)", p.A.BDF(), p.B.BDF(), p.SMI) }
@@ -348,7 +348,8 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 		part := fmt.Sprintf("%s: best NIC %s is %s (%s)", gpu.BDF(), p.B.BDF(), p.SMI, p.Path)
 		switch {
 		case p.SMI == topology.SYS && p.Path == topology.PathSockets:
-			cross.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, "numa_node of the devices; sys/devices/system/node (sockets)")
+			cross.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, a.evidence(gpu, "numa_node of the devices; sys/devices/system/node (sockets)",
+				fmt.Sprintf("NUMA node %d, its best NIC %s on NUMA node %d of another socket", gpu.NUMANode, p.B.BDF(), p.B.NUMANode)))
 		case a.localityLabel(p).Worse(topology.PXB):
 			far.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, "labels of the accelerator–NIC pairs (nvidia-smi semantics)")
 		}

@@ -29,7 +29,7 @@ type Param struct {
 
 // Model holds every number the predictions and thresholds use, in one
 // place, each with its source. A --model JSON file may replace any of them
-// by key (README "Prediction model"; `gdtopo calibrate` writes one).
+// by key (docs/advice.md; `gdtopo calibrate` writes one).
 //
 // Direction: "write" is the NIC writing GPU memory (the receive side of
 // RDMA, ib_write_bw's server), "read" the NIC reading it (the send side).

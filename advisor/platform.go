@@ -188,13 +188,14 @@ func (a *analysis) findGraceACS() {
 		next := p.want.apply(p.port.ACSCtl)
 		g.add([]*topology.Device{p.port}, fmt.Sprintf("%s ACSCtl %07b, wants %s (%s)", p.port.BDF(), p.port.ACSCtl, p.want, p.why),
 			command(fmt.Sprintf("setpci -s %s ECAP_ACS+0x6.w=%04x", p.port.BDF(), next), "for this boot only, as rdma_topo setpci-acs does"),
-			sysfsFile(p.port, "config")+fmt.Sprintf(": ACS Control (ECAP_ACS+0x6) = %#04x", p.port.ACSCtl))
+			a.evidence(p.port, sysfsFile(p.port, "config")+fmt.Sprintf(": ACS Control (ECAP_ACS+0x6) = %#04x", p.port.ACSCtl),
+				fmt.Sprintf("ACSCtl %#04x", p.port.ACSCtl)))
 	}
 	for _, c := range complexes {
 		if c.dma.IOMMUGroup != "" && c.gpu.IOMMUGroup != "" && c.dma.IOMMUGroup != c.gpu.IOMMUGroup {
 			g.add([]*topology.Device{c.dma, c.gpu}, fmt.Sprintf("Data Direct %s is in IOMMU group %s, GPU %s in %s (rdma_topo check wants one group)",
 				c.dma.BDF(), c.dma.IOMMUGroup, c.gpu.BDF(), c.gpu.IOMMUGroup), RemedyStep{},
-				"sys/bus/pci/devices/"+c.dma.BDF()+"/iommu_group")
+				a.evidence(c.dma, "sys/bus/pci/devices/"+c.dma.BDF()+"/iommu_group", "IOMMU group "+c.dma.IOMMUGroup))
 		}
 	}
 	sev := Warning

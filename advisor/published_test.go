@@ -48,7 +48,7 @@ func rome() (*builder, *topology.Device, *topology.Device) {
 	return b, g, n
 }
 
-// publishedShapes are the measurements the README table lists. Spreads:
+// publishedShapes are the measurements docs/advice.md's table lists. Spreads:
 // ±5% around a single figure (run-to-run variation of perftest).
 var publishedShapes = []published{
 	{hardware: "EPYC 7452 (Rome), V100, ConnectX-6, Gen3", path: "PHB", direction: "write", measured: "14.3 GB/s",
@@ -86,9 +86,9 @@ var publishedShapes = []published{
 
 // TestPublishedMeasurements: for each public measurement, the prediction
 // for a graph of the same shape overlaps the measured spread in the
-// direction measured, and the README's table shows that prediction.
+// direction measured, and docs/advice.md's table shows that prediction.
 func TestPublishedMeasurements(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/advice.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,12 +100,12 @@ func TestPublishedMeasurements(t *testing.T) {
 			t.Errorf("%s, %s, %s: predicted %.1f-%.1f Gb/s, measured %.1f-%.1f (%s)", m.hardware, m.path, m.direction, lo, hi, m.lo, m.hi, m.source)
 		}
 		if row := m.row(lo, hi); !strings.Contains(string(readme), row) {
-			t.Errorf("README lacks the row\n%s", row)
+			t.Errorf("docs/advice.md lacks the row\n%s", row)
 		}
 	}
 }
 
-// row is the measurement's README table row.
+// row is the measurement's table row in docs/advice.md.
 func (m published) row(lo, hi float64) string {
 	pr := fmt.Sprintf("%.0f Gb/s", lo)
 	if hi > lo+0.5 {

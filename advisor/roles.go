@@ -122,7 +122,7 @@ func (a *analysis) findSocketDirect(plan Plan) {
 		}
 		g.add(card, fmt.Sprintf("%s are one card (VPD serial %s), %d accelerators planned on it, sharing its %.0f Gb/s port",
 			strings.Join(bdfs(card), " + "), n.VPDSN, users, n.PortRateGbps), RemedyStep{},
-			"sys/bus/pci/devices/"+n.BDF()+"/vpd: SN")
+			a.evidence(n, "sys/bus/pci/devices/"+n.BDF()+"/vpd: SN", "VPD serial number "+n.VPDSN))
 	}
 	a.emit("socket-direct", Info, &g, "Socket Direct: %s",
 		[]RemedyStep{manual("run each accelerator's ranks on the half of the card on its own socket", "the rail plan does; the halves share the card's port bandwidth")}, nil)

@@ -24,7 +24,7 @@ func newCmdCalibrate(g *globalOptions) *cobra.Command {
 	opts := &calibrateOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "calibrate SOURCE PERFTEST_OUTPUT...",
-		Short: "Fit the throughput model to ib_write_bw/ib_read_bw runs on this host",
+		Short: "Fit the throughput model to ib_write_bw/ib_read_bw runs on a host",
 		Long: `Calibrate reads what ib_write_bw or ib_read_bw printed on this host, run
 with --use_cuda or --use_cuda_dmabuf (one file per side of a run: the
 server's NIC writes GPU memory in ib_write_bw and reads it in ib_read_bw, the
@@ -34,7 +34,8 @@ the model numbers those pairs rest on (the root-complex factor of a write
 through the CPU, the cross-socket cap, the read factor), prints measured
 against predicted before and after, and writes the fitted numbers as a
 --model file. Same-switch pairs run at the link's rate: they fit nothing.`,
-		Example: `  $ gdtopo calibrate host.tar.gz write-server.txt read-server.txt --output-file site-model.json
+		Example: `  $ gdtopo calibrate host.tar.gz write-server.txt read-server.txt \
+      --output-file site-model.json
   $ gdtopo check host.tar.gz --model site-model.json`,
 		Args: args(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -93,5 +94,5 @@ func calibrateRun(opts *calibrateOptions) error {
 		}
 		c.Wrote = opts.File
 	}
-	return render.Calibrate(opts.IO.Out, c)
+	return render.Calibrate(opts.IO.Out, c, opts.IO.Style)
 }

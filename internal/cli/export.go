@@ -24,7 +24,7 @@ func newCmdExport(g *globalOptions) *cobra.Command {
 	opts := &exportOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "export -o nccl-xml|svg|dot|html [SOURCE] [FILE]",
-		Short: "Write the topology as an NCCL topology file, a picture or a web page",
+		Short: "Write the topology as an NCCL topology file, picture or web page",
 		Long: `Export writes SOURCE's topology for other tools, in the format -o names:
 
   nccl-xml  an NCCL_TOPO_FILE in NCCL's own schema (the collapsed tree NCCL

@@ -94,7 +94,7 @@ func fleetDiffRun(opts *fleetOptions) error {
 	case render.Prometheus:
 		err = fleet.WriteFleetPrometheus(w, res)
 	default:
-		err = writeFleetText(w, res)
+		err = writeFleetText(w, res, opts.IO.Style)
 	}
 	if err == nil {
 		err = w.Flush()
@@ -178,30 +178,33 @@ const (
 	fleetDiffMax = 30
 )
 
-// writeFleetText prints the groups for people.
-func writeFleetText(w io.Writer, r *fleet.Result) error {
-	fmt.Fprintf(w, "%d sources: %d groups, %d unlike the majority, %d unreadable\n",
-		r.Sources, len(r.Groups), r.Differing, r.Unreadable)
+// writeFleetText prints the groups for people, lines wrapped to style's
+// width.
+func writeFleetText(w io.Writer, r *fleet.Result, style render.Style) error {
+	p := render.NewPrinter(w, render.Table, style)
+	p.Lines(fmt.Sprintf("%d sources: %d groups, %d unlike the majority, %d unreadable",
+		r.Sources, len(r.Groups), r.Differing, r.Unreadable), "", "  ")
 	for _, g := range r.Groups {
-		fmt.Fprintf(w, "\ngroup %d: %s (%d accelerators, %d NICs), %d alike, like %s\n",
-			g.Group, plural(g.Sources, "source"), g.Accelerators, g.NICs, g.Alike, g.Reference)
+		p.Printf("\n")
+		p.Lines(fmt.Sprintf("group %d: %s (%d accelerators, %d NICs), %d alike, like %s",
+			g.Group, plural(g.Sources, "source"), g.Accelerators, g.NICs, g.Alike, g.Reference), "", "  ")
 		switch {
 		case len(g.Differences) > 0 && 2*g.SharedDevices < max(len(g.Topology.Devices), len(r.Groups[0].Topology.Devices)):
-			fmt.Fprintf(w, "  other hardware than group %d: %d of its %d devices are at the same address with the same model there, of %d in group %d (-o json lists the differences)\n",
-				g.ComparedWith, g.SharedDevices, len(g.Topology.Devices), len(r.Groups[0].Topology.Devices), g.ComparedWith)
+			p.Lines(fmt.Sprintf("other hardware than group %d: %d of its %d devices are at the same address with the same model there, of %d in group %d (-o json lists the differences)",
+				g.ComparedWith, g.SharedDevices, len(g.Topology.Devices), len(r.Groups[0].Topology.Devices), g.ComparedWith), "  ", "    ")
 		case len(g.Differences) > 0:
-			fmt.Fprintf(w, "  unlike group %d:\n", g.ComparedWith)
-			writeDiffs(w, "    ", g.Differences)
+			p.Lines(fmt.Sprintf("unlike group %d:", g.ComparedWith), "  ", "    ")
+			writeDiffs(p, "    ", g.Differences)
 		}
 		for _, v := range g.Variants {
-			fmt.Fprintf(w, "  %s:\n", listSources(v.Sources))
-			writeDiffs(w, "    ", v.Differences)
+			p.Lines(listSources(v.Sources)+":", "  ", "    ")
+			writeDiffs(p, "    ", v.Differences)
 		}
 	}
 	if len(r.Errors) > 0 {
-		fmt.Fprintf(w, "\nunreadable:\n")
+		p.Printf("\nunreadable:\n")
 		for _, e := range r.Errors {
-			fmt.Fprintf(w, "  %s\n", e.Error)
+			p.Lines(e.Error, "  ", "    ")
 		}
 	}
 	return nil
@@ -209,13 +212,13 @@ func writeFleetText(w io.Writer, r *fleet.Result) error {
 
 // writeDiffs prints up to fleetDiffMax differences: machines of other
 // hardware differ in every device, which -o json lists.
-func writeDiffs(w io.Writer, indent string, ds []fleet.Difference) {
+func writeDiffs(p *render.Printer, indent string, ds []fleet.Difference) {
 	for i, d := range ds {
 		if i == fleetDiffMax && len(ds) > fleetDiffMax+1 {
-			fmt.Fprintf(w, "%s... and %d more differences (-o json lists them all)\n", indent, len(ds)-i)
+			p.Lines(fmt.Sprintf("... and %d more differences (-o json lists them all)", len(ds)-i), indent, indent+"  ")
 			return
 		}
-		fmt.Fprintf(w, "%s%s\n", indent, d)
+		p.Lines(d.String(), indent, indent+"  ")
 	}
 }
 

@@ -220,3 +220,32 @@ func TestFleetSurvivesHostileSource(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownHeadingOneLine: a source whose name holds a newline keeps
+// the markdown headings of check and tree on one line (the newline escaped
+// as \n), and compare's verdict names it on one line.
+func TestMarkdownHeadingOneLine(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cap\nture")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "fixtures", "hgx-h100"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"check", "-o", "markdown", dir},
+		{"tree", "-o", "markdown", dir},
+		{"compare", "-o", "markdown", dir, "../../fixtures/sys-4029gp-v100"},
+	} {
+		code, out, errOut := run(args...)
+		if code != ExitOK && code != ExitFindings {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "ture") {
+				t.Errorf("%v: the source's name splits a line:\n%s", args[:3], out)
+				break
+			}
+		}
+		if !strings.Contains(out, `cap\nture`) {
+			t.Errorf("%v: the name is not shown escaped:\n%s", args[:3], out)
+		}
+	}
+}

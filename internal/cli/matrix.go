@@ -25,9 +25,9 @@ labels, CPU and NUMA affinity for accelerators, and the NIC legend.
 NVLink is not visible in sysfs or lspci: where the source suggests it
 (NVSwitch functions, SXM or OAM modules, PCIe boards that take NVLink bridges,
 an NCCL topology file without NVLink elements) accelerator pairs read NV?,
-never a PCIe label stated as fact. An NCCL topology dump's NVLink elements, or the host's own
-nvidia-smi topo -m (concatenated with a text dump, or given with --nvsmi),
-give NV# counts.`,
+never a PCIe label stated as fact. An NCCL topology dump's NVLink elements,
+or the host's own nvidia-smi topo -m (concatenated with a text dump, or given
+with --nvsmi), give NV# counts.`,
 		Example: `  $ gdtopo matrix fixtures/dgx-a100`,
 		Args:    args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {

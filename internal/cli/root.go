@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 
@@ -35,7 +36,7 @@ NCCL do, with the links on the way and the narrowest of them; predicts each
 pair's GPUDirect RDMA throughput; and reports what is wrong and how to fix it.
 
 SOURCE is what to read, recognised by what it is, never by its name:
-  (nothing)         this machine's live /sys and /proc (read only; root shows more)
+  (nothing)         this machine's live /sys and /proc (read only; root adds)
   DIR               a captured tree: a folder holding sys/ (and proc/)
   FILE.tar[.gz|.bz2|.zst]
                     a snapshot archive, read in memory (gdtopo snapshot,
@@ -53,10 +54,31 @@ Exit status: 0 ok, 1 error, 2 usage, 3 problems found at or above --fail-on.`,
 	}
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
+	// flag descriptions wrap to the output's width (pflag: 0 is no wrapping)
+	root.SetUsageTemplate(strings.ReplaceAll(root.UsageTemplate(), ".FlagUsages", ".FlagUsagesWrapped "+strconv.Itoa(io.Style.Width)))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.PersistentFlags().StringVar(&opts.PCIIDs, "pci-ids", "", "pci.ids file for device names (default: the system's, never downloaded)")
 	root.AddCommand(newCmdCheck(opts), newCmdMatrix(opts), newCmdTree(opts), newCmdPath(opts), newCmdCompare(opts), newCmdExport(opts), newCmdSnapshot(opts), newCmdVerify(opts), newCmdFleet(opts), newCmdCalibrate(opts), newCmdVersion(opts))
+	if io.Style.Width > 0 {
+		// gdtopo's own help is written to 80 columns; cobra's completion
+		// help is not, and is wrapped to the width
+		root.InitDefaultCompletionCmd()
+		for _, c := range root.Commands() {
+			if c.Name() == "completion" {
+				wrapHelp(c, io.Style.Width)
+			}
+		}
+	}
 	return root
+}
+
+// wrapHelp wraps the long descriptions of cmd and its subcommands to
+// width, a tab that indents a line made four spaces.
+func wrapHelp(cmd *cobra.Command, width int) {
+	cmd.Long = render.WrapLines(strings.ReplaceAll(cmd.Long, "\n\t", "\n    "), width)
+	for _, c := range cmd.Commands() {
+		wrapHelp(c, width)
+	}
 }
 
 // addOutputFlag gives a command -o FORMAT into target, offering formats,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/gdtopo/gdtopo/internal/hwloc"
 	"github.com/gdtopo/gdtopo/internal/lspcidump"
@@ -91,19 +92,54 @@ func parseText(display string, data []byte) (*source.Source, *topology.Graph, er
 	}
 	matrix, rest, ok := nvsmi.Split(data) // a matrix pasted with the dump
 	if ok && len(bytes.TrimSpace(rest)) == 0 {
-		return nil, nil, fmt.Errorf("%s: an nvidia-smi topo -m matrix alone, with no PCIe tree: paste it with a dump (lspci -tv), or give it with --nvsmi or to gdtopo verify beside a source", display)
+		return nil, nil, matrixAlone(display, data, matrix)
 	}
-	data = rest
 	for _, t := range textFormats {
-		if t.sniff(data) {
-			g, err := t.parse(display, data)
+		if t.sniff(rest) {
+			g, err := t.parse(display, rest)
 			if err != nil {
 				return nil, nil, err
 			}
 			return &source.Source{Name: display, Kind: "file", Format: t.name, NVSMI: matrix}, g, nil
 		}
 	}
+	if ok {
+		return nil, nil, matrixAlone(display, data, matrix)
+	}
 	return nil, nil, fmt.Errorf("%s: %w, lspci output, NCCL or hwloc topology XML, or lstopo text", display, source.ErrUnrecognized)
+}
+
+// matrixAlone is the error for a text holding an nvidia-smi topo -m matrix
+// and no PCIe tree gdtopo reads: what the matrix holds (and what of it is
+// cut off), and the first line beside it that is no part of it: where the
+// paste was cut, or text of no form gdtopo reads.
+func matrixAlone(display string, data, matrix []byte) error {
+	summary, beside := "", ""
+	if m, err := nvsmi.Parse(display, matrix); err == nil {
+		summary = " (" + m.Summary() + ")"
+	}
+	if first, last, ok := nvsmi.Locate(data); ok {
+		ls := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+		for i, l := range ls {
+			t := strings.TrimSpace(l)
+			if t == "" || i >= first && i <= last {
+				continue
+			}
+			if r := []rune(t); len(r) > 40 {
+				t = string(r[:40]) + "..."
+			}
+			beside = fmt.Sprintf(", and at line %d (%q) text of none of the forms gdtopo reads (lspci output, NCCL or hwloc topology XML, lstopo text)", i+1, t)
+			if i == len(ls)-1 && i > last {
+				beside = fmt.Sprintf(", the paste ending mid-row at line %d (%q)", i+1, t)
+			}
+			break
+		}
+	}
+	what := "an nvidia-smi topo -m matrix alone" + summary
+	if beside != "" {
+		what = "an nvidia-smi topo -m matrix" + summary + beside
+	}
+	return fmt.Errorf("%s: %s, with no PCIe tree: paste it with a dump (lspci -tv), or give it with --nvsmi or to gdtopo verify beside a source", display, what)
 }
 
 // isUnrecognized reports whether source.Open gave up on a regular file.

@@ -51,5 +51,5 @@ func treeRun(opts *treeOptions) error {
 	if err != nil {
 		return err
 	}
-	return render.Tree(opts.IO.Out, f, report.TreeOf(a.devicesReport(), opts.All))
+	return render.Tree(opts.IO.Out, f, report.TreeOf(a.devicesReport(), opts.All), opts.IO.Style)
 }

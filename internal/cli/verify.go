@@ -21,7 +21,7 @@ func newCmdVerify(g *globalOptions) *cobra.Command {
 	opts := &verifyOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "verify SOURCE [NVSMI_FILE]",
-		Short: "Check the source's labels against the host's own nvidia-smi topo -m",
+		Short: "Check the source's labels against the host's nvidia-smi topo -m",
 		Long: `Verify sets every cell of the host's nvidia-smi topo -m against the label
 gdtopo gives the same pair from SOURCE's PCIe tree, and lists every cell where
 they disagree, with what may explain it: a tree that is not this host's, a
@@ -30,7 +30,8 @@ the source cannot show. NV# cells where the source could only say NV? are
 counted as NVLink the tree lacks, not as disagreements.
 
 The matrix is NVSMI_FILE, or --nvsmi FILE, or the matrix pasted before or
-after a text dump in SOURCE itself (cat nvsmi.txt lspci-tv.txt | gdtopo verify -).
+after a text dump in SOURCE itself
+(cat nvsmi.txt lspci-tv.txt | gdtopo verify -).
 GPUs are matched in PCI bus order, as nvidia-smi numbers them; NICs by RDMA
 name, or, where the source names none (lspci dumps), in the order of the
 Mellanox functions, which the report says.
@@ -82,7 +83,7 @@ func verifyRun(opts *verifyOptions) error {
 		return err
 	}
 	ver := report.VerificationOf(r)
-	if err := render.Verify(opts.IO.Out, f, ver); err != nil {
+	if err := render.Verify(opts.IO.Out, f, ver, opts.IO.Style); err != nil {
 		return err
 	}
 	if ver.ExitStatus == report.ExitOK {

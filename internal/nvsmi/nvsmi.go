@@ -190,6 +190,14 @@ func Split(data []byte) (matrix, rest []byte, ok bool) {
 	return matrix, r.Bytes(), true
 }
 
+// Locate gives the lines (counted from 0) that the first matrix in data
+// spans, with its prompt line and legends, as Split takes them out; ok is
+// false when data holds no matrix.
+func Locate(data []byte) (first, last int, ok bool) {
+	b, ok := locate(lines(data))
+	return b.first, b.last, ok
+}
+
 // Parse reads the first matrix in data. name is the input's name for
 // errors. A matrix cut off is returned with Partial saying what is missing;
 // a text with no matrix, or a header with no row, is an error.

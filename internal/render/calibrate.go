@@ -17,9 +17,10 @@ type Calibration struct {
 }
 
 // Calibrate writes gdtopo calibrate's table of measured against predicted
-// throughput, then the fitted --model file or where it went.
-func Calibrate(w io.Writer, c *Calibration) error {
-	p := newPrinter(w, Table)
+// throughput, then the fitted --model file or where it went, laid out as
+// style says (the first given).
+func Calibrate(w io.Writer, c *Calibration, style ...Style) error {
+	p := NewPrinter(w, Table, style...)
 	rows := make([][]string, 0, len(c.Fits))
 	for _, f := range c.Fits {
 		key := f.Key
@@ -34,7 +35,8 @@ func Calibrate(w io.Writer, c *Calibration) error {
 		return err
 	}
 	if c.Wrote != "" {
-		p.Printf("\nWrote %s: use it with --model %s\n", c.Wrote, c.Wrote)
+		p.Printf("\n")
+		p.Lines(fmt.Sprintf("Wrote %s: use it with --model %s", c.Wrote, c.Wrote), "", "  ")
 		return nil
 	}
 	p.Printf("\n--model file:\n")

@@ -125,15 +125,23 @@ func safeCells(row []string) []string {
 // Table writes one table: borderless, left-aligned columns for text, a pipe
 // table for markdown. Headers are printed as given.
 func (p *Printer) Table(header []string, rows [][]string) error {
-	p.buf.Reset()
-	t := p.table()
 	safe := make([][]string, len(rows))
 	for i, r := range rows {
 		safe[i] = safeCells(r)
 	}
 	header, safe = fitColumns(safeCells(header), safe, p.style.Width)
-	t.Header(header)
-	if err := t.Bulk(safe); err != nil {
+	return p.draw(header, safe)
+}
+
+// draw writes one table of cells already escaped and laid out; no header
+// when header is nil.
+func (p *Printer) draw(header []string, rows [][]string) error {
+	p.buf.Reset()
+	t := p.table()
+	if header != nil {
+		t.Header(header)
+	}
+	if err := t.Bulk(rows); err != nil {
 		return err
 	}
 	if err := t.Render(); err != nil {
@@ -149,8 +157,8 @@ func (p *Printer) Table(header []string, rows [][]string) error {
 	width := 0
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(strings.TrimPrefix(l, " "), " ")
-		if strings.Trim(lines[i], "-") != "" && len(lines[i]) > width {
-			width = len(lines[i])
+		if strings.Trim(lines[i], "-") != "" && textWidth(lines[i]) > width {
+			width = textWidth(lines[i])
 		}
 	}
 	for i, l := range lines {
@@ -169,7 +177,10 @@ func (p *Printer) Heading(title string) {
 		fmt.Fprintf(p.w, "\n## %s\n\n", termsafe.Text(title))
 		return
 	}
-	fmt.Fprintf(p.w, "\n%s\n", termsafe.Text(title))
+	fmt.Fprintln(p.w)
+	for _, l := range wrapText(termsafe.Text(title), p.style.Width, "", "  ") {
+		fmt.Fprintln(p.w, l)
+	}
 }
 
 // Lines writes text wrapped to the printer's width: the first line after
@@ -177,6 +188,34 @@ func (p *Printer) Heading(title string) {
 // The text is escaped with termsafe.Text (it may hold names from the input).
 func (p *Printer) Lines(text, first, rest string) {
 	p.SeverityLines("", text, first, rest)
+}
+
+// Parts writes parts two spaces apart, as many on a line as the printer's
+// width holds (a part too long for a line of its own wraps at its spaces),
+// the first line after first, the others after rest. Each part is escaped
+// with termsafe.Text.
+func (p *Printer) Parts(parts []string, first, rest string) {
+	line, prefix := "", first
+	for _, part := range parts {
+		part = termsafe.Text(part)
+		if line != "" {
+			if p.style.Width <= 0 || textWidth(prefix+line)+columnGap+textWidth(part) <= p.style.Width {
+				line += strings.Repeat(" ", columnGap) + part
+				continue
+			}
+			fmt.Fprintln(p.w, prefix+line)
+			prefix = rest
+		}
+		wrapped := wrapText(part, p.style.Width, prefix, rest)
+		for _, l := range wrapped[:len(wrapped)-1] {
+			fmt.Fprintln(p.w, l)
+		}
+		if len(wrapped) > 1 {
+			prefix = rest
+		}
+		line = strings.TrimPrefix(wrapped[len(wrapped)-1], prefix)
+	}
+	fmt.Fprintln(p.w, prefix+line)
 }
 
 // SeverityLines writes a line that opens with a severity word (critical,

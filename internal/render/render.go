@@ -93,11 +93,12 @@ func Matrix(w io.Writer, f Format, m *report.Matrix, style ...Style) error {
 	return unsupported(f, "matrix")
 }
 
-// Tree writes the PCIe tree.
-func Tree(w io.Writer, f Format, t *report.Tree) error {
+// Tree writes the PCIe tree, its lines wrapped to style's width (the
+// first style given) for -o table.
+func Tree(w io.Writer, f Format, t *report.Tree, style ...Style) error {
 	switch f {
 	case Table, Markdown:
-		return treeText(w, f, t)
+		return treeText(NewPrinter(w, f, style...), t)
 	case JSON:
 		return writeJSON(w, t)
 	}
@@ -119,7 +120,11 @@ func Path(w io.Writer, f Format, p *report.PathView, style ...Style) error {
 func Compare(w io.Writer, f Format, c *report.Comparison, style ...Style) error {
 	switch f {
 	case Table, Markdown:
-		return compareTables(NewPrinter(w, f, style...), c)
+		width := 0
+		if len(style) > 0 {
+			width = style[0].Width
+		}
+		return compareTables(NewPrinter(w, f, style...), c, width)
 	case JSON:
 		return writeJSON(w, c)
 	}

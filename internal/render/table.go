@@ -44,7 +44,7 @@ func checkTables(p *Printer, c *report.Check) error {
 func checkReport(p *Printer, r *report.Report) error {
 	md, verbose := p.Format() == Markdown, p.style.Verbose
 	if md {
-		p.Printf("# gdtopo check: %s\n\n", r.Source.Name)
+		p.Printf("# gdtopo check: %s\n\n", termsafe.Text(r.Source.Name)) // one line, whatever the name holds
 	}
 	verdict, rest, _ := strings.Cut(report.CheckVerdict(r), ":")
 	p.SeverityLines(strings.ToLower(verdict), ":"+rest, "", "  ")
@@ -499,9 +499,9 @@ func findingsText(p *Printer, r *report.Report) {
 		devs := deviceList(r, f.Devices)
 		script := remedyScript(f.Remedy)
 		if md {
-			p.Printf("\n- **%s** `%s` %s: %s\n", strings.ToUpper(f.Severity), f.Code, devs, f.Message)
+			p.Printf("\n- **%s** `%s` %s: %s\n", strings.ToUpper(f.Severity), f.Code, termsafe.Text(devs), termsafe.Text(f.Message))
 			if f.Evidence != "" {
-				p.Printf("  evidence: `%s`\n", f.Evidence)
+				p.Printf("  evidence: `%s`\n", termsafe.Text(f.Evidence))
 			}
 			if len(script) > 0 {
 				p.Printf("\n  ```sh\n  %s\n  ```\n", strings.Join(script, "\n  "))
@@ -634,10 +634,10 @@ func matrixTable(p *Printer, m *report.Matrix) error {
 }
 
 // treeText writes the PCIe tree, in a code block for markdown.
-func treeText(w io.Writer, f Format, t *report.Tree) error {
-	p := newPrinter(w, f)
+func treeText(p *Printer, t *report.Tree) error {
+	f := p.Format()
 	if f == Markdown {
-		p.Printf("# gdtopo tree: %s\n\n```\n", t.Source.Name)
+		p.Printf("# gdtopo tree: %s\n\n```\n", termsafe.Text(t.Source.Name))
 	}
 	byBDF := make(map[string]*report.Device, len(t.Devices))
 	for i := range t.Devices {
@@ -667,12 +667,12 @@ func treeText(w io.Writer, f Format, t *report.Tree) error {
 		for _, b := range t.PlaceUnknown {
 			unplaced = append(unplaced, byBDF[b])
 		}
-		p.Printf("place unknown (the source shows no PCI hierarchy: capture lspci -tv, or sudo lspci -vvv)\n")
+		p.Lines("place unknown (the source shows no PCI hierarchy: capture lspci -tv, or sudo lspci -vvv)", "", "  ")
 		branch(p, byBDF, shown, unplaced, "")
 		n++
 	}
 	if n == 0 {
-		p.Printf("no accelerators, NICs, NVMe drives or NVSwitches among %d PCI functions (--all shows them all)\n", len(t.Devices))
+		p.Lines(fmt.Sprintf("no accelerators, NICs, NVMe drives or NVSwitches among %d PCI functions (--all shows them all)", len(t.Devices)), "", "  ")
 	}
 	if f == Markdown {
 		p.Printf("```\n")
@@ -697,20 +697,24 @@ func branch(p *Printer, byBDF map[string]*report.Device, shown map[string]bool, 
 		if i == len(ds)-1 {
 			mark, next = "└─ ", "   "
 		}
-		p.Printf("%s%s%s\n", indent, mark, describe(d))
 		var kids []*report.Device
 		for _, c := range d.Children {
 			if shown[c] {
 				kids = append(kids, byBDF[c])
 			}
 		}
+		bar := "   "
+		if len(kids) > 0 {
+			bar = "│  "
+		}
+		p.Parts(describe(d), indent+mark, indent+next+bar+"  ")
 		branch(p, byBDF, shown, kids, indent+next)
 	}
 }
 
 // describe is one tree line: address, role or alias and kind, model, link,
-// NUMA node, names and driver.
-func describe(d *report.Device) string {
+// NUMA node, names and driver, two spaces apart.
+func describe(d *report.Device) []string {
 	parts := []string{d.BDF}
 	switch {
 	case d.Role != "":
@@ -733,7 +737,7 @@ func describe(d *report.Device) string {
 	if d.Driver != "" {
 		parts = append(parts, "["+d.Driver+"]")
 	}
-	return strings.Join(parts, "  ")
+	return parts
 }
 
 // link is a report's link as topology formats it ("Gen5 x16").
@@ -745,10 +749,10 @@ func link(l report.Link) topology.Link {
 // --explain the prediction's arithmetic.
 func pathTables(pr *Printer, v *report.PathView) error {
 	p := v.Pair
-	pr.Printf("%s -> %s: nvidia-smi %s, NCCL %s, %s\n",
-		labelAndBDF(&v.From), labelAndBDF(&v.To), report.Label(&p), report.NCCLLabel(&p), p.Path)
+	pr.Lines(fmt.Sprintf("%s -> %s: nvidia-smi %s, NCCL %s, %s",
+		labelAndBDF(&v.From), labelAndBDF(&v.To), report.Label(&p), report.NCCLLabel(&p), p.Path), "", "  ")
 	if v.PlaceUnknown {
-		pr.Printf("Note: the source shows no PCI hierarchy for this pair: capture lspci -tv, or sudo lspci -vvv\n")
+		pr.Lines("the source shows no PCI hierarchy for this pair: capture lspci -tv, or sudo lspci -vvv", "Note: ", "  ")
 		return nil
 	}
 	var rows [][]string
@@ -767,10 +771,11 @@ func pathTables(pr *Printer, v *report.PathView) error {
 		return err
 	}
 	if p.BottleneckGbps > 0 {
-		pr.Printf("\nBottleneck: %g Gb/s (narrowest current PCIe link: GT/s × lanes × line code × MPS/(MPS+TLP overhead))\n", p.BottleneckGbps)
+		pr.Printf("\n")
+		pr.Lines(fmt.Sprintf("%g Gb/s (narrowest current PCIe link: GT/s × lanes × line code × MPS/(MPS+TLP overhead))", p.BottleneckGbps), "Bottleneck: ", "  ")
 	}
 	for _, n := range p.Notes {
-		pr.Printf("Note: %s\n", n)
+		pr.Lines(n, "Note: ", "  ")
 	}
 	x := p.Prediction
 	if x == nil || len(x.Steps) == 0 {
@@ -785,53 +790,12 @@ func pathTables(pr *Printer, v *report.PathView) error {
 		return err
 	}
 	if x.GDRReason != "" {
-		pr.Printf("\nGPUDirect RDMA: %s\n", x.GDRReason)
+		pr.Printf("\n")
+		pr.Lines(x.GDRReason, "GPUDirect RDMA: ", "  ")
 	}
 	for _, u := range x.Assumed {
-		pr.Printf("Assumed: %s\n", u)
+		pr.Lines(u, "Assumed: ", "  ")
 	}
-	return nil
-}
-
-// compareTables writes gdtopo compare: the servers side by side and the
-// verdict.
-func compareTables(p *Printer, c *report.Comparison) error {
-	if p.Format() == Markdown {
-		p.Printf("# gdtopo compare\n")
-	}
-	header := []string{""}
-	for _, s := range c.Servers {
-		header = append(header, s.Source)
-	}
-	row := func(name string, cell func(s report.Server) string) []string {
-		out := []string{name}
-		for _, s := range c.Servers {
-			out = append(out, cell(s))
-		}
-		return out
-	}
-	rows := [][]string{
-		row("Format", func(s report.Server) string { return s.Format }),
-		row("CPU", func(s report.Server) string { return s.CPU }),
-		row("NUMA nodes", func(s report.Server) string { return strconv.Itoa(s.NUMANodes) }),
-		row("Accelerators", func(s report.Server) string { return s.Accelerators }),
-		row("NICs (RDMA)", func(s report.Server) string { return s.NICs }),
-		row("PCIe switches", func(s report.Server) string { return s.PCIeSwitches }),
-		row("Pairs by label", func(s report.Server) string { return labelCounts(s.PairsByLabel) }),
-		row("Plan: worst pair", func(s report.Server) string { return gbps(s.Measures.WorstGbps) }),
-		row("Plan: mean", func(s report.Server) string { return gbps(s.Measures.MeanGbps) }),
-		row("Findings", func(s report.Server) string {
-			return fmt.Sprintf("%d critical, %d warning, %d info", s.Measures.Critical, s.Measures.Warning, s.Measures.Info)
-		}),
-		row("Finding codes", func(s report.Server) string { return strings.Join(s.FindingCodes, ", ") }),
-		row("Rank", func(s report.Server) string { return strconv.Itoa(s.Rank) }),
-	}
-	p.Heading("Servers")
-	if err := p.Table(header, rows); err != nil {
-		return err
-	}
-	p.Heading("Verdict")
-	p.Printf("%s\n", c.Verdict.Sentence)
 	return nil
 }
 

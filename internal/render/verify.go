@@ -9,11 +9,12 @@ import (
 )
 
 // Verify writes gdtopo verify: the host's nvidia-smi topo -m against the
-// source's tree, and every cell where they differ.
-func Verify(w io.Writer, f Format, v *report.Verification) error {
+// source's tree, and every cell where they differ, laid out as style says
+// (the first given).
+func Verify(w io.Writer, f Format, v *report.Verification, style ...Style) error {
 	switch f {
 	case Table, Markdown:
-		return verifyTables(newPrinter(w, f), v)
+		return verifyTables(NewPrinter(w, f, style...), v)
 	case JSON:
 		return writeJSON(w, v)
 	}

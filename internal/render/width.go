@@ -2,6 +2,7 @@ package render
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -24,7 +25,8 @@ func textWidth(s string) int { return utf8.RuneCountInString(s) }
 
 // wrapText breaks s into lines of at most width columns at spaces (a word
 // longer than a line is cut), the first line prefixed with first and the
-// rest with rest. width 0 is no limit.
+// rest with rest; within a line, words keep the spaces between them (two
+// that align columns stay two). width 0 is no limit.
 func wrapText(s string, width int, first, rest string) []string {
 	if width <= 0 {
 		return []string{first + s}
@@ -35,7 +37,8 @@ func wrapText(s string, width int, first, rest string) []string {
 		out = append(out, prefix+line)
 		line, prefix = "", rest
 	}
-	for _, word := range strings.Fields(s) {
+	for _, w := range spacedWords(s) {
+		word := w.word
 		room := max(1, width-textWidth(prefix))
 		for textWidth(word) > room {
 			if line != "" {
@@ -50,8 +53,8 @@ func wrapText(s string, width int, first, rest string) []string {
 		switch {
 		case line == "":
 			line = word
-		case textWidth(line)+1+textWidth(word) <= room:
-			line += " " + word
+		case textWidth(line)+textWidth(w.space)+textWidth(word) <= room:
+			line += w.space + word
 		default:
 			flush()
 			line = word
@@ -63,12 +66,68 @@ func wrapText(s string, width int, first, rest string) []string {
 	return out
 }
 
+// spacedWord is a word and the spaces before it ("" for the first).
+type spacedWord struct{ space, word string }
+
+// spacedWords splits s at whitespace as strings.Fields does, keeping the
+// run of spaces before each word; a run holding other whitespace is one
+// space.
+func spacedWords(s string) []spacedWord {
+	var out []spacedWord
+	space := ""
+	for len(s) > 0 {
+		i := strings.IndexFunc(s, unicode.IsSpace)
+		if i < 0 {
+			i = len(s)
+		}
+		if i > 0 {
+			if len(out) == 0 {
+				space = ""
+			}
+			out = append(out, spacedWord{space, s[:i]})
+		}
+		s = s[i:]
+		j := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) })
+		if j < 0 {
+			break
+		}
+		space = s[:j]
+		if strings.Trim(space, " ") != "" {
+			space = " "
+		}
+		s = s[j:]
+	}
+	return out
+}
+
+// WrapLines wraps each line of text longer than width columns at its
+// spaces, the continuation lines indented as the line was plus two
+// columns; width 0 is no limit.
+func WrapLines(text string, width int) string {
+	if width <= 0 {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	var out []string
+	for _, l := range lines {
+		if textWidth(l) <= width {
+			out = append(out, l)
+			continue
+		}
+		body := strings.TrimLeft(l, " ")
+		indent := l[:len(l)-len(body)]
+		out = append(out, wrapText(body, width, indent, indent+"  ")...)
+	}
+	return strings.Join(out, "\n")
+}
+
 // columnGap is the space tablewriter's borderless style puts between columns.
 const columnGap = 2
 
 // fitColumns wraps the cells of a table so that it is at most width
-// columns wide: the widest column gives way first, down to minColumn
-// (or its header's longest word); headers wrap too. Cells keep their line
+// columns wide: the widest column gives way first, down to its longest
+// word, and only when that is not enough further, down to minColumn (or
+// its header's longest word); headers wrap too. Cells keep their line
 // breaks.
 func fitColumns(header []string, rows [][]string, width int) ([]string, [][]string) {
 	const minColumn = 4
@@ -78,21 +137,27 @@ func fitColumns(header []string, rows [][]string, width int) ([]string, [][]stri
 	}
 	natural := make([]int, n)
 	floor := make([]int, n)
+	word := make([]int, n) // the longest word, header or cell
 	for i, h := range header {
 		natural[i], floor[i] = textWidth(h), minColumn
 		for _, w := range strings.Fields(h) {
 			floor[i] = max(floor[i], textWidth(w))
 		}
+		word[i] = floor[i]
 	}
 	for _, r := range rows {
 		for i := 0; i < n && i < len(r); i++ {
 			for _, l := range strings.Split(r[i], "\n") {
 				natural[i] = max(natural[i], textWidth(l))
 			}
+			for _, w := range strings.Fields(r[i]) {
+				word[i] = max(word[i], textWidth(w))
+			}
 		}
 	}
 	for i := range floor {
 		floor[i] = min(floor[i], natural[i])
+		word[i] = min(word[i], natural[i])
 	}
 	widths := append([]int{}, natural...)
 	total := func() int {
@@ -102,17 +167,19 @@ func fitColumns(header []string, rows [][]string, width int) ([]string, [][]stri
 		}
 		return t
 	}
-	for total() > width {
-		widest := -1
-		for i, w := range widths {
-			if w > floor[i] && (widest < 0 || w > widths[widest]) {
-				widest = i
+	for _, least := range [][]int{word, floor} {
+		for total() > width {
+			widest := -1
+			for i, w := range widths {
+				if w > least[i] && (widest < 0 || w > widths[widest]) {
+					widest = i
+				}
 			}
+			if widest < 0 {
+				break // as narrow as it goes
+			}
+			widths[widest]--
 		}
-		if widest < 0 {
-			break // as narrow as it goes
-		}
-		widths[widest]--
 	}
 	fit := func(cell string, i int) string {
 		if widths[i] >= natural[i] {
