@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,9 +10,6 @@ import (
 	"github.com/gdtopo/gdtopo/internal/termsafe"
 	"github.com/gdtopo/gdtopo/topology"
 )
-
-// newPrinter is a Printer for -o table or -o markdown.
-func newPrinter(w io.Writer, f Format) *Printer { return NewPrinter(w, f) }
 
 // checkTables writes a check: each source's report, under a "==> SOURCE <=="
 // line when there are several (a source that could not be read has that
