@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -23,11 +24,14 @@ type Measurement struct {
 	Gbps      float64 // BW average of the last (largest) message size
 }
 
-var (
-	perftestDevice = regexp.MustCompile(`Device\s*:\s*(\S+)`)
-	perftestGPU    = regexp.MustCompile(`CUDA device (\d+): PCIe address is ([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})`)
-	perftestPick   = regexp.MustCompile(`Picking device No\. (\d+)`)
-)
+// perftestPatterns are the perftest lines ParsePerftest reads, compiled on
+// first use rather than at every start of gdtopo.
+var perftestPatterns = sync.OnceValue(func() (p struct{ device, gpu, pick *regexp.Regexp }) {
+	p.device = regexp.MustCompile(`Device\s*:\s*(\S+)`)
+	p.gpu = regexp.MustCompile(`CUDA device (\d+): PCIe address is ([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})`)
+	p.pick = regexp.MustCompile(`Picking device No\. (\d+)`)
+	return p
+})
 
 // ParsePerftest reads the text ib_write_bw or ib_read_bw printed on one
 // side of a run (perftest's own format, src/perftest_parameters.c): the
@@ -38,6 +42,7 @@ var (
 // are 2^20 bytes (perftest's format_factor 0x100000), Gb/sec 10^9 bits.
 func ParsePerftest(name string, r io.Reader) (Measurement, error) {
 	m := Measurement{From: name}
+	re := perftestPatterns()
 	var test string
 	server := false
 	gpus := map[string]string{}
@@ -69,13 +74,13 @@ func ParsePerftest(name string, r io.Reader) (Measurement, error) {
 			}
 			continue
 		}
-		if s := perftestDevice.FindStringSubmatch(line); s != nil && m.RDMA == "" {
+		if s := re.device.FindStringSubmatch(line); s != nil && m.RDMA == "" {
 			m.RDMA = s[1]
 		}
-		if s := perftestGPU.FindStringSubmatch(line); s != nil {
+		if s := re.gpu.FindStringSubmatch(line); s != nil {
 			gpus[s[1]] = strings.ToLower(s[2] + ":" + s[3])
 		}
-		if s := perftestPick.FindStringSubmatch(line); s != nil {
+		if s := re.pick.FindStringSubmatch(line); s != nil {
 			pick = s[1]
 		}
 		if f := strings.Fields(line); col >= 0 && len(f) > col {

@@ -1,6 +1,8 @@
 package advisor
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -122,9 +124,21 @@ func TestKernelVersion(t *testing.T) {
 		{"BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.8.0-45-generic ro", 6, 8, true},
 		{"BOOT_IMAGE=/boot/vmlinuz-4.18.0-513.el8.x86_64 ro", 4, 18, true},
 		{"ro quiet", 0, 0, false},
+		{"BOOT_IMAGE=/vmlinu", 0, 0, false},
+		{"BOOT_IMAGE=/vmlinuz-", 0, 0, false},
+		{"BOOT_IMAGE=/vmlinuz-6", 0, 0, false},
+		{"BOOT_IMAGE=/vmlinuz-6.", 0, 0, false},
+		{"vmlinuz-x vmlinux-5.4-rc", 5, 4, true},
+		{"vmlinuy-1.2 vmlinuz-3.10.0", 3, 10, true},
+		{"BOOT_IMAGE=/vmlinux-6.1.0 vmlinuz-5.4.0", 6, 1, true},
 	} {
 		if ma, mi, ok := kernelVersion(tt.cmdline); ma != tt.major || mi != tt.minor || ok != tt.ok {
 			t.Errorf("kernelVersion(%q) = %d.%d %v", tt.cmdline, ma, mi, ok)
+		}
+		// The regular expression this replaced is the reference.
+		m := regexp.MustCompile(`vmlinu[xz]-(\d+)\.(\d+)`).FindStringSubmatch(tt.cmdline)
+		if (m != nil) != tt.ok || m != nil && m[1]+"."+m[2] != fmt.Sprintf("%d.%d", tt.major, tt.minor) {
+			t.Errorf("%q: the regexp finds %q", tt.cmdline, m)
 		}
 	}
 }

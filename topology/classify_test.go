@@ -1,6 +1,8 @@
 package topology
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -341,6 +343,37 @@ func TestNVLinkHintByModelName(t *testing.T) {
 		}
 		if p := b.g.Classify(g0, g1); tt.want != "" && (p.SMI != NVLinkUnknown || !p.LabelUncertain) {
 			t.Errorf("%q: GPU pair %s (uncertain %v), want NV?", tt.name, p.SMI, p.LabelUncertain)
+		}
+	}
+}
+
+// TestUnnamedDevice holds the hand-written reader of pciutils' "Device
+// XXXX" names to the regular expression it replaced (compiled here, not at
+// every start).
+func TestUnnamedDevice(t *testing.T) {
+	re := regexp.MustCompile(`^(NVIDIA Corporation|Advanced Micro Devices, Inc\. \[AMD/ATI\]) Device ([0-9a-f]{4})\b`)
+	for _, name := range []string{
+		"NVIDIA Corporation Device 2335", "NVIDIA Corporation Device 2335 (rev a1)", "NVIDIA Corporation Device 2901",
+		"Advanced Micro Devices, Inc. [AMD/ATI] Device 74a1", "NVIDIA Corporation Device 23350", "NVIDIA Corporation Device 233",
+		"NVIDIA Corporation Device 23A5", "NVIDIA Corporation Device 2335_", "NVIDIA Corporation Device 2335-x",
+		"NVIDIA Corporation GH100 [H100 SXM5 80GB]", "Intel Corporation Device 1234", "", "NVIDIA Corporation Device ",
+		" NVIDIA Corporation Device 2335", "Advanced Micro Devices, Inc. [AMD] Device 74a1",
+	} {
+		vendor, device, ok := unnamedDevice(name)
+		m := re.FindStringSubmatch(name)
+		if ok != (m != nil) {
+			t.Errorf("%q: ok %v, the regexp matches %v", name, ok, m != nil)
+			continue
+		}
+		if m == nil {
+			continue
+		}
+		want := uint16(VendorNVIDIA)
+		if !strings.HasPrefix(m[1], "NVIDIA") {
+			want = VendorAMD
+		}
+		if id := fmt.Sprintf("%04x", device); vendor != want || id != m[2] {
+			t.Errorf("%q: %04x:%s, want %04x:%s", name, vendor, id, want, m[2])
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Matrix is one `nvidia-smi topo -m` output.
@@ -41,11 +42,14 @@ type Row struct {
 	CPUAffinity, NUMAAffinity, GPUNUMAID string
 }
 
-var (
-	labelRe     = regexp.MustCompile(`^(X|NV[0-9]+|PIX|PXB|PHB|NODE|SYS|N/A)$`)
-	nicLegendRe = regexp.MustCompile(`^\s*(NIC[0-9]+)\s*:\s*(\S+)\s*$`)
-	legendRe    = regexp.MustCompile(`^\s*(X|SYS|NODE|PHB|PXB|PIX|NV#|NV[0-9]+|C2C|NVB)\s*=`)
-)
+// matrixPatterns are the matrix's cells and legend lines, compiled on first
+// use rather than at every start of gdtopo.
+var matrixPatterns = sync.OnceValue(func() (p struct{ label, nicLegend, legend *regexp.Regexp }) {
+	p.label = regexp.MustCompile(`^(X|NV[0-9]+|PIX|PXB|PHB|NODE|SYS|N/A)$`)
+	p.nicLegend = regexp.MustCompile(`^\s*(NIC[0-9]+)\s*:\s*(\S+)\s*$`)
+	p.legend = regexp.MustCompile(`^\s*(X|SYS|NODE|PHB|PXB|PIX|NV#|NV[0-9]+|C2C|NVB)\s*=`)
+	return p
+})
 
 // trailing are the affinity columns that may follow the device columns,
 // each a phrase of several words.
@@ -61,7 +65,7 @@ func header(line string) (cols []string, tails []int, ok bool) {
 	}
 	i := 0
 	for ; i < len(f) && f[i] != "CPU" && !(f[i] == "NUMA" && i+1 < len(f) && f[i+1] == "Affinity") && !(f[i] == "GPU" && i+1 < len(f) && f[i+1] == "NUMA"); i++ {
-		if labelRe.MatchString(f[i]) || strings.ContainsAny(f[i], "=:") {
+		if matrixPatterns().label.MatchString(f[i]) || strings.ContainsAny(f[i], "=:") {
 			return nil, nil, false
 		}
 		cols = append(cols, f[i])
@@ -129,7 +133,7 @@ func locate(lines []string) (block, bool) {
 				b.last = j
 			case t == "":
 				inRows = false
-			case t == "Legend:" || t == "NIC Legend:" || legendRe.MatchString(l) || nicLegendRe.MatchString(l):
+			case t == "Legend:" || t == "NIC Legend:" || matrixPatterns().legend.MatchString(l) || matrixPatterns().nicLegend.MatchString(l):
 				inRows = false
 				b.last = j
 			default:
@@ -213,7 +217,7 @@ func Parse(name string, data []byte) (*Matrix, error) {
 	seen := map[string]bool{}
 	for j := b.header + 1; j <= b.last; j++ {
 		l := ls[j]
-		if mm := nicLegendRe.FindStringSubmatch(l); mm != nil {
+		if mm := matrixPatterns().nicLegend.FindStringSubmatch(l); mm != nil {
 			m.NICNames[mm[1]] = mm[2]
 			continue
 		}
@@ -224,7 +228,7 @@ func Parse(name string, data []byte) (*Matrix, error) {
 		seen[f[0]] = true
 		r := Row{Name: f[0], Cells: make([]string, len(cols))}
 		n := 0
-		for ; n < len(cols) && 1+n < len(f) && labelRe.MatchString(f[1+n]); n++ {
+		for ; n < len(cols) && 1+n < len(f) && matrixPatterns().label.MatchString(f[1+n]); n++ {
 			r.Cells[n] = f[1+n]
 		}
 		// The last field of a text that ends mid-line may be a word cut

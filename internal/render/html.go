@@ -88,9 +88,13 @@ const htmlPage = `<!DOCTYPE html>
 </html>
 `
 
-var htmlTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"remedy": func(steps []report.RemedyStep) string { return strings.Join(remedyScript(steps), "\n") },
-}).Parse(htmlPage))
+// htmlTemplate parses htmlPage. It is parsed when a page is drawn, not at
+// start-up: every other command would pay for it (about 3 M instructions).
+func htmlTemplate() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"remedy": func(steps []report.RemedyStep) string { return strings.Join(remedyScript(steps), "\n") },
+	}).Parse(htmlPage))
+}
 
 // htmlHop is one row of a pair's hop table.
 type htmlHop struct {
@@ -201,7 +205,7 @@ func html(w io.Writer, r *report.Report) error {
 		data.Plan = append(data.Plan, []string{acc, nic, gbps(as.ExpectedGbps), strconv.Itoa(as.Shared)})
 	}
 	var out bytes.Buffer
-	if err := htmlTemplate.Execute(&out, data); err != nil {
+	if err := htmlTemplate().Execute(&out, data); err != nil {
 		return err
 	}
 	_, err := w.Write(out.Bytes())
