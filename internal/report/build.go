@@ -82,6 +82,7 @@ func Build(in Input) *Report {
 			r.Counts.Info++
 		}
 	}
+	r.index()
 	r.Plan = plan(adv.Plan)
 	r.Accelerators = accelerators(g, aliases, adv.Plan, r)
 	for _, w := range g.Warnings {

@@ -60,6 +60,12 @@ type Report struct {
 	// Graph is what the report was built from, for the exports that write
 	// the whole graph (NCCL XML, pictures); never serialised.
 	Graph *topology.Graph `json:"-"`
+
+	// deviceAt and pairAt index Devices and Pairs for Device and Pair,
+	// which renderers call for every cell; Build fills them. A report
+	// decoded from JSON has none, and lookups scan.
+	deviceAt map[string]int
+	pairAt   map[[2]string]int
 }
 
 // SetAsideNIC is a NIC left out of the compute rails, and why.
@@ -319,6 +325,9 @@ type Warning struct {
 
 // Device looks a device up by BDF; nil when absent.
 func (r *Report) Device(bdf string) *Device {
+	if i, ok := r.deviceAt[bdf]; ok && i < len(r.Devices) && r.Devices[i].BDF == bdf {
+		return &r.Devices[i]
+	}
 	for i := range r.Devices {
 		if r.Devices[i].BDF == bdf {
 			return &r.Devices[i]
@@ -329,6 +338,11 @@ func (r *Report) Device(bdf string) *Device {
 
 // Pair looks up the pair of two devices, either order; nil when absent.
 func (r *Report) Pair(a, b string) *Pair {
+	for _, k := range [2][2]string{{a, b}, {b, a}} {
+		if i, ok := r.pairAt[k]; ok && i < len(r.Pairs) && r.Pairs[i].A == k[0] && r.Pairs[i].B == k[1] {
+			return &r.Pairs[i]
+		}
+	}
 	for i := range r.Pairs {
 		p := &r.Pairs[i]
 		if p.A == a && p.B == b || p.A == b && p.B == a {
@@ -336,6 +350,24 @@ func (r *Report) Pair(a, b string) *Pair {
 		}
 	}
 	return nil
+}
+
+// index fills the lookups Device and Pair use. Each entry is checked on
+// use, so a report changed after index still answers right, by scanning.
+func (r *Report) index() {
+	r.deviceAt = make(map[string]int, len(r.Devices))
+	for i := range r.Devices {
+		if _, dup := r.deviceAt[r.Devices[i].BDF]; !dup {
+			r.deviceAt[r.Devices[i].BDF] = i
+		}
+	}
+	r.pairAt = make(map[[2]string]int, len(r.Pairs))
+	for i := range r.Pairs {
+		k := [2]string{r.Pairs[i].A, r.Pairs[i].B}
+		if _, dup := r.pairAt[k]; !dup {
+			r.pairAt[k] = i
+		}
+	}
 }
 
 // FailOnNever is the --fail-on level no finding reaches.

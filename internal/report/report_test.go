@@ -44,3 +44,43 @@ func TestLabelMarks(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupIndex: Device and Pair answer the same with Build's index, with
+// none (a report decoded from JSON), and after the slices changed under a
+// built index.
+func TestLookupIndex(t *testing.T) {
+	r := &Report{
+		Devices: []Device{{BDF: "0000:01:00.0"}, {BDF: "0000:02:00.0"}, {BDF: "0000:03:00.0"}},
+		Pairs:   []Pair{{A: "0000:01:00.0", B: "0000:02:00.0", SMI: "PIX"}, {A: "0000:01:00.0", B: "0000:03:00.0", SMI: "SYS"}},
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, d := range r.Devices {
+			if got := r.Device(d.BDF); got == nil || got.BDF != d.BDF {
+				t.Errorf("%s: Device(%s) = %v", when, d.BDF, got)
+			}
+		}
+		if r.Device("0000:09:00.0") != nil {
+			t.Errorf("%s: an absent device found", when)
+		}
+		for _, p := range r.Pairs {
+			for _, ab := range [][2]string{{p.A, p.B}, {p.B, p.A}} {
+				if got := r.Pair(ab[0], ab[1]); got == nil || got.SMI != p.SMI {
+					t.Errorf("%s: Pair(%s, %s) = %v, want %s", when, ab[0], ab[1], got, p.SMI)
+				}
+			}
+		}
+		if r.Pair("0000:02:00.0", "0000:03:00.0") != nil {
+			t.Errorf("%s: an absent pair found", when)
+		}
+	}
+	check("no index")
+	r.index()
+	check("indexed")
+	r.Pairs = r.Pairs[1:]
+	r.Devices = append([]Device{{BDF: "0000:00:00.0"}}, r.Devices...)
+	check("changed after indexing")
+	if p := r.Pair("0000:01:00.0", "0000:02:00.0"); p != nil {
+		t.Errorf("a removed pair found: %v", p)
+	}
+}
