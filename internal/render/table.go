@@ -472,16 +472,7 @@ func findingsText(p *Printer, r *report.Report) {
 		p.Printf("no findings\n")
 		return
 	}
-	var parts []string
-	for _, c := range []struct {
-		n    int
-		name string
-	}{{r.Counts.Critical, "critical"}, {r.Counts.Warning, "warning"}, {r.Counts.Info, "info"}} {
-		if c.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.name))
-		}
-	}
-	p.Heading(fmt.Sprintf("Findings (%s)", strings.Join(parts, ", ")))
+	p.Heading(fmt.Sprintf("Findings (%s)", r.Counts.String()))
 	md := p.Format() == Markdown
 	if !p.style.Verbose {
 		for _, f := range r.Findings {

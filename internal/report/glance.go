@@ -19,18 +19,9 @@ func CheckVerdict(r *Report) string {
 	case r.Counts.Warning > 0:
 		status = "WARNING"
 	}
-	var parts []string
-	for _, c := range []struct {
-		n    int
-		name string
-	}{{r.Counts.Critical, "critical"}, {r.Counts.Warning, "warning"}, {r.Counts.Info, "info"}} {
-		if c.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.name))
-		}
-	}
-	findings := "no findings"
-	if len(parts) > 0 {
-		findings = strings.Join(parts, ", ")
+	findings := r.Counts.String()
+	if findings == "" {
+		findings = "no findings"
 	}
 	line := status + ": " + findings
 	switch {

@@ -8,6 +8,9 @@
 package report
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -105,6 +108,21 @@ type Counts struct {
 	Critical int `json:"critical"`
 	Warning  int `json:"warning"`
 	Info     int `json:"info"`
+}
+
+// String lists the severities found, worst first: "1 warning, 1 info";
+// "" when there are none.
+func (c Counts) String() string {
+	var parts []string
+	for _, s := range []struct {
+		n    int
+		name string
+	}{{c.Critical, "critical"}, {c.Warning, "warning"}, {c.Info, "info"}} {
+		if s.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", s.n, s.name))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Accelerator is one accelerator and the NIC the rail plan gives it.
