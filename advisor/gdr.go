@@ -2,8 +2,10 @@ package advisor
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -290,41 +292,20 @@ type peerMemoryState struct {
 	note      string
 }
 
-// kernelVersion reads major.minor of the running kernel from the command
-// line's BOOT_IMAGE (vmlinuz-6.8.0-45-generic): the first "vmlinux-" or
-// "vmlinuz-" followed by digits, a dot and digits; ok is false when there
-// is none.
-func kernelVersion(cmdline string) (major, minor int, ok bool) {
-	for rest := cmdline; ; {
-		i := strings.Index(rest, "vmlinu")
-		if i < 0 || i+7 > len(rest) {
-			return 0, 0, false
-		}
-		rest = rest[i+6:]
-		if rest[0] != 'x' && rest[0] != 'z' || rest[1] != '-' {
-			continue
-		}
-		majorText, afterMajor := leadingDigits(rest[2:])
-		if majorText == "" || !strings.HasPrefix(afterMajor, ".") {
-			continue
-		}
-		minorText, _ := leadingDigits(afterMajor[1:])
-		if minorText == "" {
-			continue
-		}
-		major, _ = strconv.Atoi(majorText)
-		minor, _ = strconv.Atoi(minorText)
-		return major, minor, true
-	}
-}
+// kernelRE finds the kernel release in a BOOT_IMAGE path
+// (vmlinuz-6.8.0-45-generic); compiled on first use, not at every start.
+var kernelRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`vmlinu[xz]-(\d+)\.(\d+)`) })
 
-// leadingDigits splits s after its leading ASCII digits.
-func leadingDigits(s string) (digits, rest string) {
-	n := 0
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		n++
+// kernelVersion reads major.minor of the running kernel from the command
+// line's BOOT_IMAGE; ok is false when it is not there.
+func kernelVersion(cmdline string) (major, minor int, ok bool) {
+	m := kernelRE().FindStringSubmatch(cmdline)
+	if m == nil {
+		return 0, 0, false
 	}
-	return s[:n], s[n:]
+	major, _ = strconv.Atoi(m[1])
+	minor, _ = strconv.Atoi(m[2])
+	return major, minor, true
 }
 
 // peerMemory decides how the NIC can reach GPU memory: a peer-memory module

@@ -2,8 +2,10 @@ package topology
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // NVLinkUnknown is the nvidia-smi label of an accelerator pair that NVLink
@@ -130,36 +132,13 @@ func (g *Graph) NVLinkHint() string {
 	return ""
 }
 
-// unnamedDevice reads how pciutils names a device ID its pci.ids lacks
+// unnamedDevice matches how pciutils names a device ID its pci.ids lacks
 // ("NVIDIA Corporation Device 2335", lib/names.c), which is all an
-// lspci -tv paste may say of a new GPU: the vendor and the four lower-case
-// hex digits, ending the name or followed by a character not of a word;
-// ok is false for any other name.
-func unnamedDevice(name string) (vendor uint16, device uint64, ok bool) {
-	rest, found := strings.CutPrefix(name, "NVIDIA Corporation Device ")
-	vendor = VendorNVIDIA
-	if !found {
-		if rest, found = strings.CutPrefix(name, "Advanced Micro Devices, Inc. [AMD/ATI] Device "); !found {
-			return 0, 0, false
-		}
-		vendor = VendorAMD
-	}
-	if len(rest) < 4 || len(rest) > 4 && isWordByte(rest[4]) {
-		return 0, 0, false
-	}
-	for i := range 4 {
-		if c := rest[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return 0, 0, false
-		}
-	}
-	device, _ = strconv.ParseUint(rest[:4], 16, 16)
-	return vendor, device, true
-}
-
-// isWordByte is whether c is a word character as regexp's \b counts them.
-func isWordByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
+// lspci -tv paste may say of a new GPU. It is compiled on first use, not at
+// every start of gdtopo.
+var unnamedDevice = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(NVIDIA Corporation|Advanced Micro Devices, Inc\. \[AMD/ATI\]) Device ([0-9a-f]{4})\b`)
+})
 
 // boardByName finds an NVLink bridge board in the model name a dump gives
 // without the device ID (lspci without -nn: "GA102GL [RTX A6000]"); "" when
@@ -186,11 +165,16 @@ func partID(d *Device) uint32 {
 	if d.DeviceID != 0 {
 		return uint32(d.VendorID)<<16 | uint32(d.DeviceID)
 	}
-	vendor, id, ok := unnamedDevice(d.Name)
-	if !ok {
+	m := unnamedDevice().FindStringSubmatch(d.Name)
+	if m == nil {
 		return 0
 	}
-	return uint32(vendor)<<16 | uint32(id)
+	id, _ := strconv.ParseUint(m[2], 16, 16)
+	vendor := uint32(VendorNVIDIA)
+	if !strings.HasPrefix(m[1], "NVIDIA") {
+		vendor = VendorAMD
+	}
+	return vendor<<16 | uint32(id)
 }
 
 // sxmModule names d's model when it is an SXM or OAM module, else "".
