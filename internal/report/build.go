@@ -45,14 +45,14 @@ func Build(in Input) *Report {
 	for _, d := range g.Devices {
 		r.Devices = append(r.Devices, device(g, d, aliases[d]))
 	}
-	predictions := map[[2]*topology.Device]*advisor.Prediction{}
 	adv := in.Advice
 	if adv == nil {
 		adv = &advisor.Result{}
 	}
+	predictions := make(map[[2]*topology.Device]*advisor.Prediction, len(adv.Predictions))
 	shown, hidden := ShownNICs(g)
 	r.NICs, r.HiddenNICs = bdfs(computeOnly(shown, adv.SetAside)), bdfs(hidden)
-	r.SetAsideNICs, r.StoragePairs = []SetAsideNIC{}, []StoragePair{}
+	r.SetAsideNICs, r.StoragePairs = []SetAsideNIC{}, make([]StoragePair, 0, len(adv.Storage))
 	for _, n := range adv.SetAside {
 		r.SetAsideNICs = append(r.SetAsideNICs, SetAsideNIC{NIC: n.NIC.BDF(), Reason: n.Reason})
 	}
@@ -63,8 +63,19 @@ func Build(in Input) *Report {
 	for i, p := range adv.Predictions {
 		predictions[[2]*topology.Device{p.GPU, p.NIC}] = &adv.Predictions[i]
 	}
-	for _, p := range in.Pairs {
-		out := pair(p, in.NoHops)
+	// Every pair's kinds and hops are cut from one array each: two
+	// allocations instead of two a pair.
+	kinds, nhops := make([]string, 2*len(in.Pairs)), 0
+	if !in.NoHops {
+		for _, p := range in.Pairs {
+			nhops += len(p.Hops)
+		}
+	}
+	hops := make([]Hop, 0, nhops)
+	for i, p := range in.Pairs {
+		n := len(hops)
+		out := pair(p, kinds[2*i:2*i:2*i+2], hops[n:n:cap(hops)], in.NoHops)
+		hops = hops[:n+len(out.Hops)]
 		if pr := predictions[[2]*topology.Device{p.A, p.B}]; pr != nil {
 			out.Prediction = prediction(pr)
 		}
@@ -252,8 +263,11 @@ func nonNilInts(s []int) []int {
 	return s
 }
 
-func pair(p topology.Pair, noHops bool) Pair {
-	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: []string{string(p.A.Kind), string(p.B.Kind)},
+// pair converts p. kinds and hops are empty slices with room for its two
+// kinds and its hops, cut from arrays Build shares among the pairs; nil
+// gives the pair its own.
+func pair(p topology.Pair, kinds []string, hops []Hop, noHops bool) Pair {
+	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: append(kinds, string(p.A.Kind), string(p.B.Kind)),
 		SMI: string(p.SMI), PCIeSMI: string(p.PCIeSMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: Round(p.BottleneckGbps),
 		LabelUncertain: p.LabelUncertain, NCCLUncertain: p.NCCLUncertain, Notes: nonNil(p.Notes), Hops: []Hop{}, C2C: p.C2C}
 	if p.DataDirect != nil {
@@ -261,6 +275,9 @@ func pair(p topology.Pair, noHops bool) Pair {
 	}
 	if noHops {
 		return out
+	}
+	if hops != nil {
+		out.Hops = hops[:0:len(p.Hops)]
 	}
 	for _, h := range p.Hops {
 		out.Hops = append(out.Hops, Hop{From: h.From, To: h.To, Kind: string(h.Kind),
