@@ -12,7 +12,9 @@ const (
 
 // StoragePrediction is one accelerator-NVMe pair for GPUDirect Storage.
 type StoragePrediction struct {
-	Pair topology.Pair
+	// Pair points into one slice of every storage pair: a large machine
+	// has tens of thousands, and a copy in each prediction would double them.
+	Pair *topology.Pair
 	// Route says where the peer-to-peer reads turn: RouteSwitch (PIX,
 	// PXB), RouteRootComplex (PHB, NODE), RouteNUMA or RouteSockets (SYS).
 	Route string
@@ -29,7 +31,8 @@ type StoragePrediction struct {
 func (a *analysis) predictStorage() {
 	pairs := a.g.StoragePairs()
 	a.storage = make([]StoragePrediction, 0, len(pairs))
-	for _, p := range pairs {
+	for i := range pairs {
+		p := &pairs[i]
 		sp := StoragePrediction{Pair: p, ExpectedGbps: p.BottleneckGbps}
 		tr, known, _ := a.translating(p.A)
 		iommu := tr && known

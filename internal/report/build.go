@@ -42,8 +42,9 @@ func Build(in Input) *Report {
 		r.HostBridges = append(r.HostBridges, HostBridge{Name: hb.Name, NUMANode: hb.NUMANode, Socket: hb.Socket, Devices: bdfs(hb.Devices)})
 	}
 	aliases := Aliases(g)
+	ids := hexIDs{}
 	for _, d := range g.Devices {
-		r.Devices = append(r.Devices, device(g, d, aliases[d]))
+		r.Devices = append(r.Devices, device(g, d, aliases[d], ids))
 	}
 	adv := in.Advice
 	if adv == nil {
@@ -198,9 +199,6 @@ func system(s topology.System) System {
 	return out
 }
 
-// hex4 formats v as fmt's %04x does.
-func hex4(v uint16) string { return hexDigits(uint32(v), 4) }
-
 // hexDigits formats v as fmt's %0Nx does for N = width, without fmt: a
 // report formats four or five IDs of each of an 8-GPU server's 72 functions.
 func hexDigits(v uint32, width int) string {
@@ -215,10 +213,25 @@ func hexDigits(v uint32, width int) string {
 	return string(b[:width])
 }
 
-func device(g *topology.Graph, d *topology.Device, alias string) Device {
+// hexIDs holds the hex spellings of class codes and IDs made so far: a
+// machine's functions share a few dozen, so each is made once.
+type hexIDs map[uint64]string
+
+// get is hexDigits(v, width), made once per value and width.
+func (h hexIDs) get(v uint32, width int) string {
+	k := uint64(width)<<32 | uint64(v)
+	s, ok := h[k]
+	if !ok {
+		s = hexDigits(v, width)
+		h[k] = s
+	}
+	return s
+}
+
+func device(g *topology.Graph, d *topology.Device, alias string, ids hexIDs) Device {
 	out := Device{
 		BDF: d.BDF(), Alias: alias, Kind: string(d.Kind), Role: string(d.Role),
-		Class: hexDigits(d.Class, 6), VendorID: hex4(d.VendorID), DeviceID: hex4(d.DeviceID),
+		Class: ids.get(d.Class, 6), VendorID: ids.get(uint32(d.VendorID), 4), DeviceID: ids.get(uint32(d.DeviceID), 4),
 		Name: d.Name, NUMANode: d.NUMANode, NUMAFrom: d.NUMAFrom, LocalCPUs: d.LocalCPUs,
 		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn, PortRateGbps: Round(d.PortRateGbps),
 		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs), Children: bdfs(d.Children),
@@ -230,7 +243,7 @@ func device(g *topology.Graph, d *topology.Device, alias string) Device {
 		out.SocketDirectPeers = append(out.SocketDirectPeers, p.BDF())
 	}
 	if d.SubsystemKnown {
-		out.SubsystemVendorID, out.SubsystemDeviceID = hex4(d.SubVendorID), hex4(d.SubDeviceID)
+		out.SubsystemVendorID, out.SubsystemDeviceID = ids.get(uint32(d.SubVendorID), 4), ids.get(uint32(d.SubDeviceID), 4)
 	}
 	if d.Parent != nil {
 		out.Parent = d.Parent.BDF()
