@@ -63,19 +63,6 @@ func depth(d *topology.Device) int {
 	return n
 }
 
-// pathBridges lists the bridges a packet between a and b enters: those above
-// each device below their common ancestor (all of them when there is none).
-func pathBridges(a, b *topology.Device) []*topology.Device {
-	top := lca(a, b)
-	var out []*topology.Device
-	for _, d := range [2]*topology.Device{a, b} {
-		for x := d.Parent; x != nil && x != top; x = x.Parent {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // encoding returns the line-code efficiency of a transfer rate and its
 // name (topology.LineCode: the one link arithmetic).
 func encoding(gts float64) (float64, string) { return topology.LineCode(gts) }
@@ -312,7 +299,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	trN, knownN, _ := a.translating(nic)
 	if local {
 		var redir []string
-		for _, d := range [2]*topology.Device{gpu, nic} { // pathBridges, without the list
+		for _, d := range [2]*topology.Device{gpu, nic} { // the bridges below top on each side
 			for b := d.Parent; b != nil && b != top; b = b.Parent {
 				if b.ACSKnown && b.ACSRedirect && !a.graceACSAsWanted(b) {
 					redir = append(redir, b.BDF())
