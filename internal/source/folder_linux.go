@@ -252,11 +252,7 @@ func listFD(fd int, outer FS, dir string) ([]fs.DirEntry, error) {
 				}
 				typ = statType(st.Mode)
 			}
-			inTree := name
-			if dir != "." {
-				inTree = dir + "/" + name
-			}
-			out = append(out, &dirEntry{name: name, typ: typ, outer: outer, inTree: inTree})
+			out = append(out, &dirEntry{name: name, typ: typ, outer: outer, dir: dir})
 		}
 	}
 }
@@ -304,16 +300,21 @@ func statType(mode uint32) fs.FileMode {
 // dirEntry is one entry of a folder's listing; its Info is asked of the
 // tree when wanted.
 type dirEntry struct {
-	name   string
-	typ    fs.FileMode
-	outer  FS     // the tree
-	inTree string // the entry's name in outer
+	name  string
+	typ   fs.FileMode
+	outer FS     // the tree
+	dir   string // the folder's name in outer
 }
 
-func (e *dirEntry) Name() string               { return e.name }
-func (e *dirEntry) IsDir() bool                { return e.typ.IsDir() }
-func (e *dirEntry) Type() fs.FileMode          { return e.typ }
-func (e *dirEntry) Info() (fs.FileInfo, error) { return e.outer.Lstat(e.inTree) }
+func (e *dirEntry) Name() string      { return e.name }
+func (e *dirEntry) IsDir() bool       { return e.typ.IsDir() }
+func (e *dirEntry) Type() fs.FileMode { return e.typ }
+func (e *dirEntry) Info() (fs.FileInfo, error) {
+	if e.dir == "." {
+		return e.outer.Lstat(e.name)
+	}
+	return e.outer.Lstat(e.dir + "/" + e.name)
+}
 
 // Lstat describes name in the folder without following a link.
 func (f *folder) Lstat(name string) (fs.FileInfo, error) {
