@@ -47,6 +47,7 @@ type memFS struct {
 	root     *node
 	free     []node     // where new nodes come from while the tree is built
 	freeDirs []fileInfo // where folders' first entries go while the tree is built
+	mem      *arena     // where free and freeDirs come from; nil: new memory
 	unsorted []*node    // the folders with an index, sorted by finish
 
 	// The folder the last put went into: archives list a folder's entries
@@ -84,7 +85,7 @@ func newMemFS() *memFS {
 // an archive holds thousands.
 func (m *memFS) newNode(mode fs.FileMode, modTime time.Time) *node {
 	if len(m.free) == 0 {
-		m.free = make([]node, 256)
+		m.free = m.mem.nodes()
 	}
 	n := &m.free[0]
 	m.free = m.free[1:]
@@ -101,11 +102,78 @@ const firstEntries = 8
 // carved from a slab; a longer list moves out as append grows it.
 func (m *memFS) newEntries() []fileInfo {
 	if len(m.freeDirs) < firstEntries {
-		m.freeDirs = make([]fileInfo, 64*firstEntries)
+		m.freeDirs = m.mem.entries()
 	}
 	e := m.freeDirs[:0:firstEntries]
 	m.freeDirs = m.freeDirs[firstEntries:]
 	return e
+}
+
+// Chunk sizes of an arena.
+const (
+	nodeChunk  = 256
+	entryChunk = 64 * firstEntries
+	byteChunk  = 64 << 10
+)
+
+// arena is where the trees an Opener builds get their nodes, entry lists
+// and small member contents, in chunks that are handed out again for the
+// next archive once reset: a fleet worker then builds each tree in the
+// memory of the last one instead of allocating (and collecting) a
+// megabyte per archive. The nil arena allocates new chunks every time.
+type arena struct {
+	nodeChunks  [][]node
+	entryChunks [][]fileInfo
+	byteChunks  [][]byte
+	// How many chunks of each kind were handed out since the last reset.
+	usedNodes, usedEntries, usedBytes int
+}
+
+// reset lets the chunks be handed out again: nothing built from them may
+// be read any more.
+func (a *arena) reset() {
+	a.usedNodes, a.usedEntries, a.usedBytes = 0, 0, 0
+}
+
+// nodes returns a chunk of zero nodes.
+func (a *arena) nodes() []node {
+	if a == nil {
+		return make([]node, nodeChunk)
+	}
+	if a.usedNodes == len(a.nodeChunks) {
+		a.nodeChunks = append(a.nodeChunks, make([]node, nodeChunk))
+	} else {
+		clear(a.nodeChunks[a.usedNodes]) // drops the last tree's pointers too
+	}
+	a.usedNodes++
+	return a.nodeChunks[a.usedNodes-1]
+}
+
+// entries returns a chunk of zero entries.
+func (a *arena) entries() []fileInfo {
+	if a == nil {
+		return make([]fileInfo, entryChunk)
+	}
+	if a.usedEntries == len(a.entryChunks) {
+		a.entryChunks = append(a.entryChunks, make([]fileInfo, entryChunk))
+	} else {
+		clear(a.entryChunks[a.usedEntries])
+	}
+	a.usedEntries++
+	return a.entryChunks[a.usedEntries-1]
+}
+
+// bytes returns an empty chunk of bytes with room for byteChunk; what it
+// held before is overwritten by whoever fills it.
+func (a *arena) bytes() []byte {
+	if a == nil {
+		return make([]byte, 0, byteChunk)
+	}
+	if a.usedBytes == len(a.byteChunks) {
+		a.byteChunks = append(a.byteChunks, make([]byte, 0, byteChunk))
+	}
+	a.usedBytes++
+	return a.byteChunks[a.usedBytes-1][:0]
 }
 
 // put stores n at the cleaned path p, creating missing parent folders.

@@ -380,6 +380,9 @@ func parseNumeric(b []byte) (int64, bool) {
 // parseOctal decodes an octal field padded with spaces and NULs on either
 // side; what follows a NUL inside it is ignored, as archive/tar does.
 func parseOctal(b []byte) (int64, bool) {
+	if x, ok := octalField(b); ok {
+		return x, true
+	}
 	for len(b) > 0 && (b[0] == ' ' || b[0] == 0) {
 		b = b[1:]
 	}
@@ -410,6 +413,30 @@ func parseOctal(b []byte) (int64, bool) {
 		x = x<<3 | uint64(c-'0')
 	}
 	return int64(x), int64(x) >= 0
+}
+
+// octalField decodes, without copying, the shapes tar writers give the
+// fields of 8 and 12 bytes: 7 digits and a NUL or space (mode), 6 digits,
+// a NUL and a space (checksum), 11 digits and a NUL or space (size,
+// mtime). ok is false for any other shape, which parseOctal then reads
+// byte by byte.
+func octalField(b []byte) (x int64, ok bool) {
+	le := binary.LittleEndian
+	switch {
+	case len(b) == 8 && (b[7] == 0 || b[7] == ' '):
+		// The digits shifted up a byte, a leading '0' in the lowest.
+		v := le.Uint64(b)<<8 | '0'
+		if b[6] == 0 && b[7] == ' ' {
+			v = le.Uint64(b)<<16 | '0'<<8 | '0'
+		}
+		d, ok := octal8(v)
+		return int64(d), ok
+	case len(b) == 12 && (b[11] == 0 || b[11] == ' '):
+		hi, okHi := octal8(uint64(le.Uint32(b))<<40 | 0x3030303030) // b[0:3] after five '0's
+		lo, okLo := octal8(le.Uint64(b[3:11]))
+		return int64(hi<<24 | lo), okHi && okLo
+	}
+	return 0, false
 }
 
 // octal8 decodes eight octal digits, the first in the lowest byte of v;
