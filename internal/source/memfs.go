@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // maxLinkHops is how many symbolic links one lookup follows, as Linux's MAXSYMLINKS.
@@ -225,9 +226,16 @@ func (m *memFS) put(p string, n *node) error {
 // search returns where name is or would be among the entries of the folder
 // dir, which must be sorted, and whether it is there.
 func (dir *node) search(name string) (int, bool) {
-	return slices.BinarySearchFunc(dir.entries, name, func(e fileInfo, name string) int {
-		return strings.Compare(e.name, name)
-	})
+	lo, hi := 0, len(dir.entries) // as slices.BinarySearchFunc, without a call per comparison
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if dir.entries[mid].name < name {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, lo < len(dir.entries) && dir.entries[lo].name == name
 }
 
 // child returns the entry name of the folder dir, or nil.
@@ -318,7 +326,7 @@ func (m *memFS) isDir(p string) bool {
 // walk looks name up, following symbolic links in every component but the
 // last, and in the last too when follow is set.
 func (m *memFS) walk(op, name string, follow bool) (*node, error) {
-	if !fs.ValidPath(name) {
+	if !validPath(name) {
 		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
 	cur, rest := m.root, name
@@ -334,6 +342,27 @@ func (m *memFS) walk(op, name string, follow bool) (*node, error) {
 		return nil, &fs.PathError{Op: op, Path: name, Err: err}
 	}
 	return n, nil
+}
+
+// validPath is fs.ValidPath in one pass over an ASCII name, which is what
+// readers ask for; other names go to fs.ValidPath.
+func validPath(name string) bool {
+	if name == "." {
+		return true
+	}
+	start := 0
+	for i := 0; i <= len(name); i++ {
+		if i < len(name) && name[i] >= utf8.RuneSelf {
+			return fs.ValidPath(name)
+		}
+		if i == len(name) || name[i] == '/' {
+			if elem := name[start:i]; elem == "" || elem == "." || elem == ".." {
+				return false
+			}
+			start = i + 1
+		}
+	}
+	return true
 }
 
 // follow walks the path rest from the folder cur, as walk does. It also
@@ -388,13 +417,108 @@ func (m *memFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	info := fileInfo{name: path.Base(name), n: n}
+	return n.open(path.Base(name)), nil
+}
+
+// open opens the node n, a folder or a regular file, named base.
+func (n *node) open(base string) fs.File {
+	info := fileInfo{name: base, n: n}
 	if n.mode.IsDir() {
-		return &openDir{info: info, entries: n.dirEntries()}, nil
+		return &openDir{info: info, entries: n.dirEntries()}
 	}
 	f := &openFile{info: info}
 	f.Reset(n.data)
-	return f, nil
+	return f
+}
+
+// OpenFolder returns folder dir of the tree, links followed, for reading
+// the names in it: a PCI function's attribute files are then found by one
+// lookup each instead of a walk of their whole path.
+func (m *memFS) OpenFolder(dir string) (fs.FS, error) {
+	n, err := m.walk("open", dir, true)
+	if err != nil {
+		return nil, err
+	}
+	if !n.mode.IsDir() {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: syscall.ENOTDIR}
+	}
+	return memFolder{m: m, n: n, dir: dir}, nil
+}
+
+// memFolder is a folder of a memFS (see OpenFolder). It answers for a
+// single name that is there and is no link to follow, or that is not
+// there at all; anything else is asked of the tree under the name dir/name,
+// so every answer and error is the tree's.
+type memFolder struct {
+	m   *memFS
+	n   *node
+	dir string // the folder's path in m
+}
+
+var _ FS = memFolder{}
+
+// child returns the entry name of the folder, nil when there is none;
+// ok is false when name is not a single valid name.
+func (f memFolder) child(name string) (n *node, ok bool) {
+	if name == "." || strings.IndexByte(name, '/') >= 0 || !validPath(name) {
+		return nil, false
+	}
+	return f.n.child(name), true
+}
+
+// inTree is name as the tree names it.
+func (f memFolder) inTree(op, name string) (string, error) {
+	switch {
+	case !validPath(name):
+		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	case name == ".":
+		return f.dir, nil
+	}
+	return f.dir + "/" + name, nil
+}
+
+// Open opens name in the folder, following links.
+func (f memFolder) Open(name string) (fs.File, error) {
+	n, ok := f.child(name)
+	switch {
+	case ok && n == nil:
+		return nil, &fs.PathError{Op: "open", Path: f.dir + "/" + name, Err: fs.ErrNotExist}
+	case ok && n.mode.Type() != fs.ModeSymlink:
+		return n.open(name), nil
+	}
+	full, err := f.inTree("open", name)
+	if err != nil {
+		return nil, err
+	}
+	return f.m.Open(full)
+}
+
+// Lstat describes name in the folder without following it.
+func (f memFolder) Lstat(name string) (fs.FileInfo, error) {
+	n, ok := f.child(name)
+	switch {
+	case ok && n == nil:
+		return nil, &fs.PathError{Op: "lstat", Path: f.dir + "/" + name, Err: fs.ErrNotExist}
+	case ok:
+		return fileInfo{name: name, n: n}, nil
+	}
+	full, err := f.inTree("lstat", name)
+	if err != nil {
+		return nil, err
+	}
+	return f.m.Lstat(full)
+}
+
+// ReadLink returns the target of the link name in the folder.
+func (f memFolder) ReadLink(name string) (string, error) {
+	if n, ok := f.child(name); ok && n != nil && n.mode.Type() == fs.ModeSymlink {
+		return n.target, nil
+	}
+	full, err := f.inTree("readlink", name)
+	if err != nil {
+		return "", err
+	}
+	return f.m.ReadLink(full)
 }
 
 // ReadDir lists the folder name, sorted by name; links are not followed.
