@@ -14,11 +14,10 @@ const lateGCLimit = 32 << 20
 // lateGCLimit, and from its first collection on collect as Go does by
 // default (GOGC=100, no memory limit). Most runs end long before: a check of
 // an 8-GPU server allocates 2-3 MB in all, and at Go's default a
-// collection started at the 4 MB minimum goal in part of the runs, on the
-// way to the exit, for nothing it would give back (callgrind, check
-// fixtures/dgx-a100: 23.3 million instructions before, 20.2 after). A run
-// that needs more (a tree of 10,000 functions) collects at the limit, then
-// as before. GOGC or GOMEMLIMIT in the environment leave the runtime's
+// collection starts at the 4 MB minimum goal in part of the runs, on the
+// way to the exit, for nothing it would give back (docs/performance.md,
+// "The fixed cost of a run"). A run that needs more (a tree of 10,000
+// functions) collects at the limit, then as before. GOGC or GOMEMLIMIT in the environment leave the runtime's
 // policy alone; a fleet run sets its own while it reads (startFleetGC).
 func collectLate(getenv func(string) string) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
