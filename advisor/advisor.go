@@ -208,6 +208,10 @@ type analysis struct {
 	anyRDMA  bool                            // a NIC has an RDMA device
 	iommu    map[*topology.Device]iommuState // translating's answers so far
 	storage  []StoragePrediction             // accelerator–NVMe pairs (GPUDirect Storage)
+	route    []linkRef                       // predict's scratch list of a pair's links, reused pair after pair
+	// beyondLevel holds gdr's "distance > level" reason by distance: the
+	// words differ only in the distance, and every pair asks.
+	beyondLevel map[topology.Label]string
 }
 
 // Analyze predicts every accelerator–NIC pair of pairs (nil: g.Pairs()),

@@ -148,27 +148,30 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 	seen := map[*topology.Device]bool{}
 	example := map[*topology.Device]string{}
 	for _, p := range pairs {
-		for _, b := range pathBridges(p.A, p.B) {
-			switch {
-			case !b.ACSKnown && !seen[b]:
-				unknown.add([]*topology.Device{b}, b.BDF(), RemedyStep{}, a.evidence(b, sysfsFile(b, "config")+": 64 bytes readable (the rest needs root)",
-					a.acsMissing()))
-			case b.ACSKnown && b.ACSRedirect:
-				pair := func() string { return fmt.Sprintf("%s–%s (%s)", p.A.BDF(), p.B.BDF(), p.SMI) }
-				if sev[b] == "" {
-					// On a path that crosses the root complex anyway (PHB and
-					// farther), the redirect costs little: info, not warning.
-					redirected, example[b], sev[b] = append(redirected, b), pair(), Info
+		top := lca(p.A, p.B)
+		for _, d := range [2]*topology.Device{p.A, p.B} { // the bridges a packet enters: below top on each side
+			for b := d.Parent; b != nil && b != top; b = b.Parent {
+				switch {
+				case !b.ACSKnown && !seen[b]:
+					unknown.add([]*topology.Device{b}, b.BDF(), RemedyStep{}, a.evidence(b, sysfsFile(b, "config")+": 64 bytes readable (the rest needs root)",
+						a.acsMissing()))
+				case b.ACSKnown && b.ACSRedirect:
+					pair := func() string { return fmt.Sprintf("%s–%s (%s)", p.A.BDF(), p.B.BDF(), p.SMI) }
+					if sev[b] == "" {
+						// On a path that crosses the root complex anyway (PHB and
+						// farther), the redirect costs little: info, not warning.
+						redirected, example[b], sev[b] = append(redirected, b), pair(), Info
+					}
+					if (p.SMI == topology.PIX || p.SMI == topology.PXB) && sev[b] != Critical {
+						sev[b], example[b] = Critical, pair()
+					}
+					if !seen[p.B] {
+						nics = append(nics, p.B)
+					}
+					seen[p.B] = true
 				}
-				if (p.SMI == topology.PIX || p.SMI == topology.PXB) && sev[b] != Critical {
-					sev[b], example[b] = Critical, pair()
-				}
-				if !seen[p.B] {
-					nics = append(nics, p.B)
-				}
-				seen[p.B] = true
+				seen[b] = true
 			}
-			seen[b] = true
 		}
 	}
 	slices.SortFunc(redirected, func(x, y *topology.Device) int {
@@ -375,7 +378,8 @@ func (a *analysis) findSharing(plan Plan) {
 		if l := a.g.Classify(as.GPU, as.NIC).SMI; l != topology.PIX && l != topology.PXB {
 			top = nil
 		}
-		for _, r := range append(upLinks(as.GPU, top), upLinks(as.NIC, top)...) {
+		a.route = appendUpLinks(appendUpLinks(a.route[:0], as.GPU, top), as.NIC, top)
+		for _, r := range a.route {
 			if r.dev.Kind == topology.KindBridge {
 				if len(flows[r.dev]) == 0 {
 					uplinks = append(uplinks, r.dev)

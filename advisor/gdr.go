@@ -170,7 +170,15 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	case !okD:
 		doubt = append(doubt, fmt.Sprintf("NCCL path type %q unknown", distance))
 	case dr > lr:
-		why = append(why, fmt.Sprintf("NCCL distance %s > GDR level %s (NCCL %s, %s)", p.NCCL, level, a.v, levelWhy))
+		msg, ok := a.beyondLevel[p.NCCL]
+		if !ok {
+			msg = fmt.Sprintf("NCCL distance %s > GDR level %s (NCCL %s, %s)", p.NCCL, level, a.v, levelWhy)
+			if a.beyondLevel == nil {
+				a.beyondLevel = map[topology.Label]string{}
+			}
+			a.beyondLevel[p.NCCL] = msg
+		}
+		why = append(why, msg)
 	}
 	if p.LabelUncertain {
 		doubt = append(doubt, "the path's label rests on a guess")

@@ -19,7 +19,11 @@ type linkRef struct {
 // below them is their child's (as in topology's hops); nor does a link
 // inside a Broadcom switch. An unknown link borrows the port's view of it.
 func upLinks(d, stop *topology.Device) []linkRef {
-	out := make([]linkRef, 0, 8) // deeper than most paths: one allocation
+	return appendUpLinks(make([]linkRef, 0, 8), d, stop) // deeper than most paths: one allocation
+}
+
+// appendUpLinks is upLinks appending to buf.
+func appendUpLinks(buf []linkRef, d, stop *topology.Device) []linkRef {
 	for x := d; x != nil && x != stop; x = x.Parent {
 		if x.Parent == nil || x.Role == topology.RoleDownstream || x.Role == topology.RoleRootPort || x.BroadcomSubSwitch() {
 			continue
@@ -28,37 +32,35 @@ func upLinks(d, stop *topology.Device) []linkRef {
 		if !l.Known() {
 			l = x.Parent.Link
 		}
-		out = append(out, linkRef{x, l})
+		buf = append(buf, linkRef{x, l})
 	}
-	return out
+	return buf
 }
 
 // lca returns the lowest bridge above both a and b, nil when they meet only
-// at or above a host bridge.
+// at or above a host bridge. It walks parent links and allocates nothing.
 func lca(a, b *topology.Device) *topology.Device {
-	on := map[*topology.Device]bool{}
-	for x := a.Parent; x != nil; x = x.Parent {
-		on[x] = true
+	da, db := depth(a), depth(b)
+	x, y := a.Parent, b.Parent
+	for ; da > db; da-- {
+		x = x.Parent
 	}
-	for x := b.Parent; x != nil; x = x.Parent {
-		if on[x] {
-			return x
-		}
+	for ; db > da; db-- {
+		y = y.Parent
 	}
-	return nil
+	for x != y {
+		x, y = x.Parent, y.Parent
+	}
+	return x
 }
 
-// pathBridges lists the bridges a packet between a and b enters: those above
-// each device below their common ancestor (all of them when there is none).
-func pathBridges(a, b *topology.Device) []*topology.Device {
-	top := lca(a, b)
-	var out []*topology.Device
-	for _, d := range []*topology.Device{a, b} {
-		for x := d.Parent; x != nil && x != top; x = x.Parent {
-			out = append(out, x)
-		}
+// depth counts the bridges above d.
+func depth(d *topology.Device) int {
+	n := 0
+	for p := d.Parent; p != nil; p = p.Parent {
+		n++
 	}
-	return out
+	return n
 }
 
 // encoding returns the line-code efficiency of a transfer rate and its
@@ -289,7 +291,8 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		local = p.NCCL == topology.PIX || p.NCCL == topology.PXB
 	}
 	top := lca(gpu, nic)
-	route := append(upLinks(gpu, top), upLinks(nic, top)...)
+	route := appendUpLinks(appendUpLinks(a.route[:0], gpu, top), nic, top)
+	defer func() { a.route = route[:0] }() // the next pair's buffer: nothing keeps route
 
 	// Platform state that sends a switch-local path up to the root complex.
 	detour := ""
@@ -297,9 +300,11 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	trN, knownN, _ := a.translating(nic)
 	if local {
 		var redir []string
-		for _, b := range pathBridges(gpu, nic) {
-			if b.ACSKnown && b.ACSRedirect && !a.graceACSAsWanted(b) {
-				redir = append(redir, b.BDF())
+		for _, d := range [2]*topology.Device{gpu, nic} { // the bridges below top on each side
+			for b := d.Parent; b != nil && b != top; b = b.Parent {
+				if b.ACSKnown && b.ACSRedirect && !a.graceACSAsWanted(b) {
+					redir = append(redir, b.BDF())
+				}
 			}
 		}
 		switch {
@@ -309,7 +314,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 			detour = "IOMMU translation (GDS best practices §1.1: P2P routed through the root ports)"
 		}
 		if detour != "" && top != nil {
-			route = append(route, upLinks(top, nil)...)
+			route = appendUpLinks(route, top, nil)
 		}
 	}
 	if !knownG || !knownN {

@@ -12,7 +12,9 @@ const (
 
 // StoragePrediction is one accelerator-NVMe pair for GPUDirect Storage.
 type StoragePrediction struct {
-	Pair topology.Pair
+	// Pair points into one slice of every storage pair: a large machine
+	// has tens of thousands, and a copy in each prediction would double them.
+	Pair *topology.Pair
 	// Route says where the peer-to-peer reads turn: RouteSwitch (PIX,
 	// PXB), RouteRootComplex (PHB, NODE), RouteNUMA or RouteSockets (SYS).
 	Route string
@@ -27,23 +29,43 @@ type StoragePrediction struct {
 // drives under one PCIe switch; P2P through the CPU's root complex is
 // bounded by the root complex, and across sockets by the CPU interconnect.
 func (a *analysis) predictStorage() {
-	for _, p := range a.g.StoragePairs() {
+	pairs := a.g.StoragePairs()
+	a.storage = make([]StoragePrediction, 0, len(pairs))
+	for i := range pairs {
+		p := &pairs[i]
 		sp := StoragePrediction{Pair: p, ExpectedGbps: p.BottleneckGbps}
+		tr, known, _ := a.translating(p.A)
+		iommu := tr && known
 		switch {
 		case p.SMI == topology.PIX || p.SMI == topology.PXB:
-			sp.Route, sp.Note = RouteSwitch, "peer-to-peer stays below the PCIe switch, as the GDS design guide recommends"
+			sp.Route, sp.Note = RouteSwitch, pick(iommu, noteSwitch+noteIOMMU, noteSwitch)
 		case p.SMI == topology.SYS && p.Path == topology.PathNUMANodes:
-			sp.Route, sp.Note = RouteNUMA, "peer-to-peer crosses the socket's fabric between NUMA nodes: use a drive of the GPU's NUMA node"
+			sp.Route, sp.Note = RouteNUMA, pick(iommu, noteNUMA+noteIOMMU, noteNUMA)
 		case p.SMI == topology.SYS:
-			sp.Route, sp.Note = RouteSockets, "peer-to-peer crosses the CPU interconnect: use a drive on the GPU's socket"
+			sp.Route, sp.Note = RouteSockets, pick(iommu, noteSockets+noteIOMMU, noteSockets)
 		default:
-			sp.Route, sp.Note = RouteRootComplex, "peer-to-peer turns in the CPU's root complex, which bounds its bandwidth"
-		}
-		if tr, known, _ := a.translating(p.A); tr && known {
-			sp.Note += "; the IOMMU translates the GPU's DMA: on x86, GDS wants it off or in passthrough (GDS best practices)"
+			sp.Route, sp.Note = RouteRootComplex, pick(iommu, noteRootComplex+noteIOMMU, noteRootComplex)
 		}
 		a.storage = append(a.storage, sp)
 	}
+}
+
+// The notes of predictStorage, spelled out whole so that tens of
+// thousands of pairs share them.
+const (
+	noteSwitch      = "peer-to-peer stays below the PCIe switch, as the GDS design guide recommends"
+	noteNUMA        = "peer-to-peer crosses the socket's fabric between NUMA nodes: use a drive of the GPU's NUMA node"
+	noteSockets     = "peer-to-peer crosses the CPU interconnect: use a drive on the GPU's socket"
+	noteRootComplex = "peer-to-peer turns in the CPU's root complex, which bounds its bandwidth"
+	noteIOMMU       = "; the IOMMU translates the GPU's DMA: on x86, GDS wants it off or in passthrough (GDS best practices)"
+)
+
+// pick returns yes when cond holds, else no.
+func pick(cond bool, yes, no string) string {
+	if cond {
+		return yes
+	}
+	return no
 }
 
 // findStorage reports accelerators with no drive under their own switch

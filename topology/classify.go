@@ -133,7 +133,7 @@ func (g *Graph) Pairs() []Pair {
 	hint := g.NVLinkHint()
 	for i := range ends {
 		for j := i + 1; j < n; j++ {
-			out = append(out, g.classify(ends[i], ends[j], hint))
+			out = append(out, g.classify(ends[i], ends[j], hint, true))
 		}
 	}
 	g.applyC2C(out)
@@ -141,10 +141,12 @@ func (g *Graph) Pairs() []Pair {
 }
 
 // Classify labels the path between a and b.
-func (g *Graph) Classify(a, b *Device) Pair { return g.classify(a, b, g.NVLinkHint()) }
+func (g *Graph) Classify(a, b *Device) Pair { return g.classify(a, b, g.NVLinkHint(), true) }
 
-// classify is Classify with the graph's NVLinkHint worked out once.
-func (g *Graph) classify(a, b *Device, hint string) Pair {
+// classify is Classify with the graph's NVLinkHint worked out once; without
+// withHops it leaves Hops nil and takes BottleneckGbps from a walk of the
+// same path that allocates nothing.
+func (g *Graph) classify(a, b *Device, hint string, withHops bool) Pair {
 	p := Pair{A: a, B: b}
 	if (a.PlaceUnknown || b.PlaceUnknown) && !a.Addr.SameDevice(b.Addr) {
 		// The graph's Lacks says why, once; no note per pair. Known, different
@@ -169,12 +171,18 @@ func (g *Graph) classify(a, b *Device, hint string) Pair {
 		p.NCCLUncertain = true // the graph's Lacks says why, once
 	}
 	g.nvlinkPair(&p, hint)
-	p.Hops = g.hops(a, b)
+	if withHops {
+		p.Hops = g.hops(a, b)
+	}
 	g.applyDataDirect(&p)
-	for _, h := range p.Hops {
-		if h.Kind == HopPCIe && h.Gbps > 0 && (p.BottleneckGbps == 0 || h.Gbps < p.BottleneckGbps) {
-			p.BottleneckGbps = h.Gbps
+	if p.Hops != nil {
+		for _, h := range p.Hops {
+			if h.Kind == HopPCIe && h.Gbps > 0 && (p.BottleneckGbps == 0 || h.Gbps < p.BottleneckGbps) {
+				p.BottleneckGbps = h.Gbps
+			}
 		}
+	} else { // no hops asked for, and no Data Direct function's (a NIC's) given
+		p.BottleneckGbps = bottleneck(p.A, p.B)
 	}
 	if p.BottleneckGbps == 0 {
 		p.Notes = append(p.Notes, "link speeds unknown: no bottleneck computed")
@@ -474,6 +482,42 @@ func (g *Graph) hops(a, b *Device) []Hop {
 	return out
 }
 
+// bottleneck is the lowest current data rate of the PCIe links on the path
+// from a to b, 0 when none is known: the BottleneckGbps the hops of the
+// path give, at the path's smallest Max_Payload_Size, without building them.
+func bottleneck(a, b *Device) float64 {
+	lca, _, _ := commonAncestor(a, b)
+	mps := 0
+	for _, d := range [2]*Device{a, b} {
+		for x := d; ; x = x.Parent {
+			if pcieHop(x) {
+				mps = minMPS(minMPS(mps, x), x.Parent)
+			}
+			if x.Parent == lca {
+				break
+			}
+		}
+	}
+	if mps == 0 {
+		mps = DefaultMPSBytes
+	}
+	low := 0.0
+	for _, d := range [2]*Device{a, b} {
+		for x := d; ; x = x.Parent {
+			if pcieHop(x) {
+				l := hopLink(x)
+				if v := DataGbps(l.CurrentGTs, l.CurrentWidth, mps, TLPOverheadBytes); v > 0 && (low == 0 || v < low) {
+					low = v
+				}
+			}
+			if x.Parent == lca {
+				break
+			}
+		}
+	}
+	return low
+}
+
 // minMPS lowers mps to d's DevCtl Max_Payload_Size when that was read
 // and is smaller (0 means none yet).
 func minMPS(mps int, d *Device) int {
@@ -504,12 +548,24 @@ func upstreamHop(d *Device, to string) Hop {
 		h.Kind = HopRootComplex
 	default:
 		h.Kind = HopPCIe
-		h.Link = d.Link
-		if !h.Link.Known() && d.Parent != nil {
-			h.Link = d.Parent.Link // the port's side of the same link
-		}
+		h.Link = hopLink(d)
 	}
 	return h
+}
+
+// pcieHop reports whether the step from d to the node above it is a PCIe
+// link (upstreamHop's HopPCIe).
+func pcieHop(d *Device) bool {
+	return d.Role != RoleDownstream && d.Role != RoleRootPort && d.Parent != nil
+}
+
+// hopLink is the link of a PCIe hop from d up to its parent: d's own, or
+// the port's side of the same link when d's is unknown.
+func hopLink(d *Device) Link {
+	if !d.Link.Known() && d.Parent != nil {
+		return d.Parent.Link
+	}
+	return d.Link
 }
 
 // PairsOf returns the pairs whose A is of kind ka and B of kind kb.

@@ -234,7 +234,8 @@ func (g *Graph) nvlinkPair(p *Pair, hint string) {
 	case count > 0:
 		// nvidia-smi prints NV# for a direct NVLink bond; NCCL's path is NVL.
 		p.PCIeSMI = p.SMI
-		p.SMI, p.NCCL, p.Path = Label(fmt.Sprintf("NV%d", count)), NVL, fmt.Sprintf("NVLink (%d links)", count)
+		n := strconv.Itoa(count)
+		p.SMI, p.NCCL, p.Path = Label("NV"+n), NVL, "NVLink ("+n+" links)"
 		p.LabelUncertain, p.NCCLUncertain, p.Notes = false, false, nil // the PCIe path's doubts do not touch the NVLink label
 	case known || hint == "" || p.A.Kind != KindAccelerator || p.B.Kind != KindAccelerator:
 	default:
@@ -243,9 +244,8 @@ func (g *Graph) nvlinkPair(p *Pair, hint string) {
 			pcie += "?"
 		}
 		p.PCIeSMI = p.SMI
-		p.Notes = append([]string{fmt.Sprintf(
-			"NVLink not in the source (%s): nvidia-smi prints NV# if NVLink joins this pair, else its PCIe label %s (%s)",
-			hint, pcie, p.Path)}, p.Notes...)
+		p.Notes = append([]string{"NVLink not in the source (" + hint +
+			"): nvidia-smi prints NV# if NVLink joins this pair, else its PCIe label " + pcie + " (" + p.Path + ")"}, p.Notes...)
 		p.SMI, p.NCCL, p.Path = NVLinkUnknown, NVL, "NVLink unknown ("+p.Path+" over PCIe)"
 		p.LabelUncertain = true
 	}

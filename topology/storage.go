@@ -5,13 +5,16 @@ package topology
 // then drives. The labels are nvidia-smi's words as `nvidia-smi topo -m`
 // and `gdscheck -p` use them: a drive under the GPU's switch is PIX or PXB,
 // one reached through the root complex PHB or NODE, another socket SYS.
+// Each pair is what Classify gives but for its Hops, which are left nil: a
+// large machine has tens of thousands of these pairs and nothing shows
+// their hops (Classify gives a pair's); BottleneckGbps is the same.
 func (g *Graph) StoragePairs() []Pair {
 	gpus, drives := g.OfKind(KindAccelerator), g.OfKind(KindNVMe)
 	out := make([]Pair, 0, len(gpus)*len(drives))
 	hint := g.NVLinkHint() // once, not per pair: it looks at every device
 	for _, a := range gpus {
 		for _, d := range drives {
-			out = append(out, g.classify(a, d, hint))
+			out = append(out, g.classify(a, d, hint, false))
 		}
 	}
 	return out

@@ -42,17 +42,18 @@ func Build(in Input) *Report {
 		r.HostBridges = append(r.HostBridges, HostBridge{Name: hb.Name, NUMANode: hb.NUMANode, Socket: hb.Socket, Devices: bdfs(hb.Devices)})
 	}
 	aliases := Aliases(g)
+	ids := hexIDs{}
 	for _, d := range g.Devices {
-		r.Devices = append(r.Devices, device(g, d, aliases[d]))
+		r.Devices = append(r.Devices, device(g, d, aliases[d], ids))
 	}
-	predictions := map[[2]*topology.Device]*advisor.Prediction{}
 	adv := in.Advice
 	if adv == nil {
 		adv = &advisor.Result{}
 	}
+	predictions := make(map[[2]*topology.Device]*advisor.Prediction, len(adv.Predictions))
 	shown, hidden := ShownNICs(g)
 	r.NICs, r.HiddenNICs = bdfs(computeOnly(shown, adv.SetAside)), bdfs(hidden)
-	r.SetAsideNICs, r.StoragePairs = []SetAsideNIC{}, []StoragePair{}
+	r.SetAsideNICs, r.StoragePairs = []SetAsideNIC{}, make([]StoragePair, 0, len(adv.Storage))
 	for _, n := range adv.SetAside {
 		r.SetAsideNICs = append(r.SetAsideNICs, SetAsideNIC{NIC: n.NIC.BDF(), Reason: n.Reason})
 	}
@@ -63,8 +64,19 @@ func Build(in Input) *Report {
 	for i, p := range adv.Predictions {
 		predictions[[2]*topology.Device{p.GPU, p.NIC}] = &adv.Predictions[i]
 	}
-	for _, p := range in.Pairs {
-		out := pair(p, in.NoHops)
+	// Every pair's kinds and hops are cut from one array each: two
+	// allocations instead of two a pair.
+	kinds, nhops := make([]string, 2*len(in.Pairs)), 0
+	if !in.NoHops {
+		for _, p := range in.Pairs {
+			nhops += len(p.Hops)
+		}
+	}
+	hops := make([]Hop, 0, nhops)
+	for i, p := range in.Pairs {
+		n := len(hops)
+		out := pair(p, kinds[2*i:2*i:2*i+2], hops[n:n:cap(hops)], in.NoHops)
+		hops = hops[:n+len(out.Hops)]
 		if pr := predictions[[2]*topology.Device{p.A, p.B}]; pr != nil {
 			out.Prediction = prediction(pr)
 		}
@@ -187,9 +199,6 @@ func system(s topology.System) System {
 	return out
 }
 
-// hex4 formats v as fmt's %04x does.
-func hex4(v uint16) string { return hexDigits(uint32(v), 4) }
-
 // hexDigits formats v as fmt's %0Nx does for N = width, without fmt: a
 // report formats four or five IDs of each of an 8-GPU server's 72 functions.
 func hexDigits(v uint32, width int) string {
@@ -204,10 +213,25 @@ func hexDigits(v uint32, width int) string {
 	return string(b[:width])
 }
 
-func device(g *topology.Graph, d *topology.Device, alias string) Device {
+// hexIDs holds the hex spellings of class codes and IDs made so far: a
+// machine's functions share a few dozen, so each is made once.
+type hexIDs map[uint64]string
+
+// get is hexDigits(v, width), made once per value and width.
+func (h hexIDs) get(v uint32, width int) string {
+	k := uint64(width)<<32 | uint64(v)
+	s, ok := h[k]
+	if !ok {
+		s = hexDigits(v, width)
+		h[k] = s
+	}
+	return s
+}
+
+func device(g *topology.Graph, d *topology.Device, alias string, ids hexIDs) Device {
 	out := Device{
 		BDF: d.BDF(), Alias: alias, Kind: string(d.Kind), Role: string(d.Role),
-		Class: hexDigits(d.Class, 6), VendorID: hex4(d.VendorID), DeviceID: hex4(d.DeviceID),
+		Class: ids.get(d.Class, 6), VendorID: ids.get(uint32(d.VendorID), 4), DeviceID: ids.get(uint32(d.DeviceID), 4),
 		Name: d.Name, NUMANode: d.NUMANode, NUMAFrom: d.NUMAFrom, LocalCPUs: d.LocalCPUs,
 		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn, PortRateGbps: Round(d.PortRateGbps),
 		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs), Children: bdfs(d.Children),
@@ -219,7 +243,7 @@ func device(g *topology.Graph, d *topology.Device, alias string) Device {
 		out.SocketDirectPeers = append(out.SocketDirectPeers, p.BDF())
 	}
 	if d.SubsystemKnown {
-		out.SubsystemVendorID, out.SubsystemDeviceID = hex4(d.SubVendorID), hex4(d.SubDeviceID)
+		out.SubsystemVendorID, out.SubsystemDeviceID = ids.get(uint32(d.SubVendorID), 4), ids.get(uint32(d.SubDeviceID), 4)
 	}
 	if d.Parent != nil {
 		out.Parent = d.Parent.BDF()
@@ -252,8 +276,11 @@ func nonNilInts(s []int) []int {
 	return s
 }
 
-func pair(p topology.Pair, noHops bool) Pair {
-	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: []string{string(p.A.Kind), string(p.B.Kind)},
+// pair converts p. kinds and hops are empty slices with room for its two
+// kinds and its hops, cut from arrays Build shares among the pairs; nil
+// gives the pair its own.
+func pair(p topology.Pair, kinds []string, hops []Hop, noHops bool) Pair {
+	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: append(kinds, string(p.A.Kind), string(p.B.Kind)),
 		SMI: string(p.SMI), PCIeSMI: string(p.PCIeSMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: Round(p.BottleneckGbps),
 		LabelUncertain: p.LabelUncertain, NCCLUncertain: p.NCCLUncertain, Notes: nonNil(p.Notes), Hops: []Hop{}, C2C: p.C2C}
 	if p.DataDirect != nil {
@@ -261,6 +288,9 @@ func pair(p topology.Pair, noHops bool) Pair {
 	}
 	if noHops {
 		return out
+	}
+	if hops != nil {
+		out.Hops = hops[:0:len(p.Hops)]
 	}
 	for _, h := range p.Hops {
 		out.Hops = append(out.Hops, Hop{From: h.From, To: h.To, Kind: string(h.Kind),

@@ -1,0 +1,48 @@
+package topology_test
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/fixtures"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// TestStoragePairsAsClassify: every accelerator-NVMe pair StoragePairs
+// gives is Classify's for the two devices but for the hops it leaves out,
+// bottleneck included, on every fixture and a generated tree of cascaded
+// switches with drives at every depth.
+func TestStoragePairsAsClassify(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("..", "fixtures", "*", "sys"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	graphs := map[string]*topology.Graph{}
+	for _, d := range dirs {
+		name := filepath.Base(filepath.Dir(d))
+		graphs[name] = readFixture(t, name)
+	}
+	dir := filepath.Join(t.TempDir(), "scale")
+	if err := fixtures.Write(dir, fixtures.Scale(300, 2)); err != nil {
+		t.Fatal(err)
+	}
+	graphs["scale-300"] = readScale(t, dir)
+	total := 0
+	for name, g := range graphs {
+		for _, p := range g.StoragePairs() {
+			total++
+			want := g.Classify(p.A, p.B)
+			if p.Hops != nil || want.Hops == nil {
+				t.Errorf("%s %s-%s: hops %v, Classify's %v", name, p.A.BDF(), p.B.BDF(), p.Hops, want.Hops)
+			}
+			want.Hops = nil
+			if !reflect.DeepEqual(p, want) {
+				t.Errorf("%s %s-%s:\n got %+v\nwant %+v", name, p.A.BDF(), p.B.BDF(), p, want)
+			}
+		}
+	}
+	if total < 100 {
+		t.Errorf("only %d accelerator-NVMe pairs compared", total)
+	}
+}
