@@ -408,7 +408,8 @@ func (p *parser) pci(a map[string]string, desc string) *topology.Device {
 		p.warn(addr.String(), "busid appears twice: second <pci> left out")
 		return nil
 	}
-	d := &topology.Device{Addr: addr, NUMANode: -1, RawNUMANode: -1, RoleFrom: "structure", Seen: p.name + " " + desc}
+	d := topology.NewDevice(addr)
+	d.RoleFrom, d.Seen = "structure", p.name+" "+desc
 	up := p.enclosing(func(f *frame) bool { return f.dev != nil || f.hb != nil })
 	switch {
 	case up != nil && up.dev != nil:
