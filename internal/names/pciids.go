@@ -39,6 +39,7 @@ type pciIDs struct {
 	// devices at once.
 	mu      sync.Mutex
 	vendors map[uint16]int          // a vendor's line's offset, -1 where none
+	spans   []span                  // what the bisection's probes found
 	blocks  map[uint16]*deviceIndex // a vendor's device lines; nil where none
 	devices map[uint32]string       // vendor<<16 | device: its name, "" where none
 }
@@ -172,6 +173,37 @@ func (p *pciIDs) vendorAfter(off, end int) (at int, id uint16, ok bool) {
 	return 0, 0, false
 }
 
+// probe is vendorAfter(off, end) for bisection, remembering each answer:
+// the first probes of every vendor's bisection are the same, and a probe
+// that lands in a long block (Intel's is a quarter of the file) reads up
+// to its end. An answer is reused only as far as it holds: where the scan
+// that found it passed off, or found nothing before end.
+func (p *pciIDs) probe(off, end int) (at int, id uint16, ok bool) {
+	for _, s := range p.spans {
+		switch {
+		case s.ok && s.from <= off && off <= s.at && s.at < end:
+			return s.at, s.id, true
+		case !s.ok && s.from <= off && end <= s.at:
+			return 0, 0, false
+		}
+	}
+	at, id, ok = p.vendorAfter(off, end)
+	s := span{from: off, at: at, id: id, ok: ok}
+	if !ok {
+		s.at = end
+	}
+	p.spans = append(p.spans, s)
+	return at, id, ok
+}
+
+// span is one answer of vendorAfter: no vendor line starts in [from, at);
+// at holds vendor id's when ok, else at is the end the scan stopped at.
+type span struct {
+	from, at int
+	id       uint16
+	ok       bool
+}
+
 // lineStart returns the start of the line holding off.
 func (p *pciIDs) lineStart(off int) int {
 	return bytes.LastIndexByte(p.data[:off], '\n') + 1
@@ -188,7 +220,7 @@ func (p *pciIDs) vendorLine(v uint16) (int, bool) {
 		if mid < lo {
 			mid = lo
 		}
-		at, id, ok := p.vendorAfter(mid, hi)
+		at, id, ok := p.probe(mid, hi)
 		switch {
 		case ok && id == v:
 			return at, true

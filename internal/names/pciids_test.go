@@ -265,6 +265,14 @@ func FuzzPCIIDs(f *testing.F) {
 			}
 		}
 		ids.device(vendor, device)
+		// A second vendor on the same file: bisection reuses the first's probes.
+		off, ok = ids.vendorLine(device)
+		if ok != (len(ref[device]) > 0) || ok && !slices.Contains(ref[device], off) {
+			t.Fatalf("second vendor %04x: at %d (found %v), lines listing it %v", device, off, ok, ref[device])
+		}
+		if ok && inOrder(data) && off != ref[device][0] {
+			t.Fatalf("second vendor %04x at %d in a file in order, want %d", device, off, ref[device][0])
+		}
 	})
 }
 
