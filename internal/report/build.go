@@ -262,6 +262,7 @@ func pair(p topology.Pair, noHops bool) Pair {
 	if noHops {
 		return out
 	}
+	out.Hops = make([]Hop, 0, len(p.Hops))
 	for _, h := range p.Hops {
 		out.Hops = append(out.Hops, Hop{From: h.From, To: h.To, Kind: string(h.Kind),
 			CurrentGTs: h.Link.CurrentGTs, CurrentWidth: h.Link.CurrentWidth, Gbps: Round(h.Gbps)})
