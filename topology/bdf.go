@@ -82,27 +82,31 @@ func ParseBDF(s string) (BDF, error) {
 	bad := func() (BDF, error) {
 		return BDF{}, fmt.Errorf("invalid PCI address %q: want DDDD:BB:DD.F or BB:DD.F", s)
 	}
-	parts := strings.Split(s, ":")
+	// Cut rather than Split: a text reader parses every function's address,
+	// and Split allocated twice for each.
+	rest := s
 	var dom uint64
-	switch len(parts) {
+	switch strings.Count(s, ":") {
+	case 1:
 	case 2:
-	case 3:
-		d, err := strconv.ParseUint(parts[0], 16, 32)
-		if err != nil || parts[0] == "" || len(parts[0]) > 8 {
+		var ds string
+		ds, rest, _ = strings.Cut(s, ":")
+		d, err := strconv.ParseUint(ds, 16, 32)
+		if err != nil || ds == "" || len(ds) > 8 {
 			return bad()
 		}
 		dom = d
-		parts = parts[1:]
 	default:
 		return bad()
 	}
-	devFn := strings.Split(parts[1], ".")
-	if len(devFn) != 2 || len(parts[0]) != 2 || len(devFn[0]) != 2 || len(devFn[1]) != 1 {
+	busS, devFn, _ := strings.Cut(rest, ":")
+	devS, fnS, _ := strings.Cut(devFn, ".")
+	if strings.Count(devFn, ".") != 1 || len(busS) != 2 || len(devS) != 2 || len(fnS) != 1 {
 		return bad()
 	}
-	bus, err1 := strconv.ParseUint(parts[0], 16, 8)
-	dev, err2 := strconv.ParseUint(devFn[0], 16, 8)
-	fn, err3 := strconv.ParseUint(devFn[1], 16, 8)
+	bus, err1 := strconv.ParseUint(busS, 16, 8)
+	dev, err2 := strconv.ParseUint(devS, 16, 8)
+	fn, err3 := strconv.ParseUint(fnS, 16, 8)
 	if err1 != nil || err2 != nil || err3 != nil || dev > 0x1f || fn > 7 {
 		return bad()
 	}
