@@ -148,11 +148,13 @@ type Result struct {
 	Storage []StoragePrediction
 }
 
-// DefaultNCCLVersion is the newest NCCL release read for nccl-semantics.md.
+// DefaultNCCLVersion is the newest NCCL release whose src/graph rules
+// gdtopo follows.
 const DefaultNCCLVersion = "2.30.7"
 
 // SupportedNCCLVersions lists the release series whose GPUDirect RDMA rules
-// gdtopo knows (nccl-semantics.md §3: read at v2.12.12 … v2.30.7). Patch
+// gdtopo knows (ncclTopoCheckGdr in src/graph/paths.cc, read at tags
+// v2.12.12-1 … v2.30.7-1). Patch
 // releases of a series are accepted; a newer series gets 2.30.7's rules.
 func SupportedNCCLVersions() []string {
 	var out []string

@@ -456,7 +456,7 @@ func (a *analysis) findDevices(ends []*topology.Device) {
 			manual("meanwhile give NCCL the locality with NCCL_TOPO_FILE", "gdtopo export -o nccl-xml writes one to edit")}, nil)
 	a.emit("max-read-request-low", Warning, &mrrs, fmt.Sprintf("MaxReadReq below %g B: %%s", a.m.MinMaxReadRequestBytes.Value),
 		[]RemedyStep{manual("raise MaxReadReq with the commands below", "they last until the device resets; the NIC target is the model's nic_max_read_request_bytes")}, nil)
-	a.emit("relaxed-ordering-off", Warning, &ro, "PCIe Relaxed Ordering is off on %s (measured 10 → 40 GB/s with it on, ConnectX-4 Lx on Arm; nccl-semantics.md §5.4)",
+	a.emit("relaxed-ordering-off", Warning, &ro, "PCIe Relaxed Ordering is off on %s (measured 10 → 40 GB/s with it on, ConnectX-4 Lx on Arm; Linux commit 17347d5430c4)",
 		[]RemedyStep{command("sudo dmesg | grep -i 'relaxed ordering'", "check first: the kernel turns it off behind root ports known to mishandle it")}, nil)
 	a.emit("bar-small", Warning, &bar, fmt.Sprintf("largest prefetchable BAR below %g GiB: %%s; GPUDirect RDMA maps GPU memory through BAR1", a.m.MinBAR.Value),
 		[]RemedyStep{bios("enable \"Above 4G Decoding\" and \"Resizable BAR\" (Re-Size BAR Support)", ""),

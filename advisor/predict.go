@@ -157,7 +157,8 @@ func (a *analysis) findTranslating(d *topology.Device) (tr, known bool, evidence
 
 // cmdlineIOMMU reads the kernel command line's IOMMU intent: passthrough
 // (iommu=pt, iommu.passthrough=1) or off (iommu=off, intel_iommu=off,
-// amd_iommu=off); a later token wins (sysfs-reference.md §4).
+// amd_iommu=off); a later token wins (the kernel's
+// Documentation/admin-guide/kernel-parameters.txt).
 func cmdlineIOMMU(cmdline string) (pt, off bool) {
 	for _, tok := range strings.Fields(cmdline) {
 		k, v, _ := strings.Cut(tok, "=")

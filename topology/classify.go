@@ -6,9 +6,10 @@ import (
 	"strings"
 )
 
-// Label is a path type in nvidia-smi's vocabulary (nccl-semantics.md §2.1).
-// NCCL uses the same words for the PCIe part of its own scale (§1.3), with no
-// NODE.
+// Label is a path type in nvidia-smi's vocabulary (the legend of
+// `nvidia-smi topo -m`; NVML's nvmlGpuTopologyLevel_t). NCCL uses the same
+// words for the PCIe part of its own scale (PATH_PIX … PATH_SYS in
+// src/graph/topo.h), with no NODE.
 type Label string
 
 // Path labels, best first.
@@ -100,7 +101,7 @@ type Pair struct {
 	C2C bool
 	// NCCLUncertain is set when NCCL's label rests on what the source
 	// lacks: a switch whose vendor, or Broadcom subsystem IDs, decide
-	// whether NCCL flattens it (nccl-semantics.md §1.6).
+	// whether NCCL flattens it (src/graph/topo.cc, ncclTopoFlattenBcmSwitches).
 	NCCLUncertain bool
 	Notes         []string
 }
@@ -221,10 +222,10 @@ func switchOf(d *Device) *Device {
 // numaOf returns the effective NUMA node of d.
 func numaOf(d *Device) int { return d.NUMANode }
 
-// smiLabel follows nvidia-smi / NVML (nccl-semantics.md §2): a "bridge" in
-// its legend is a switch, so devices under one switch are PIX, under several
-// PXB, meeting at the host bridge PHB, across host bridges of one NUMA node
-// NODE, across NUMA nodes SYS. Two functions of one device are PIX.
+// smiLabel follows nvidia-smi / NVML (nvmlDeviceGetTopologyCommonAncestor):
+// a "bridge" in its legend is a switch, so devices under one switch are PIX,
+// under several PXB, meeting at the host bridge PHB, across host bridges of
+// one NUMA node NODE, across NUMA nodes SYS. Two functions of one device are PIX.
 func (g *Graph) smiLabel(a, b *Device) (Label, string, []string) {
 	if a.Addr.SameDevice(b.Addr) {
 		return PIX, PathSameDevice, nil
@@ -278,7 +279,8 @@ func unknownOf(a, b *Device) string {
 	return b.BDF()
 }
 
-// ncclNode is a node of NCCL's collapsed PCI tree (nccl-semantics.md §1.4):
+// ncclNode is a node of NCCL's collapsed PCI tree (src/graph/xml.cc,
+// ncclTopoGetXmlFromSys):
 // a device, a PCI node named after a bridge, or a CPU keyed by NUMA id.
 type ncclNode struct {
 	dev *Device // nil for a CPU node
@@ -312,7 +314,8 @@ func ncclParent(d *Device, view bool) ncclNode {
 
 // BroadcomSubSwitch reports whether d is the upstream port of the second
 // level of a Broadcom PEX88xxx (Gen4) or PEX89xxx (Gen5) switch. NCCL
-// flattens that level into the switch above (nccl-semantics.md §1.6), and
+// flattens that level into the switch above (src/graph/topo.cc,
+// ncclTopoFlattenBcmSwitches), and
 // the link up to it lies inside one chip.
 func (d *Device) BroadcomSubSwitch() bool {
 	p := d.Parent

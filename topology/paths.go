@@ -25,7 +25,7 @@ const (
 )
 
 // peerMemoryEvidence are the files whose presence NCCL takes as GPUDirect
-// RDMA peer-memory support (nccl-semantics.md §3.1, net_ib/gdr.cc), plus the
+// RDMA peer-memory support (NCCL src/transport/net_ib, ncclIbGdrSupport), plus the
 // module folders themselves.
 var peerMemoryEvidence = []string{
 	"sys/module/nvidia_peermem",
@@ -68,7 +68,8 @@ const (
 )
 
 // peerToolFiles are per-function files gdtopo does not read but lspci -v and
-// lstopo need to accept a capture (sysfs-reference.md §6.6, §6.7).
+// lstopo need to accept a capture (pciutils lib/sysfs.c; hwloc
+// topology-linux.c), as found by running both on generated trees.
 var peerToolFiles = []string{"irq", "resource", "local_cpus", "secondary_bus_number", "subordinate_bus_number", "numa_node"}
 
 // Spec lists what a capture keeps so that ReadSysfs, lspci -A linux-sysfs

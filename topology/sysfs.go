@@ -451,7 +451,7 @@ const (
 
 // readBARs reads the memory regions of the resource file in the function's
 // folder: one "start end flags" line per BAR, then the ROM
-// (sysfs-reference.md §1.5).
+// (the kernel's resource_show, drivers/pci/pci-sysfs.c).
 func (r *reader) readBARs(d *Device, folder fs.FS) []BAR {
 	s, err := r.textIn(folder, "resource")
 	if err != nil {
@@ -476,7 +476,7 @@ func (r *reader) readBARs(d *Device, folder fs.FS) []BAR {
 }
 
 // resourceLine parses one "0xSTART 0xEND 0xFLAGS" line of a resource file
-// (more fields may follow; sysfs-reference.md §1.5).
+// (more fields may follow; drivers/pci/pci-sysfs.c, resource_show).
 func resourceLine(line string) (start, end, flags uint64, ok bool) {
 	f := strings.Fields(line)
 	if len(f) < 3 {

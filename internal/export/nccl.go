@@ -16,9 +16,10 @@ import (
 	"github.com/gdtopo/gdtopo/topology"
 )
 
-// ncclParent returns d's parent in NCCL's collapsed tree (nccl-semantics.md
-// §1.4): its sysfs grandparent, with Broadcom Gen4/Gen5 sub-switches
-// flattened into the switch above (§1.6), or nil for the CPU node once the
+// ncclParent returns d's parent in NCCL's collapsed tree (src/graph/xml.cc,
+// ncclTopoGetXmlFromSys): its sysfs grandparent, with Broadcom Gen4/Gen5
+// sub-switches flattened into the switch above (src/graph/topo.cc,
+// ncclTopoFlattenBcmSwitches), or nil for the CPU node once the
 // walk reaches a host bridge. It mirrors topology's own rule, so that the
 // file reads back to the same NCCL labels. A graph that is an NCCL view
 // already is written as it is.

@@ -2,10 +2,11 @@
 // XML that `lstopo --of xml` and hwloc-gather-topology write (hwloc 1.x and
 // 2.x formats) and lstopo's console text as people paste it.
 //
-// hwloc keeps every bridge and host bridge (nccl-semantics.md §6), so the
-// graph has the same shape as one read from sysfs, less what hwloc filters
-// out (unimportant devices, bridges leading nowhere) and what it never
-// records: config space (ACS, DevCtl), numa_node files and maximum links.
+// hwloc keeps the bridges and host bridges on the way to the devices it
+// keeps (hwloc's "I/O Devices" documentation), so the graph has the same
+// shape as one read from sysfs, less what hwloc filters out (unimportant
+// devices, bridges leading nowhere) and what it never records: config space
+// (ACS, DevCtl), numa_node files and maximum links.
 package hwloc
 
 import (

@@ -9,7 +9,7 @@ import (
 )
 
 // detail reads one indented line of lspci -vvv for the current device
-// (nccl-semantics.md §5.2 gives the strings).
+// (the strings of pciutils' ls-caps.c and ls-ecaps.c).
 func (p *parser) detail(t string) {
 	r := p.cur
 	p.sawVerbose = true

@@ -1,9 +1,10 @@
 // Package ncclxml reads NCCL topology XML (NCCL_TOPO_DUMP_FILE output and the
 // NCCL_TOPO_FILEs that cloud providers and RCCL ship) into a topology.Graph in
-// NCCL's view (nccl-semantics.md §1): each <pci> element is one NCCL PCI
-// node (a switch is already one node named after its upstream port, root
-// and downstream ports are gone), and each <cpu> element, one per NUMA id,
-// becomes a host bridge standing for NCCL's CPU node.
+// NCCL's view (src/graph/xml.cc, ncclTopoGetXmlFromSys): each <pci> element
+// is one NCCL PCI node (a switch is already one node named after its
+// upstream port, root and downstream ports are gone), and each <cpu>
+// element, one per NUMA id, becomes a host bridge standing for NCCL's CPU
+// node.
 //
 // Fragments pasted from issues (cut mid-file, not well-formed) are read
 // token by token: what is there is kept, what was cut is not guessed.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -108,7 +107,7 @@ func (t tools) lstopoInput(src string) command {
 // run measures everything and writes the Markdown tables to out.
 func run(o options, out io.Writer) error {
 	if o.Root == "" {
-		root, err := moduleRoot()
+		root, err := fixtures.ModuleRoot()
 		if err != nil {
 			return err
 		}
@@ -199,25 +198,6 @@ func run(o options, out io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// moduleRoot is the nearest folder at or above the working directory that
-// holds go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", errors.New("no go.mod at or above the working directory: run from the repository")
-		}
-		dir = up
-	}
 }
 
 // findInputs lists the fixtures (folders under fixtures/ holding sys/) and
