@@ -739,8 +739,12 @@ func (r *reader) readClass(dir string, add func(*Device, string)) {
 		}
 		return
 	}
+	// The links are read through the folder: one call each, not a walk of
+	// the class folder's path per link.
+	folder := r.folder(dir)
+	defer closeFolder(folder)
 	for _, e := range entries {
-		target, err := r.resolve(path.Join(dir, e.Name()))
+		target, err := r.resolveIn(folder, path.Join(dir, e.Name()))
 		if err != nil || strings.Contains(target, "/virtual/") {
 			continue
 		}

@@ -153,7 +153,8 @@ func (r *reader) readNodes(s *System, packages map[int]int) {
 		}
 		n := NUMANode{ID: id, Socket: -1}
 		dir := path.Join(pathNodes, e.Name())
-		if cl, err := r.text(path.Join(dir, "cpulist")); err == nil {
+		folder := r.folder(dir) // cpulist and distance, read by name in it
+		if cl, err := r.textIn(folder, "cpulist"); err == nil {
 			n.CPUs, n.MemoryOnly = cl, cl == ""
 			if cpus, err := ParseCPUList(cl); err != nil {
 				r.warn(dir+"/cpulist", err.Error())
@@ -161,7 +162,7 @@ func (r *reader) readNodes(s *System, packages map[int]int) {
 				n.Socket = r.packageOf(cpus[0], packages)
 			}
 		}
-		if ds, err := r.text(path.Join(dir, "distance")); err == nil {
+		if ds, err := r.textIn(folder, "distance"); err == nil {
 			for _, f := range strings.Fields(ds) {
 				v, err := strconv.Atoi(f)
 				if err != nil {
@@ -172,6 +173,7 @@ func (r *reader) readNodes(s *System, packages map[int]int) {
 				n.Distances = append(n.Distances, v)
 			}
 		}
+		closeFolder(folder)
 		s.NUMANodes = append(s.NUMANodes, n)
 	}
 	sort.Slice(s.NUMANodes, func(i, j int) bool { return s.NUMANodes[i].ID < s.NUMANodes[j].ID })

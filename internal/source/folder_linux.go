@@ -197,11 +197,10 @@ func (f *folder) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return fs.ReadDir(f.outer, f.dir) // the tree's answer and error
 	}
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return entries, nil
 }
 
-// list reads the folder's entries with getdents64.
+// list reads the folder's entries.
 func (f *folder) list() ([]fs.DirEntry, error) {
 	fd, err := retryEINTR(func() (int, error) {
 		return unix.Openat(f.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
@@ -210,6 +209,13 @@ func (f *folder) list() ([]fs.DirEntry, error) {
 		return nil, err
 	}
 	defer unix.Close(fd)
+	return listFD(fd, f.outer, f.dir)
+}
+
+// listFD reads the entries of the folder open as fd with getdents64,
+// sorted by name, each entry's kind from the listing itself. dir is the
+// folder's name in the tree outer, which an entry's Info asks.
+func listFD(fd int, outer FS, dir string) ([]fs.DirEntry, error) {
 	var out []fs.DirEntry
 	buf := make([]byte, 16<<10)
 	for {
@@ -218,6 +224,7 @@ func (f *folder) list() ([]fs.DirEntry, error) {
 			return nil, err
 		}
 		if n == 0 {
+			slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 			return out, nil
 		}
 		// struct linux_dirent64: d_ino (8 bytes), d_off (8), d_reclen (2),
@@ -245,7 +252,7 @@ func (f *folder) list() ([]fs.DirEntry, error) {
 				}
 				typ = statType(st.Mode)
 			}
-			out = append(out, &dirEntry{name: name, typ: typ, f: f})
+			out = append(out, &dirEntry{name: name, typ: typ, outer: outer, dir: dir})
 		}
 	}
 }
@@ -293,15 +300,21 @@ func statType(mode uint32) fs.FileMode {
 // dirEntry is one entry of a folder's listing; its Info is asked of the
 // tree when wanted.
 type dirEntry struct {
-	name string
-	typ  fs.FileMode
-	f    *folder
+	name  string
+	typ   fs.FileMode
+	outer FS     // the tree
+	dir   string // the folder's name in outer
 }
 
-func (e *dirEntry) Name() string               { return e.name }
-func (e *dirEntry) IsDir() bool                { return e.typ.IsDir() }
-func (e *dirEntry) Type() fs.FileMode          { return e.typ }
-func (e *dirEntry) Info() (fs.FileInfo, error) { return e.f.outer.Lstat(e.f.inTree(e.name)) }
+func (e *dirEntry) Name() string      { return e.name }
+func (e *dirEntry) IsDir() bool       { return e.typ.IsDir() }
+func (e *dirEntry) Type() fs.FileMode { return e.typ }
+func (e *dirEntry) Info() (fs.FileInfo, error) {
+	if e.dir == "." {
+		return e.outer.Lstat(e.name)
+	}
+	return e.outer.Lstat(e.dir + "/" + e.name)
+}
 
 // Lstat describes name in the folder without following a link.
 func (f *folder) Lstat(name string) (fs.FileInfo, error) {

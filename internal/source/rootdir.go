@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 	"syscall"
 )
 
@@ -19,14 +21,23 @@ var errNotRegular = errors.New("not a regular file or folder: not read")
 // checked on the open descriptor before any read, so a FIFO or a device
 // node where an attribute should be cannot hang the run.
 //
+// Each name is first resolved in one system call where the kernel can
+// enforce the same rules itself (openat2 on Linux, see rootdir_linux.go);
+// os.Root, which walks the name a folder at a time, answers wherever that
+// fails, so every refusal and error message is os.Root's.
+//
 // The live machine is read with rawDir instead: its /sys links are made by
 // the kernel and may point anywhere under /sys.
 type rootDir struct {
 	root *os.Root
-	top  *os.File // the folder itself, which OpenFolder resolves names under
+	top  *os.File // the folder itself, which names are resolved under
 }
 
-var _ FS = rootDir{}
+var _ interface {
+	FS
+	fs.StatFS
+	fs.ReadDirFS
+} = rootDir{}
 
 // newRootDir opens folder dir as a rootDir.
 func newRootDir(dir string) (FS, error) {
@@ -46,6 +57,14 @@ func (d rootDir) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
+	if f, done, err := d.openBeneath(name); done {
+		return f, err
+	}
+	return d.walkOpen(name)
+}
+
+// walkOpen is Open through os.Root.
+func (d rootDir) walkOpen(name string) (fs.File, error) {
 	// The kind is checked before the open too: opening a device node can
 	// have side effects (a watchdog starts counting), so one is never opened.
 	if info, err := d.root.Stat(name); err != nil {
@@ -53,6 +72,12 @@ func (d rootDir) Open(name string) (fs.File, error) {
 	} else if !info.Mode().IsRegular() && !info.IsDir() {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errNotRegular}
 	}
+	return d.walkOpenChecked(name)
+}
+
+// walkOpenChecked opens name through os.Root, whose kind was found to be a
+// regular file or a folder, and checks the kind again on the descriptor.
+func (d rootDir) walkOpenChecked(name string) (fs.File, error) {
 	f, err := d.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil, renamed(err, name)
@@ -73,6 +98,14 @@ func (d rootDir) Stat(name string) (fs.FileInfo, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
 	}
+	if info, done, err := d.statBeneath(name, true); done {
+		return info, err
+	}
+	return d.walkStat(name)
+}
+
+// walkStat is Stat through os.Root.
+func (d rootDir) walkStat(name string) (fs.FileInfo, error) {
 	info, err := d.root.Stat(name)
 	return info, renamed(err, name)
 }
@@ -82,6 +115,14 @@ func (d rootDir) Lstat(name string) (fs.FileInfo, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "lstat", Path: name, Err: fs.ErrInvalid}
 	}
+	if info, done, err := d.statBeneath(name, false); done {
+		return info, err
+	}
+	return d.walkLstat(name)
+}
+
+// walkLstat is Lstat through os.Root.
+func (d rootDir) walkLstat(name string) (fs.FileInfo, error) {
 	info, err := d.root.Lstat(name)
 	return info, renamed(err, name)
 }
@@ -91,6 +132,42 @@ func (d rootDir) ReadLink(name string) (string, error) {
 	if !fs.ValidPath(name) {
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
 	}
+	if target, done, err := d.readLinkBeneath(name); done {
+		return target, err
+	}
+	return d.walkReadLink(name)
+}
+
+// walkReadLink is ReadLink through os.Root.
+func (d rootDir) walkReadLink(name string) (string, error) {
 	target, err := d.root.Readlink(name)
 	return target, renamed(err, name)
+}
+
+// ReadDir lists folder name, sorted by name, as fs.ReadDir does.
+func (d rootDir) ReadDir(name string) ([]fs.DirEntry, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	if entries, done, err := d.readDirBeneath(name); done {
+		return entries, err
+	}
+	return d.walkReadDir(name)
+}
+
+// walkReadDir is ReadDir through os.Root: what fs.ReadDir gives of a tree
+// that lists folders only by opening them.
+func (d rootDir) walkReadDir(name string) ([]fs.DirEntry, error) {
+	f, err := d.walkOpen(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dir, ok := f.(fs.ReadDirFile)
+	if !ok {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not implemented")}
+	}
+	entries, err := dir.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
 }
