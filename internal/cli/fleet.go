@@ -154,7 +154,10 @@ func (opts *checkOptions) fleetLines(names []string, f render.Format, done func(
 	}()
 	for range workers {
 		go func() {
-			var op source.Opener // one per worker: it keeps buffers for the next archive
+			// One per worker: it keeps buffers for the next archive, and
+			// each result is encoded before the next source opens, so
+			// the tree's memory can be the next one's.
+			op := source.Opener{ReuseMemory: true}
 			for i := range next {
 				results[i] <- opts.encodedResult(&op, names[i], f)
 				done()

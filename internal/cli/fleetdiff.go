@@ -136,7 +136,9 @@ func (opts *fleetOptions) readFleet(names []string) *fleet.Fleet {
 	}()
 	for range workers {
 		go func() {
-			var op source.Opener
+			// Each source is done with before the next opens: its tree's
+			// memory can be the next one's.
+			op := source.Opener{ReuseMemory: true}
 			for i := range next {
 				t, err := opts.topo(&op, names[i])
 				out <- read{i, t, err}

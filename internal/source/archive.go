@@ -49,18 +49,34 @@ func (o *Opener) readArchive(name string, f io.Reader) (*Source, error) {
 		format, stream = "tar.bz2", bzip2.NewReader(br)
 	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 		format = "tar.zst"
-		dec, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
-		if err != nil {
+		if o.zst == nil {
+			// One stream at a time, decoded as it is read: no goroutines,
+			// so the decoder is kept for the next archive without Close.
+			dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
+			if err != nil {
+				return nil, fmt.Errorf("%s: zstd decoder: %w", name, err)
+			}
+			o.zst = dec
+		}
+		if err := o.zst.Reset(br); err != nil {
 			return nil, fmt.Errorf("%s: corrupt zstd stream: %w", name, err)
 		}
-		defer dec.Close()
-		stream = dec
+		defer o.zst.Reset(nil) // holds no file once done
+		stream = o.zst
 	case bytes.HasPrefix(head, []byte("\xfd7zXZ\x00")):
 		return nil, fmt.Errorf("%s: xz-compressed archives are not supported; recompress with gzip, bzip2 or zstd", name)
 	case !isTar(head):
 		return nil, fmt.Errorf("%s: %w", name, ErrUnrecognized)
 	}
-	r := &archiveReader{name: name, format: format + " archive", lim: lim, m: newMemFS(),
+	m := newMemFS()
+	if o.ReuseMemory {
+		if o.mem == nil {
+			o.mem = new(arena)
+		}
+		o.mem.reset()
+		m.mem = o.mem
+	}
+	r := &archiveReader{name: name, format: format + " archive", lim: lim, m: m,
 		in: &capReader{r: stream, left: lim.MaxExpanded,
 			err: fmt.Errorf("%s: archive expands beyond %s; refusing", name, size(lim.MaxExpanded))}}
 	if o.stream == nil {
@@ -200,11 +216,9 @@ func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
 	return nil
 }
 
-// Small member contents are carved from shared slabs of slabSize bytes.
-const (
-	slabSize   = 64 << 10
-	slabMember = 4 << 10 // the largest content taken from a slab
-)
+// Small member contents are carved from shared slabs of byteChunk bytes:
+// at most slabMember bytes each.
+const slabMember = 4 << 10
 
 // content reads the content of a regular member whose header claims size
 // bytes: into a slab when it is small, else into a buffer that grows with
@@ -227,7 +241,7 @@ func (r *archiveReader) content(size int64, tr io.Reader) ([]byte, error) {
 		}
 	}
 	if int64(cap(r.slab)-len(r.slab)) < size {
-		r.slab = make([]byte, 0, slabSize)
+		r.slab = r.m.mem.bytes()
 	}
 	start, end := len(r.slab), len(r.slab)+int(size)
 	r.slab = r.slab[:end]

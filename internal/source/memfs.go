@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // maxLinkHops is how many symbolic links one lookup follows, as Linux's MAXSYMLINKS.
@@ -47,6 +48,7 @@ type memFS struct {
 	root     *node
 	free     []node     // where new nodes come from while the tree is built
 	freeDirs []fileInfo // where folders' first entries go while the tree is built
+	mem      *arena     // where free and freeDirs come from; nil: new memory
 	unsorted []*node    // the folders with an index, sorted by finish
 
 	// The folder the last put went into: archives list a folder's entries
@@ -84,7 +86,7 @@ func newMemFS() *memFS {
 // an archive holds thousands.
 func (m *memFS) newNode(mode fs.FileMode, modTime time.Time) *node {
 	if len(m.free) == 0 {
-		m.free = make([]node, 256)
+		m.free = m.mem.nodes()
 	}
 	n := &m.free[0]
 	m.free = m.free[1:]
@@ -101,11 +103,78 @@ const firstEntries = 8
 // carved from a slab; a longer list moves out as append grows it.
 func (m *memFS) newEntries() []fileInfo {
 	if len(m.freeDirs) < firstEntries {
-		m.freeDirs = make([]fileInfo, 64*firstEntries)
+		m.freeDirs = m.mem.entries()
 	}
 	e := m.freeDirs[:0:firstEntries]
 	m.freeDirs = m.freeDirs[firstEntries:]
 	return e
+}
+
+// Chunk sizes of an arena.
+const (
+	nodeChunk  = 256
+	entryChunk = 64 * firstEntries
+	byteChunk  = 64 << 10
+)
+
+// arena is where the trees an Opener builds get their nodes, entry lists
+// and small member contents, in chunks that are handed out again for the
+// next archive once reset: a fleet worker then builds each tree in the
+// memory of the last one instead of allocating (and collecting) a
+// megabyte per archive. The nil arena allocates new chunks every time.
+type arena struct {
+	nodeChunks  [][]node
+	entryChunks [][]fileInfo
+	byteChunks  [][]byte
+	// How many chunks of each kind were handed out since the last reset.
+	usedNodes, usedEntries, usedBytes int
+}
+
+// reset lets the chunks be handed out again: nothing built from them may
+// be read any more.
+func (a *arena) reset() {
+	a.usedNodes, a.usedEntries, a.usedBytes = 0, 0, 0
+}
+
+// nodes returns a chunk of zero nodes.
+func (a *arena) nodes() []node {
+	if a == nil {
+		return make([]node, nodeChunk)
+	}
+	if a.usedNodes == len(a.nodeChunks) {
+		a.nodeChunks = append(a.nodeChunks, make([]node, nodeChunk))
+	} else {
+		clear(a.nodeChunks[a.usedNodes]) // drops the last tree's pointers too
+	}
+	a.usedNodes++
+	return a.nodeChunks[a.usedNodes-1]
+}
+
+// entries returns a chunk of zero entries.
+func (a *arena) entries() []fileInfo {
+	if a == nil {
+		return make([]fileInfo, entryChunk)
+	}
+	if a.usedEntries == len(a.entryChunks) {
+		a.entryChunks = append(a.entryChunks, make([]fileInfo, entryChunk))
+	} else {
+		clear(a.entryChunks[a.usedEntries])
+	}
+	a.usedEntries++
+	return a.entryChunks[a.usedEntries-1]
+}
+
+// bytes returns an empty chunk of bytes with room for byteChunk; what it
+// held before is overwritten by whoever fills it.
+func (a *arena) bytes() []byte {
+	if a == nil {
+		return make([]byte, 0, byteChunk)
+	}
+	if a.usedBytes == len(a.byteChunks) {
+		a.byteChunks = append(a.byteChunks, make([]byte, 0, byteChunk))
+	}
+	a.usedBytes++
+	return a.byteChunks[a.usedBytes-1][:0]
 }
 
 // put stores n at the cleaned path p, creating missing parent folders.
@@ -157,9 +226,16 @@ func (m *memFS) put(p string, n *node) error {
 // search returns where name is or would be among the entries of the folder
 // dir, which must be sorted, and whether it is there.
 func (dir *node) search(name string) (int, bool) {
-	return slices.BinarySearchFunc(dir.entries, name, func(e fileInfo, name string) int {
-		return strings.Compare(e.name, name)
-	})
+	lo, hi := 0, len(dir.entries) // as slices.BinarySearchFunc, without a call per comparison
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if dir.entries[mid].name < name {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, lo < len(dir.entries) && dir.entries[lo].name == name
 }
 
 // child returns the entry name of the folder dir, or nil.
@@ -250,7 +326,7 @@ func (m *memFS) isDir(p string) bool {
 // walk looks name up, following symbolic links in every component but the
 // last, and in the last too when follow is set.
 func (m *memFS) walk(op, name string, follow bool) (*node, error) {
-	if !fs.ValidPath(name) {
+	if !validPath(name) {
 		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
 	cur, rest := m.root, name
@@ -266,6 +342,27 @@ func (m *memFS) walk(op, name string, follow bool) (*node, error) {
 		return nil, &fs.PathError{Op: op, Path: name, Err: err}
 	}
 	return n, nil
+}
+
+// validPath is fs.ValidPath in one pass over an ASCII name, which is what
+// readers ask for; other names go to fs.ValidPath.
+func validPath(name string) bool {
+	if name == "." {
+		return true
+	}
+	start := 0
+	for i := 0; i <= len(name); i++ {
+		if i < len(name) && name[i] >= utf8.RuneSelf {
+			return fs.ValidPath(name)
+		}
+		if i == len(name) || name[i] == '/' {
+			if elem := name[start:i]; elem == "" || elem == "." || elem == ".." {
+				return false
+			}
+			start = i + 1
+		}
+	}
+	return true
 }
 
 // follow walks the path rest from the folder cur, as walk does. It also
@@ -320,13 +417,108 @@ func (m *memFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	info := fileInfo{name: path.Base(name), n: n}
+	return n.open(path.Base(name)), nil
+}
+
+// open opens the node n, a folder or a regular file, named base.
+func (n *node) open(base string) fs.File {
+	info := fileInfo{name: base, n: n}
 	if n.mode.IsDir() {
-		return &openDir{info: info, entries: n.dirEntries()}, nil
+		return &openDir{info: info, entries: n.dirEntries()}
 	}
 	f := &openFile{info: info}
 	f.Reset(n.data)
-	return f, nil
+	return f
+}
+
+// OpenFolder returns folder dir of the tree, links followed, for reading
+// the names in it: a PCI function's attribute files are then found by one
+// lookup each instead of a walk of their whole path.
+func (m *memFS) OpenFolder(dir string) (fs.FS, error) {
+	n, err := m.walk("open", dir, true)
+	if err != nil {
+		return nil, err
+	}
+	if !n.mode.IsDir() {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: syscall.ENOTDIR}
+	}
+	return memFolder{m: m, n: n, dir: dir}, nil
+}
+
+// memFolder is a folder of a memFS (see OpenFolder). It answers for a
+// single name that is there and is no link to follow, or that is not
+// there at all; anything else is asked of the tree under the name dir/name,
+// so every answer and error is the tree's.
+type memFolder struct {
+	m   *memFS
+	n   *node
+	dir string // the folder's path in m
+}
+
+var _ FS = memFolder{}
+
+// child returns the entry name of the folder, nil when there is none;
+// ok is false when name is not a single valid name.
+func (f memFolder) child(name string) (n *node, ok bool) {
+	if name == "." || strings.IndexByte(name, '/') >= 0 || !validPath(name) {
+		return nil, false
+	}
+	return f.n.child(name), true
+}
+
+// inTree is name as the tree names it.
+func (f memFolder) inTree(op, name string) (string, error) {
+	switch {
+	case !validPath(name):
+		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	case name == ".":
+		return f.dir, nil
+	}
+	return f.dir + "/" + name, nil
+}
+
+// Open opens name in the folder, following links.
+func (f memFolder) Open(name string) (fs.File, error) {
+	n, ok := f.child(name)
+	switch {
+	case ok && n == nil:
+		return nil, &fs.PathError{Op: "open", Path: f.dir + "/" + name, Err: fs.ErrNotExist}
+	case ok && n.mode.Type() != fs.ModeSymlink:
+		return n.open(name), nil
+	}
+	full, err := f.inTree("open", name)
+	if err != nil {
+		return nil, err
+	}
+	return f.m.Open(full)
+}
+
+// Lstat describes name in the folder without following it.
+func (f memFolder) Lstat(name string) (fs.FileInfo, error) {
+	n, ok := f.child(name)
+	switch {
+	case ok && n == nil:
+		return nil, &fs.PathError{Op: "lstat", Path: f.dir + "/" + name, Err: fs.ErrNotExist}
+	case ok:
+		return fileInfo{name: name, n: n}, nil
+	}
+	full, err := f.inTree("lstat", name)
+	if err != nil {
+		return nil, err
+	}
+	return f.m.Lstat(full)
+}
+
+// ReadLink returns the target of the link name in the folder.
+func (f memFolder) ReadLink(name string) (string, error) {
+	if n, ok := f.child(name); ok && n != nil && n.mode.Type() == fs.ModeSymlink {
+		return n.target, nil
+	}
+	full, err := f.inTree("readlink", name)
+	if err != nil {
+		return "", err
+	}
+	return f.m.ReadLink(full)
 }
 
 // ReadDir lists the folder name, sorted by name; links are not followed.

@@ -304,22 +304,28 @@ func (tr *tarReader) parseHeader(h *tar.Header) error {
 
 // checksum is the sum of the bytes of the header block b, with its checksum
 // field taken as spaces. It adds eight bytes at a time in four 16-bit
-// lanes, 32 bytes a round, in two sums that do not wait for each other and
-// cannot overflow over one block (a lane gets at most 128 bytes).
+// lanes, 32 bytes a round, in four sums that do not wait for each other
+// and cannot overflow over one block (a lane of one sum gets 32 bytes, of
+// the four together 128).
+// Indexing a fixed-size array spares the bounds checks.
 func checksum(b []byte) int64 {
 	const lanes = 0x00ff00ff00ff00ff
 	le := binary.LittleEndian
+	blk := (*[tarBlock]byte)(b)
 	// The checksum field, bytes 148 to 155, in the lanes the loop adds them
 	// to: the top half of the word at 144 and the bottom half of the one at
 	// 152, so that taking it out borrows from no other lane.
-	field := le.Uint64(b[144:152])&^0xffffffff | le.Uint64(b[152:160])&0xffffffff
-	var s0, s1 uint64
-	for b = b[:tarBlock]; len(b) >= 32; b = b[32:] {
-		v0, v1, v2, v3 := le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:])
-		s0 += v0&lanes + v1&lanes + v2&lanes + v3&lanes
-		s1 += v0>>8&lanes + v1>>8&lanes + v2>>8&lanes + v3>>8&lanes
+	field := le.Uint64(blk[144:152])&^0xffffffff | le.Uint64(blk[152:160])&0xffffffff
+	var s0, s1, s2, s3 uint64
+	for i := 0; i < tarBlock; i += 32 {
+		w := (*[32]byte)(blk[i : i+32])
+		v0, v1, v2, v3 := le.Uint64(w[0:8]), le.Uint64(w[8:16]), le.Uint64(w[16:24]), le.Uint64(w[24:32])
+		s0 += v0&lanes + v1&lanes
+		s1 += v0>>8&lanes + v1>>8&lanes
+		s2 += v2&lanes + v3&lanes
+		s3 += v2>>8&lanes + v3>>8&lanes
 	}
-	s := s0 + s1 - field&lanes - field>>8&lanes // the checksum field taken out
+	s := s0 + s1 + s2 + s3 - field&lanes - field>>8&lanes // the checksum field taken out
 	return int64(s&0xffff+s>>16&0xffff+s>>32&0xffff+s>>48) + 8*' '
 }
 
@@ -380,6 +386,9 @@ func parseNumeric(b []byte) (int64, bool) {
 // parseOctal decodes an octal field padded with spaces and NULs on either
 // side; what follows a NUL inside it is ignored, as archive/tar does.
 func parseOctal(b []byte) (int64, bool) {
+	if x, ok := octalField(b); ok {
+		return x, true
+	}
 	for len(b) > 0 && (b[0] == ' ' || b[0] == 0) {
 		b = b[1:]
 	}
@@ -410,6 +419,30 @@ func parseOctal(b []byte) (int64, bool) {
 		x = x<<3 | uint64(c-'0')
 	}
 	return int64(x), int64(x) >= 0
+}
+
+// octalField decodes, without copying, the shapes tar writers give the
+// fields of 8 and 12 bytes: 7 digits and a NUL or space (mode), 6 digits,
+// a NUL and a space (checksum), 11 digits and a NUL or space (size,
+// mtime). ok is false for any other shape, which parseOctal then reads
+// byte by byte.
+func octalField(b []byte) (x int64, ok bool) {
+	le := binary.LittleEndian
+	switch {
+	case len(b) == 8 && (b[7] == 0 || b[7] == ' '):
+		// The digits shifted up a byte, a leading '0' in the lowest.
+		v := le.Uint64(b)<<8 | '0'
+		if b[6] == 0 && b[7] == ' ' {
+			v = le.Uint64(b)<<16 | '0'<<8 | '0'
+		}
+		d, ok := octal8(v)
+		return int64(d), ok
+	case len(b) == 12 && (b[11] == 0 || b[11] == ' '):
+		hi, okHi := octal8(uint64(le.Uint32(b))<<40 | 0x3030303030) // b[0:3] after five '0's
+		lo, okLo := octal8(le.Uint64(b[3:11]))
+		return int64(hi<<24 | lo), okHi && okLo
+	}
+	return 0, false
 }
 
 // octal8 decodes eight octal digits, the first in the lowest byte of v;
