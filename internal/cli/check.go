@@ -117,7 +117,7 @@ func checkRun(opts *checkOptions) error {
 		return err // once, not on every source's line
 	}
 	var results []report.Result
-	err = opts.checkSources(names, f, func(r fleetResult) error {
+	emit := func(r fleetResult) error {
 		if r.res.Error != "" {
 			fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", termsafe.Text(r.res.Error))
 		}
@@ -128,7 +128,14 @@ func checkRun(opts *checkOptions) error {
 		}
 		results = append(results, r.res)
 		return nil
-	})
+	}
+	if len(names) == 1 {
+		// One source runs here, on the calling goroutine: the workers of
+		// checkSources would start threads that only wait for it.
+		err = emit(opts.encodedResult(nil, names[0], f))
+	} else {
+		err = opts.checkSources(names, f, emit)
+	}
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 // colour only on a terminal and never with NO_COLOR set; output that is not
 // a terminal is plain and unwrapped unless COLUMNS says otherwise.
 func MainTerminal(args []string, stdin io.Reader, stdout *os.File, stderr io.Writer, getenv func(string) string) int {
+	collectLate(getenv)
 	return mainStreams(args, &Streams{In: stdin, Out: stdout, Err: stderr, Style: terminalStyle(stdout, getenv)})
 }
 

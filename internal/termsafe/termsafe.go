@@ -50,9 +50,18 @@ func escape(s string, block bool) string {
 	return b.String()
 }
 
-// clean reports whether s needs no escaping.
+// clean reports whether s needs no escaping. Printable ASCII, most of
+// what gdtopo prints, is decided a byte at a time; unicode's tables are
+// looked up only past it.
 func clean(s string, block bool) bool {
 	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if (c < ' ' || c == 0x7f) && !(block && (c == '\n' || c == '\t')) {
+				return false
+			}
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 || !safe(r) && !(block && (r == '\n' || r == '\t')) {
 			return false

@@ -51,3 +51,27 @@ func TestShell(t *testing.T) {
 		t.Errorf("Assignment of a plain value = %s", got)
 	}
 }
+
+// TestCleanASCII checks clean's byte-at-a-time path for ASCII against the
+// rune rule (safe) it stands for, in Text and Block, alone and amid other
+// text.
+func TestCleanASCII(t *testing.T) {
+	for c := rune(0); c < 0x80; c++ {
+		for _, block := range []bool{false, true} {
+			want := safe(c) || block && (c == '\n' || c == '\t')
+			for _, s := range []string{string(c), "a" + string(c) + "é", "é" + string(c)} {
+				if got := clean(s, block); got != want {
+					t.Errorf("clean(%q, %v) = %v, want %v", s, block, got, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkText escapes a table cell with nothing to escape, as most are.
+func BenchmarkText(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		Text("GPU0 0000:05:00.0  NIC0 mlx5_0  200 Gb/s")
+	}
+}

@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+)
+
+// lateGCLimit is the memory (the runtime's total, as GOMEMLIMIT counts it)
+// a run of the gdtopo binary reaches before its first garbage collection.
+const lateGCLimit = 32 << 20
+
+// collectLate makes a run of the binary collect no garbage until it holds
+// lateGCLimit, and from its first collection on collect as Go does by
+// default (GOGC=100, no memory limit). Most runs end long before: a check of
+// an 8-GPU server allocates 2-3 MB in all, and at Go's default a
+// collection starts at the 4 MB minimum goal in part of the runs, on the
+// way to the exit, for nothing it would give back (docs/performance.md,
+// "The fixed cost of a run"). A run that needs more (a tree of 10,000
+// functions) collects at the limit, then as before. GOGC or GOMEMLIMIT in the environment leave the runtime's
+// policy alone; a fleet run sets its own while it reads (startFleetGC).
+func collectLate(getenv func(string) string) {
+	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(lateGCLimit)
+	restoreAfterGC()
+}
+
+// gcSentinel is an object made to be collected: its cleanup runs after the
+// collection that finds it unreachable. It holds a pointer so that the
+// allocator does not pack it with other small objects, which could keep it
+// alive.
+type gcSentinel struct{ _ *int }
+
+// restoreAfterGC restores Go's default collection policy after the next
+// garbage collection, unless another policy holds then (a fleet's limit):
+// it looks again after the collection after that.
+func restoreAfterGC() {
+	runtime.AddCleanup(new(gcSentinel), func(struct{}) {
+		if debug.SetMemoryLimit(-1) != lateGCLimit {
+			restoreAfterGC()
+			return
+		}
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
+	}, struct{}{})
+}
