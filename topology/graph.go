@@ -229,6 +229,12 @@ func NewPositional(n, line int, where string) *Device {
 	}
 }
 
+// NewDevice returns the function at addr, its NUMA node unknown, for a
+// reader to fill in; its address is formatted once, for BDF.
+func NewDevice(addr BDF) *Device {
+	return &Device{Addr: addr, bdf: addr.String(), NUMANode: -1, RawNUMANode: -1}
+}
+
 // BDF returns the canonical lowercase address, e.g. "0000:01:00.0".
 func (d *Device) BDF() string {
 	if d.bdf != "" {

@@ -106,18 +106,7 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 	}
 	res := o.resolver()
 	for _, d := range g.Devices {
-		if d.Name != "" && d.DeviceID == 0 {
-			continue // a dump's own name for a device whose ID it did not give
-		}
-		if d.VendorID == 0 && d.DeviceID == 0 { // no vendor is 0000: the IDs were not given
-			d.Name = names.Unidentified(d.Class, d.Role == topology.RoleUpstream)
-			continue
-		}
-		switch {
-		case allNames, d.Kind == topology.KindAccelerator, d.Kind == topology.KindNIC,
-			d.Kind == topology.KindNVSwitch, d.Role == topology.RoleUpstream:
-			d.Name = res.Device(d.VendorID, d.DeviceID)
-		}
+		nameDevice(res, d, allNames)
 	}
 	if o.PCIIDs != "" {
 		if err := res.Load(); err != nil {
@@ -142,6 +131,23 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 		g.Lacks = append(g.Lacks, l)
 	}
 	return a, nil
+}
+
+// nameDevice sets d's model name: always for accelerators, NICs, NVSwitches
+// and switch upstream ports, for every other function when all is set.
+func nameDevice(res *names.Resolver, d *topology.Device, all bool) {
+	if d.Name != "" && d.DeviceID == 0 {
+		return // a dump's own name for a device whose ID it did not give
+	}
+	if d.VendorID == 0 && d.DeviceID == 0 { // no vendor is 0000: the IDs were not given
+		d.Name = names.Unidentified(d.Class, d.Role == topology.RoleUpstream)
+		return
+	}
+	switch {
+	case all, d.Kind == topology.KindAccelerator, d.Kind == topology.KindNIC,
+		d.Kind == topology.KindNVSwitch, d.Role == topology.RoleUpstream:
+		d.Name = res.Device(d.VendorID, d.DeviceID)
+	}
 }
 
 // nvsmiCheck is the report's part on the host's matrix; nil without one.

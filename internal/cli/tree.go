@@ -3,8 +3,10 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/gdtopo/gdtopo/internal/names"
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/topology"
 )
 
 // treeOptions are gdtopo tree's inputs.
@@ -47,9 +49,32 @@ func treeRun(opts *treeOptions) error {
 	if err != nil {
 		return err
 	}
-	a, err := opts.load(opts.Source, true)
+	// Every function's name is printed with --all, and in JSON, which lists
+	// every function; otherwise only the branches that lead to an
+	// accelerator, NIC, NVMe drive or NVSwitch are, and only theirs are
+	// looked up (pci.ids is not opened when the built-in names cover them).
+	all := opts.All || f == render.JSON
+	a, err := opts.load(opts.Source, all)
 	if err != nil {
 		return err
 	}
+	if !all {
+		nameBranches(opts.resolver(), a.g)
+	}
 	return render.Tree(opts.IO.Out, f, report.TreeOf(a.devicesReport(), opts.All), opts.IO.Style)
+}
+
+// nameBranches names the functions gdtopo tree shows without --all: those
+// report.InTree keeps and every bridge above them.
+func nameBranches(res *names.Resolver, g *topology.Graph) {
+	named := make(map[*topology.Device]bool, len(g.Devices))
+	for _, d := range g.Devices {
+		if !report.InTree(d.Kind) {
+			continue
+		}
+		for x := d; x != nil && !named[x]; x = x.Parent {
+			nameDevice(res, x, true)
+			named[x] = true
+		}
+	}
 }

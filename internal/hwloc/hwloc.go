@@ -373,7 +373,8 @@ func (b *builder) device(o, normal *object, hb *topology.HostBridge, parent *top
 		b.warn(b.where(o), fmt.Sprintf("bus ID %q unreadable: device skipped", o.busid))
 		return nil
 	}
-	d := &topology.Device{Addr: addr, Parent: parent, HostBridge: hb, NUMANode: -1, RawNUMANode: -1, Seen: b.where(o)}
+	d := topology.NewDevice(addr)
+	d.Parent, d.HostBridge, d.Seen = parent, hb, b.where(o)
 	if o.line == 0 {
 		d.Seen = b.name + " <object pci_busid=" + strconv.Quote(o.busid) + ">"
 	}

@@ -217,11 +217,13 @@ func (p *parser) build() *topology.Graph {
 	}
 	devs := make(map[topology.BDF]*topology.Device, len(recs))
 	for a, r := range recs {
-		d := &topology.Device{Addr: a, Name: r.name, Class: r.class, VendorID: r.vendor, DeviceID: r.device,
-			SubVendorID: r.subVendor, SubDeviceID: r.subDevice, SubsystemKnown: r.subKnown,
-			NUMANode: -1, RawNUMANode: -1, Driver: r.driver, IOMMUGroup: r.iommu, Link: r.link,
-			ConfigLen: r.configLen, BARs: r.bars, ACSKnown: r.acsKnown || r.noCaps || r.capsSeen && !r.denied && !r.looped, ACSRedirect: r.acsRedirect,
-			MaxPayload: r.maxPayload, MaxReadRequest: r.maxReadReq, RelaxedOrdering: r.relaxedOrdering, DevCtlKnown: r.devCtlKnown}
+		d := topology.NewDevice(a)
+		d.Name, d.Class, d.VendorID, d.DeviceID = r.name, r.class, r.vendor, r.device
+		d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = r.subVendor, r.subDevice, r.subKnown
+		d.Driver, d.IOMMUGroup, d.Link = r.driver, r.iommu, r.link
+		d.ConfigLen, d.BARs = r.configLen, r.bars
+		d.ACSKnown, d.ACSRedirect = r.acsKnown || r.noCaps || r.capsSeen && !r.denied && !r.looped, r.acsRedirect
+		d.MaxPayload, d.MaxReadRequest, d.RelaxedOrdering, d.DevCtlKnown = r.maxPayload, r.maxReadReq, r.relaxedOrdering, r.devCtlKnown
 		d.Kind = topology.KindOf(d.Class, d.VendorID)
 		d.Seen = r.at
 		if r.verboseAt != "" {

@@ -38,8 +38,10 @@ type pciIDs struct {
 	// vendors and models; guarded by mu, as a fleet names its sources'
 	// devices at once.
 	mu      sync.Mutex
-	vendors map[uint16]int    // a vendor's line's offset, -1 where none
-	devices map[uint32]string // vendor<<16 | device: its name, "" where none
+	vendors map[uint16]int          // a vendor's line's offset, -1 where none
+	spans   []span                  // what the bisection's probes found
+	blocks  map[uint16]*deviceIndex // a vendor's device lines; nil where none
+	devices map[uint32]string       // vendor<<16 | device: its name, "" where none
 }
 
 // searchPaths are where pci.ids is looked for when no path is given, in
@@ -171,6 +173,37 @@ func (p *pciIDs) vendorAfter(off, end int) (at int, id uint16, ok bool) {
 	return 0, 0, false
 }
 
+// probe is vendorAfter(off, end) for bisection, remembering each answer:
+// the first probes of every vendor's bisection are the same, and a probe
+// that lands in a long block (Intel's is a quarter of the file) reads up
+// to its end. An answer is reused only as far as it holds: where the scan
+// that found it passed off, or found nothing before end.
+func (p *pciIDs) probe(off, end int) (at int, id uint16, ok bool) {
+	for _, s := range p.spans {
+		switch {
+		case s.ok && s.from <= off && off <= s.at && s.at < end:
+			return s.at, s.id, true
+		case !s.ok && s.from <= off && end <= s.at:
+			return 0, 0, false
+		}
+	}
+	at, id, ok = p.vendorAfter(off, end)
+	s := span{from: off, at: at, id: id, ok: ok}
+	if !ok {
+		s.at = end
+	}
+	p.spans = append(p.spans, s)
+	return at, id, ok
+}
+
+// span is one answer of vendorAfter: no vendor line starts in [from, at);
+// at holds vendor id's when ok, else at is the end the scan stopped at.
+type span struct {
+	from, at int
+	id       uint16
+	ok       bool
+}
+
 // lineStart returns the start of the line holding off.
 func (p *pciIDs) lineStart(off int) int {
 	return bytes.LastIndexByte(p.data[:off], '\n') + 1
@@ -187,7 +220,7 @@ func (p *pciIDs) vendorLine(v uint16) (int, bool) {
 		if mid < lo {
 			mid = lo
 		}
-		at, id, ok := p.vendorAfter(mid, hi)
+		at, id, ok := p.probe(mid, hi)
 		switch {
 		case ok && id == v:
 			return at, true
@@ -259,29 +292,105 @@ func (p *pciIDs) device(v, d uint16) (string, bool) {
 	return name, name != ""
 }
 
-// deviceLine returns the name of vendor v's device d, scanning v's block:
-// its device lines, skipping comments and subsystem lines, up to the next
-// line that is neither. The caller holds p.mu.
+// deviceIndex is what one pass over a vendor's block found: where it
+// ends, whether its device lines are in ascending order of ID (pci.ids
+// keeps them so), and every checkpointEvery-th device line's ID and offset,
+// from which a lookup scans at most that many device lines.
+type deviceIndex struct {
+	start, end int // the block: the line after the vendor's, up to the line that ends it
+	ascending  bool
+	ids        []uint16
+	offs       []int
+}
+
+// checkpointEvery is how many device lines a checkpoint stands for: a few
+// hundred lines to scan at most (devices and their subsystem lines), for
+// an index of a hundred entries on Intel's 3,600 devices.
+const checkpointEvery = 32
+
+// deviceLine returns the name of vendor v's device d: the first device
+// line of v's block that lists d with a name. The caller holds p.mu.
 func (p *pciIDs) deviceLine(v, d uint16) (string, bool) {
-	off, ok := p.knownVendorLine(v)
-	if !ok {
+	ix := p.deviceIndexOf(v)
+	if ix == nil {
 		return "", false
 	}
-	_, off = lineAt(p.data, off)
-	for off < len(p.data) {
+	from := ix.start
+	if ix.ascending {
+		// The last checkpoint below d: no line before it lists d.
+		lo, hi := 0, len(ix.ids)
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if ix.ids[mid] < d {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		if lo > 0 {
+			from = ix.offs[lo-1]
+		}
+	}
+	for off := from; off < ix.end; {
 		var line []byte
 		line, off = lineAt(p.data, off)
+		if len(line) < 2 || line[0] != '\t' || line[1] == '\t' {
+			continue // blank, comment or subsystem line
+		}
+		id, ok := entryID(line[1:])
 		switch {
-		case len(line) == 0 || line[0] == '#' || len(line) > 1 && line[1] == '\t' && line[0] == '\t':
-		case line[0] == '\t':
-			if id, ok := entryID(line[1:]); ok && id == d {
-				if _, name, ok := entry(line[1:]); ok {
-					return string(name), true
-				}
+		case !ok:
+		case id == d:
+			if _, name, ok := entry(line[1:]); ok {
+				return string(name), true
 			}
-		default:
+		case id > d && ix.ascending:
 			return "", false
 		}
 	}
 	return "", false
+}
+
+// deviceIndexOf returns vendor v's block's index, made on the first lookup
+// of one of its devices by one pass over the block: its device lines,
+// skipping comments, blank and subsystem lines, up to the next line that
+// is none of these. A vendor's block can be long (Intel's is 8,500 lines,
+// a quarter of the file), and a run names several of its devices: each
+// used to scan the block up to its line. nil when pci.ids does not list v.
+// The caller holds p.mu.
+func (p *pciIDs) deviceIndexOf(v uint16) *deviceIndex {
+	if ix, seen := p.blocks[v]; seen {
+		return ix
+	}
+	var ix *deviceIndex
+	if off, ok := p.knownVendorLine(v); ok {
+		_, off = lineAt(p.data, off)
+		ix = &deviceIndex{start: off, end: len(p.data), ascending: true}
+		n, last := 0, uint16(0)
+		for off < len(p.data) {
+			line, next := lineAt(p.data, off)
+			if len(line) > 0 && line[0] != '#' && line[0] != '\t' {
+				ix.end = off
+				break
+			}
+			if len(line) > 1 && line[0] == '\t' && line[1] != '\t' {
+				if id, ok := entryID(line[1:]); ok {
+					if n > 0 && id < last {
+						ix.ascending = false
+					}
+					if n%checkpointEvery == 0 {
+						ix.ids = append(ix.ids, id)
+						ix.offs = append(ix.offs, off)
+					}
+					n, last = n+1, id
+				}
+			}
+			off = next
+		}
+	}
+	if p.blocks == nil {
+		p.blocks = map[uint16]*deviceIndex{}
+	}
+	p.blocks[v] = ix
+	return ix
 }

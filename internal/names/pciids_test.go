@@ -193,6 +193,28 @@ func referenceVendors(data []byte) map[uint16][]int {
 	return vendors
 }
 
+// referenceDevice scans the block of the vendor whose line starts at off
+// for device d, line by line up to the first line that is not a device,
+// subsystem, comment or blank line (as gdtopo did before it indexed a
+// vendor's devices), and returns the first name it finds.
+func referenceDevice(data []byte, off int, d uint16) string {
+	_, off = lineAt(data, off)
+	for off < len(data) {
+		var line []byte
+		line, off = lineAt(data, off)
+		switch {
+		case len(line) == 0 || line[0] == '#' || len(line) > 1 && line[1] == '\t' && line[0] == '\t':
+		case line[0] == '\t':
+			if id, _, ok := entry(line[1:]); ok && id == d {
+				return string(bytes.TrimSpace(line[5:]))
+			}
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
 // inOrder reports whether a file's vendor lines are in strictly ascending
 // order of ID, as pci.ids keeps them.
 func inOrder(data []byte) bool {
@@ -219,6 +241,7 @@ func FuzzPCIIDs(f *testing.F) {
 	f.Add([]byte("10de  NVIDIA Corporation\n\t2330  GH100\n\t\t10de 16c1  H100\nC 02  Network\n"), uint16(0x10de), uint16(0x2330))
 	f.Add([]byte("abc\n\t\n\t23\n"), uint16(0), uint16(0))
 	f.Add([]byte("1000  A\n\t0001  a\n8086  B\n\t0002  b\n\n\n1234  C\n\t0003  c\n10de  D\n"), uint16(0x8086), uint16(0x0002))
+	f.Add([]byte("8086  B\n\t0009  z\n\t0002  \n# c\n\t0002  b\n\t\t0002 0003  s\n\t0001  a\nC 02  N\n\t0002  x\n"), uint16(0x8086), uint16(0x0002))
 	f.Fuzz(func(t *testing.T, data []byte, vendor, device uint16) {
 		ids := &pciIDs{data: data}
 		ref := referenceVendors(data)
@@ -235,7 +258,21 @@ func FuzzPCIIDs(f *testing.F) {
 		if name, ok := ids.vendor(vendor); ok && name == "" {
 			t.Fatalf("vendor %04x found without a name", vendor)
 		}
+		if ok && inOrder(data) {
+			want := referenceDevice(data, off, device)
+			if got, _ := ids.device(vendor, device); got != want {
+				t.Fatalf("device %04x:%04x = %q, a scan of the vendor's block finds %q", vendor, device, got, want)
+			}
+		}
 		ids.device(vendor, device)
+		// A second vendor on the same file: bisection reuses the first's probes.
+		off, ok = ids.vendorLine(device)
+		if ok != (len(ref[device]) > 0) || ok && !slices.Contains(ref[device], off) {
+			t.Fatalf("second vendor %04x: at %d (found %v), lines listing it %v", device, off, ok, ref[device])
+		}
+		if ok && inOrder(data) && off != ref[device][0] {
+			t.Fatalf("second vendor %04x at %d in a file in order, want %d", device, off, ref[device][0])
+		}
 	})
 }
 

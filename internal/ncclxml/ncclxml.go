@@ -52,7 +52,7 @@ var baseLacks = []string{
 func Sniff(data []byte) bool {
 	head := data[:min(len(data), 64<<10)]
 	if isInfoLog(head) {
-		return share(head, func(l string) bool { return strings.Contains(l, "NCCL INFO") })
+		return share(head, func(l []byte) bool { return bytes.Contains(l, []byte("NCCL INFO")) })
 	}
 	if !share(head, isMarkup) {
 		return false // source code or prose that quotes an element or two
@@ -95,11 +95,17 @@ func gpuModel(a map[string]string) string {
 // non-blank lines of head are of the form (XML elements, NCCL INFO lines).
 // Pastes run far above it; a Go file or a README that quotes a line or
 // two, far below.
-func share(head []byte, of func(string) bool) bool {
+func share(head []byte, of func([]byte) bool) bool {
 	yes, no := 0, 0
-	for _, raw := range bytes.Split(head, []byte("\n")) {
-		switch l := strings.TrimSpace(string(raw)); {
-		case l == "":
+	for rest := head; rest != nil; {
+		raw := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			raw, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		switch l := bytes.TrimSpace(raw); {
+		case len(l) == 0:
 		case of(l):
 			yes++
 		default:
@@ -111,8 +117,8 @@ func share(head []byte, of func(string) bool) bool {
 
 // isMarkup reports whether a trimmed line is XML: an element, a comment or
 // the end of a tag that spans lines.
-func isMarkup(l string) bool {
-	return strings.HasPrefix(l, "<") || strings.HasSuffix(l, ">") || strings.HasSuffix(l, "-->")
+func isMarkup(l []byte) bool {
+	return bytes.HasPrefix(l, []byte("<")) || bytes.HasSuffix(l, []byte(">")) || bytes.HasSuffix(l, []byte("-->"))
 }
 
 func isInfoLog(b []byte) bool {
@@ -409,7 +415,8 @@ func (p *parser) pci(a map[string]string, desc string) *topology.Device {
 		p.warn(addr.String(), "busid appears twice: second <pci> left out")
 		return nil
 	}
-	d := &topology.Device{Addr: addr, NUMANode: -1, RawNUMANode: -1, RoleFrom: "structure", Seen: p.name + " " + desc}
+	d := topology.NewDevice(addr)
+	d.RoleFrom, d.Seen = "structure", p.name+" "+desc
 	up := p.enclosing(func(f *frame) bool { return f.dev != nil || f.hb != nil })
 	switch {
 	case up != nil && up.dev != nil:

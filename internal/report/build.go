@@ -291,6 +291,8 @@ func pair(p topology.Pair, kinds []string, hops []Hop, noHops bool) Pair {
 	}
 	if hops != nil {
 		out.Hops = hops[:0:len(p.Hops)]
+	} else {
+		out.Hops = make([]Hop, 0, len(p.Hops))
 	}
 	for _, h := range p.Hops {
 		out.Hops = append(out.Hops, Hop{From: h.From, To: h.To, Kind: string(h.Kind),

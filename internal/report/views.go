@@ -227,6 +227,10 @@ func TreeOf(r *Report, all bool) *Tree {
 	return t
 }
 
+// InTree reports whether gdtopo tree shows functions of this kind, with
+// the branch above them, without --all.
+func InTree(kind topology.Kind) bool { return interesting(string(kind)) }
+
 func interesting(kind string) bool {
 	switch topology.Kind(kind) {
 	case topology.KindAccelerator, topology.KindNIC, topology.KindNVMe, topology.KindNVSwitch:
