@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // TestFolderAnswersAsTheTree reads every kind of entry a captured folder
@@ -124,28 +123,7 @@ func TestFolderAnswersAsTheTree(t *testing.T) {
 // over 5 seconds (a read blocked on a FIFO).
 func readWithin(t *testing.T, fsys fs.FS, name string) ([]byte, error) {
 	t.Helper()
-	type result struct {
-		b   []byte
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		f, err := fsys.Open(name)
-		if err != nil {
-			done <- result{nil, err}
-			return
-		}
-		defer f.Close()
-		b, err := io.ReadAll(f)
-		done <- result{b, err}
-	}()
-	select {
-	case r := <-done:
-		return r.b, r.err
-	case <-time.After(5 * time.Second):
-		t.Fatalf("%s: read still blocked after 5 s", name)
-		return nil, nil
-	}
+	return readAll(t, func() (fs.File, error) { return fsys.Open(name) })
 }
 
 func errText(err error) string {
