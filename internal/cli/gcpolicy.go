@@ -17,8 +17,9 @@ const lateGCLimit = 32 << 20
 // collection starts at the 4 MB minimum goal in part of the runs, on the
 // way to the exit, for nothing it would give back (docs/performance.md,
 // "The fixed cost of a run"). A run that needs more (a tree of 10,000
-// functions) collects at the limit, then as before. GOGC or GOMEMLIMIT in the environment leave the runtime's
-// policy alone; a fleet run sets its own while it reads (startFleetGC).
+// functions) collects at the limit, then as before. GOGC or GOMEMLIMIT in
+// the environment leave the runtime's policy alone; a fleet run sets its
+// own while it reads (startFleetGC).
 func collectLate(getenv func(string) string) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return
