@@ -3,6 +3,8 @@ package fleet
 import (
 	"cmp"
 	"slices"
+
+	"github.com/gdtopo/gdtopo/internal/report"
 )
 
 // Fleet groups machines by their Topo as they are added, keeping one Topo
@@ -69,6 +71,8 @@ func (f *Fleet) Fail(i int, msg string) { f.errs[i] = msg }
 
 // Result is the fleet's groups, largest first.
 type Result struct {
+	SchemaVersion int `json:"schema_version"` // report.SchemaVersion
+
 	Sources    int     `json:"sources"`
 	Unreadable int     `json:"unreadable"`
 	Differing  int     `json:"differing"` // sources unlike their group's majority, or in a group after the first
@@ -119,9 +123,10 @@ type Error struct {
 
 // Node is one source's place in the fleet: a line of -o jsonl.
 type Node struct {
-	Source string `json:"source"`
-	Group  int    `json:"group,omitempty"` // 0 when unreadable
-	Alike  bool   `json:"alike"`           // in the majority state of group 1
+	SchemaVersion int    `json:"schema_version"` // so that each line stands alone
+	Source        string `json:"source"`
+	Group         int    `json:"group,omitempty"` // 0 when unreadable
+	Alike         bool   `json:"alike"`           // in the majority state of group 1
 	// Reference is the source the differences are against: the group's
 	// first in its majority state, or group 1's for a group majority.
 	Reference   string       `json:"reference,omitempty"`
@@ -139,7 +144,7 @@ type variantPlace struct {
 
 // Result groups what was added; names are the sources, by index.
 func (f *Fleet) Result(names []string) *Result {
-	r := &Result{Sources: len(names), Unreadable: len(f.errs), names: names, nodes: f.nodes, errs: f.errs,
+	r := &Result{SchemaVersion: report.SchemaVersion, Sources: len(names), Unreadable: len(f.errs), names: names, nodes: f.nodes, errs: f.errs,
 		Groups: []Group{}, Errors: []Error{}}
 	order := make([]int, len(f.shapeN))
 	for i := range order {
@@ -211,7 +216,7 @@ func (f *Fleet) Result(names []string) *Result {
 
 // Node is source i's line: its group and how it differs.
 func (r *Result) Node(i int) Node {
-	n := Node{Source: r.names[i], Differences: []Difference{}}
+	n := Node{SchemaVersion: report.SchemaVersion, Source: r.names[i], Differences: []Difference{}}
 	if msg, ok := r.errs[i]; ok {
 		n.Error = msg
 		return n
