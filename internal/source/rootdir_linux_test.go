@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,11 +59,11 @@ func hostileTree(t *testing.T) (rootDir, []string) {
 	if err := syscall.Mkfifo(filepath.Join(dev, "config"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("unix", filepath.Join(dev, "sock"))
-	if err != nil {
+	// A socket file made with mknod, not bind: bind refuses a path over 107
+	// bytes, which a test's temporary folder can exceed (.ci/unprivileged).
+	if err := syscall.Mknod(filepath.Join(dev, "sock"), syscall.S_IFSOCK|0o644, 0); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { l.Close() })
 	names := []string{
 		".", "sys", "sys/devices/pci0000:00/0000:00:01.0", "sys/devices/pci0000:00/0000:00:01.0/vendor",
 		"sys/devices/pci0000:00/0000:00:01.0/unreadable", "sys/devices/pci0000:00/0000:00:01.0/config",
