@@ -158,6 +158,17 @@ func (d rootDir) readDirBeneath(name string) ([]fs.DirEntry, bool, error) {
 	if err != nil {
 		return nil, false, nil
 	}
+	// A folder that may be read but not searched lists here, where os.Root
+	// (which looks up each entry) refuses it: one entry is looked up as
+	// os.Root would, and any failure leaves the answer to os.Root.
+	if len(entries) > 0 {
+		var st unix.Stat_t
+		if err := ignoreEINTR(func() error {
+			return unix.Fstatat(fd, entries[0].Name(), &st, unix.AT_SYMLINK_NOFOLLOW)
+		}); err != nil {
+			return nil, false, nil
+		}
+	}
 	return entries, true, nil
 }
 
