@@ -228,10 +228,17 @@ type tempGuard struct {
 	gone bool // renamed or removed
 }
 
-// removeOnSignal watches for SIGINT and SIGTERM until done is called.
+// removeOnSignal watches for SIGINT and SIGTERM until done is called. A
+// signal the process was started ignoring (SIGINT in a job a script put in
+// the background, SIGTERM under some supervisors) stays ignored: watching
+// it would make it stop the write, then be ignored when raised again.
 func removeOnSignal(sys System, tmp string) *tempGuard {
 	g := &tempGuard{sys: sys, tmp: tmp, ch: make(chan os.Signal, 1), stop: make(chan struct{})}
-	signal.Notify(g.ch, syscall.SIGINT, syscall.SIGTERM)
+	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		if !signal.Ignored(sig) {
+			signal.Notify(g.ch, sig)
+		}
+	}
 	go func() {
 		select {
 		case sig := <-g.ch:

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -142,13 +143,20 @@ func TestWriteSignal(t *testing.T) {
 		if err := os.WriteFile(name, []byte("old"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		// A child inherits an ignored signal (SIGINT, in a job a
+		// non-interactive shell runs in the background, as .ci/unprivileged
+		// does); one the parent catches starts at its default.
+		caught := make(chan os.Signal, 1)
+		signal.Notify(caught, sig)
 		cmd := exec.Command(os.Args[0], "-test.run=^TestWriteSignal$")
 		cmd.Env = append(os.Environ(), "OUTFILE_SIGNAL_CHILD="+name)
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := cmd.Start(); err != nil {
+		err = cmd.Start()
+		signal.Stop(caught)
+		if err != nil {
 			t.Fatal(err)
 		}
 		line, _ := bufio.NewReader(out).ReadString('\n')
@@ -186,5 +194,54 @@ func assertOnly(t *testing.T, dir, name string, typ fs.FileMode) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("folder holds %v; want only %s", names, name)
+	}
+}
+
+// TestWriteIgnoredSignal starts a child with SIGINT ignored, as a script's
+// background job is, and interrupts it while it writes: the signal stays
+// ignored, and the write completes.
+func TestWriteIgnoredSignal(t *testing.T) {
+	if name := os.Getenv("OUTFILE_IGNORED_CHILD"); name != "" {
+		err := outfile.Write(name, outfile.Options{}, func(w io.Writer) error {
+			_, _ = w.Write([]byte("whole"))
+			os.Stdout.WriteString("writing\n")
+			_, err := bufio.NewReader(os.Stdin).ReadString('\n') // until the parent says
+			return err
+		})
+		if err != nil {
+			os.Stdout.WriteString("returned: " + err.Error() + "\n")
+			os.Exit(1)
+		}
+		return
+	}
+	name := filepath.Join(t.TempDir(), "out.tar.gz")
+	signal.Ignore(syscall.SIGINT) // inherited by the child
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteIgnoredSignal$")
+	cmd.Env = append(os.Environ(), "OUTFILE_IGNORED_CHILD="+name)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Start()
+	signal.Reset(syscall.SIGINT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "writing\n" {
+		_ = cmd.Process.Kill()
+		t.Fatalf("child said %q", line)
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(200 * time.Millisecond) // time for a handler, were there one
+	_, _ = in.Write([]byte("\n"))
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("child ended with %v; want the SIGINT ignored and the write done", err)
+	}
+	if b, err := os.ReadFile(name); string(b) != "whole" {
+		t.Errorf("file now %q, %v", b, err)
 	}
 }
