@@ -187,21 +187,7 @@ func (s *statInfo) Sys() any           { return &s.sys }
 
 // Mode is the file's kind and permissions, converted as package os does.
 func (s *statInfo) Mode() fs.FileMode {
-	m := fs.FileMode(s.sys.Mode & 0o777)
-	switch s.sys.Mode & syscall.S_IFMT {
-	case syscall.S_IFBLK:
-		m |= fs.ModeDevice
-	case syscall.S_IFCHR:
-		m |= fs.ModeDevice | fs.ModeCharDevice
-	case syscall.S_IFDIR:
-		m |= fs.ModeDir
-	case syscall.S_IFIFO:
-		m |= fs.ModeNamedPipe
-	case syscall.S_IFLNK:
-		m |= fs.ModeSymlink
-	case syscall.S_IFSOCK:
-		m |= fs.ModeSocket
-	}
+	m := statType(s.sys.Mode) | fs.FileMode(s.sys.Mode&0o777)
 	if s.sys.Mode&syscall.S_ISGID != 0 {
 		m |= fs.ModeSetgid
 	}
