@@ -108,6 +108,27 @@ func TestFolderAnswersAsTheTree(t *testing.T) {
 				t.Errorf("ReadDir entry %d: %s %v; the tree %s %v", i, got[i].Name(), got[i].Type(), want[i].Name(), want[i].Type())
 			}
 		}
+		if os.Geteuid() != 0 { // root searches any folder
+			// A folder that may be read but not searched: the tree refuses
+			// to list it, and so must the folder.
+			sub := filepath.Join(dev, "sub")
+			if err := os.Chmod(sub, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			locked, err := o.OpenFolder(base + "/sub")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, werr := fs.ReadDir(src.Root, base+"/sub")
+			got, gerr := fs.ReadDir(locked, ".")
+			if len(got) != len(want) || errText(gerr) != errText(werr) {
+				t.Errorf("unsearchable ReadDir: %d entries, %v; the tree %d, %v", len(got), gerr, len(want), werr)
+			}
+			_ = locked.(io.Closer).Close()
+			if err := os.Chmod(sub, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for _, name := range []string{"sub/../vendor", "/vendor", ""} {
 			if _, err := folder.Open(name); !errors.Is(err, fs.ErrInvalid) {
 				t.Errorf("%q: %v; want %v", name, err, fs.ErrInvalid)
