@@ -128,7 +128,7 @@ func (r *archiveReader) readAll(br *bufio.Reader) error {
 		}
 		if err != nil {
 			if count == 0 && errors.Is(err, tar.ErrHeader) && r.in.left >= 0 {
-				return fmt.Errorf("%s: no tar archive inside: %w", r.name, ErrUnrecognized)
+				return fmt.Errorf("%s: the %s stream holds no tar archive: %w", r.name, compression(r.format), ErrUnrecognized)
 			}
 			return r.streamErr(err)
 		}
@@ -376,6 +376,20 @@ func (r *archiveReader) streamErr(err error) error {
 		near = fmt.Sprintf(" near member %q", r.member)
 	}
 	return fmt.Errorf("%s: %s %s%s: %w", r.name, what, r.format, near, err)
+}
+
+// compression names the compression of an archive format such as
+// "tar.zst archive", as a message calls it.
+func compression(format string) string {
+	switch {
+	case strings.HasPrefix(format, "tar.gz"):
+		return "gzip"
+	case strings.HasPrefix(format, "tar.bz2"):
+		return "bzip2"
+	case strings.HasPrefix(format, "tar.zst"):
+		return "zstd"
+	}
+	return "tar"
 }
 
 // capReader fails with err once more than left bytes were read through it.
