@@ -233,9 +233,10 @@ func Analyze(g *topology.Graph, pairs []topology.Pair, opts Options) (*Result, e
 		a.m = DefaultModel()
 	}
 	if pairs == nil {
-		pairs = g.Pairs()
+		pairs = g.PairsWithoutHops() // nothing here reads a pair's hops
 	}
 	a.pairs = topology.PairsOf(pairs, topology.KindAccelerator, topology.KindNIC)
+	a.preds = make([]Prediction, 0, len(a.pairs))
 	for _, p := range a.pairs {
 		if p.SMI == topology.Unknown {
 			continue // nothing to predict on a path the source cannot tell

@@ -115,17 +115,27 @@ func (a *analysis) evidence(d *topology.Device, sysfs, dump string) string {
 
 // find gathers every finding.
 func (a *analysis) find(plan Plan) {
-	rail := map[*topology.Device]bool{}
-	for _, n := range a.railNICs() {
+	railNICs := a.railNICs()
+	rail := make(map[*topology.Device]bool, len(railNICs))
+	for _, n := range railNICs {
 		rail[n] = true
 	}
-	var pairs []topology.Pair // accelerator–rail NIC
+	n := 0
 	for _, p := range a.pairs {
 		if rail[p.B] {
-			pairs = append(pairs, p)
+			n++
 		}
 	}
-	ends := append(a.g.OfKind(topology.KindAccelerator), a.railNICs()...)
+	pairs := a.pairs // accelerator–rail NIC
+	if n < len(a.pairs) {
+		pairs = make([]topology.Pair, 0, n)
+		for _, p := range a.pairs {
+			if rail[p.B] {
+				pairs = append(pairs, p)
+			}
+		}
+	}
+	ends := append(a.g.OfKind(topology.KindAccelerator), railNICs...)
 	if a.g.Grace() {
 		a.findGraceACS() // the generic clear-ACS remedy is wrong on Grace
 	}
@@ -312,7 +322,7 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 
 // findLocality reports accelerators whose best NIC is far away.
 func (a *analysis) findLocality(pairs []topology.Pair) {
-	expected := map[[2]*topology.Device]float64{}
+	expected := make(map[[2]*topology.Device]float64, len(a.preds))
 	for _, p := range a.preds {
 		expected[[2]*topology.Device{p.GPU, p.NIC}] = p.ExpectedGbps
 	}

@@ -156,9 +156,19 @@ func (a *analysis) plan() Plan {
 			return pl // the best NIC may be one whose path is unknown
 		}
 	}
-	pred := map[[2]*topology.Device]*Prediction{}
+	// The matrices below are indexed [GPU][NIC] by gpus' and nics' order,
+	// each row cut from one array.
+	gpuAt, nicAt := indexOf(gpus), indexOf(nics)
+	cell := func(g, n *topology.Device) (int, bool) {
+		i, okG := gpuAt[g]
+		j, okN := nicAt[n]
+		return i*len(nics) + j, okG && okN
+	}
+	pred := make([]*Prediction, len(gpus)*len(nics))
 	for i, p := range a.preds {
-		pred[[2]*topology.Device{p.GPU, p.NIC}] = &a.preds[i]
+		if k, ok := cell(p.GPU, p.NIC); ok {
+			pred[k] = &a.preds[i]
+		}
 	}
 	// w ranks pairs: a known figure above any unknown one (an unknown
 	// prediction never wins over a known good one), then Gb/s as NCCL
@@ -167,19 +177,18 @@ func (a *analysis) plan() Plan {
 	// near ranks a pair by its label, 6 (PIX) to 1 (SYS), 7 for NVLink: among pairs
 	// expected alike, and where no throughput is known (no link speeds in
 	// the source), the nearer NIC wins.
-	near := map[[2]*topology.Device]int64{}
+	near := make([]int64, len(gpus)*len(nics))
 	for _, p := range a.pairs {
-		near[[2]*topology.Device{p.A, p.B}] = int64(max(0, topology.SYS.Rank()+1-p.SMI.Rank()))
+		if k, ok := cell(p.A, p.B); ok {
+			near[k] = int64(max(0, topology.SYS.Rank()+1-p.SMI.Rank()))
+		}
 	}
-	w := make([][]float64, len(gpus))
-	gbps := make([][]float64, len(gpus))
-	known := make([][]bool, len(gpus))
-	var values []float64
+	w, gbps, known := rows(make([]float64, len(pred)), len(nics)), rows(make([]float64, len(pred)), len(nics)), rows(make([]bool, len(pred)), len(nics))
+	values := make([]float64, 0, len(pred))
 	for i, g := range gpus {
-		w[i], gbps[i], known[i] = make([]float64, len(nics)), make([]float64, len(nics)), make([]bool, len(nics))
 		for j, n := range nics {
 			v := -1.0 // not among the pairs given: never chosen
-			if p := pred[[2]*topology.Device{g, n}]; p != nil {
+			if p := pred[i*len(nics)+j]; p != nil {
 				gbps[i][j], known[i][j] = runGbps(p), predictionKnown(p)
 				v = gbps[i][j]
 				switch {
@@ -202,19 +211,20 @@ func (a *analysis) plan() Plan {
 	capacity := (len(gpus) + len(nics) - 1) / len(nics)
 	// assign returns the best assignment using only pairs ≥ t (as slots of
 	// capacity per NIC), and whether it needed none below t.
+	// Every assign fills in all of cost: one matrix serves them all.
+	cost := rows(make([]int64, len(gpus)*len(nics)*capacity), len(nics)*capacity)
+	var work hungarianWork
 	assign := func(t float64) ([]int, bool) {
-		cost := make([][]int64, len(gpus))
 		for i := range gpus {
-			cost[i] = make([]int64, len(nics)*capacity)
 			for s := range cost[i] {
 				if j := s / capacity; w[i][j] < t {
 					cost[i][s] = forbidden
 				} else { // Gb/s to 1e-2 first; then the nearer label; then lower GPUs on lower NICs (max Σ i·j)
-					cost[i][s] = -(int64(math.Round(w[i][j]*100))<<27 + near[[2]*topology.Device{gpus[i], nics[j]}]<<18 + int64(i*j))
+					cost[i][s] = -(int64(math.Round(w[i][j]*100))<<27 + near[i*len(nics)+j]<<18 + int64(i*j))
 				}
 			}
 		}
-		slots := hungarian(cost)
+		slots := work.solve(cost)
 		for i, s := range slots {
 			if cost[i][s] == forbidden {
 				return slots, false
@@ -273,17 +283,52 @@ func (a *analysis) plan() Plan {
 	return pl
 }
 
-// hungarian returns, for each row of an n×m cost matrix (n ≤ m), the column
-// of a minimum-cost assignment (Kuhn-Munkres with potentials, O(n²m)).
-func hungarian(cost [][]int64) []int {
+// indexOf maps each of ds to its index.
+func indexOf(ds []*topology.Device) map[*topology.Device]int {
+	out := make(map[*topology.Device]int, len(ds))
+	for i, d := range ds {
+		out[d] = i
+	}
+	return out
+}
+
+// rows cuts flat into rows of n.
+func rows[T any](flat []T, n int) [][]T {
+	out := make([][]T, 0, len(flat)/max(n, 1))
+	for len(flat) >= n && len(flat) > 0 {
+		out, flat = append(out, flat[:n:n]), flat[n:]
+	}
+	return out
+}
+
+// hungarianWork holds the Hungarian method's working arrays, for solving
+// several matrices of one size without making them again.
+type hungarianWork struct {
+	u, v, minv []int64
+	p, way     []int
+	used       []bool
+}
+
+// solve returns, for each row of an n×m cost matrix (n ≤ m), the column
+// of a minimum-cost assignment (Kuhn-Munkres with potentials, O(n²m)); the
+// result is a slice of its own.
+func (w *hungarianWork) solve(cost [][]int64) []int {
 	n, m := len(cost), len(cost[0])
 	const inf = math.MaxInt64 / 4
-	u, v := make([]int64, n+1), make([]int64, m+1)
-	p, way := make([]int, m+1), make([]int, m+1)
+	if len(w.v) != m+1 || len(w.u) != n+1 {
+		w.u, w.v, w.minv = make([]int64, n+1), make([]int64, m+1), make([]int64, m+1)
+		w.p, w.way, w.used = make([]int, m+1), make([]int, m+1), make([]bool, m+1)
+	} else {
+		clear(w.u)
+		clear(w.v)
+		clear(w.p)
+		clear(w.way)
+	}
+	u, v, p, way, minv, used := w.u, w.v, w.p, w.way, w.minv, w.used
 	for i := 1; i <= n; i++ {
 		p[0] = i
 		j0 := 0
-		minv, used := make([]int64, m+1), make([]bool, m+1)
+		clear(used)
 		for j := range minv {
 			minv[j] = inf
 		}

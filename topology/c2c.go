@@ -29,8 +29,7 @@ func (g *Graph) applyDataDirect(p *Pair) {
 		return
 	}
 	p.DataDirect = dma
-	p.NCCL = g.ncclLabel(p.A, dma)
-	p.Hops = g.hops(p.A, dma)
+	p.NCCL = g.ncclLabel(p.A, dma) // the hops and bottleneck follow DataDirect too (classify)
 	smi, words, _ := g.smiLabel(p.A, dma)
 	p.Path = fmt.Sprintf("%s via Data Direct %s", words, dma.BDF())
 	p.Notes = append(p.Notes, fmt.Sprintf("data path through the ConnectX-8 Data Direct DMA function %s (%s to the accelerator); nvidia-smi sees only the NIC function",

@@ -126,18 +126,49 @@ func (g *Graph) CheckPairEnds() error {
 // Pairs classifies every unordered pair among accelerators and NICs (virtual
 // functions left out): accelerator pairs, then accelerator-NIC pairs with
 // the accelerator as A, then NIC pairs, each in address order.
-func (g *Graph) Pairs() []Pair {
+func (g *Graph) Pairs() []Pair { return g.pairs(true) }
+
+// PairsWithoutHops is Pairs with every pair's Hops left nil, for a caller
+// that takes them one pair at a time (AppendHops) rather than holding all
+// of them: they are most of the bytes Pairs allocates. Every label, note
+// and BottleneckGbps is the same.
+func (g *Graph) PairsWithoutHops() []Pair { return g.pairs(false) }
+
+func (g *Graph) pairs(withHops bool) []Pair {
 	ends := append(g.OfKind(KindAccelerator), g.OfKind(KindNIC)...)
 	n := len(ends)
 	out := make([]Pair, 0, n*(n-1)/2)
 	hint := g.NVLinkHint()
 	for i := range ends {
 		for j := i + 1; j < n; j++ {
-			out = append(out, g.classify(ends[i], ends[j], hint, true))
+			out = append(out, g.classify(ends[i], ends[j], hint, withHops))
 		}
 	}
 	g.applyC2C(out)
 	return out
+}
+
+// AppendHops appends the hops of p's path to dst and returns the result:
+// p.Hops when it holds them, else the hops Classify would give the pair
+// (through its Data Direct function when it has one; none when the source
+// does not say where an end hangs).
+func (g *Graph) AppendHops(dst []Hop, p Pair) []Hop {
+	if p.Hops != nil {
+		return append(dst, p.Hops...)
+	}
+	if (p.A.PlaceUnknown || p.B.PlaceUnknown) && !p.A.Addr.SameDevice(p.B.Addr) {
+		return dst
+	}
+	return g.appendHops(dst, p.A, pathEnd(p))
+}
+
+// pathEnd is the device p's data path ends at: its Data Direct function
+// when it has one, else B.
+func pathEnd(p Pair) *Device {
+	if p.DataDirect != nil {
+		return p.DataDirect
+	}
+	return p.B
 }
 
 // Classify labels the path between a and b.
@@ -171,18 +202,16 @@ func (g *Graph) classify(a, b *Device, hint string, withHops bool) Pair {
 		p.NCCLUncertain = true // the graph's Lacks says why, once
 	}
 	g.nvlinkPair(&p, hint)
-	if withHops {
-		p.Hops = g.hops(a, b)
-	}
 	g.applyDataDirect(&p)
-	if p.Hops != nil {
+	if withHops {
+		p.Hops = g.appendHops(nil, a, pathEnd(p))
 		for _, h := range p.Hops {
 			if h.Kind == HopPCIe && h.Gbps > 0 && (p.BottleneckGbps == 0 || h.Gbps < p.BottleneckGbps) {
 				p.BottleneckGbps = h.Gbps
 			}
 		}
-	} else { // no hops asked for, and no Data Direct function's (a NIC's) given
-		p.BottleneckGbps = bottleneck(p.A, p.B)
+	} else {
+		p.BottleneckGbps = bottleneck(a, pathEnd(p))
 	}
 	if p.BottleneckGbps == 0 {
 		p.Notes = append(p.Notes, "link speeds unknown: no bottleneck computed")
@@ -424,10 +453,12 @@ func (g *Graph) ncclChain(d *Device, buf []ncclNode) []ncclNode {
 	}
 }
 
-// hops lists the path from a to b: up to where they meet, then down.
-func (g *Graph) hops(a, b *Device) []Hop {
+// appendHops appends the path from a to b to out: up to where they meet,
+// then down. A nil out gets a slice of its own, sized to the path.
+func (g *Graph) appendHops(out []Hop, a, b *Device) []Hop {
 	lca, upA, upB := commonAncestor(a, b)
-	out := make([]Hop, 0, upA+upB+3)
+	start := len(out)
+	out = slices.Grow(out, upA+upB+3)
 	mps := 0 // smallest DevCtl Max_Payload_Size at the ends of the PCIe links
 	// climb appends the hops from d up to lca, or to the top of its tree.
 	climb := func(d *Device) {
@@ -474,7 +505,7 @@ func (g *Graph) hops(a, b *Device) []Hop {
 	if mps == 0 {
 		mps = DefaultMPSBytes
 	}
-	for i := range out {
+	for i := start; i < len(out); i++ {
 		if out[i].Kind == HopPCIe {
 			out[i].Gbps = DataGbps(out[i].Link.CurrentGTs, out[i].Link.CurrentWidth, mps, TLPOverheadBytes)
 		}
@@ -568,11 +599,30 @@ func hopLink(d *Device) Link {
 	return d.Link
 }
 
-// PairsOf returns the pairs whose A is of kind ka and B of kind kb.
+// PairsOf returns the pairs whose A is of kind ka and B of kind kb, nil
+// when there are none. Where they lie together in pairs (Pairs keeps each
+// kind of pair together) the result is that part of pairs, its capacity
+// cut so that an append copies it; else a new slice.
 func PairsOf(pairs []Pair, ka, kb Kind) []Pair {
-	var out []Pair
-	for _, p := range pairs {
-		if p.A.Kind == ka && p.B.Kind == kb {
+	of := func(p Pair) bool { return p.A.Kind == ka && p.B.Kind == kb }
+	first, n := -1, 0
+	for i, p := range pairs {
+		if of(p) {
+			if first < 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if run := pairs[first : first+n : first+n]; !slices.ContainsFunc(run, func(p Pair) bool { return !of(p) }) {
+		return run
+	}
+	out := make([]Pair, 0, n)
+	for _, p := range pairs[first:] {
+		if of(p) {
 			out = append(out, p)
 		}
 	}

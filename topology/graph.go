@@ -397,9 +397,19 @@ func (g *Graph) Device(addr BDF) *Device {
 // OfKind returns the devices of kind k in address order, leaving out SR-IOV
 // virtual functions.
 func (g *Graph) OfKind(k Kind) []*Device {
-	var out []*Device
+	of := func(d *Device) bool { return d.Kind == k && !d.IsVirtualFunction() }
+	n := 0
 	for _, d := range g.Devices {
-		if d.Kind == k && !d.IsVirtualFunction() {
+		if of(d) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]*Device, 0, n) // counted first: callers ask often
+	for _, d := range g.Devices {
+		if of(d) {
 			out = append(out, d)
 		}
 	}

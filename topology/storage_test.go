@@ -46,3 +46,45 @@ func TestStoragePairsAsClassify(t *testing.T) {
 		t.Errorf("only %d accelerator-NVMe pairs compared", total)
 	}
 }
+
+// TestPairsWithoutHopsAsPairs: PairsWithoutHops gives Pairs' pairs but for
+// their hops, which AppendHops gives one pair at a time as Pairs holds them
+// (Data Direct pairs, unplaced functions and NVLink pairs included), on
+// every fixture.
+func TestPairsWithoutHopsAsPairs(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("..", "fixtures", "*", "sys"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	total, dataDirect := 0, 0
+	for _, d := range dirs {
+		name := filepath.Base(filepath.Dir(d))
+		g := readFixture(t, name)
+		full, bare := g.Pairs(), g.PairsWithoutHops()
+		if len(full) != len(bare) {
+			t.Fatalf("%s: %d pairs, %d without hops", name, len(full), len(bare))
+		}
+		var buf []topology.Hop
+		for i, p := range bare {
+			want := full[i]
+			total++
+			if want.DataDirect != nil {
+				dataDirect++
+			}
+			buf = g.AppendHops(buf[:0], p)
+			if p.Hops != nil || len(buf) != len(want.Hops) || len(buf) > 0 && !reflect.DeepEqual(buf, want.Hops) {
+				t.Errorf("%s %s-%s: hops %v (appended %v), Pairs' %v", name, p.A.BDF(), p.B.BDF(), p.Hops, buf, want.Hops)
+			}
+			if got := g.AppendHops(nil, want); !reflect.DeepEqual(got, want.Hops) && len(got)+len(want.Hops) > 0 {
+				t.Errorf("%s %s-%s: AppendHops of a pair with hops gives %v, not its %v", name, p.A.BDF(), p.B.BDF(), got, want.Hops)
+			}
+			want.Hops = nil
+			if !reflect.DeepEqual(p, want) {
+				t.Errorf("%s %s-%s:\n got %+v\nwant %+v", name, p.A.BDF(), p.B.BDF(), p, want)
+			}
+		}
+	}
+	if total < 500 || dataDirect == 0 {
+		t.Errorf("only %d pairs compared, %d through Data Direct", total, dataDirect)
+	}
+}

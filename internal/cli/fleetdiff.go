@@ -164,7 +164,7 @@ func (opts *fleetOptions) topo(op *source.Opener, name string) (*fleet.Topo, err
 	if err != nil {
 		return nil, err
 	}
-	pairs := a.g.Pairs()
+	pairs := a.g.PairsWithoutHops() // a fleet compares no hops
 	res, err := a.advise(&opts.adviceOptions, pairs, false)
 	if err != nil {
 		return nil, err

@@ -169,7 +169,7 @@ type reportOptions struct {
 // findings and plan, then report.Build. Every command's output is this
 // report, printed.
 func (a *analysis) buildReport(adv *adviceOptions, ro reportOptions) (*report.Report, error) {
-	pairs := a.g.Pairs()
+	pairs := a.g.PairsWithoutHops() // report.Build works out each pair's hops
 	res, err := a.advise(adv, pairs, ro.Explain)
 	if err != nil {
 		return nil, err

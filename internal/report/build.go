@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gdtopo/gdtopo/advisor"
@@ -32,9 +33,9 @@ type Input struct {
 func Build(in Input) *Report {
 	g := in.Graph
 	r := &Report{Source: in.Source, Graph: g, FailOn: in.FailOn, NVSMI: in.NVSMI,
-		HostBridges: []HostBridge{}, Devices: make([]Device, 0, len(g.Devices)), Accelerators: []Accelerator{},
+		HostBridges: make([]HostBridge, 0, len(g.HostBridges)), Devices: make([]Device, 0, len(g.Devices)), Accelerators: []Accelerator{},
 		NICs: []string{}, HiddenNICs: []string{}, Pairs: make([]Pair, 0, len(in.Pairs)),
-		Warnings: []Warning{}, Lacks: append([]string{}, g.Lacks...), Findings: []Finding{},
+		Warnings: make([]Warning, 0, len(g.Warnings)), Lacks: append([]string{}, g.Lacks...), Findings: []Finding{},
 		Plan: Plan{Assignments: []Assignment{}, Ranks: []Rank{}}}
 	r.System = system(g.System)
 	r.Summary = summary(g)
@@ -50,10 +51,9 @@ func Build(in Input) *Report {
 	if adv == nil {
 		adv = &advisor.Result{}
 	}
-	predictions := make(map[[2]*topology.Device]*advisor.Prediction, len(adv.Predictions))
 	shown, hidden := ShownNICs(g)
 	r.NICs, r.HiddenNICs = bdfs(computeOnly(shown, adv.SetAside)), bdfs(hidden)
-	r.SetAsideNICs, r.StoragePairs = []SetAsideNIC{}, make([]StoragePair, 0, len(adv.Storage))
+	r.SetAsideNICs, r.StoragePairs = make([]SetAsideNIC, 0, len(adv.SetAside)), make([]StoragePair, 0, len(adv.Storage))
 	for _, n := range adv.SetAside {
 		r.SetAsideNICs = append(r.SetAsideNICs, SetAsideNIC{NIC: n.NIC.BDF(), Reason: n.Reason})
 	}
@@ -61,28 +61,43 @@ func Build(in Input) *Report {
 		r.StoragePairs = append(r.StoragePairs, StoragePair{Accelerator: sp.Pair.A.BDF(), NVMe: sp.Pair.B.BDF(), SMI: string(sp.Pair.SMI),
 			Path: sp.Pair.Path, Route: sp.Route, BottleneckGbps: Round(sp.ExpectedGbps), Note: sp.Note})
 	}
-	for i, p := range adv.Predictions {
-		predictions[[2]*topology.Device{p.GPU, p.NIC}] = &adv.Predictions[i]
-	}
 	// Every pair's kinds and hops are cut from one array each: two
-	// allocations instead of two a pair.
+	// allocations instead of two a pair. The pairs may come without their
+	// hops (Graph.PairsWithoutHops): each pair's are then worked out into
+	// one scratch slice, reused pair after pair, once to count them and
+	// once to convert them.
 	kinds, nhops := make([]string, 2*len(in.Pairs)), 0
+	var scratch []topology.Hop
 	if !in.NoHops {
 		for _, p := range in.Pairs {
-			nhops += len(p.Hops)
+			scratch = g.AppendHops(scratch[:0], p)
+			nhops += len(scratch)
 		}
 	}
 	hops := make([]Hop, 0, nhops)
+	preds := predictionsOf{all: adv.Predictions}
+	predSlab := make([]Prediction, len(adv.Predictions)) // a pair has one at most
 	for i, p := range in.Pairs {
+		var ph []topology.Hop
+		if !in.NoHops {
+			scratch = g.AppendHops(scratch[:0], p)
+			ph = scratch
+		}
 		n := len(hops)
-		out := pair(p, kinds[2*i:2*i:2*i+2], hops[n:n:cap(hops)], in.NoHops)
+		out := pair(p, ph, kinds[2*i:2*i:2*i+2], hops[n:n:cap(hops)], in.NoHops)
 		hops = hops[:n+len(out.Hops)]
-		if pr := predictions[[2]*topology.Device{p.A, p.B}]; pr != nil {
-			out.Prediction = prediction(pr)
+		if pr := preds.of(p); pr != nil {
+			if len(predSlab) == 0 { // a pair given twice
+				predSlab = make([]Prediction, 1)
+			}
+			out.Prediction = &predSlab[0]
+			predSlab = predSlab[1:]
+			prediction(pr, out.Prediction)
 		}
 		r.Pairs = append(r.Pairs, out)
 	}
 	r.NCCLVersion = adv.NCCLVersion
+	r.Findings = make([]Finding, 0, len(adv.Findings))
 	for _, f := range adv.Findings {
 		r.Findings = append(r.Findings, finding(f))
 		switch f.Severity {
@@ -108,12 +123,13 @@ func Build(in Input) *Report {
 
 // accelerators lists every accelerator with the NIC the rail plan gives it.
 func accelerators(g *topology.Graph, aliases map[*topology.Device]string, pl advisor.Plan, r *Report) []Accelerator {
-	nicOf := map[*topology.Device]advisor.Assignment{}
+	nicOf := make(map[*topology.Device]advisor.Assignment, len(pl.Assignments))
 	for _, a := range pl.Assignments {
 		nicOf[a.GPU] = a
 	}
-	out := []Accelerator{}
-	for _, d := range g.OfKind(topology.KindAccelerator) {
+	accels := g.OfKind(topology.KindAccelerator)
+	out := make([]Accelerator, 0, len(accels))
+	for _, d := range accels {
 		a := Accelerator{BDF: d.BDF(), Alias: aliases[d], CPUAffinity: d.LocalCPUs, NUMAAffinity: d.NUMANode, NUMAFrom: d.NUMAFrom}
 		if as, ok := nicOf[d]; ok && as.NIC != nil {
 			a.BestNIC, a.BestNICAlias, a.BestNICName = as.NIC.BDF(), aliases[as.NIC], NICName(as.NIC)
@@ -136,13 +152,14 @@ func accelerators(g *topology.Graph, aliases map[*topology.Device]string, pl adv
 // ones first (nvidia-smi lists only those), each group in address order.
 // Virtual functions get none.
 func Aliases(g *topology.Graph) map[*topology.Device]string {
-	out := map[*topology.Device]string{}
-	for i, d := range g.OfKind(topology.KindAccelerator) {
-		out[d] = fmt.Sprintf("GPU%d", i)
-	}
+	accels := g.OfKind(topology.KindAccelerator)
 	rdma, plain := SplitNICs(g)
+	out := make(map[*topology.Device]string, len(accels)+len(rdma)+len(plain))
+	for i, d := range accels {
+		out[d] = "GPU" + strconv.Itoa(i)
+	}
 	for i, d := range append(rdma, plain...) {
-		out[d] = fmt.Sprintf("NIC%d", i)
+		out[d] = "NIC" + strconv.Itoa(i)
 	}
 	return out
 }
@@ -188,7 +205,7 @@ func Round(v float64) float64 { return math.Round(v*1000) / 1000 }
 
 func system(s topology.System) System {
 	out := System{Hostname: s.Hostname, CPUVendor: s.CPUVendor, CPUModel: s.CPUModel, CPUFamily: s.CPUFamily,
-		CPUModelID: s.CPUModelID, Sockets: s.Sockets, LogicalCPUs: s.LogicalCPUs, NUMANodes: []NUMANode{}}
+		CPUModelID: s.CPUModelID, Sockets: s.Sockets, LogicalCPUs: s.LogicalCPUs, NUMANodes: make([]NUMANode, 0, len(s.NUMANodes))}
 	if s.CmdlineRead {
 		c := s.Cmdline
 		out.Cmdline = &c
@@ -276,10 +293,11 @@ func nonNilInts(s []int) []int {
 	return s
 }
 
-// pair converts p. kinds and hops are empty slices with room for its two
-// kinds and its hops, cut from arrays Build shares among the pairs; nil
-// gives the pair its own.
-func pair(p topology.Pair, kinds []string, hops []Hop, noHops bool) Pair {
+// pair converts p, whose hops are ph (p.Hops, or those Graph.AppendHops
+// gives). kinds and hops are empty slices with room for its two kinds and
+// its hops, cut from arrays Build shares among the pairs; nil gives the
+// pair its own.
+func pair(p topology.Pair, ph []topology.Hop, kinds []string, hops []Hop, noHops bool) Pair {
 	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: append(kinds, string(p.A.Kind), string(p.B.Kind)),
 		SMI: string(p.SMI), PCIeSMI: string(p.PCIeSMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: Round(p.BottleneckGbps),
 		LabelUncertain: p.LabelUncertain, NCCLUncertain: p.NCCLUncertain, Notes: nonNil(p.Notes), Hops: []Hop{}, C2C: p.C2C}
@@ -290,33 +308,58 @@ func pair(p topology.Pair, kinds []string, hops []Hop, noHops bool) Pair {
 		return out
 	}
 	if hops != nil {
-		out.Hops = hops[:0:len(p.Hops)]
+		out.Hops = hops[:0:len(ph)]
 	} else {
-		out.Hops = make([]Hop, 0, len(p.Hops))
+		out.Hops = make([]Hop, 0, len(ph))
 	}
-	for _, h := range p.Hops {
+	for _, h := range ph {
 		out.Hops = append(out.Hops, Hop{From: h.From, To: h.To, Kind: string(h.Kind),
 			CurrentGTs: h.Link.CurrentGTs, CurrentWidth: h.Link.CurrentWidth, Gbps: Round(h.Gbps)})
 	}
 	return out
 }
 
-func prediction(p *advisor.Prediction) *Prediction {
-	out := &Prediction{ExpectedGbps: Round(p.ExpectedGbps), NICGbps: Round(p.NICGbps), Efficiency: Round(p.Efficiency),
+// predictionsOf finds the advisor's prediction of a pair. Analyze predicts
+// the pairs in the order Build is given them, so the next prediction is
+// the one a pair has, if any; a map of them all is made only for pairs
+// out of that order.
+type predictionsOf struct {
+	all    []advisor.Prediction
+	next   int
+	byEnds map[[2]*topology.Device]*advisor.Prediction
+}
+
+// of returns p's prediction, nil when it has none.
+func (po *predictionsOf) of(p topology.Pair) *advisor.Prediction {
+	if po.next < len(po.all) && po.all[po.next].GPU == p.A && po.all[po.next].NIC == p.B {
+		po.next++
+		return &po.all[po.next-1]
+	}
+	if po.byEnds == nil {
+		po.byEnds = make(map[[2]*topology.Device]*advisor.Prediction, len(po.all))
+		for i, pr := range po.all {
+			po.byEnds[[2]*topology.Device{pr.GPU, pr.NIC}] = &po.all[i]
+		}
+	}
+	return po.byEnds[[2]*topology.Device{p.A, p.B}]
+}
+
+// prediction converts p into out.
+func prediction(p *advisor.Prediction, out *Prediction) {
+	*out = Prediction{ExpectedGbps: Round(p.ExpectedGbps), NICGbps: Round(p.NICGbps), Efficiency: Round(p.Efficiency),
 		ExpectedWriteGbps: Round(p.ExpectedWriteGbps), ExpectedReadGbps: Round(p.ExpectedReadGbps),
 		ExpectedWriteMaxGbps: Round(p.ExpectedWriteMaxGbps), ExpectedReadMaxGbps: Round(p.ExpectedReadMaxGbps), PathGbps: Round(p.PathGbps),
 		GDR: p.GDR, GDRRead: p.GDRRead, GDRReason: p.GDRReason, GDRUnknown: p.GDRUnknown, GDRMechanism: p.GDRMechanism,
 		HostStagedGbps: Round(p.HostStagedGbps),
-		Assumed:        nonNil(p.Uncertain), Steps: []Step{}}
+		Assumed:        nonNil(p.Uncertain), Steps: make([]Step, 0, len(p.Explain))}
 	for _, s := range p.Explain {
 		out.Steps = append(out.Steps, Step{What: s.What, Value: math.Round(s.Value*1e4) / 1e4, Unit: s.Unit, Source: s.Source})
 	}
-	return out
 }
 
 func finding(f advisor.Finding) Finding {
 	out := Finding{Code: f.Code, Severity: string(f.Severity), Devices: nonNil(f.Devices), Message: f.Message,
-		Evidence: f.Evidence, Remedy: []RemedyStep{}}
+		Evidence: f.Evidence, Remedy: make([]RemedyStep, 0, len(f.Remedy))}
 	for _, s := range f.Remedy {
 		out.Remedy = append(out.Remedy, RemedyStep{Kind: string(s.Kind), Text: s.Text, Comment: s.Comment})
 	}
@@ -324,7 +367,8 @@ func finding(f advisor.Finding) Finding {
 }
 
 func plan(p advisor.Plan) Plan {
-	out := Plan{Assignments: []Assignment{}, WorstGbps: Round(p.WorstGbps), MeanGbps: Round(p.MeanGbps), NCCLIBHCA: p.NCCLIBHCA, Ranks: []Rank{}}
+	out := Plan{Assignments: make([]Assignment, 0, len(p.Assignments)), WorstGbps: Round(p.WorstGbps), MeanGbps: Round(p.MeanGbps), NCCLIBHCA: p.NCCLIBHCA,
+		Ranks: make([]Rank, 0, len(p.Ranks))}
 	for _, a := range p.Assignments {
 		out.Assignments = append(out.Assignments, Assignment{Accelerator: a.GPU.BDF(), NIC: a.NIC.BDF(), ExpectedGbps: Round(a.ExpectedGbps),
 			Shared: a.Shared, ShareGbps: Round(a.ShareGbps), Known: a.Known})

@@ -18,10 +18,6 @@ type StorageRow struct {
 
 // StorageRows groups r.StoragePairs by accelerator, in their order.
 func StorageRows(r *Report) []StorageRow {
-	aliases := map[string]string{}
-	for _, d := range r.Devices {
-		aliases[d.BDF] = d.Alias
-	}
 	var out []StorageRow
 	index := map[string]int{}
 	for _, s := range r.StoragePairs {
@@ -29,7 +25,11 @@ func StorageRows(r *Report) []StorageRow {
 		if !ok {
 			i = len(out)
 			index[s.Accelerator] = i
-			out = append(out, StorageRow{Accelerator: s.Accelerator, Alias: aliases[s.Accelerator]})
+			row := StorageRow{Accelerator: s.Accelerator}
+			if d := r.Device(s.Accelerator); d != nil {
+				row.Alias = d.Alias
+			}
+			out = append(out, row)
 		}
 		row := &out[i]
 		switch s.Route {

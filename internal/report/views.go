@@ -276,7 +276,7 @@ func (r *Report) BestNICs() map[*topology.Device]*topology.Device {
 // NewPathView is the path of p, two devices of r's graph, with the
 // prediction r holds for them, if any.
 func NewPathView(r *Report, p topology.Pair) *PathView {
-	v := &PathView{SchemaVersion: SchemaVersion, Source: r.Source, Pair: pair(p, nil, nil, false), NCCLVersion: r.NCCLVersion}
+	v := &PathView{SchemaVersion: SchemaVersion, Source: r.Source, Pair: pair(p, p.Hops, nil, nil, false), NCCLVersion: r.NCCLVersion}
 	if d := r.Device(p.A.BDF()); d != nil {
 		v.From = *d
 	}
