@@ -600,9 +600,10 @@ func hopLink(d *Device) Link {
 }
 
 // PairsOf returns the pairs whose A is of kind ka and B of kind kb, nil
-// when there are none. Where they lie together in pairs (Pairs keeps each
-// kind of pair together) the result is that part of pairs, its capacity
-// cut so that an append copies it; else a new slice.
+// when there are none. Where they lie together in pairs (on a machine
+// with one accelerator, say) the result is that part of pairs, its
+// capacity cut so that an append copies it; else a new slice of their
+// number.
 func PairsOf(pairs []Pair, ka, kb Kind) []Pair {
 	of := func(p Pair) bool { return p.A.Kind == ka && p.B.Kind == kb }
 	first, n := -1, 0

@@ -191,6 +191,20 @@ func (opts *checkOptions) encodedResult(op *source.Opener, name string, f render
 	return r
 }
 
+// showsHops reports whether check's output in f shows the pairs' hops:
+// -o json, markdown and html hold them, and -v's pair table counts them;
+// the plain table, -o jsonl (whose lines leave them out), prometheus and
+// nfd never print them, so their report is built without.
+func (opts *checkOptions) showsHops(f render.Format) bool {
+	switch f {
+	case render.Table:
+		return opts.Verbose
+	case render.JSONL, render.Prometheus, render.NFD:
+		return false
+	}
+	return true
+}
+
 // result analyses one source, opened through op, into its report, or the
 // error that stopped it.
 func (opts *checkOptions) result(op *source.Opener, name string, f render.Format) report.Result {
@@ -198,7 +212,7 @@ func (opts *checkOptions) result(op *source.Opener, name string, f render.Format
 	if err != nil {
 		return report.NewResult(name, nil, err, exitCode(err))
 	}
-	r, err := a.buildReport(&opts.adviceOptions, reportOptions{FailOn: opts.FailOn, NoHops: f == render.JSONL})
+	r, err := a.buildReport(&opts.adviceOptions, reportOptions{FailOn: opts.FailOn, NoHops: !opts.showsHops(f)})
 	if err != nil {
 		return report.NewResult(name, nil, err, exitCode(err))
 	}

@@ -162,7 +162,7 @@ func (a *analysis) nvsmiCheck() *report.NVSMICheck {
 type reportOptions struct {
 	FailOn  string // critical, warning, info or never; "" for critical
 	Explain bool   // fill in each prediction's arithmetic (path --explain)
-	NoHops  bool   // leave the pairs' hops out (-o jsonl)
+	NoHops  bool   // leave the pairs' hops out (outputs that show none: checkOptions.showsHops)
 }
 
 // buildReport analyses a loaded source: the advisor's predictions,

@@ -247,7 +247,8 @@ func (p *Printer) tabStops(header []string, rows [][]string) {
 			if c == "X" {
 				r[i] = " X "
 			}
-			widths[i] = max(widths[i], textWidth(expandTabs(r[i]+"\t", 0, stop)))
+			w := tabbedWidth(r[i], stop)
+			widths[i] = max(widths[i], w+stop-w%stop) // and the tab after it
 		}
 	}
 	var blocks [][]int // the columns of each block, less the first
@@ -269,9 +270,14 @@ func (p *Printer) tabStops(header []string, rows [][]string) {
 			if len(r) <= cols[0] && len(r) > 1 && b > 0 {
 				continue // nothing of this row in this block (a NIC's affinity)
 			}
-			cells := []string{termsafe.Text(r[0])}
+			cells := make([]string, 1, 1+len(cols))
+			cells[0] = termsafe.Text(r[0])
 			for _, i := range cols {
-				if i < len(r) {
+				switch {
+				case i >= len(r):
+				case !strings.Contains(r[i], "\t"):
+					cells = append(cells, termsafe.Text(r[i]))
+				default:
 					parts := strings.Split(r[i], "\t") // a tab of the layout's own
 					for j := range parts {
 						parts[j] = termsafe.Text(parts[j])
@@ -284,14 +290,34 @@ func (p *Printer) tabStops(header []string, rows [][]string) {
 	}
 }
 
+// tabbedWidth is textWidth(expandTabs(s, 0, stop)), without making the
+// string.
+func tabbedWidth(s string, stop int) int {
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			col += stop - col%stop
+		} else {
+			col++
+		}
+	}
+	return col
+}
+
 // expandTabs replaces the tabs in s, which starts at column col, with the
 // spaces to the next multiple of stop, as a terminal shows them.
 func expandTabs(s string, col, stop int) string {
+	const spaces = "                " // one tab's worth, for stops up to 16
 	var b strings.Builder
+	b.Grow(len(s) + stop*strings.Count(s, "\t"))
 	for _, r := range s {
 		if r == '\t' {
 			n := stop - col%stop
-			b.WriteString(strings.Repeat(" ", n))
+			if n <= len(spaces) {
+				b.WriteString(spaces[:n])
+			} else {
+				b.WriteString(strings.Repeat(" ", n))
+			}
 			col += n
 			continue
 		}

@@ -224,15 +224,17 @@ func accelNICMatrix(p *Printer, r *report.Report) error {
 // style's width is folded into blocks of columns, each under its own header.
 // withLegend adds nvidia-smi's legend of the labels before the NIC legend.
 func matrixBody(p *Printer, m *report.Matrix, rows, cols []int, withLegend bool) error {
-	header := []string{""}
+	header := make([]string, 1, len(cols)+4)
 	for _, c := range cols {
 		header = append(header, m.Devices[c].Alias)
 	}
 	header = append(header, "CPU Affinity", "NUMA Affinity", "GPU NUMA ID")
-	var body [][]string
+	body := make([][]string, 0, len(rows))
+	cells := make([]string, len(rows)*len(header)) // the lines are cut from one array
 	for _, i := range rows {
 		d := m.Devices[i]
-		line := []string{d.Alias}
+		line := append(cells[:0:len(header)], d.Alias)
+		cells = cells[len(header):]
 		for _, c := range cols {
 			line = append(line, m.Labels[i][c])
 		}

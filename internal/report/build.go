@@ -20,7 +20,8 @@ type Input struct {
 	Pairs  []topology.Pair // every accelerator and NIC pair (Graph.Pairs)
 	Advice *advisor.Result
 	FailOn string // critical, warning, info or never
-	// NoHops leaves every pair's hops out (-o jsonl: they are most of a report).
+	// NoHops leaves every pair's hops out, for an output that shows none
+	// (check's plain table, -o jsonl): they are most of a report.
 	NoHops bool
 	// NVSMI is the host's nvidia-smi topo -m against the tree (NVSMI
 	// builds it); nil when none was given.

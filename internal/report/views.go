@@ -108,13 +108,14 @@ type MatrixDevice struct {
 
 // MatrixOf is r's matrix: accelerators then shown NICs.
 func MatrixOf(r *Report) *Matrix {
-	m := &Matrix{SchemaVersion: SchemaVersion, Source: r.Source, Devices: []MatrixDevice{}, Labels: [][]string{},
-		Legend: append([]LegendEntry{}, legend...), HiddenNICs: r.HiddenNICs, PCIFunctions: len(r.Devices)}
-	var ends []string
+	ends := make([]string, 0, len(r.Accelerators)+len(r.NICs))
 	for _, a := range r.Accelerators {
 		ends = append(ends, a.BDF)
 	}
 	ends = append(ends, r.NICs...)
+	m := &Matrix{SchemaVersion: SchemaVersion, Source: r.Source, Devices: make([]MatrixDevice, 0, len(ends)), Labels: make([][]string, 0, len(ends)),
+		Legend: append(make([]LegendEntry, 0, len(legend)+3), legend...), HiddenNICs: r.HiddenNICs, PCIFunctions: len(r.Devices)}
+	cells := make([]string, len(ends)*len(ends)) // the rows are cut from one array
 	nv, nvUnknown, uncertain := false, false, false
 	gpuNUMA := "N/A"
 	for _, n := range r.System.NUMANodes {
@@ -130,7 +131,8 @@ func MatrixOf(r *Report) *Matrix {
 			md.GPUNUMAID = gpuNUMA
 		}
 		m.Devices = append(m.Devices, md)
-		row := make([]string, 0, len(ends))
+		row := cells[:0:len(ends)]
+		cells = cells[len(ends):]
 		for _, c := range ends {
 			p := r.Pair(b, c)
 			switch {
