@@ -75,3 +75,18 @@ func FuzzParseBDF(f *testing.F) {
 		}
 	})
 }
+
+// TestNodeOfCPUs: a cpulist's node is the one holding every CPU of it;
+// lists that span nodes, are empty or do not parse have none, and a node
+// whose own list does not parse is passed over.
+func TestNodeOfCPUs(t *testing.T) {
+	s := System{NUMANodes: []NUMANode{{ID: 0, CPUs: "0-3,8-11"}, {ID: 1, CPUs: "bad"}, {ID: 2, CPUs: "4-7,12-15,64,200-201"}, {ID: 3, CPUs: ""}}}
+	for list, want := range map[string]int{
+		"0-3": 0, "1,9-10": 0, " 8-11\n": 0, "4": 2, "12-15,64": 2, "201": 2, "200-201,7": 2,
+		"3-4": -1, "0-11": -1, "16": -1, "65": -1, "202": -1, "": -1, "x": -1, "3-1": -1, "0,": -1, "1-2,,3": -1, "70000": -1,
+	} {
+		if got := s.nodeOfCPUs(list); got != want {
+			t.Errorf("nodeOfCPUs(%q) = %d, want %d", list, got, want)
+		}
+	}
+}
