@@ -157,9 +157,9 @@ const DefaultNCCLVersion = "2.30.7"
 // v2.12.12-1 … v2.30.7-1). Patch
 // releases of a series are accepted; a newer series gets 2.30.7's rules.
 func SupportedNCCLVersions() []string {
-	var out []string
+	out := make([]string, 0, 30-12+1)
 	for minor := 12; minor < 30; minor++ {
-		out = append(out, fmt.Sprintf("2.%d", minor))
+		out = append(out, "2."+strconv.Itoa(minor))
 	}
 	return append(out, DefaultNCCLVersion)
 }

@@ -334,11 +334,13 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		note(fmt.Sprintf("Max_Payload_Size unknown on the path (DevCtl not read): %d B assumed", mps))
 	}
 	if at.dev != nil {
-		step(bn, "Gb/s", "current_link_speed, current_link_width; "+a.m.TLPOverheadBytes.Source, func() string {
-			_, encName := encoding(at.link.CurrentGTs)
-			return fmt.Sprintf("bottleneck link above %s (%s): %g GT/s × %d lanes × %s × %d/(%d+%g) at Max_Payload_Size %d B",
-				at.dev.BDF(), at.link, at.link.CurrentGTs, at.link.CurrentWidth, encName, mps, mps, a.m.TLPOverheadBytes.Value, mps)
-		})
+		if a.explain { // the step's source is spelled out for --explain alone
+			step(bn, "Gb/s", "current_link_speed, current_link_width; "+a.m.TLPOverheadBytes.Source, func() string {
+				_, encName := encoding(at.link.CurrentGTs)
+				return fmt.Sprintf("bottleneck link above %s (%s): %g GT/s × %d lanes × %s × %d/(%d+%g) at Max_Payload_Size %d B",
+					at.dev.BDF(), at.link, at.link.CurrentGTs, at.link.CurrentWidth, encName, mps, mps, a.m.TLPOverheadBytes.Value, mps)
+			})
+		}
 	} else {
 		note("no link speed known on the path: the NIC's rate taken as the path's")
 	}
@@ -444,12 +446,16 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 				h = minKnown(h, c)
 			}
 		}
-		what := "min(NIC, GPU and NIC links to the CPU)"
+		inter := false // the inter-socket link, not the links to the CPU, bounds it
 		if p.SMI == topology.SYS && cpu.inter != nil && cpu.inter.Value < h {
-			h, what = cpu.inter.Value, "inter-socket link ("+cpu.name+")"
+			h, inter = cpu.inter.Value, true
 		}
 		pr.HostStagedGbps = h * a.m.HostStagedFactor.Value
 		step(pr.HostStagedGbps, "Gb/s", a.m.HostStagedFactor.Source, func() string {
+			what := "min(NIC, GPU and NIC links to the CPU)"
+			if inter {
+				what = "inter-socket link (" + cpu.name + ")"
+			}
 			return fmt.Sprintf("host-staged: %s %.1f Gb/s × %g", what, h, a.m.HostStagedFactor.Value)
 		})
 		// Across sockets staging crosses the same inter-socket link and
