@@ -320,6 +320,17 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 			command("sudo lspci -vv | grep LnkSta", "or with lspci")}, nil)
 }
 
+// smiLabel is the nvidia-smi label of an accelerator and a NIC: their
+// pair's among those analysed, else Classify's.
+func (a *analysis) smiLabel(gpu, nic *topology.Device) topology.Label {
+	for _, p := range a.pairs {
+		if p.A == gpu && p.B == nic {
+			return p.SMI
+		}
+	}
+	return a.g.Classify(gpu, nic).SMI
+}
+
 // findLocality reports accelerators whose best NIC is far away.
 func (a *analysis) findLocality(pairs []topology.Pair) {
 	expected := make(map[[2]*topology.Device]float64, len(a.preds))
@@ -385,7 +396,7 @@ func (a *analysis) findSharing(plan Plan) {
 		}
 		users[as.NIC] = append(users[as.NIC], as.GPU)
 		top := lca(as.GPU, as.NIC)
-		if l := a.g.Classify(as.GPU, as.NIC).SMI; l != topology.PIX && l != topology.PXB {
+		if l := a.smiLabel(as.GPU, as.NIC); l != topology.PIX && l != topology.PXB {
 			top = nil
 		}
 		a.route = appendUpLinks(appendUpLinks(a.route[:0], as.GPU, top), as.NIC, top)

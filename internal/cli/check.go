@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,7 +70,7 @@ use it. The findings and the exit status are the same in every output format.
 
 The throughput model's numbers, each replaceable with --model FILE (a JSON
 object of key: value, for example with your own ib_write_bw --use_cuda results):
-` + modelKeys(),
+`, // and modelKeys(), added when help is shown (withModelKeys)
 		Example: `  $ gdtopo check
   $ gdtopo check fixtures/hgx-h100
   $ gdtopo check -v fixtures/hgx-h100
@@ -82,6 +83,7 @@ object of key: value, for example with your own ib_write_bw --use_cuda results):
 			return checkRun(opts)
 		},
 	}
+	withModelKeys(cmd)
 	opts.addFlags(cmd)
 	addOutputFlag(cmd, &opts.Output, render.CheckFormats)
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "show every pair, the legend, each finding's evidence and remedy, and each rank's settings")
@@ -166,4 +168,16 @@ func anyReport(results []report.Result) bool {
 		}
 	}
 	return false
+}
+
+// withModelKeys ends cmd's long description with the --model keys
+// (modelKeys) when its help is shown: they are made from the whole default
+// model, which a run that shows no help never needs.
+func withModelKeys(cmd *cobra.Command) {
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if c == cmd && !strings.HasSuffix(c.Long, modelKeys()) {
+			c.Long += modelKeys()
+		}
+		c.Root().HelpFunc()(c, args)
+	})
 }

@@ -69,6 +69,10 @@ type Report struct {
 	// decoded from JSON has none, and lookups scan.
 	deviceAt map[string]int
 	pairAt   map[[2]string]int
+	// endAt numbers the ends of Pairs when they are every pair of a list
+	// of ends, in Graph.Pairs' order (i < j): the pair of ends i and j is
+	// then found by arithmetic, and pairAt is not made.
+	endAt map[string]int
 }
 
 // SetAsideNIC is a NIC left out of the compute rails, and why.
@@ -356,6 +360,15 @@ func (r *Report) Device(bdf string) *Device {
 
 // Pair looks up the pair of two devices, either order; nil when absent.
 func (r *Report) Pair(a, b string) *Pair {
+	if i, j, ok := r.endIndex(a, b); ok {
+		if i > j {
+			i, j, a, b = j, i, b, a
+		}
+		n := len(r.endAt)
+		if k := i*n - i*(i+1)/2 + j - i - 1; i < j && k < len(r.Pairs) && r.Pairs[k].A == a && r.Pairs[k].B == b {
+			return &r.Pairs[k]
+		}
+	}
 	for _, k := range [2][2]string{{a, b}, {b, a}} {
 		if i, ok := r.pairAt[k]; ok && i < len(r.Pairs) && r.Pairs[i].A == k[0] && r.Pairs[i].B == k[1] {
 			return &r.Pairs[i]
@@ -379,6 +392,9 @@ func (r *Report) index() {
 			r.deviceAt[r.Devices[i].BDF] = i
 		}
 	}
+	if r.indexEnds() {
+		return
+	}
 	r.pairAt = make(map[[2]string]int, len(r.Pairs))
 	for i := range r.Pairs {
 		k := [2]string{r.Pairs[i].A, r.Pairs[i].B}
@@ -386,6 +402,54 @@ func (r *Report) index() {
 			r.pairAt[k] = i
 		}
 	}
+}
+
+// endIndex returns the numbers endAt gives a and b.
+func (r *Report) endIndex(a, b string) (i, j int, ok bool) {
+	if r.endAt == nil {
+		return 0, 0, false
+	}
+	i, okA := r.endAt[a]
+	j, okB := r.endAt[b]
+	return i, j, okA && okB
+}
+
+// indexEnds fills endAt when Pairs are every pair of distinct ends in
+// Graph.Pairs' order: the first end's pairs first, the second's next, and
+// so on. It reports whether they are.
+func (r *Report) indexEnds() bool {
+	if len(r.Pairs) == 0 {
+		return false
+	}
+	first := r.Pairs[0].A
+	n := 1
+	for n-1 < len(r.Pairs) && r.Pairs[n-1].A == first {
+		n++
+	}
+	if len(r.Pairs) != n*(n-1)/2 {
+		return false
+	}
+	ends := make(map[string]int, n)
+	ends[first] = 0
+	for i, p := range r.Pairs[:n-1] {
+		if _, dup := ends[p.B]; dup {
+			return false
+		}
+		ends[p.B] = i + 1
+	}
+	k := 0
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			a, okA := ends[r.Pairs[k].A]
+			b, okB := ends[r.Pairs[k].B]
+			if !okA || !okB || a != i || b != j {
+				return false
+			}
+			k++
+		}
+	}
+	r.endAt = ends
+	return true
 }
 
 // FailOnNever is the --fail-on level no finding reaches.

@@ -84,3 +84,50 @@ func TestLookupIndex(t *testing.T) {
 		t.Errorf("a removed pair found: %v", p)
 	}
 }
+
+// TestPairLookupByEnds: a report whose pairs are every pair of a list of
+// ends (as Graph.Pairs gives them) finds each by arithmetic, in either
+// order; other lists of pairs, and a report changed after Build, are found
+// by the map or a scan, alike.
+func TestPairLookupByEnds(t *testing.T) {
+	ends := []string{"a", "b", "c", "d"}
+	var all []Pair
+	for i := range ends {
+		for j := i + 1; j < len(ends); j++ {
+			all = append(all, Pair{A: ends[i], B: ends[j]})
+		}
+	}
+	for name, pairs := range map[string][]Pair{
+		"every pair":   all,
+		"one missing":  append(append([]Pair{}, all[:2]...), all[3:]...),
+		"out of order": append(append([]Pair{}, all[1:]...), all[0]),
+		"one end":      {},
+		"repeated end": {{A: "a", B: "b"}, {A: "a", B: "b"}, {A: "b", B: "b"}},
+	} {
+		r := &Report{Pairs: pairs}
+		r.index()
+		if (r.endAt != nil) != (name == "every pair") {
+			t.Errorf("%s: indexed by ends: %v", name, r.endAt != nil)
+		}
+		for _, a := range ends {
+			for _, b := range ends {
+				var want *Pair
+				for i := range pairs {
+					if p := &pairs[i]; p.A == a && p.B == b || p.A == b && p.B == a {
+						want = p
+						break
+					}
+				}
+				if got := r.Pair(a, b); got != want {
+					t.Errorf("%s: Pair(%s, %s) = %v, want %v", name, a, b, got, want)
+				}
+			}
+		}
+	}
+	r := &Report{Pairs: append([]Pair{}, all...)}
+	r.index()
+	r.Pairs[0], r.Pairs[1] = r.Pairs[1], r.Pairs[0]
+	if p := r.Pair("b", "a"); p == nil || p.A != "a" || p.B != "b" {
+		t.Errorf("after a change: Pair(b, a) = %v", p)
+	}
+}
