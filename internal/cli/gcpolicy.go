@@ -12,10 +12,11 @@ import (
 // megabytes); a check of a generated tree of 10,000 functions allocates
 // about 40 MB, most of it garbage of the reader, and collecting at 24 MiB
 // rather than 32 lets it reuse more of that memory instead of faulting in
-// fresh pages: 9,600 page faults instead of 11,400, a peak RSS of 39 MB
-// instead of 46, for the same CPU time (docs/performance.md, "Memory of
-// a large tree"). Lower limits collect more often for fewer faults, and
-// at 16 MiB reach inputs of the corpus.
+// fresh pages: 9,600 page faults instead of 11,400 and a peak RSS of 39 MB
+// instead of 46, for one or two more collections that cost about what
+// those faults did (docs/performance.md, "Memory of a large tree"). Lower
+// limits collect more often for fewer faults, and at 16 MiB reach inputs
+// of the corpus.
 const lateGCLimit = 24 << 20
 
 // collectLate makes a run of the binary collect no garbage until it holds
