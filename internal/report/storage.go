@@ -18,6 +18,14 @@ type StorageRow struct {
 
 // StorageRows groups r.StoragePairs by accelerator, in their order.
 func StorageRows(r *Report) []StorageRow {
+	aliases := map[string]string{} // only the few aliased among thousands of devices
+	for _, d := range r.Devices {
+		if d.Alias != "" {
+			aliases[d.BDF] = d.Alias
+		} else {
+			delete(aliases, d.BDF) // a later device of the same BDF, as before
+		}
+	}
 	var out []StorageRow
 	index := map[string]int{}
 	for _, s := range r.StoragePairs {
@@ -25,11 +33,7 @@ func StorageRows(r *Report) []StorageRow {
 		if !ok {
 			i = len(out)
 			index[s.Accelerator] = i
-			row := StorageRow{Accelerator: s.Accelerator}
-			if d := r.Device(s.Accelerator); d != nil {
-				row.Alias = d.Alias
-			}
-			out = append(out, row)
+			out = append(out, StorageRow{Accelerator: s.Accelerator, Alias: aliases[s.Accelerator]})
 		}
 		row := &out[i]
 		switch s.Route {
