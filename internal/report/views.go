@@ -134,7 +134,10 @@ func MatrixOf(r *Report) *Matrix {
 		row := cells[:0:len(ends)]
 		cells = cells[len(ends):]
 		for _, c := range ends {
-			p := r.Pair(b, c)
+			var p *Pair
+			if b != c { // the diagonal has no pair to look up
+				p = r.Pair(b, c)
+			}
 			switch {
 			case b == c:
 				row = append(row, "X")
