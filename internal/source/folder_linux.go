@@ -173,7 +173,7 @@ func (f *folder) Open(name string) (fs.File, error) {
 	}
 	if !f.confined {
 		fd, err := retryEINTR(func() (int, error) { return unix.Openat(f.fd, name, unix.O_RDONLY|unix.O_CLOEXEC, 0) })
-		f.looked(err)
+		f.looked(name, err)
 		if err != nil {
 			return nil, &fs.PathError{Op: "open", Path: full, Err: err}
 		}
@@ -188,7 +188,7 @@ func (f *folder) Open(name string) (fs.File, error) {
 		// The kind first, without following a link: a device node is
 		// never opened (see rootDir.Open).
 		err := ignoreEINTR(func() error { return unix.Fstatat(f.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) })
-		f.looked(err)
+		f.looked(name, err)
 		if err != nil {
 			if errors.Is(err, unix.ENOENT) {
 				return nil, &fs.PathError{Op: "statat", Path: full, Err: err} // as os.Root says it
@@ -242,7 +242,7 @@ func (f *folder) ReadLink(name string) (string, error) {
 			n, err = unix.Readlinkat(f.fd, name, buf[:])
 			return err
 		})
-		f.looked(err)
+		f.looked(name, err)
 	}
 	switch {
 	case err == nil && n < len(buf):
@@ -426,10 +426,11 @@ func (f *folder) missing(full string) error {
 	return &fs.PathError{Op: op, Path: full, Err: unix.ENOENT}
 }
 
-// looked records the outcome of looking a name up in the folder: found or
-// missing, the folder may be searched.
-func (f *folder) looked(err error) {
-	if err == nil || err == unix.ENOENT || err == unix.EINVAL {
+// looked records the outcome of the system call that looked name up in
+// the folder: found or missing (or, for readlinkat, not a link), the folder
+// may be searched. A name with a NUL never reached the kernel.
+func (f *folder) looked(name string, err error) {
+	if (err == nil || err == unix.ENOENT || err == unix.EINVAL) && strings.IndexByte(name, 0) < 0 {
 		f.searched = true
 	}
 }
