@@ -218,6 +218,19 @@ func (f *folder) Open(name string) (fs.File, error) {
 	return &rawFile{fd: fd, name: full, full: full}, nil
 }
 
+// Absent reports whether the folder's listing shows that name, a single
+// name, is not in it: its reader then takes the file as missing without a
+// system call or an error made for it. False where the listing cannot
+// tell (see lookup), and until a name was looked up in the folder (see
+// folder.searched); Open and ReadLink answer then.
+func (f *folder) Absent(name string) bool {
+	if !fs.ValidPath(name) || !single(name) || f.closed {
+		return false
+	}
+	_, listed, known := f.lookup(name)
+	return known && !listed && f.searched
+}
+
 // ReadLink returns the target of the symbolic link name in the folder.
 func (f *folder) ReadLink(name string) (string, error) {
 	if !fs.ValidPath(name) {
