@@ -52,6 +52,13 @@ type folder struct {
 	// searched is set once a name was looked up in the folder: it may be
 	// searched, so a name missing from its listing is missing, not refused.
 	searched bool
+	// last is the last name found or found missing in the listing, which
+	// Absent and then Open or ReadLink ask in turn.
+	last struct {
+		name          string
+		kind          byte
+		listed, known bool
+	}
 }
 
 // listState says whether a folder's listing is read.
@@ -224,11 +231,11 @@ func (f *folder) Open(name string) (fs.File, error) {
 // tell (see lookup), and until a name was looked up in the folder (see
 // folder.searched); Open and ReadLink answer then.
 func (f *folder) Absent(name string) bool {
-	if !fs.ValidPath(name) || !single(name) || f.closed {
+	if f.closed || !single(name) {
 		return false
 	}
 	_, listed, known := f.lookup(name)
-	return known && !listed && f.searched
+	return known && !listed && f.searched && fs.ValidPath(name)
 }
 
 // ReadLink returns the target of the symbolic link name in the folder.
@@ -460,16 +467,28 @@ const (
 // listing as far as it needs: a name is usually found in the first
 // getdents64 call's records; one missing is known missing once a call
 // reads the end. known is false where the listing cannot answer: there is
-// none, or name is one no listing holds (over NAME_MAX bytes, or with a
-// NUL), whose error only the system call gives. listed says whether the
-// listing holds name, kind is its d_type.
+// none, or name is one no listing holds (empty, over NAME_MAX bytes, or
+// with a NUL), whose error only the system call gives. listed says
+// whether the listing holds name, kind is its d_type.
 func (f *folder) lookup(name string) (kind byte, listed, known bool) {
+	if f.last.known && name == f.last.name { // asked again: Absent, then Open
+		return f.last.kind, f.last.listed, true
+	}
+	kind, listed, known = f.find(name)
+	if known {
+		f.last.name, f.last.kind, f.last.listed, f.last.known = name, kind, listed, true
+	}
+	return kind, listed, known
+}
+
+// find is lookup without the last answer.
+func (f *folder) find(name string) (kind byte, listed, known bool) {
 	if f.listed == listPending {
 		f.names, f.listed = f.buffers.get(), listPartial
 		f.names.b = f.names.b[:0]
 		f.readMore()
 	}
-	if f.listed != listHeld && f.listed != listPartial || len(name) > unix.NAME_MAX || strings.IndexByte(name, 0) >= 0 {
+	if f.listed != listHeld && f.listed != listPartial || name == "" || len(name) > unix.NAME_MAX || strings.IndexByte(name, 0) >= 0 {
 		return 0, false, false
 	}
 	end := direntName + len(name)
@@ -477,7 +496,7 @@ func (f *folder) lookup(name string) (kind byte, listed, known bool) {
 		for b := f.names.b[from:]; len(b) > direntName; {
 			rec := b[:binary.NativeEndian.Uint16(b[direntReclen:])]
 			b = b[len(rec):]
-			if len(rec) > end && rec[end] == 0 && string(rec[direntName:end]) == name {
+			if len(rec) > end && rec[direntName] == name[0] && rec[end] == 0 && string(rec[direntName:end]) == name {
 				return rec[direntKind], true, true
 			}
 		}

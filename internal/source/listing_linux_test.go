@@ -67,7 +67,7 @@ func listedTree(t *testing.T) (dir, base string, names []string) {
 	names = []string{"vendor", "unreadable", long, "\xff\xfe", "new\nline", "msi_irq_with_a_long_name_000",
 		"msi_irq_with_a_long_name_199", "msi_irq_with_a_long_name_200", "numa_node", "resource", "stdin", "class",
 		"driver", "dangling", "loop", "subdir", "config", "sock", "sub", "sub/rate", "missing", "vend", "vendorx",
-		"VENDOR", "vendor\x00", "x\x00y", long + "n", strings.Repeat("m", unix.NAME_MAX), "-", " ", "\xff"}
+		"VENDOR", "", "vendor\x00", "x\x00y", long + "n", strings.Repeat("m", unix.NAME_MAX), "-", " ", "\xff"}
 	if os.Geteuid() == 0 {
 		if err := syscall.Mknod(filepath.Join(dev, "irq"), syscall.S_IFCHR|0o644, 1<<8|5); err != nil { // a zero device
 			t.Fatal(err)
