@@ -29,52 +29,46 @@ import (
 // of the tree itself (outer) under the name dir/name, so every answer and
 // every error message is the one the tree gives.
 //
-// The folder is listed once, on the first single name asked of it
-// (getdents64 into a buffer the tree keeps between its folders), and the
-// listing then answers what it can without a system call: a name it lacks
-// does not exist, a name it shows as a regular file is opened at once (its
-// kind still checked on the open descriptor), and a link is the only kind
-// whose target is read. A folder that cannot be listed (one that may be
-// searched but not read), or a name the listing cannot answer for (its
-// kind unknown, DT_UNKNOWN, or a name no listing can hold), is asked of the
-// file system name by name, as it was before folders were listed.
+// A folder whose names turn out missing is listed, once (getdents64 into
+// a buffer the tree keeps between its folders), and the listing then
+// answers what it can without a system call: a name it lacks does not
+// exist, a name it shows as a regular file is opened at once (its kind
+// still checked on the open descriptor), and a link is the only kind
+// whose target is read. Listing costs about as much as six lookups of
+// names that are there (ext4 hashes and sorts every entry of a listed
+// folder), so a folder is listed only where names are missing: after its
+// second missing name, or its first once another folder of the tree
+// lacked files (a capture that keeps only some attribute files, such as
+// ghw's, lacks the same ones everywhere). A folder that cannot be listed
+// (one that may be searched but not read), or a name the listing cannot
+// answer for (its kind unknown, DT_UNKNOWN, or a name no listing can
+// hold), is asked of the file system name by name.
 type folder struct {
 	fd       int
-	file     *os.File // owns fd when the folder was opened through os.Root; nil when fd is ours to close
-	dir      string   // the folder's name in outer, which errors name
-	outer    FS       // the tree
-	confined bool     // a captured tree: regular files only, nothing followed out of it
+	file     *os.File    // owns fd when the folder was opened through os.Root; nil when fd is ours to close
+	dir      string      // the folder's name in outer, which errors name
+	outer    FS          // the tree
+	names    *listBuffer // the listing's getdents64 records, when listed is listPartial or listHeld
+	listings *listings   // what the tree's folders share about listing; nil for nothing
+	confined bool        // a captured tree: regular files only, nothing followed out of it
 	closed   bool
-
-	listed  listState
-	names   *listBuffer  // the listing's getdents64 records, when listed is listPartial or listHeld
-	buffers *listBuffers // the tree's buffer kept between folders; nil for none
+	listed   listState
 	// searched is set once a name was looked up in the folder: it may be
 	// searched, so a name missing from its listing is missing, not refused.
 	searched bool
-	// last is the last name found or found missing in the listing, which
-	// Absent and then Open or ReadLink ask in turn.
-	last struct {
-		name          string
-		kind          byte
-		listed, known bool
-	}
+	misses   uint8 // names found missing one by one
 }
 
 // listState says whether a folder's listing is read.
 type listState uint8
 
 const (
-	listPending listState = iota // read on the first name asked
+	listLater   listState = iota // read once names are found missing (see folder)
+	listPending                  // read on the next name asked
 	listPartial                  // read in part: folder.names holds its start
 	listHeld                     // read whole: folder.names holds it
 	listNone                     // not read (the folder may not be read, or was listed whole by ReadDir): names are asked one by one
 )
-
-var _ interface {
-	FS
-	Close() error
-} = (*folder)(nil)
 
 // OpenFolder opens folder dir of the captured tree for reading the files in
 // it by name (see folder). The caller closes it. One openat2 call resolves
@@ -93,21 +87,21 @@ func (d rootDir) openFolder(dir, shown string, outer FS) (fs.FS, error) {
 	}
 	// Opened for reading, to be listed; a folder that may be searched but
 	// not read is opened path-only and asked name by name.
-	listed := listPending
+	listed := listLater
 	fd, err := d.openat2Dir(dir, unix.O_RDONLY|unix.O_NONBLOCK)
 	if err != nil {
 		listed = listNone
 		fd, err = d.openat2Dir(dir, unix.O_PATH)
 	}
 	if err == nil {
-		return &folder{fd: fd, dir: shown, outer: outer, confined: true, listed: listed, buffers: d.buffers}, nil
+		return &folder{fd: fd, dir: shown, outer: outer, confined: true, listed: listed, listings: d.listings}, nil
 	}
 	// O_DIRECTORY: a device node is refused before it is opened.
 	f, err := d.root.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, renamed(err, shown)
 	}
-	return &folder{fd: int(f.Fd()), file: f, dir: shown, outer: outer, confined: true, buffers: d.buffers}, nil
+	return &folder{fd: int(f.Fd()), file: f, dir: shown, outer: outer, confined: true, listings: d.listings}, nil
 }
 
 // openat2Dir opens folder dir beneath the tree (RESOLVE_BENEATH: no
@@ -139,7 +133,7 @@ func (d rawDir) OpenFolder(dir string) (fs.FS, error) {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: fs.ErrInvalid}
 	}
 	full := filepath.Join(d.root, filepath.FromSlash(dir))
-	listed := listPending
+	listed := listLater
 	fd, err := retryEINTR(func() (int, error) { return unix.Open(full, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0) })
 	if err != nil {
 		listed = listNone
@@ -148,7 +142,7 @@ func (d rawDir) OpenFolder(dir string) (fs.FS, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	return &folder{fd: fd, dir: dir, outer: d, listed: listed, buffers: d.buffers}, nil
+	return &folder{fd: fd, dir: dir, outer: d, listed: listed, listings: d.listings}, nil
 }
 
 // single reports whether the valid name is one element naming something
@@ -285,7 +279,7 @@ func (f *folder) ReadDir(name string) ([]fs.DirEntry, error) {
 	if name != "." || f.closed {
 		return fs.ReadDir(f.outer, f.inTree(name))
 	}
-	if f.listed == listPending {
+	if f.listed == listLater || f.listed == listPending {
 		f.listed = listNone // listed whole here: its names are what its user asks next
 	}
 	entries, err := f.list()
@@ -427,7 +421,7 @@ func (f *folder) Close() error {
 	}
 	f.closed = true
 	if f.names != nil {
-		f.buffers.put(f.names)
+		f.listings.put(f.names)
 		f.names = nil
 	}
 	if f.file != nil {
@@ -448,10 +442,23 @@ func (f *folder) missing(full string) error {
 
 // looked records the outcome of the system call that looked name up in
 // the folder: found or missing (or, for readlinkat, not a link), the folder
-// may be searched. A name with a NUL never reached the kernel.
+// may be searched (a name with a NUL never reached the kernel); missing,
+// the folder may be due for listing.
 func (f *folder) looked(name string, err error) {
 	if (err == nil || err == unix.ENOENT || err == unix.EINVAL) && strings.IndexByte(name, 0) < 0 {
 		f.searched = true
+	}
+	if err != unix.ENOENT || f.listed != listLater {
+		return
+	}
+	// Missing: list the folder after its second missing name, or its
+	// first where the tree lacks files elsewhere (see folder).
+	f.misses++
+	if f.misses >= 2 {
+		f.listings.sawGaps()
+	}
+	if f.misses >= 2 || f.listings.hasGaps() {
+		f.listed = listPending
 	}
 }
 
@@ -471,20 +478,8 @@ const (
 // with a NUL), whose error only the system call gives. listed says
 // whether the listing holds name, kind is its d_type.
 func (f *folder) lookup(name string) (kind byte, listed, known bool) {
-	if f.last.known && name == f.last.name { // asked again: Absent, then Open
-		return f.last.kind, f.last.listed, true
-	}
-	kind, listed, known = f.find(name)
-	if known {
-		f.last.name, f.last.kind, f.last.listed, f.last.known = name, kind, listed, true
-	}
-	return kind, listed, known
-}
-
-// find is lookup without the last answer.
-func (f *folder) find(name string) (kind byte, listed, known bool) {
 	if f.listed == listPending {
-		f.names, f.listed = f.buffers.get(), listPartial
+		f.names, f.listed = f.listings.get(), listPartial
 		f.names.b = f.names.b[:0]
 		f.readMore()
 	}
@@ -539,7 +534,7 @@ func (f *folder) readMore() bool {
 		switch {
 		case err != nil:
 			f.names.b = b
-			f.buffers.put(f.names)
+			f.listings.put(f.names)
 			f.names, f.listed = nil, listNone
 			return false
 		case n == 0:

@@ -77,7 +77,8 @@ func listedTree(t *testing.T) (dir, base string, names []string) {
 	return dir, base, names
 }
 
-// folderOf opens folder base of fsys as a *folder.
+// folderOf opens folder base of fsys as a *folder, to be listed on the
+// first name asked of it where it may be read.
 func folderOf(t *testing.T, fsys FS, base string) *folder {
 	t.Helper()
 	o, ok := fsys.(interface{ OpenFolder(string) (fs.FS, error) })
@@ -89,7 +90,15 @@ func folderOf(t *testing.T, fsys FS, base string) *folder {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = f.(io.Closer).Close() })
-	return f.(*folder)
+	folder := f.(*folder)
+	switch folder.listed {
+	case listLater:
+		folder.listed = listPending
+	case listNone: // a folder that may not be read
+	default:
+		t.Fatalf("%s: a new folder's listing is %d; want it left for later", base, folder.listed)
+	}
+	return folder
 }
 
 // sameAnswers asks every name of got and want, folders of tree, and fails
@@ -156,6 +165,7 @@ func TestListingAnswersAsNameByName(t *testing.T) {
 		return // root reads and searches any folder
 	}
 	dev := filepath.Join(dir, filepath.FromSlash(base))
+	t.Cleanup(func() { _ = os.Chmod(dev, 0o755) })
 	for _, mode := range []os.FileMode{0o644, 0o311} { // read, not search; search, not read
 		if err := os.Chmod(dev, mode); err != nil {
 			t.Fatal(err)
@@ -242,6 +252,64 @@ func TestListedFileSwapped(t *testing.T) {
 		}
 		if name == "fifo" && !errors.Is(err, errNotRegular) {
 			t.Errorf("FIFO swapped in after the listing: %v; want %v", err, errNotRegular)
+		}
+	}
+}
+
+// TestListingWhereNamesAreMissing reads folders name by name until names
+// turn out missing: a folder is listed after its second missing name, or
+// after its first once another folder of its tree lacked files; a
+// folder that lacks nothing is never listed.
+func TestListingWhereNamesAreMissing(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"a/vendor", "a/numa_node", "b/vendor", "c/vendor"} {
+		p := filepath.Join(dir, "sys", filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	captured, err := newRootDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fsys := range []FS{captured, newRawDir(dir)} {
+		open := func(name string) *folder {
+			f, err := fsys.(interface{ OpenFolder(string) (fs.FS, error) }).OpenFolder(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = f.(io.Closer).Close() })
+			return f.(*folder)
+		}
+		ask := func(f *folder, names ...string) {
+			for _, name := range names {
+				_, _ = readWithin(t, f, name)
+			}
+		}
+		whole := open("sys/a")
+		ask(whole, "vendor", "numa_node", "vendor")
+		if whole.listed != listLater || whole.listings.hasGaps() {
+			t.Errorf("%T: a folder lacking nothing: listing %d, tree gappy %v; want neither", fsys, whole.listed, whole.listings.hasGaps())
+		}
+		once := open("sys/b")
+		ask(once, "vendor", "config")
+		if once.listed != listLater {
+			t.Errorf("%T: one missing name: listing %d; want it left for later", fsys, once.listed)
+		}
+		ask(once, "numa_node", "iommu_group")
+		if once.listed != listHeld || !once.listings.hasGaps() {
+			t.Errorf("%T: two missing names: listing %d, tree gappy %v; want it listed", fsys, once.listed, once.listings.hasGaps())
+		}
+		next := open("sys/c")
+		ask(next, "config", "numa_node")
+		if next.listed != listHeld {
+			t.Errorf("%T: a gappy tree's folder after one missing name: listing %d; want it listed", fsys, next.listed)
+		}
+		if !next.Absent("iommu_group") || next.Absent("vendor") {
+			t.Errorf("%T: Absent from the listing: iommu_group %v, vendor %v", fsys, next.Absent("iommu_group"), next.Absent("vendor"))
 		}
 	}
 }

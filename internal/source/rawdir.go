@@ -15,13 +15,13 @@ import (
 // ReadDir fall back to an *os.File on demand. Everything else is os.DirFS.
 type rawDir struct {
 	FS
-	root    string
-	buffers *listBuffers // for listing its folders (see folder)
+	root     string
+	listings *listings // for listing its folders (see folder)
 }
 
 // newRawDir returns the FS of folder dir.
 func newRawDir(dir string) FS {
-	return rawDir{FS: os.DirFS(dir).(FS), root: dir, buffers: newListBuffers()}
+	return rawDir{FS: os.DirFS(dir).(FS), root: dir, listings: newListings()}
 }
 
 // Open opens name for reading with plain system calls.
