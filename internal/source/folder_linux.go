@@ -42,7 +42,8 @@ import (
 // ghw's, lacks the same ones everywhere). A folder that cannot be listed
 // (one that may be searched but not read), or a name the listing cannot
 // answer for (its kind unknown, DT_UNKNOWN, or a name no listing can
-// hold), is asked of the file system name by name.
+// hold), is asked of the file system name by name. A folder is read by one
+// goroutine at a time.
 type folder struct {
 	fd       int
 	file     *os.File    // owns fd when the folder was opened through os.Root; nil when fd is ours to close
