@@ -301,6 +301,8 @@ func FuzzTarReader(f *testing.F) {
 	f.Fuzz(compareTarReaders)
 }
 
+// TestChecksum checks checksum, and both ways of summing a block, against
+// a byte-by-byte sum on blocks of every shape.
 func TestChecksum(t *testing.T) {
 	b := make([]byte, tarBlock)
 	for i := range 300 {
@@ -327,6 +329,14 @@ func TestChecksum(t *testing.T) {
 		}
 		if got := checksum(b); got != want {
 			t.Fatalf("block %d: checksum %d; want %d", i, got, want)
+		}
+		var sum uint64
+		for _, c := range b {
+			sum += uint64(c)
+		}
+		blk := (*[tarBlock]byte)(b)
+		if got, generic := sumBlock(blk), sumBlockGeneric(blk); got != sum || generic != sum {
+			t.Fatalf("block %d: sumBlock %d, sumBlockGeneric %d; want %d", i, got, generic, sum)
 		}
 	}
 }
