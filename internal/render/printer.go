@@ -19,10 +19,10 @@ import (
 
 // Printer writes tables and headings in one format. It makes one
 // tablewriter table, when it draws its first, and resets it between
-// tables: each new tablewriter table allocates its caches afresh (a
-// 10,240-entry cache, 380 KB, before any option can size it), which costs
-// a short-lived command more than the drawing does, and a printer that
-// draws no table (gdtopo tree) makes none.
+// tables: a new tablewriter table sets up its caches and configuration
+// afresh, which a short-lived command pays for each table, and a printer
+// that draws no table (gdtopo tree) makes none. (gdtopo builds tablewriter
+// from third_party/tablewriter, whose caches are not sized up front.)
 type Printer struct {
 	w     io.Writer
 	f     Format
