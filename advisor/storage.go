@@ -12,9 +12,10 @@ const (
 
 // StoragePrediction is one accelerator-NVMe pair for GPUDirect Storage.
 type StoragePrediction struct {
-	// Pair points into one slice of every storage pair: a large machine
-	// has tens of thousands, and a copy in each prediction would double them.
-	Pair *topology.Pair
+	// Pair is what the prediction keeps of the pair's classification
+	// (topology.Graph.StoragePairs): a large machine has tens of thousands
+	// of these pairs, and each whole topology.Pair is 160 bytes.
+	Pair StoragePair
 	// Route says where the peer-to-peer reads turn: RouteSwitch (PIX,
 	// PXB), RouteRootComplex (PHB, NODE), RouteNUMA or RouteSockets (SYS).
 	Route string
@@ -24,16 +25,23 @@ type StoragePrediction struct {
 	Note         string
 }
 
+// StoragePair is an accelerator-NVMe pair's ends and nvidia-smi label, as
+// topology.Pair gives them.
+type StoragePair struct {
+	A, B *topology.Device // the accelerator, the NVMe drive
+	SMI  topology.Label
+	Path string
+}
+
 // predictStorage labels every accelerator-NVMe pair. NVIDIA's GPUDirect
 // Storage design guide and best-practices guide ask for the GPU and its
 // drives under one PCIe switch; P2P through the CPU's root complex is
 // bounded by the root complex, and across sockets by the CPU interconnect.
 func (a *analysis) predictStorage() {
-	pairs := a.g.StoragePairs()
-	a.storage = make([]StoragePrediction, 0, len(pairs))
-	for i := range pairs {
-		p := &pairs[i]
-		sp := StoragePrediction{Pair: p, ExpectedGbps: p.BottleneckGbps}
+	n := len(a.g.OfKind(topology.KindAccelerator)) * len(a.g.OfKind(topology.KindNVMe))
+	a.storage = make([]StoragePrediction, 0, n)
+	for p := range a.g.EachStoragePair() {
+		sp := StoragePrediction{Pair: StoragePair{A: p.A, B: p.B, SMI: p.SMI, Path: p.Path}, ExpectedGbps: p.BottleneckGbps}
 		tr, known, _ := a.translating(p.A)
 		iommu := tr && known
 		switch {

@@ -46,3 +46,23 @@ func TestStoragePairsAsClassify(t *testing.T) {
 		t.Errorf("only %d accelerator-NVMe pairs compared", total)
 	}
 }
+
+// TestEachStoragePairStops: a loop over EachStoragePair may stop early,
+// and the pairs it gives before are StoragePairs' first ones.
+func TestEachStoragePairStops(t *testing.T) {
+	g := readFixture(t, "gds-storage")
+	all := g.StoragePairs()
+	if len(all) < 3 {
+		t.Fatalf("gds-storage has %d storage pairs", len(all))
+	}
+	var got []topology.Pair
+	for p := range g.EachStoragePair() {
+		got = append(got, p)
+		if len(got) == 2 {
+			break
+		}
+	}
+	if !reflect.DeepEqual(got, all[:2]) {
+		t.Errorf("first two pairs %+v, want %+v", got, all[:2])
+	}
+}

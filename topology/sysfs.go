@@ -164,6 +164,20 @@ func (r *reader) folder(dir string) fs.FS {
 	return joinedFS{r.fsys, dir}
 }
 
+// lister is a folder that knows its names from one listing, as
+// internal/source's folders of captured and live trees and of archives
+// do: Absent reports, without a system call, that name is not in it. A
+// folder without one is asked name by name.
+type lister interface {
+	Absent(name string) bool
+}
+
+// absent reports whether folder's listing shows that name is not in it.
+func absent(folder fs.FS, name string) bool {
+	l, ok := folder.(lister)
+	return ok && l.Absent(name)
+}
+
 // closeFolder releases a folder from reader.folder.
 func closeFolder(f fs.FS) {
 	if c, ok := f.(io.Closer); ok {
@@ -213,6 +227,12 @@ func (r *reader) readSmall(name string) ([]byte, error) {
 
 // readSmallIn is readSmall of name in fsys (the tree or one folder of it).
 func (r *reader) readSmallIn(fsys fs.FS, name string) ([]byte, error) {
+	if absent(fsys, name) {
+		// Every caller that reads through a folder takes a missing file
+		// as data and never shows the error, so none is made per file.
+		r.failed++
+		return nil, fs.ErrNotExist
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		r.failed++
@@ -608,6 +628,9 @@ func (r *reader) readLink(d *Device, attr func(string) (string, bool), cfg *pcic
 // linkBase returns the last element of the target of link name in
 // folder, or "".
 func linkBase(folder fs.FS, name string) string {
+	if absent(folder, name) {
+		return ""
+	}
 	t, err := fs.ReadLink(folder, name)
 	if err != nil {
 		return "" // absent often (no driver bound, no IOMMU): not counted as failed

@@ -18,9 +18,13 @@ type StorageRow struct {
 
 // StorageRows groups r.StoragePairs by accelerator, in their order.
 func StorageRows(r *Report) []StorageRow {
-	aliases := map[string]string{}
+	aliases := map[string]string{} // only the few aliased among thousands of devices
 	for _, d := range r.Devices {
-		aliases[d.BDF] = d.Alias
+		if d.Alias != "" {
+			aliases[d.BDF] = d.Alias
+		} else {
+			delete(aliases, d.BDF) // a later device of the same BDF, as before
+		}
 	}
 	var out []StorageRow
 	index := map[string]int{}

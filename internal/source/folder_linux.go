@@ -28,19 +28,48 @@ import (
 // sub-folder, a longer path or an error other than a missing name is asked
 // of the tree itself (outer) under the name dir/name, so every answer and
 // every error message is the one the tree gives.
+//
+// A folder whose names turn out missing is listed, once (getdents64 into
+// a buffer the tree keeps between its folders), and the listing then
+// answers what it can without a system call: a name it lacks does not
+// exist, a name it shows as a regular file is opened at once (its kind
+// still checked on the open descriptor), and a link is the only kind
+// whose target is read. Listing costs about as much as six lookups of
+// names that are there (ext4 hashes and sorts every entry of a listed
+// folder), so a folder is listed only where names are missing: after its
+// second missing name, or its first once another folder of the tree
+// lacked files (a capture that keeps only some attribute files, such as
+// ghw's, lacks the same ones everywhere). A folder that cannot be listed
+// (one that may be searched but not read), or a name the listing cannot
+// answer for (its kind unknown, DT_UNKNOWN, or a name no listing can
+// hold), is asked of the file system name by name. A folder is read by one
+// goroutine at a time.
 type folder struct {
 	fd       int
-	file     *os.File // owns fd when the folder was opened through os.Root; nil when fd is ours to close
-	dir      string   // the folder's name in outer, which errors name
-	outer    FS       // the tree
-	confined bool     // a captured tree: regular files only, nothing followed out of it
+	file     *os.File    // owns fd when the folder was opened through os.Root; nil when fd is ours to close
+	dir      string      // the folder's name in outer, which errors name
+	outer    FS          // the tree
+	names    *listBuffer // the listing's getdents64 records, when listed is listPartial or listHeld
+	listings *listings   // what the tree's folders share about listing; nil for nothing
+	confined bool        // a captured tree: regular files only, nothing followed out of it
 	closed   bool
+	listed   listState
+	// searched is set once a name was looked up in the folder: it may be
+	// searched, so a name missing from its listing is missing, not refused.
+	searched bool
+	misses   uint8 // names found missing one by one
 }
 
-var _ interface {
-	FS
-	Close() error
-} = (*folder)(nil)
+// listState says whether a folder's listing is read.
+type listState uint8
+
+const (
+	listLater   listState = iota // read once names are found missing (see folder)
+	listPending                  // read on the next name asked
+	listPartial                  // read in part: folder.names holds its start
+	listHeld                     // read whole: folder.names holds it
+	listNone                     // not read (the folder may not be read, or was listed whole by ReadDir): names are asked one by one
+)
 
 // OpenFolder opens folder dir of the captured tree for reading the files in
 // it by name (see folder). The caller closes it. One openat2 call resolves
@@ -57,21 +86,36 @@ func (d rootDir) openFolder(dir, shown string, outer FS) (fs.FS, error) {
 	if !fs.ValidPath(dir) {
 		return nil, &fs.PathError{Op: "open", Path: shown, Err: fs.ErrInvalid}
 	}
-	how := unix.OpenHow{
-		Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
+	// Opened for reading, to be listed; a folder that may be searched but
+	// not read is opened path-only and asked name by name.
+	listed := listLater
+	fd, err := d.openat2Dir(dir, unix.O_RDONLY|unix.O_NONBLOCK)
+	if err != nil {
+		listed = listNone
+		fd, err = d.openat2Dir(dir, unix.O_PATH)
 	}
-	fd, err := retryEINTR(func() (int, error) { return unix.Openat2(int(d.top.Fd()), dir, &how) })
-	runtime.KeepAlive(d.top)
 	if err == nil {
-		return &folder{fd: fd, dir: shown, outer: outer, confined: true}, nil
+		return &folder{fd: fd, dir: shown, outer: outer, confined: true, listed: listed, listings: d.listings}, nil
 	}
 	// O_DIRECTORY: a device node is refused before it is opened.
 	f, err := d.root.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, renamed(err, shown)
 	}
-	return &folder{fd: int(f.Fd()), file: f, dir: shown, outer: outer, confined: true}, nil
+	return &folder{fd: int(f.Fd()), file: f, dir: shown, outer: outer, confined: true, listings: d.listings}, nil
+}
+
+// openat2Dir opens folder dir beneath the tree (RESOLVE_BENEATH: no
+// absolute link, no climbing out; no magic link) with flags besides
+// O_DIRECTORY.
+func (d rootDir) openat2Dir(dir string, flags uint64) (int, error) {
+	how := unix.OpenHow{
+		Flags:   flags | unix.O_DIRECTORY | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
+	}
+	fd, err := retryEINTR(func() (int, error) { return unix.Openat2(int(d.top.Fd()), dir, &how) })
+	runtime.KeepAlive(d.top)
+	return fd, err
 }
 
 // OpenFolder opens a folder of the mounted sysfs shown as sys/.
@@ -89,13 +133,17 @@ func (d rawDir) OpenFolder(dir string) (fs.FS, error) {
 	if !fs.ValidPath(dir) {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: fs.ErrInvalid}
 	}
-	fd, err := retryEINTR(func() (int, error) {
-		return unix.Open(filepath.Join(d.root, filepath.FromSlash(dir)), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	})
+	full := filepath.Join(d.root, filepath.FromSlash(dir))
+	listed := listLater
+	fd, err := retryEINTR(func() (int, error) { return unix.Open(full, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0) })
+	if err != nil {
+		listed = listNone
+		fd, err = retryEINTR(func() (int, error) { return unix.Open(full, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0) })
+	}
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	return &folder{fd: fd, dir: dir, outer: d}, nil
+	return &folder{fd: fd, dir: dir, outer: d, listed: listed, listings: d.listings}, nil
 }
 
 // single reports whether the valid name is one element naming something
@@ -120,25 +168,38 @@ func (f *folder) Open(name string) (fs.File, error) {
 	if !single(name) || f.closed {
 		return f.outer.Open(f.inTree(name))
 	}
+	kind, listed, known := f.lookup(name)
 	full := f.dir + "/" + name
+	if known && !listed && f.searched {
+		return nil, f.missing(full) // no system call
+	}
 	if !f.confined {
 		fd, err := retryEINTR(func() (int, error) { return unix.Openat(f.fd, name, unix.O_RDONLY|unix.O_CLOEXEC, 0) })
+		f.looked(name, err)
 		if err != nil {
 			return nil, &fs.PathError{Op: "open", Path: full, Err: err}
 		}
 		return &rawFile{fd: fd, name: full, full: full}, nil
 	}
-	// The kind first, without following a link: a device node is never
-	// opened (see rootDir.Open).
 	var st unix.Stat_t
-	if err := ignoreEINTR(func() error { return unix.Fstatat(f.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
-		if errors.Is(err, unix.ENOENT) {
-			return nil, &fs.PathError{Op: "statat", Path: full, Err: err} // as os.Root says it
-		}
-		return f.outer.Open(full)
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+	switch {
+	case known && kind == unix.DT_REG: // opened at once, its kind checked below
+	case known && listed && kind != unix.DT_UNKNOWN:
 		return f.outer.Open(full) // a link (followed if it stays in the tree), a folder, or refused there
+	default:
+		// The kind first, without following a link: a device node is
+		// never opened (see rootDir.Open).
+		err := ignoreEINTR(func() error { return unix.Fstatat(f.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) })
+		f.looked(name, err)
+		if err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				return nil, &fs.PathError{Op: "statat", Path: full, Err: err} // as os.Root says it
+			}
+			return f.outer.Open(full)
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFREG {
+			return f.outer.Open(full) // a link (followed if it stays in the tree), a folder, or refused there
+		}
 	}
 	fd, err := retryEINTR(func() (int, error) {
 		return unix.Openat(f.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
@@ -146,8 +207,9 @@ func (f *folder) Open(name string) (fs.File, error) {
 	if err != nil {
 		return f.outer.Open(full) // replaced since, or not readable: the tree's answer
 	}
-	// Checked again on the open descriptor: it may have been replaced
-	// between the two calls.
+	f.searched = true
+	// Checked on the open descriptor: it may have been replaced since it
+	// was listed or looked at.
 	if err := ignoreEINTR(func() error { return unix.Fstat(fd, &st) }); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		_ = unix.Close(fd)
 		if err == nil {
@@ -158,6 +220,19 @@ func (f *folder) Open(name string) (fs.File, error) {
 	return &rawFile{fd: fd, name: full, full: full}, nil
 }
 
+// Absent reports whether the folder's listing shows that name, a single
+// name, is not in it: its reader then takes the file as missing without a
+// system call or an error made for it. False where the listing cannot
+// tell (see lookup), and until a name was looked up in the folder (see
+// folder.searched); Open and ReadLink answer then.
+func (f *folder) Absent(name string) bool {
+	if f.closed || !single(name) {
+		return false
+	}
+	_, listed, known := f.lookup(name)
+	return known && !listed && f.searched && fs.ValidPath(name)
+}
+
 // ReadLink returns the target of the symbolic link name in the folder.
 func (f *folder) ReadLink(name string) (string, error) {
 	if !fs.ValidPath(name) {
@@ -166,12 +241,24 @@ func (f *folder) ReadLink(name string) (string, error) {
 	if !single(name) || f.closed {
 		return f.outer.ReadLink(f.inTree(name))
 	}
+	var err error
+	kind, listed, known := f.lookup(name)
+	switch {
+	case !known || !f.searched: // asked of the file system
+	case !listed:
+		err = unix.ENOENT // no system call
+	case kind != unix.DT_LNK && kind != unix.DT_UNKNOWN:
+		err = unix.EINVAL // not a link, as readlinkat says
+	}
 	var buf [256]byte
 	var n int
-	err := ignoreEINTR(func() (err error) {
-		n, err = unix.Readlinkat(f.fd, name, buf[:])
-		return err
-	})
+	if err == nil {
+		err = ignoreEINTR(func() (err error) {
+			n, err = unix.Readlinkat(f.fd, name, buf[:])
+			return err
+		})
+		f.looked(name, err)
+	}
 	switch {
 	case err == nil && n < len(buf):
 		return string(buf[:n]), nil
@@ -192,6 +279,9 @@ func (f *folder) ReadDir(name string) ([]fs.DirEntry, error) {
 	}
 	if name != "." || f.closed {
 		return fs.ReadDir(f.outer, f.inTree(name))
+	}
+	if f.listed == listLater || f.listed == listPending {
+		f.listed = listNone // listed whole here: its names are what its user asks next
 	}
 	entries, err := f.list()
 	if err != nil {
@@ -331,11 +421,134 @@ func (f *folder) Close() error {
 		return &fs.PathError{Op: "close", Path: f.dir, Err: fs.ErrClosed}
 	}
 	f.closed = true
+	if f.names != nil {
+		f.listings.put(f.names)
+		f.names = nil
+	}
 	if f.file != nil {
 		return f.file.Close()
 	}
 	return unix.Close(f.fd)
 }
+
+// missing is the error for name, a full name in the tree, that the
+// folder's listing lacks: the error the system call would have given.
+func (f *folder) missing(full string) error {
+	op := "open"
+	if f.confined {
+		op = "statat" // as os.Root says it
+	}
+	return &fs.PathError{Op: op, Path: full, Err: unix.ENOENT}
+}
+
+// looked records the outcome of the system call that looked name up in
+// the folder: found or missing (or, for readlinkat, not a link), the folder
+// may be searched (a name with a NUL never reached the kernel); missing,
+// the folder may be due for listing.
+func (f *folder) looked(name string, err error) {
+	if (err == nil || err == unix.ENOENT || err == unix.EINVAL) && strings.IndexByte(name, 0) < 0 {
+		f.searched = true
+	}
+	if err != unix.ENOENT || f.listed != listLater {
+		return
+	}
+	// Missing: list the folder after its second missing name, or its
+	// first where the tree lacks files elsewhere (see folder).
+	f.misses++
+	if f.misses >= 2 {
+		f.listings.sawGaps()
+	}
+	if f.misses >= 2 || f.listings.hasGaps() {
+		f.listed = listPending
+	}
+}
+
+// Offsets in a struct linux_dirent64: d_ino (8 bytes), d_off (8), d_reclen
+// (2), d_type (1), then the name, NUL-terminated.
+const (
+	direntReclen = 16
+	direntKind   = 18
+	direntName   = 19
+)
+
+// lookup finds name, a single name, in the folder's listing, reading the
+// listing as far as it needs: a name is usually found in the first
+// getdents64 call's records; one missing is known missing once a call
+// reads the end. known is false where the listing cannot answer: there is
+// none, or name is one no listing holds (empty, over NAME_MAX bytes, or
+// with a NUL), whose error only the system call gives. listed says
+// whether the listing holds name, kind is its d_type.
+func (f *folder) lookup(name string) (kind byte, listed, known bool) {
+	if f.listed == listPending {
+		f.names, f.listed = f.listings.get(), listPartial
+		f.names.b = f.names.b[:0]
+		f.readMore()
+	}
+	if f.listed != listHeld && f.listed != listPartial || name == "" || len(name) > unix.NAME_MAX || strings.IndexByte(name, 0) >= 0 {
+		return 0, false, false
+	}
+	end := direntName + len(name)
+	for from := 0; ; {
+		for b := f.names.b[from:]; len(b) > direntName; {
+			rec := b[:binary.NativeEndian.Uint16(b[direntReclen:])]
+			b = b[len(rec):]
+			if len(rec) > end && rec[direntName] == name[0] && rec[end] == 0 && string(rec[direntName:end]) == name {
+				return rec[direntKind], true, true
+			}
+		}
+		if f.listed == listHeld {
+			return 0, false, true
+		}
+		from = len(f.names.b)
+		if !f.readMore() {
+			return 0, false, false
+		}
+	}
+}
+
+// readMore reads the folder's next entries with one getdents64 call,
+// appended to its listing as the kernel wrote them (checked here, so that
+// lookup may trust their lengths: no value is made per entry). It reports
+// false, with the folder then asked name by name, where the folder cannot
+// be listed.
+func (f *folder) readMore() bool {
+	b := f.names.b
+	if cap(b)-len(b) < minListRoom {
+		b = append(b, make([]byte, cap(b))...)[:len(b)]
+	}
+	for {
+		n, err := unix.Getdents(f.fd, b[len(b):cap(b)])
+		if err == unix.EINTR {
+			continue
+		}
+		for rest := b[len(b) : len(b)+max(n, 0)]; err == nil && len(rest) > 0; {
+			reclen := 0
+			if len(rest) > direntName {
+				reclen = int(binary.NativeEndian.Uint16(rest[direntReclen:]))
+			}
+			if reclen <= direntName || reclen > len(rest) {
+				err = unix.EIO
+				break
+			}
+			rest = rest[reclen:]
+		}
+		switch {
+		case err != nil:
+			f.names.b = b
+			f.listings.put(f.names)
+			f.names, f.listed = nil, listNone
+			return false
+		case n == 0:
+			f.listed = listHeld
+		}
+		f.names.b = b[:len(b)+n]
+		return true
+	}
+}
+
+// minListRoom is the room a getdents64 call is given at least: a record
+// with the longest name (NAME_MAX bytes) fits, with room for a few more.
+const minListRoom = 1024
 
 // joined is a folder read through its tree by joined names, for a tree that
 // cannot open folders.

@@ -510,6 +510,13 @@ func (f memFolder) Open(name string) (fs.File, error) {
 	return f.m.Open(full)
 }
 
+// Absent reports whether the folder lacks name, a single name: its
+// reader then takes the file as missing without an error made for it.
+func (f memFolder) Absent(name string) bool {
+	n, ok := f.child(name)
+	return ok && n == nil
+}
+
 // Lstat describes name in the folder without following it.
 func (f memFolder) Lstat(name string) (fs.FileInfo, error) {
 	n, ok := f.child(name)

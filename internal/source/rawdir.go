@@ -15,11 +15,14 @@ import (
 // ReadDir fall back to an *os.File on demand. Everything else is os.DirFS.
 type rawDir struct {
 	FS
-	root string
+	root     string
+	listings *listings // for listing its folders (see folder)
 }
 
 // newRawDir returns the FS of folder dir.
-func newRawDir(dir string) FS { return rawDir{FS: os.DirFS(dir).(FS), root: dir} }
+func newRawDir(dir string) FS {
+	return rawDir{FS: os.DirFS(dir).(FS), root: dir, listings: newListings()}
+}
 
 // Open opens name for reading with plain system calls.
 func (d rawDir) Open(name string) (fs.File, error) {

@@ -29,8 +29,9 @@ var errNotRegular = errors.New("not a regular file or folder: not read")
 // The live machine is read with rawDir instead: its /sys links are made by
 // the kernel and may point anywhere under /sys.
 type rootDir struct {
-	root *os.Root
-	top  *os.File // the folder itself, which names are resolved under
+	root     *os.Root
+	top      *os.File  // the folder itself, which names are resolved under
+	listings *listings // for listing its folders (see folder)
 }
 
 var _ interface {
@@ -49,7 +50,7 @@ func newRootDir(dir string) (FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rootDir{root: r, top: top}, nil
+	return rootDir{root: r, top: top, listings: newListings()}, nil
 }
 
 // Open opens name for reading if it is a regular file or a folder.
