@@ -179,11 +179,11 @@ func (a *arena) bytes() []byte {
 
 // put stores n at the cleaned path p, creating missing parent folders.
 func (m *memFS) put(p string, n *node) error {
-	dir, full := m.root, p
+	dir, full, walk := m.root, p, true
 	if i := strings.LastIndexByte(p, '/'); i > 0 && m.lastDirNode != nil && p[:i] == m.lastDir {
-		dir, p = m.lastDirNode, p[i+1:]
+		dir, p, walk = m.lastDirNode, p[i+1:], false // p holds no "/" now
 	}
-	for {
+	for walk {
 		elem, rest, more := strings.Cut(p, "/")
 		if !more {
 			break
@@ -460,10 +460,27 @@ var _ FS = memFolder{}
 // child returns the entry name of the folder, nil when there is none;
 // ok is false when name is not a single valid name.
 func (f memFolder) child(name string) (n *node, ok bool) {
-	if name == "." || strings.IndexByte(name, '/') >= 0 || !validPath(name) {
+	if !validName(name) {
 		return nil, false
 	}
 	return f.n.child(name), true
+}
+
+// validName reports whether name is a single valid name: what validPath
+// accepts with no "/" in it, but for ".". One pass over an ASCII name.
+func validName(name string) bool {
+	if name == "" || name == "." || name == ".." {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == '/':
+			return false
+		case c >= utf8.RuneSelf:
+			return strings.IndexByte(name, '/') < 0 && fs.ValidPath(name)
+		}
+	}
+	return true
 }
 
 // inTree is name as the tree names it.

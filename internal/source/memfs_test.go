@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 	"testing"
 )
 
@@ -97,6 +98,18 @@ func TestMemFolder(t *testing.T) {
 	for _, dir := range []string{"sys/nothing", "sys/rel/file", "sys/loop/a", "sys/rel/x/y/z", "sys/../x"} {
 		if _, err := m.OpenFolder(dir); err == nil {
 			t.Errorf("OpenFolder(%s) opened it", dir)
+		}
+	}
+}
+
+// TestValidName checks validName against its definition: a name
+// fs.ValidPath accepts, with no "/" in it, other than ".".
+func TestValidName(t *testing.T) {
+	for _, name := range []string{"", ".", "..", "...", "a", "vendor", "a/b", "/a", "a/", "./a", "a/..",
+		"é", "é/x", "x/é", "\xff", "a\xffb", "a\x00b", " ", ".a", "a.", "0000:17:00.0"} {
+		want := name != "." && !strings.Contains(name, "/") && fs.ValidPath(name)
+		if got := validName(name); got != want {
+			t.Errorf("validName(%q) = %v; want %v", name, got, want)
 		}
 	}
 }

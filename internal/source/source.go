@@ -11,6 +11,7 @@ package source
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -115,6 +116,7 @@ type Opener struct {
 	ReuseMemory bool
 
 	file   *bufio.Reader // the archive file's buffer
+	whole  bytes.Reader  // the archive file, when it fits in that buffer
 	stream *bufio.Reader // the decompressed stream's buffer, which tar headers are parsed in
 	gz     *gzip.Reader
 	zst    *zstd.Decoder

@@ -303,19 +303,24 @@ func (tr *tarReader) parseHeader(h *tar.Header) error {
 }
 
 // checksum is the sum of the bytes of the header block b, with its checksum
-// field taken as spaces. It adds eight bytes at a time in four 16-bit
-// lanes, 32 bytes a round, in four sums that do not wait for each other
-// and cannot overflow over one block (a lane of one sum gets 32 bytes, of
-// the four together 128).
-// Indexing a fixed-size array spares the bounds checks.
+// field taken as spaces: the sum of the whole block (sumBlock), less the
+// field's eight bytes, plus eight spaces.
 func checksum(b []byte) int64 {
 	const lanes = 0x00ff00ff00ff00ff
+	field := binary.LittleEndian.Uint64(b[148:156])
+	f := field&lanes + field>>8&lanes // four 16-bit sums of two bytes
+	f = f * 0x0001000100010001 >> 48  // their sum, in the top lane
+	return int64(sumBlock((*[tarBlock]byte)(b))-f) + 8*' '
+}
+
+// sumBlockGeneric is the sum of the bytes of the block b. It adds eight
+// bytes at a time in four 16-bit lanes, 32 bytes a round, in four sums that
+// do not wait for each other and cannot overflow over one block (a lane of
+// one sum gets 32 bytes, of the four together 128). Indexing a fixed-size
+// array spares the bounds checks.
+func sumBlockGeneric(blk *[tarBlock]byte) uint64 {
+	const lanes = 0x00ff00ff00ff00ff
 	le := binary.LittleEndian
-	blk := (*[tarBlock]byte)(b)
-	// The checksum field, bytes 148 to 155, in the lanes the loop adds them
-	// to: the top half of the word at 144 and the bottom half of the one at
-	// 152, so that taking it out borrows from no other lane.
-	field := le.Uint64(blk[144:152])&^0xffffffff | le.Uint64(blk[152:160])&0xffffffff
 	var s0, s1, s2, s3 uint64
 	for i := 0; i < tarBlock; i += 32 {
 		w := (*[32]byte)(blk[i : i+32])
@@ -325,8 +330,8 @@ func checksum(b []byte) int64 {
 		s2 += v2&lanes + v3&lanes
 		s3 += v2>>8&lanes + v3>>8&lanes
 	}
-	s := s0 + s1 + s2 + s3 - field&lanes - field>>8&lanes // the checksum field taken out
-	return int64(s&0xffff+s>>16&0xffff+s>>32&0xffff+s>>48) + 8*' '
+	s := s0 + s1 + s2 + s3
+	return s&0xffff + s>>16&0xffff + s>>32&0xffff + s>>48
 }
 
 // signedChecksum is checksum with the bytes taken as int8, as some old

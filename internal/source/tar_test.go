@@ -2,6 +2,7 @@ package source
 
 import (
 	"archive/tar"
+	"bufio"
 	"bytes"
 	"compress/bzip2"
 	"compress/gzip"
@@ -14,6 +15,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gdtopo/gdtopo/topology"
+	kgzip "github.com/klauspost/compress/gzip"
 )
 
 // tarMember is what gdtopo takes from a tar member.
@@ -301,6 +305,8 @@ func FuzzTarReader(f *testing.F) {
 	f.Fuzz(compareTarReaders)
 }
 
+// TestChecksum checks checksum, and both ways of summing a block, against
+// a byte-by-byte sum on blocks of every shape.
 func TestChecksum(t *testing.T) {
 	b := make([]byte, tarBlock)
 	for i := range 300 {
@@ -328,13 +334,21 @@ func TestChecksum(t *testing.T) {
 		if got := checksum(b); got != want {
 			t.Fatalf("block %d: checksum %d; want %d", i, got, want)
 		}
+		var sum uint64
+		for _, c := range b {
+			sum += uint64(c)
+		}
+		blk := (*[tarBlock]byte)(b)
+		if got, generic := sumBlock(blk), sumBlockGeneric(blk); got != sum || generic != sum {
+			t.Fatalf("block %d: sumBlock %d, sumBlockGeneric %d; want %d", i, got, generic, sum)
+		}
 	}
 }
 
-// BenchmarkOpenArchive reads a tar.gz of the hgx-h100 fixture (an 8-GPU
-// server, about 2,000 members) into memory, as check does for a snapshot:
-// with Open, and through one Opener again and again, as a fleet worker does.
-func BenchmarkOpenArchive(b *testing.B) {
+// hgxArchive writes a tar.gz of the hgx-h100 fixture (an 8-GPU server,
+// about 3,400 members) into a temporary folder and returns its name and
+// how many members it holds.
+func hgxArchive(b *testing.B) (string, int) {
 	root := filepath.Join("..", "..", "fixtures", "hgx-h100")
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
@@ -376,6 +390,14 @@ func BenchmarkOpenArchive(b *testing.B) {
 	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
 		b.Fatal(err)
 	}
+	return file, members
+}
+
+// BenchmarkOpenArchive reads a tar.gz of the hgx-h100 fixture into memory,
+// as check does for a snapshot: with Open, and through one Opener again
+// and again, as a fleet worker does.
+func BenchmarkOpenArchive(b *testing.B) {
+	file, members := hgxArchive(b)
 	var op Opener
 	for _, bb := range []struct {
 		name string
@@ -391,6 +413,76 @@ func BenchmarkOpenArchive(b *testing.B) {
 			b.ReportMetric(float64(members), "members")
 		})
 	}
+}
+
+// BenchmarkArchiveStages reads a tar.gz in stages, each doing what the one
+// before does and more, so that the differences are what each stage adds:
+// inflating only, parsing the tar headers too, opening the archive into its
+// tree as a fleet worker does, and reading the graph from that tree. The
+// archive is the hgx-h100 fixture's, or the file GDTOPO_BENCH_ARCHIVE
+// names (a snapshot that gdtopo snapshot wrote, say).
+func BenchmarkArchiveStages(b *testing.B) {
+	file := os.Getenv("GDTOPO_BENCH_ARCHIVE")
+	if file == "" {
+		file, _ = hgxArchive(b)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// drain sets br to read the decompressed stream, inflated from memory
+	// as Opener inflates an archive that fits in its file buffer.
+	drain := func(zr *kgzip.Reader, br *bufio.Reader) {
+		if err := zr.Reset(bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+		br.Reset(zr)
+	}
+	zr, br := new(kgzip.Reader), bufio.NewReaderSize(nil, 32<<10)
+	op := Opener{ReuseMemory: true}
+	b.Run("inflate", func(b *testing.B) {
+		for b.Loop() {
+			drain(zr, br)
+			for { // Discard, not io.Copy: that would skip the copies out of the inflater
+				if _, err := br.Discard(1 << 20); err == io.EOF {
+					break
+				} else if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("tar", func(b *testing.B) {
+		for b.Loop() {
+			drain(zr, br)
+			tr := newTarReader(br)
+			for {
+				if _, err := tr.Next(); err == io.EOF {
+					break
+				} else if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("open", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := op.Open(file); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			src, err := op.Open(file)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := topology.ReadSysfs(src.Root); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // TestParseOctal checks parseOctal, which reads eight digits at a time,
