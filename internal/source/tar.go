@@ -313,12 +313,12 @@ func checksum(b []byte) int64 {
 	return int64(sumBlock((*[tarBlock]byte)(b))-f) + 8*' '
 }
 
-// sumBlockGeneric is the sum of the bytes of the block b. It adds eight
+// sumBlock is the sum of the bytes of the block b. It adds eight
 // bytes at a time in four 16-bit lanes, 32 bytes a round, in four sums that
 // do not wait for each other and cannot overflow over one block (a lane of
 // one sum gets 32 bytes, of the four together 128). Indexing a fixed-size
 // array spares the bounds checks.
-func sumBlockGeneric(blk *[tarBlock]byte) uint64 {
+func sumBlock(blk *[tarBlock]byte) uint64 {
 	const lanes = 0x00ff00ff00ff00ff
 	le := binary.LittleEndian
 	var s0, s1, s2, s3 uint64
