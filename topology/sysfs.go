@@ -389,6 +389,8 @@ func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
 		if cfg.HeaderType == 0 {
 			d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = cfg.SubsystemVendor, cfg.SubsystemDevice, true
 		}
+	} else if r.idsFromModalias(d, f) {
+		idsKnown, classKnown = true, true
 	} else {
 		if v, ok := hexField("vendor", 16); ok {
 			d.VendorID, idsKnown = uint16(v), true
@@ -565,21 +567,59 @@ func (r *reader) fromModalias(d *Device, folder fs.FS, ids, class bool) {
 	if err != nil {
 		return
 	}
-	var v, dv, sv, sd uint32
-	var bc, sc, pi uint8
-	if _, err := fmt.Sscanf(s, "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X", &v, &dv, &sv, &sd, &bc, &sc, &pi); err != nil {
+	m, ok := parseModalias(s)
+	if !ok {
 		r.warn(d.BDF()+"/modalias", fmt.Sprintf("invalid value %q", s))
 		return
 	}
 	if ids {
-		d.VendorID, d.DeviceID = uint16(v), uint16(dv)
+		d.VendorID, d.DeviceID = m.vendor, m.device
 	}
 	if !d.SubsystemKnown {
-		d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = uint16(sv), uint16(sd), true
+		d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = m.subVendor, m.subDevice, true
 	}
 	if class {
-		d.Class = uint32(bc)<<16 | uint32(sc)<<8 | uint32(pi)
+		d.Class = m.class
 	}
+}
+
+// idsFromModalias takes a function's IDs, subsystem IDs and class from its
+// modalias file alone, which the kernel writes from the same fields as the
+// vendor, device, subsystem_vendor, subsystem_device and class files
+// (drivers/pci/pci-sysfs.c, modalias_show): one file read instead of five,
+// for a function whose config could not be read. It reports false, and
+// sets nothing, when modalias is missing or does not parse; the files are
+// then read one by one (and modalias again for what they lack, with a
+// warning if it is invalid).
+func (r *reader) idsFromModalias(d *Device, folder fs.FS) bool {
+	s, err := r.textIn(folder, "modalias")
+	if err != nil {
+		return false
+	}
+	m, ok := parseModalias(s)
+	if !ok {
+		return false
+	}
+	d.VendorID, d.DeviceID, d.Class = m.vendor, m.device, m.class
+	d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = m.subVendor, m.subDevice, true
+	return true
+}
+
+// modalias is what a PCI function's modalias file holds.
+type modalias struct {
+	vendor, device, subVendor, subDevice uint16
+	class                                uint32
+}
+
+// parseModalias parses a PCI modalias, "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X".
+func parseModalias(s string) (modalias, bool) {
+	var v, dv, sv, sd uint32
+	var bc, sc, pi uint8
+	if _, err := fmt.Sscanf(s, "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X", &v, &dv, &sv, &sd, &bc, &sc, &pi); err != nil {
+		return modalias{}, false
+	}
+	return modalias{vendor: uint16(v), device: uint16(dv), subVendor: uint16(sv), subDevice: uint16(sd),
+		class: uint32(bc)<<16 | uint32(sc)<<8 | uint32(pi)}, true
 }
 
 // readLink takes the link from the config space's link registers when they
