@@ -35,7 +35,11 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 		return nil, fmt.Errorf("read %s: %w", pathPCIDevices, err)
 	}
 	r.readSystem()
-	dirs, listed := map[BDF]string{}, map[BDF]string{}
+	dirs, listed := make(map[BDF]string, len(entries)), make(map[BDF]string, len(entries))
+	// The functions' Devices are allocated together, one slab for the
+	// tree: the graph holds every one of them, so the slab lives as long
+	// as the graph does and no longer.
+	r.slab = make([]Device, 0, len(entries))
 	for _, e := range entries {
 		addr, err := ParseBDF(e.Name())
 		if err != nil {
@@ -131,6 +135,7 @@ type reader struct {
 	short   []string            // devices whose config stopped at 64 bytes
 	looped  []string            // devices whose capability lists loop
 	scratch []byte              // readSmall's buffer
+	slab    []Device            // where readFunction's Devices are allocated
 	// linkExpected counts the functions that should have a PCIe link.
 	linkExpected int
 	// failed counts the reads of attribute files that failed, gone the
@@ -208,9 +213,21 @@ func (r *reader) read(name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
+	// Started at 32 KiB, not io.ReadAll's 512 bytes: a /proc/cpuinfo of a
+	// few dozen CPUs fits in one buffer instead of seven grown ones.
+	b := make([]byte, 0, min(limit+1, 32<<10))
+	for int64(len(b)) <= limit {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):min(int64(cap(b)), limit+1)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if int64(len(b)) > limit {
 		return b[:limit], fmt.Errorf("over %d bytes", limit)
@@ -233,15 +250,19 @@ func (r *reader) readSmallIn(fsys fs.FS, name string) ([]byte, error) {
 		r.failed++
 		return nil, fs.ErrNotExist
 	}
+	if r.scratch == nil {
+		r.scratch = make([]byte, maxConfigBytes+1)
+	}
+	if sr, ok := fsys.(smallReader); ok {
+		n, err := sr.ReadSmall(name, r.scratch)
+		return r.small(n, err)
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		r.failed++
 		return nil, err
 	}
 	defer f.Close()
-	if r.scratch == nil {
-		r.scratch = make([]byte, maxConfigBytes+1)
-	}
 	n := 0
 	for n < len(r.scratch) {
 		m, err := f.Read(r.scratch[n:])
@@ -253,6 +274,26 @@ func (r *reader) readSmallIn(fsys fs.FS, name string) ([]byte, error) {
 			r.failed++
 			return nil, err
 		}
+	}
+	if n > maxConfigBytes {
+		return r.scratch[:maxConfigBytes], fmt.Errorf("over %d bytes", maxConfigBytes)
+	}
+	return r.scratch[:n], nil
+}
+
+// smallReader is a folder that reads a small file into its caller's
+// buffer (until its end or the buffer is full) without a file value made
+// for it, as internal/source's folders of captured and live trees do.
+type smallReader interface {
+	ReadSmall(name string, buf []byte) (int, error)
+}
+
+// small is readSmallIn's answer for n bytes read into the scratch buffer
+// by a smallReader, with its error.
+func (r *reader) small(n int, err error) ([]byte, error) {
+	if err != nil {
+		r.failed++
+		return nil, err
 	}
 	if n > maxConfigBytes {
 		return r.scratch[:maxConfigBytes], fmt.Errorf("over %d bytes", maxConfigBytes)
@@ -305,12 +346,48 @@ func (r *reader) resolveIn(folder fs.FS, name string) (string, error) {
 	if strings.HasPrefix(target, "/") {
 		target = strings.TrimPrefix(target, "/") // an absolute /sys link of the live tree
 	} else {
-		target = path.Join(path.Dir(name), target)
+		target = joinLink(path.Dir(name), target)
 	}
 	if target == ".." || strings.HasPrefix(target, "../") {
 		return "", fmt.Errorf("link points outside the tree: %s", target)
 	}
 	return target, nil
+}
+
+// joinLink is path.Join(dir, target) for a relative link target in
+// folder dir, made as one string where both are clean and the target only
+// climbs ("../../devices/..."), as sysfs links do; path.Join otherwise.
+func joinLink(dir, target string) string {
+	d, t := dir, target
+	for strings.HasPrefix(t, "../") && d != "" && d != "." {
+		i := strings.LastIndexByte(d, '/')
+		if i < 0 {
+			d = ""
+		} else {
+			d = d[:i]
+		}
+		t = t[3:]
+	}
+	if d == "" || d == "." || !cleanRel(dir) || !cleanRel(t) {
+		return path.Join(dir, target)
+	}
+	return d + "/" + t
+}
+
+// cleanRel reports whether s is a relative path that path.Clean leaves
+// as it is and that has no "." or ".." element.
+func cleanRel(s string) bool {
+	if s == "" || s[0] == '/' {
+		return false
+	}
+	for s != "" {
+		elem, rest, found := strings.Cut(s, "/")
+		if elem == "" || elem == "." || elem == ".." || found && rest == "" {
+			return false
+		}
+		s = rest
+	}
+	return true
 }
 
 // hexAttr parses a "0x10de" style attribute.
@@ -346,9 +423,20 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 	return nil
 }
 
+// newDevice returns a zero Device from the reader's slab, or a new one
+// when the slab is full.
+func (r *reader) newDevice() *Device {
+	if len(r.slab) == cap(r.slab) {
+		return &Device{}
+	}
+	r.slab = r.slab[:len(r.slab)+1]
+	return &r.slab[len(r.slab)-1]
+}
+
 // readFunction reads one function's attribute files from its folder dir.
 func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
-	d := &Device{Addr: addr, bdf: bdf, NUMANode: -1, RawNUMANode: -1}
+	d := r.newDevice()
+	*d = Device{Addr: addr, bdf: bdf, NUMANode: -1, RawNUMANode: -1}
 	f := r.folder(dir)
 	defer closeFolder(f)
 	attr := func(file string) (string, bool) {

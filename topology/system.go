@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -84,49 +85,79 @@ func (r *reader) readCPUInfo(s *System) map[int]int {
 		return packages
 	}
 	cpu := -1
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, ":")
+	// Parsed from the bytes read: only the values kept become strings.
+	for rest := b; len(rest) > 0; {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte{'\n'})
+		kb, vb, ok := bytes.Cut(line, []byte{':'})
 		if !ok {
 			continue
 		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		switch k {
+		kb, vb = bytes.TrimSpace(kb), bytes.TrimSpace(vb)
+		switch string(kb) {
 		case "processor":
-			if n, err := strconv.Atoi(v); err == nil {
+			if n, ok := atoiBytes(vb); ok {
 				cpu = n
 				s.LogicalCPUs++
 			}
 		case "vendor_id":
-			s.CPUVendor, s.CPUArch = v, "x86_64"
+			s.CPUVendor, s.CPUArch = keep(s.CPUVendor, vb), "x86_64"
 		case "cpu":
-			if strings.HasPrefix(v, "POWER") { // ppc64's /proc/cpuinfo: "cpu : POWER9 ..."
+			if bytes.HasPrefix(vb, []byte("POWER")) { // ppc64's /proc/cpuinfo: "cpu : POWER9 ..."
 				s.CPUArch = "ppc64"
 			}
 		case "model name":
-			s.CPUModel = v
+			s.CPUModel = keep(s.CPUModel, vb)
 		case "cpu family":
-			s.CPUFamily = atoiOr(v, -1)
+			s.CPUFamily = atoiOr(string(vb), -1)
 		case "model":
-			s.CPUModelID = atoiOr(v, -1)
+			s.CPUModelID = atoiOr(string(vb), -1)
 		case "flags":
 			if !r.g.Platform.Hypervisor && cpu <= 0 {
-				for _, f := range strings.Fields(v) {
-					if f == "hypervisor" {
+				for _, f := range bytes.Fields(vb) {
+					if string(f) == "hypervisor" {
 						r.g.Platform.Hypervisor = true
 					}
 				}
 			}
 		case "CPU implementer": // Arm's /proc/cpuinfo
-			s.CPUImplementer, s.CPUArch = hexOr(v, -1), "arm64"
+			s.CPUImplementer, s.CPUArch = hexOr(string(vb), -1), "arm64"
 		case "CPU part":
-			s.CPUPart = hexOr(v, -1)
+			s.CPUPart = hexOr(string(vb), -1)
 		case "physical id":
-			if p, err := strconv.Atoi(v); err == nil && cpu >= 0 {
+			if p, ok := atoiBytes(vb); ok && cpu >= 0 {
 				packages[cpu] = p
 			}
 		}
 	}
 	return packages
+}
+
+// keep returns old when it already holds b (every CPU of /proc/cpuinfo
+// repeats the same vendor and model), else b as a new string.
+func keep(old string, b []byte) string {
+	if old == string(b) {
+		return old
+	}
+	return string(b)
+}
+
+// atoiBytes is strconv.Atoi of b, without a string made for the common
+// case of a few plain digits.
+func atoiBytes(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 18 {
+		n, err := strconv.Atoi(string(b))
+		return n, err == nil
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			n, err := strconv.Atoi(string(b))
+			return n, err == nil
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 func atoiOr(s string, def int) int {

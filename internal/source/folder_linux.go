@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -162,30 +163,86 @@ func (f *folder) inTree(name string) string {
 
 // Open opens the file name in the folder for reading.
 func (f *folder) Open(name string) (fs.File, error) {
+	fd, file, err := f.openRegular(name)
+	if fd >= 0 {
+		full := f.dir + "/" + name
+		return &rawFile{fd: fd, name: full, full: full}, nil
+	}
+	return file, err
+}
+
+// ReadSmall reads the file name in the folder into buf, until its end or
+// buf is full, and returns the number of bytes read: Open and Read without
+// a file value made for it. Its answers and errors are Open's and Read's.
+func (f *folder) ReadSmall(name string, buf []byte) (int, error) {
+	fd, file, err := f.openRegular(name)
+	if err != nil {
+		return 0, err
+	}
+	if fd < 0 { // the tree's file
+		defer file.Close()
+		n := 0
+		for n < len(buf) {
+			m, err := file.Read(buf[n:])
+			n += m
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return n, err
+			}
+		}
+		return n, nil
+	}
+	defer unix.Close(fd)
+	n := 0
+	for n < len(buf) {
+		m, err := unix.Read(fd, buf[n:])
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return n, &fs.PathError{Op: "read", Path: f.dir + "/" + name, Err: err}
+		case m == 0:
+			return n, nil
+		}
+		n += m
+		if n < len(buf) { // a short read: the end, as rawFile takes it
+			return n, nil
+		}
+	}
+	return n, nil
+}
+
+// openRegular opens the file name in the folder: a regular file opened
+// here comes back as its descriptor fd, anything else as the tree's file
+// (fd -1) or an error.
+func (f *folder) openRegular(name string) (fd int, file fs.File, err error) {
 	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+		return -1, nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
 	if !single(name) || f.closed {
-		return f.outer.Open(f.inTree(name))
+		file, err = f.outer.Open(f.inTree(name))
+		return -1, file, err
 	}
 	kind, listed, known := f.lookup(name)
-	full := f.dir + "/" + name
 	if known && !listed && f.searched {
-		return nil, f.missing(full) // no system call
+		return -1, nil, f.missing(f.dir + "/" + name) // no system call
 	}
 	if !f.confined {
 		fd, err := retryEINTR(func() (int, error) { return unix.Openat(f.fd, name, unix.O_RDONLY|unix.O_CLOEXEC, 0) })
 		f.looked(name, err)
 		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: full, Err: err}
+			return -1, nil, &fs.PathError{Op: "open", Path: f.dir + "/" + name, Err: err}
 		}
-		return &rawFile{fd: fd, name: full, full: full}, nil
+		return fd, nil, nil
 	}
 	var st unix.Stat_t
 	switch {
 	case known && kind == unix.DT_REG: // opened at once, its kind checked below
 	case known && listed && kind != unix.DT_UNKNOWN:
-		return f.outer.Open(full) // a link (followed if it stays in the tree), a folder, or refused there
+		file, err = f.outer.Open(f.dir + "/" + name) // a link (followed if it stays in the tree), a folder, or refused there
+		return -1, file, err
 	default:
 		// The kind first, without following a link: a device node is
 		// never opened (see rootDir.Open).
@@ -193,19 +250,22 @@ func (f *folder) Open(name string) (fs.File, error) {
 		f.looked(name, err)
 		if err != nil {
 			if errors.Is(err, unix.ENOENT) {
-				return nil, &fs.PathError{Op: "statat", Path: full, Err: err} // as os.Root says it
+				return -1, nil, &fs.PathError{Op: "statat", Path: f.dir + "/" + name, Err: err} // as os.Root says it
 			}
-			return f.outer.Open(full)
+			file, err = f.outer.Open(f.dir + "/" + name)
+			return -1, file, err
 		}
 		if st.Mode&unix.S_IFMT != unix.S_IFREG {
-			return f.outer.Open(full) // a link (followed if it stays in the tree), a folder, or refused there
+			file, err = f.outer.Open(f.dir + "/" + name) // a link (followed if it stays in the tree), a folder, or refused there
+			return -1, file, err
 		}
 	}
-	fd, err := retryEINTR(func() (int, error) {
+	fd, err = retryEINTR(func() (int, error) {
 		return unix.Openat(f.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	})
 	if err != nil {
-		return f.outer.Open(full) // replaced since, or not readable: the tree's answer
+		file, err = f.outer.Open(f.dir + "/" + name) // replaced since, or not readable: the tree's answer
+		return -1, file, err
 	}
 	f.searched = true
 	// Checked on the open descriptor: it may have been replaced since it
@@ -215,9 +275,9 @@ func (f *folder) Open(name string) (fs.File, error) {
 		if err == nil {
 			err = errNotRegular
 		}
-		return nil, &fs.PathError{Op: "open", Path: full, Err: err}
+		return -1, nil, &fs.PathError{Op: "open", Path: f.dir + "/" + name, Err: err}
 	}
-	return &rawFile{fd: fd, name: full, full: full}, nil
+	return fd, nil, nil
 }
 
 // Absent reports whether the folder's listing shows that name, a single
