@@ -136,6 +136,7 @@ type reader struct {
 	looped  []string            // devices whose capability lists loop
 	scratch []byte              // readSmall's buffer
 	slab    []Device            // where readFunction's Devices are allocated
+	parts   []string            // splitPath's elements, reused
 	// linkExpected counts the functions that should have a PCIe link.
 	linkExpected int
 	// failed counts the reads of attribute files that failed, gone the
@@ -766,11 +767,25 @@ func linkBase(folder fs.FS, name string) string {
 	return path.Base(t)
 }
 
+// splitPath is strings.Split(name, "/") into a slice the reader reuses:
+// valid until the next call.
+func (r *reader) splitPath(name string) []string {
+	r.parts = r.parts[:0]
+	for {
+		elem, rest, found := strings.Cut(name, "/")
+		r.parts = append(r.parts, elem)
+		if !found {
+			return r.parts
+		}
+		name = rest
+	}
+}
+
 // link builds parents, host bridges and roles from each device's folder.
 func (r *reader) link(dirs map[BDF]string) {
 	hbs := map[string]*HostBridge{}
 	for _, d := range r.g.Devices {
-		parts := strings.Split(dirs[d.Addr], "/")
+		parts := r.splitPath(dirs[d.Addr])
 		hbAt := -1
 		for i, p := range parts {
 			if _, _, ok := parseHostBridge(p); ok {
@@ -901,7 +916,7 @@ func (r *reader) readClass(dir string, add func(*Device, string)) {
 		}
 		// The last path element that is a PCI address is the function
 		// (hwloc_linuxfs_find_osdev_parent; virtio sits one level lower).
-		parts := strings.Split(target, "/")
+		parts := r.splitPath(target)
 		for i := len(parts) - 1; i >= 0; i-- {
 			if addr, err := ParseBDF(parts[i]); err == nil {
 				if d := r.g.Device(addr); d != nil {
