@@ -475,7 +475,7 @@ func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
 	idsKnown, classKnown := false, false
 	if cfg != nil {
 		d.VendorID, d.DeviceID, d.Class, idsKnown, classKnown = cfg.VendorID, cfg.DeviceID, cfg.Class, true, true
-		if cfg.HeaderType == 0 {
+		if cfg.SubsystemKnown { // header type 0, or a bridge's SSVID capability
 			d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = cfg.SubsystemVendor, cfg.SubsystemDevice, true
 		}
 	} else if r.idsFromModalias(d, f) {
@@ -491,9 +491,10 @@ func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
 			d.Class, classKnown = uint32(v), true
 		}
 	}
-	// Bridges keep subsystem IDs in a capability; the files have them. Only
-	// Broadcom switches need them (NCCL's flattening), so only those, or
-	// any function whose config could not be read, pay for the two reads.
+	// Bridges keep subsystem IDs in a capability, which unprivileged config
+	// (64 bytes) does not reach; the files have them. Only Broadcom switches
+	// need them (NCCL's flattening), so only those, or any function whose
+	// config could not be read, pay for the two reads.
 	if !d.SubsystemKnown && (cfg == nil || d.VendorID == VendorBroadcom) {
 		sv, ok1 := hexField("subsystem_vendor", 16)
 		sd, ok2 := hexField("subsystem_device", 16)

@@ -263,3 +263,37 @@ func TestReadSysfsLoopedCapabilities(t *testing.T) {
 		t.Errorf("lacks %q: want the looped list counted", g.Lacks)
 	}
 }
+
+// TestReadSysfsBridgeSSVID: a Broadcom switch port whose config carries the
+// Subsystem ID capability (0x0d) takes its subsystem IDs from there, as the
+// kernel fills the files from it, and never reads the files (they hold other
+// values here, so reading them would show); a port without the capability,
+// or with only the unprivileged 64 bytes of config, falls back to the files.
+func TestReadSysfsBridgeSSVID(t *testing.T) {
+	m := smallTree()
+	usp := "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0"
+	withSSVID := []byte(pcieConfig(0x1000, 0xc030, 0x060400, 1, 5, 5, 16))
+	withSSVID[0x41] = 0x80 // PCIe capability -> SSVID
+	withSSVID[0x80], withSSVID[0x84], withSSVID[0x85], withSSVID[0x86], withSSVID[0x87] = 0x0d, 0x00, 0x10, 0xa1, 0x00
+	m.file(usp+"/config", string(withSSVID))
+	dsp1, dsp2 := usp+"/0000:02:00.0", usp+"/0000:02:01.0"
+	m.file(dsp2+"/config", string(withSSVID[:64])) // unprivileged read: no capability list
+	for _, dir := range []string{usp, dsp1, dsp2} {
+		m.file(dir+"/subsystem_vendor", "0x1000\n")
+		m.file(dir+"/subsystem_device", "0x10a1\n")
+	}
+	g, err := ReadSysfs(fstest.MapFS(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		bdf  string
+		want uint16
+	}{{"0000:01:00.0", 0x00a1}, {"0000:02:00.0", 0x10a1}, {"0000:02:01.0", 0x10a1}} {
+		a, _ := ParseBDF(c.bdf)
+		d := g.Device(a)
+		if !d.SubsystemKnown || d.SubVendorID != 0x1000 || d.SubDeviceID != c.want {
+			t.Errorf("%s: subsystem %04x:%04x known %v, want 1000:%04x", c.bdf, d.SubVendorID, d.SubDeviceID, d.SubsystemKnown, c.want)
+		}
+	}
+}

@@ -374,9 +374,11 @@ func TestHostileSources(t *testing.T) {
 			root := filepath.Join(dir, "sparse")
 			copyTree(t, vm, root)
 			dev := filepath.Join(root, "sys", "devices", "pci0000:00", "0000:00:03.0")
-			// Without config the class comes from the class file.
-			if err := os.Remove(filepath.Join(dev, "config")); err != nil {
-				t.Fatal(err)
+			// Without config and modalias the class comes from the class file.
+			for _, f := range []string{"config", "modalias"} {
+				if err := os.Remove(filepath.Join(dev, f)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if err := os.Truncate(filepath.Join(dev, "class"), 4<<30); err != nil {
 				t.Skipf("no sparse files here: %v", err)
