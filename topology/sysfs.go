@@ -260,8 +260,7 @@ func (r *reader) readSmallIn(fsys fs.FS, name string) ([]byte, error) {
 	}
 	f, err := fsys.Open(name)
 	if err != nil {
-		r.failed++
-		return nil, err
+		return r.small(0, err)
 	}
 	defer f.Close()
 	n := 0
@@ -272,14 +271,10 @@ func (r *reader) readSmallIn(fsys fs.FS, name string) ([]byte, error) {
 			break
 		}
 		if err != nil {
-			r.failed++
-			return nil, err
+			return r.small(n, err)
 		}
 	}
-	if n > maxConfigBytes {
-		return r.scratch[:maxConfigBytes], fmt.Errorf("over %d bytes", maxConfigBytes)
-	}
-	return r.scratch[:n], nil
+	return r.small(n, nil)
 }
 
 // smallReader is a folder that reads a small file into its caller's
@@ -289,8 +284,8 @@ type smallReader interface {
 	ReadSmall(name string, buf []byte) (int, error)
 }
 
-// small is readSmallIn's answer for n bytes read into the scratch buffer
-// by a smallReader, with its error.
+// small is readSmallIn's answer for n bytes read into the scratch buffer,
+// with the error that stopped the read (counted as a failed read).
 func (r *reader) small(n int, err error) ([]byte, error) {
 	if err != nil {
 		r.failed++
