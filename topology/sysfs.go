@@ -263,18 +263,11 @@ func (r *reader) readSmallIn(fsys fs.FS, name string) ([]byte, error) {
 		return r.small(0, err)
 	}
 	defer f.Close()
-	n := 0
-	for n < len(r.scratch) {
-		m, err := f.Read(r.scratch[n:])
-		n += m
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return r.small(n, err)
-		}
+	n, err := io.ReadFull(f, r.scratch)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil // its end before the buffer is full
 	}
-	return r.small(n, nil)
+	return r.small(n, err)
 }
 
 // smallReader is a folder that reads a small file into its caller's

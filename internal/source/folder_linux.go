@@ -181,18 +181,11 @@ func (f *folder) ReadSmall(name string, buf []byte) (int, error) {
 	}
 	if fd < 0 { // the tree's file
 		defer file.Close()
-		n := 0
-		for n < len(buf) {
-			m, err := file.Read(buf[n:])
-			n += m
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return n, err
-			}
+		n, err := io.ReadFull(file, buf)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			err = nil // its end before buf is full
 		}
-		return n, nil
+		return n, err
 	}
 	defer unix.Close(fd)
 	n := 0
