@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gdtopo/gdtopo/internal/render"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -259,5 +264,44 @@ func TestStoragePairsShown(t *testing.T) {
 	}
 	if p := r.StoragePairs[0]; p.Accelerator != "0000:18:00.0" || p.NVMe != "0000:1a:00.0" || p.SMI != "PIX" || p.Route != "in the switch" {
 		t.Errorf("first storage pair %+v", p)
+	}
+}
+
+// TestOneCommandRoot checks that a root built for one command (what
+// mainStreams builds) runs it as the whole tree does: the same output,
+// error and command, for help, flag mistakes and missing arguments, on a
+// terminal width and without, and that it holds that command alone.
+func TestOneCommandRoot(t *testing.T) {
+	execute := func(root *cobra.Command, out, errb *bytes.Buffer, args []string) string {
+		root.SetArgs(args)
+		cmd, err := root.ExecuteC()
+		return fmt.Sprintf("%s: %v\nout:\n%s\nerr:\n%s", cmd.CommandPath(), err, out, errb)
+	}
+	for _, c := range commands() {
+		for _, args := range [][]string{
+			{c.name, "--help"}, {c.name, "-h", "--pci-ids", "x"}, {c.name, "--no-such-flag"},
+			{c.name, "-o", "no-such-format", "no-such-source"}, {c.name, "a", "b", "c", "d", "e"},
+		} {
+			for _, width := range []int{0, 80} {
+				var out, errb, wholeOut, wholeErr bytes.Buffer
+				root := newRootCmdFor(&Streams{In: strings.NewReader(""), Out: &out, Err: &errb, Style: render.Style{Width: width}}, args)
+				if n := len(root.Commands()); n != 1 {
+					t.Errorf("%v: the root holds %d commands; want %s alone", args, n, c.name)
+				}
+				got := execute(root, &out, &errb, args)
+				whole := NewRootCmd(&Streams{In: strings.NewReader(""), Out: &wholeOut, Err: &wholeErr, Style: render.Style{Width: width}})
+				if want := execute(whole, &wholeOut, &wholeErr, args); got != want {
+					t.Errorf("%v, width %d: the one-command root gives\n%s\nthe whole tree\n%s", args, width, got, want)
+				}
+			}
+		}
+		if got := c.new(&globalOptions{IO: &Streams{}}).Name(); got != c.name {
+			t.Errorf("command %q is named %q by its constructor", c.name, got)
+		}
+	}
+	for _, args := range [][]string{nil, {"help"}, {"--pci-ids", "x", "check"}, {"chek"}, {"completion", "bash"}} {
+		if n := len(newRootCmdFor(&Streams{}, args).Commands()); n < len(commands()) {
+			t.Errorf("%v: the root holds %d commands; want the whole tree", args, n)
+		}
 	}
 }

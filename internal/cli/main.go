@@ -83,7 +83,7 @@ func mainStreams(args []string, s *Streams) int {
 	out := &outfile.StickyWriter{W: s.Out, Wrap: stdoutError}
 	streams := *s
 	streams.Out = out
-	root := NewRootCmd(&streams)
+	root := newRootCmdFor(&streams, args)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	if out.Err != nil {

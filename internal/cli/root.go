@@ -24,8 +24,34 @@ type globalOptions struct {
 	names     *names.Resolver
 }
 
-// NewRootCmd builds the command tree.
-func NewRootCmd(io *Streams) *cobra.Command {
+// command is one of gdtopo's commands: its name, the first word of its Use,
+// and its constructor.
+type command struct {
+	name string
+	new  func(*globalOptions) *cobra.Command
+}
+
+// commands lists gdtopo's commands in the order they are added to the root.
+func commands() []command {
+	return []command{
+		{"check", newCmdCheck}, {"matrix", newCmdMatrix}, {"tree", newCmdTree}, {"path", newCmdPath},
+		{"compare", newCmdCompare}, {"export", newCmdExport}, {"snapshot", newCmdSnapshot},
+		{"verify", newCmdVerify}, {"fleet", newCmdFleet}, {"calibrate", newCmdCalibrate}, {"version", newCmdVersion},
+	}
+}
+
+// NewRootCmd builds the whole command tree.
+func NewRootCmd(io *Streams) *cobra.Command { return newRootCmdFor(io, nil) }
+
+// newRootCmdFor builds the command tree for running args: when args starts
+// with a command's name, the root holds that command alone (cobra finds and
+// runs it, and its help and errors read the same, as they name no other
+// command) and no completion command; otherwise (help, completion, a flag
+// first, a mistyped name that cobra suggests a command for) the whole tree.
+// Building the other ten commands and their flags, and the completion
+// command cobra adds to a root with subcommands, was a fifth of the
+// allocations and page faults of "gdtopo version".
+func newRootCmdFor(io *Streams, args []string) *cobra.Command {
 	opts := &globalOptions{IO: io}
 	root := &cobra.Command{
 		Use:   "gdtopo",
@@ -58,8 +84,18 @@ Exit status: 0 ok, 1 error, 2 usage, 3 problems found at or above --fail-on.`,
 	root.SetUsageTemplate(strings.ReplaceAll(root.UsageTemplate(), ".FlagUsages", ".FlagUsagesWrapped "+strconv.Itoa(io.Style.Width)))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.PersistentFlags().StringVar(&opts.PCIIDs, "pci-ids", "", "pci.ids file for device names (default: the system's, never downloaded)")
-	root.AddCommand(newCmdCheck(opts), newCmdMatrix(opts), newCmdTree(opts), newCmdPath(opts), newCmdCompare(opts), newCmdExport(opts), newCmdSnapshot(opts), newCmdVerify(opts), newCmdFleet(opts), newCmdCalibrate(opts), newCmdVersion(opts))
-	if io.Style.Width > 0 {
+	all := commands()
+	for _, c := range all {
+		if len(args) > 0 && args[0] == c.name {
+			all = []command{c}
+			root.CompletionOptions.DisableDefaultCmd = true
+			break
+		}
+	}
+	for _, c := range all {
+		root.AddCommand(c.new(opts))
+	}
+	if io.Style.Width > 0 && !root.CompletionOptions.DisableDefaultCmd {
 		// gdtopo's own help is written to 80 columns; cobra's completion
 		// help is not, and is wrapped to the width
 		root.InitDefaultCompletionCmd()

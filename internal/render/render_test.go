@@ -2,6 +2,8 @@ package render
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"strings"
@@ -77,5 +79,15 @@ func BenchmarkTextOnly(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		NewPrinter(io.Discard, Table).Printf("%s  %s\n", "pci0000:15", "(NUMA 0, socket 0)")
+	}
+}
+
+// TestHTMLScriptHash checks the written-out hash the HTML page's
+// Content-Security-Policy admits its script by: a browser runs the script
+// only if it matches.
+func TestHTMLScriptHash(t *testing.T) {
+	sum := sha256.Sum256([]byte(htmlScript))
+	if want := "sha256-" + base64.StdEncoding.EncodeToString(sum[:]); htmlScriptHash != want {
+		t.Errorf("htmlScriptHash = %s; the script's hash is %s", htmlScriptHash, want)
 	}
 }
