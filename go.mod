@@ -60,3 +60,5 @@ require (
 )
 
 replace github.com/olekukonko/tablewriter => ./third_party/tablewriter
+
+replace github.com/spf13/pflag => ./third_party/pflag

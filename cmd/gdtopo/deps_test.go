@@ -1,0 +1,39 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// leftOut are packages gdtopo's binary no longer links, each with what
+// took it out; every one was initialised in every run, a cost paid at each
+// start (docs/performance.md, "Start-up").
+var leftOut = map[string]string{
+	"net": "pflag's IP flags, left out of third_party/pflag",
+}
+
+// TestLeftOutPackages fails when a package taken out of the binary comes
+// back, say when a replace line in go.mod is dropped or a new import pulls
+// it in again.
+func TestLeftOutPackages(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no go command in CI: %v", err)
+		}
+		t.Skipf("no go command to list the binary's packages with (CI has one): %v", err)
+	}
+	out, err := exec.Command(goTool, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	for pkg, why := range leftOut {
+		if slices.Contains(deps, pkg) {
+			t.Errorf("gdtopo links %s again; it was taken out (%s)", pkg, why)
+		}
+	}
+}
