@@ -79,12 +79,10 @@ func (f *Blueprint) Header(headers [][]string, ctx tw.Formatting) {
 func (f *Blueprint) Line(ctx tw.Formatting) {
 	// Initialize junction renderer
 	jr := NewJunction(JunctionContext{
-		Symbols:       f.config.Symbols,
-		Ctx:           ctx,
-		ColIdx:        0,
-		Logger:        f.logger,
-		BorderTint:    Tint{},
-		SeparatorTint: Tint{},
+		Symbols: f.config.Symbols,
+		Ctx:     ctx,
+		ColIdx:  0,
+		Logger:  f.logger,
 	})
 
 	var line strings.Builder
