@@ -11,9 +11,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/olekukonko/ll"
-	"github.com/olekukonko/ll/lh"
 	"github.com/olekukonko/tablewriter/pkg/twcache"
+	"github.com/olekukonko/tablewriter/pkg/twlog"
 	"github.com/olekukonko/tablewriter/pkg/twwarp"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -35,7 +34,7 @@ type Table struct {
 	stringer     any                 // Function to convert rows to strings
 	newLine      string              // Newline character (e.g., "\n")
 	hasPrinted   bool                // Indicates if the table has been rendered
-	logger       *ll.Logger          // Debug trace log
+	logger       *twlog.Logger       // Debug trace log
 	trace        *bytes.Buffer       // Debug trace log
 
 	// Caption fields
@@ -72,7 +71,7 @@ type renderContext struct {
 	footerPrepared  bool                                        // Tracks if footer is prepared
 	emptyColumns    []bool                                      // Tracks which original columns are empty (true if empty)
 	visibleColCount int                                         // Count of columns that are NOT empty
-	logger          *ll.Logger                                  // Debug trace log
+	logger          *twlog.Logger                               // Debug trace log
 }
 
 // mergeContext holds state related to cell merging.
@@ -411,7 +410,7 @@ func (t *Table) Footer(elements ...any) {
 func (t *Table) Options(opts ...Option) *Table {
 	// add logger
 	if t.logger == nil {
-		t.logger = ll.New("table").Handler(lh.NewTextHandler(t.trace))
+		t.logger = twlog.New("table", t.trace)
 	}
 
 	// Disable and suspend the logger before applying options to prevent premature
@@ -795,8 +794,8 @@ func (t *Table) hasPerColumnBottomPadding() bool {
 
 // Logger retrieves the table's logger instance.
 // No parameters are required.
-// Returns the ll.Logger instance used for debug tracing.
-func (t *Table) Logger() *ll.Logger {
+// Returns the twlog.Logger instance used for debug tracing.
+func (t *Table) Logger() *twlog.Logger {
 	return t.logger
 }
 

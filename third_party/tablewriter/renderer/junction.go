@@ -1,7 +1,7 @@
 package renderer
 
 import (
-	"github.com/olekukonko/ll"
+	"github.com/olekukonko/tablewriter/pkg/twlog"
 	"github.com/olekukonko/tablewriter/tw"
 )
 
@@ -11,14 +11,14 @@ type Junction struct {
 	ctx       tw.Formatting // Current table formatting context
 	colIdx    int           // Index of the column being processed
 	debugging bool          // Enables debug logging
-	logger    *ll.Logger
+	logger    *twlog.Logger
 }
 
 type JunctionContext struct {
 	Symbols tw.Symbols
 	Ctx     tw.Formatting
 	ColIdx  int
-	Logger  *ll.Logger
+	Logger  *twlog.Logger
 }
 
 // NewJunction initializes a Junction with the given symbols, context, and tints.
