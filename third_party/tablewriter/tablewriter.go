@@ -436,32 +436,34 @@ func (t *Table) Options(opts ...Option) *Table {
 		t.logger.Suspend()
 	}
 
-	// Get additional system information for debugging
-	goVersion := runtime.Version()
-	goOS := runtime.GOOS
-	goArch := runtime.GOARCH
-	numCPU := runtime.NumCPU()
+	if t.logger.Enabled() { // the environment is read for the trace only
+		// Get additional system information for debugging
+		goVersion := runtime.Version()
+		goOS := runtime.GOOS
+		goArch := runtime.GOARCH
+		numCPU := runtime.NumCPU()
 
-	// Use the new struct-based info.
-	// No type assertions or magic strings needed.
-	info := twwidth.Debugging()
+		// Use the new struct-based info.
+		// No type assertions or magic strings needed.
+		info := twwidth.Debugging()
 
-	t.logger.Infof("Go Runtime: Version=%s, OS=%s, Arch=%s, CPUs=%d",
-		goVersion, goOS, goArch, numCPU)
+		t.logger.Infof("Go Runtime: Version=%s, OS=%s, Arch=%s, CPUs=%d",
+			goVersion, goOS, goArch, numCPU)
 
-	t.logger.Infof("Environment: LC_CTYPE=%s, LANG=%s, TERM=%s, TERM_PROGRAM=%s",
-		info.Raw.LC_CTYPE,
-		info.Raw.LANG,
-		info.Raw.TERM,
-		info.Raw.TERM_PROGRAM,
-	)
+		t.logger.Infof("Environment: LC_CTYPE=%s, LANG=%s, TERM=%s, TERM_PROGRAM=%s",
+			info.Raw.LC_CTYPE,
+			info.Raw.LANG,
+			info.Raw.TERM,
+			info.Raw.TERM_PROGRAM,
+		)
 
-	t.logger.Infof("East Asian Detection: Auto=%v, Mode=%s, ModernEnv=%v, CJKLocale=%v",
-		info.AutoUseEastAsian,
-		info.DetectionMode,
-		info.Derived.IsModernEnv,
-		info.Derived.IsCJKLocale,
-	)
+		t.logger.Infof("East Asian Detection: Auto=%v, Mode=%s, ModernEnv=%v, CJKLocale=%v",
+			info.AutoUseEastAsian,
+			info.DetectionMode,
+			info.Derived.IsModernEnv,
+			info.Derived.IsCJKLocale,
+		)
+	}
 
 	// send logger to renderer
 	t.renderer.Logger(t.logger)
