@@ -11,8 +11,9 @@ import (
 	"sync/atomic"
 )
 
-// Logger writes trace lines under a namespace. A logger and the loggers
-// Namespace derives from it share one writer and one on/off state.
+// Logger writes trace lines under a namespace; New makes one. A logger and
+// the loggers Namespace derives from it share one writer and one on/off
+// state.
 type Logger struct {
 	ns string
 	s  *state
