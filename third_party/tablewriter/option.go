@@ -3,8 +3,8 @@ package tablewriter
 import (
 	"reflect"
 
-	"github.com/olekukonko/ll"
 	"github.com/olekukonko/tablewriter/pkg/twcache"
+	"github.com/olekukonko/tablewriter/pkg/twlog"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -395,7 +395,7 @@ func WithHeaderConfig(config tw.CellConfig) Option {
 
 // WithLogger sets a custom logger for the table and updates the renderer if present.
 // Logs the change if debugging is enabled.
-func WithLogger(logger *ll.Logger) Option {
+func WithLogger(logger *twlog.Logger) Option {
 	return func(target *Table) {
 		target.logger = logger
 		if target.logger != nil {

@@ -2,6 +2,8 @@ package tablewriter
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"math"
 	"reflect"
@@ -9,10 +11,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/olekukonko/errors"
-	"github.com/olekukonko/ll"
-	"github.com/olekukonko/ll/lh"
 	"github.com/olekukonko/tablewriter/pkg/twcache"
+	"github.com/olekukonko/tablewriter/pkg/twlog"
 	"github.com/olekukonko/tablewriter/pkg/twwarp"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -34,7 +34,7 @@ type Table struct {
 	stringer     any                 // Function to convert rows to strings
 	newLine      string              // Newline character (e.g., "\n")
 	hasPrinted   bool                // Indicates if the table has been rendered
-	logger       *ll.Logger          // Debug trace log
+	logger       *twlog.Logger       // Debug trace log
 	trace        *bytes.Buffer       // Debug trace log
 
 	// Caption fields
@@ -71,7 +71,7 @@ type renderContext struct {
 	footerPrepared  bool                                        // Tracks if footer is prepared
 	emptyColumns    []bool                                      // Tracks which original columns are empty (true if empty)
 	visibleColCount int                                         // Count of columns that are NOT empty
-	logger          *ll.Logger                                  // Debug trace log
+	logger          *twlog.Logger                               // Debug trace log
 }
 
 // mergeContext holds state related to cell merging.
@@ -192,7 +192,7 @@ func (t *Table) Append(rows ...interface{}) error {
 		}
 		if err := t.streamAppendRow(rowItemForStream); err != nil {
 			t.logger.Errorf("Error rendering streaming row: %v", err)
-			return errors.Newf("failed to stream append row").Wrap(err)
+			return fmt.Errorf("failed to stream append row: %w", err)
 		}
 		return nil
 	}
@@ -235,7 +235,7 @@ func (t *Table) Append(rows ...interface{}) error {
 func (t *Table) Bulk(rows interface{}) error {
 	rv := reflect.ValueOf(rows)
 	if rv.Kind() != reflect.Slice {
-		return errors.Newf("Bulk expects a slice, got %T", rows)
+		return fmt.Errorf("Bulk expects a slice, got %T", rows)
 	}
 	if rv.Len() == 0 {
 		return nil
@@ -410,7 +410,7 @@ func (t *Table) Footer(elements ...any) {
 func (t *Table) Options(opts ...Option) *Table {
 	// add logger
 	if t.logger == nil {
-		t.logger = ll.New("table").Handler(lh.NewTextHandler(t.trace))
+		t.logger = twlog.New("table", t.trace)
 	}
 
 	// Disable and suspend the logger before applying options to prevent premature
@@ -436,32 +436,34 @@ func (t *Table) Options(opts ...Option) *Table {
 		t.logger.Suspend()
 	}
 
-	// Get additional system information for debugging
-	goVersion := runtime.Version()
-	goOS := runtime.GOOS
-	goArch := runtime.GOARCH
-	numCPU := runtime.NumCPU()
+	if t.logger.Enabled() { // the environment is read for the trace only
+		// Get additional system information for debugging
+		goVersion := runtime.Version()
+		goOS := runtime.GOOS
+		goArch := runtime.GOARCH
+		numCPU := runtime.NumCPU()
 
-	// Use the new struct-based info.
-	// No type assertions or magic strings needed.
-	info := twwidth.Debugging()
+		// Use the new struct-based info.
+		// No type assertions or magic strings needed.
+		info := twwidth.Debugging()
 
-	t.logger.Infof("Go Runtime: Version=%s, OS=%s, Arch=%s, CPUs=%d",
-		goVersion, goOS, goArch, numCPU)
+		t.logger.Infof("Go Runtime: Version=%s, OS=%s, Arch=%s, CPUs=%d",
+			goVersion, goOS, goArch, numCPU)
 
-	t.logger.Infof("Environment: LC_CTYPE=%s, LANG=%s, TERM=%s, TERM_PROGRAM=%s",
-		info.Raw.LC_CTYPE,
-		info.Raw.LANG,
-		info.Raw.TERM,
-		info.Raw.TERM_PROGRAM,
-	)
+		t.logger.Infof("Environment: LC_CTYPE=%s, LANG=%s, TERM=%s, TERM_PROGRAM=%s",
+			info.Raw.LC_CTYPE,
+			info.Raw.LANG,
+			info.Raw.TERM,
+			info.Raw.TERM_PROGRAM,
+		)
 
-	t.logger.Infof("East Asian Detection: Auto=%v, Mode=%s, ModernEnv=%v, CJKLocale=%v",
-		info.AutoUseEastAsian,
-		info.DetectionMode,
-		info.Derived.IsModernEnv,
-		info.Derived.IsCJKLocale,
-	)
+		t.logger.Infof("East Asian Detection: Auto=%v, Mode=%s, ModernEnv=%v, CJKLocale=%v",
+			info.AutoUseEastAsian,
+			info.DetectionMode,
+			info.Derived.IsModernEnv,
+			info.Derived.IsCJKLocale,
+		)
+	}
 
 	// send logger to renderer
 	t.renderer.Logger(t.logger)
@@ -794,8 +796,8 @@ func (t *Table) hasPerColumnBottomPadding() bool {
 
 // Logger retrieves the table's logger instance.
 // No parameters are required.
-// Returns the ll.Logger instance used for debug tracing.
-func (t *Table) Logger() *ll.Logger {
+// Returns the twlog.Logger instance used for debug tracing.
+func (t *Table) Logger() *twlog.Logger {
 	return t.logger
 }
 
@@ -1502,12 +1504,12 @@ func (t *Table) render() error {
 	ctx, mctx, err := t.prepareContexts()
 	if err != nil {
 		t.logger.Errorf("prepareContexts failed: %v", err)
-		return errors.Newf("failed to prepare table contexts").Wrap(err)
+		return fmt.Errorf("failed to prepare table contexts: %w", err)
 	}
 
 	if err := ctx.renderer.Start(t.writer); err != nil {
 		t.logger.Errorf("Renderer Start() error: %v", err)
-		return errors.Newf("renderer start failed").Wrap(err)
+		return fmt.Errorf("renderer start failed: %w", err)
 	}
 
 	renderError := false
@@ -1522,7 +1524,7 @@ func (t *Table) render() error {
 		if renderErr := renderFn(ctx, mctx); renderErr != nil {
 			t.logger.Errorf("Renderer section error (%s): %v", sectionName, renderErr)
 			if !renderError {
-				firstRenderErr = errors.Newf("failed to render %s section", sectionName).Wrap(renderErr)
+				firstRenderErr = fmt.Errorf("failed to render %s section: %w", sectionName, renderErr)
 			}
 			renderError = true
 			break
@@ -1532,7 +1534,7 @@ func (t *Table) render() error {
 	if closeErr := ctx.renderer.Close(); closeErr != nil {
 		t.logger.Errorf("Renderer Close() error: %v", closeErr)
 		if !renderError {
-			firstRenderErr = errors.Newf("renderer close failed").Wrap(closeErr)
+			firstRenderErr = fmt.Errorf("renderer close failed: %w", closeErr)
 		}
 		renderError = true
 	}

@@ -1,7 +1,7 @@
 package tablewriter
 
 import (
-	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/errors"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -1109,7 +1108,7 @@ func (t *Table) convertToStringer(input interface{}) ([]string, error) {
 		stringerFuncType.Out(0) == reflect.TypeOf([]string{})
 
 	if !validSignature {
-		return nil, errors.Newf("table stringer (type %T) does not have signature func(SomeType) []string", t.stringer)
+		return nil, fmt.Errorf("table stringer (type %T) does not have signature func(SomeType) []string", t.stringer)
 	}
 
 	// Check if input is assignable to stringer's parameter type
@@ -1129,7 +1128,7 @@ func (t *Table) convertToStringer(input interface{}) ([]string, error) {
 	}
 
 	if !assignable {
-		return nil, errors.Newf("input type %T cannot be passed to table stringer expecting %s", input, paramType)
+		return nil, fmt.Errorf("input type %T cannot be passed to table stringer expecting %s", input, paramType)
 	}
 
 	var callArgs []reflect.Value
@@ -1170,31 +1169,6 @@ func (t *Table) convertToString(value interface{}) string {
 			buf.WriteString(tw.CharEllipsis)
 		}
 		return buf.String()
-	case sql.NullString:
-		if v.Valid {
-			return v.String
-		}
-		return ""
-	case sql.NullInt64:
-		if v.Valid {
-			return strconv.FormatInt(v.Int64, 10)
-		}
-		return ""
-	case sql.NullFloat64:
-		if v.Valid {
-			return strconv.FormatFloat(v.Float64, 'f', -1, 64)
-		}
-		return ""
-	case sql.NullBool:
-		if v.Valid {
-			return strconv.FormatBool(v.Bool)
-		}
-		return ""
-	case sql.NullTime:
-		if v.Valid {
-			return v.Time.String()
-		}
-		return ""
 	case []byte:
 		return string(v)
 	case error:

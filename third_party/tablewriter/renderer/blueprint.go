@@ -4,7 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/ll"
+	"github.com/olekukonko/tablewriter/pkg/twlog"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 
 	"github.com/olekukonko/tablewriter/tw"
@@ -12,8 +12,8 @@ import (
 
 // Blueprint implements a primary table rendering engine with customizable borders and alignments.
 type Blueprint struct {
-	config tw.Rendition // Rendering configuration for table borders and symbols
-	logger *ll.Logger   // Logger for debug trace messages
+	config tw.Rendition  // Rendering configuration for table borders and symbols
+	logger *twlog.Logger // Logger for debug trace messages
 	w      io.Writer
 }
 
@@ -44,7 +44,7 @@ func NewBlueprint(configs ...tw.Rendition) *Blueprint {
 		// Merge user settings with default settings
 		cfg.Settings = mergeSettings(cfg.Settings, userCfg.Settings)
 	}
-	return &Blueprint{config: cfg, logger: ll.New("blueprint").Disable()}
+	return &Blueprint{config: cfg, logger: twlog.New("blueprint", nil)}
 }
 
 // Close performs cleanup (no-op in this implementation).
@@ -79,12 +79,10 @@ func (f *Blueprint) Header(headers [][]string, ctx tw.Formatting) {
 func (f *Blueprint) Line(ctx tw.Formatting) {
 	// Initialize junction renderer
 	jr := NewJunction(JunctionContext{
-		Symbols:       f.config.Symbols,
-		Ctx:           ctx,
-		ColIdx:        0,
-		Logger:        f.logger,
-		BorderTint:    Tint{},
-		SeparatorTint: Tint{},
+		Symbols: f.config.Symbols,
+		Ctx:     ctx,
+		ColIdx:  0,
+		Logger:  f.logger,
 	})
 
 	var line strings.Builder
@@ -247,7 +245,7 @@ func (f *Blueprint) Line(ctx tw.Formatting) {
 }
 
 // Logger sets the logger for the Blueprint instance.
-func (f *Blueprint) Logger(logger *ll.Logger) {
+func (f *Blueprint) Logger(logger *twlog.Logger) {
 	f.logger = logger.Namespace("blueprint")
 }
 

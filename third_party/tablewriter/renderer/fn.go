@@ -1,9 +1,6 @@
 package renderer
 
 import (
-	"fmt"
-
-	"github.com/fatih/color"
 	"github.com/olekukonko/tablewriter/tw"
 )
 
@@ -35,94 +32,6 @@ func defaultBlueprint() tw.Rendition {
 		Symbols:   tw.NewSymbols(tw.StyleLight),
 		Streaming: true,
 	}
-}
-
-// defaultColorized returns a default ColorizedConfig optimized for dark terminal backgrounds with colored headers, rows, and borders.
-func defaultColorized() ColorizedConfig {
-	return ColorizedConfig{
-		Borders: tw.Border{Left: tw.On, Right: tw.On, Top: tw.On, Bottom: tw.On},
-		Settings: tw.Settings{
-			Separators: tw.Separators{
-				ShowHeader:     tw.On,
-				ShowFooter:     tw.On,
-				BetweenRows:    tw.Off,
-				BetweenColumns: tw.On,
-			},
-			Lines: tw.Lines{
-				ShowTop:        tw.On,
-				ShowBottom:     tw.On,
-				ShowHeaderLine: tw.On,
-				ShowFooterLine: tw.On,
-			},
-
-			CompactMode: tw.Off,
-		},
-		Header: Tint{
-			FG: Colors{color.FgWhite, color.Bold},
-			BG: Colors{color.BgBlack},
-		},
-		Column: Tint{
-			FG: Colors{color.FgCyan},
-			BG: Colors{color.BgBlack},
-		},
-		Footer: Tint{
-			FG: Colors{color.FgYellow},
-			BG: Colors{color.BgBlack},
-		},
-		Border: Tint{
-			FG: Colors{color.FgWhite},
-			BG: Colors{color.BgBlack},
-		},
-		Separator: Tint{
-			FG: Colors{color.FgWhite},
-			BG: Colors{color.BgBlack},
-		},
-		Symbols: tw.NewSymbols(tw.StyleLight),
-	}
-}
-
-// defaultOceanRendererConfig returns a base tw.Rendition for the Ocean renderer.
-func defaultOceanRendererConfig() tw.Rendition {
-	return tw.Rendition{
-		Borders: tw.Border{
-			Left: tw.On, Right: tw.On, Top: tw.On, Bottom: tw.On,
-		},
-		Settings: tw.Settings{
-			Separators: tw.Separators{
-				ShowHeader:     tw.On,
-				ShowFooter:     tw.Off,
-				BetweenRows:    tw.Off,
-				BetweenColumns: tw.On,
-			},
-			Lines: tw.Lines{
-				ShowTop:        tw.On,
-				ShowBottom:     tw.On,
-				ShowHeaderLine: tw.On,
-				ShowFooterLine: tw.Off,
-			},
-
-			CompactMode: tw.Off,
-		},
-		Symbols:   tw.NewSymbols(tw.StyleDefault),
-		Streaming: true,
-	}
-}
-
-// getHTMLStyle remains the same
-func getHTMLStyle(align tw.Align) string {
-	styleContent := tw.Empty
-	switch align {
-	case tw.AlignRight:
-		styleContent = "text-align: right;"
-	case tw.AlignCenter:
-		styleContent = "text-align: center;"
-	case tw.AlignLeft:
-		styleContent = "text-align: left;"
-	}
-	if styleContent != tw.Empty {
-		return fmt.Sprintf(` style="%s"`, styleContent)
-	}
-	return tw.Empty
 }
 
 // mergeLines combines default and override line settings, preserving defaults for unset (zero) overrides.

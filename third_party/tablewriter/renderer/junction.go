@@ -1,40 +1,34 @@
 package renderer
 
 import (
-	"github.com/olekukonko/ll"
+	"github.com/olekukonko/tablewriter/pkg/twlog"
 	"github.com/olekukonko/tablewriter/tw"
 )
 
-// Junction handles rendering of table junction points (corners, intersections) with color support.
+// Junction handles rendering of table junction points (corners, intersections).
 type Junction struct {
-	sym           tw.Symbols    // Symbols used for rendering junctions and lines
-	ctx           tw.Formatting // Current table formatting context
-	colIdx        int           // Index of the column being processed
-	debugging     bool          // Enables debug logging
-	borderTint    Tint          // Colors for border symbols
-	separatorTint Tint          // Colors for separator symbols
-	logger        *ll.Logger
+	sym       tw.Symbols    // Symbols used for rendering junctions and lines
+	ctx       tw.Formatting // Current table formatting context
+	colIdx    int           // Index of the column being processed
+	debugging bool          // Enables debug logging
+	logger    *twlog.Logger
 }
 
 type JunctionContext struct {
-	Symbols       tw.Symbols
-	Ctx           tw.Formatting
-	ColIdx        int
-	Logger        *ll.Logger
-	BorderTint    Tint
-	SeparatorTint Tint
+	Symbols tw.Symbols
+	Ctx     tw.Formatting
+	ColIdx  int
+	Logger  *twlog.Logger
 }
 
 // NewJunction initializes a Junction with the given symbols, context, and tints.
 // If debug is nil, a no-op debug function is used.
 func NewJunction(ctx JunctionContext) *Junction {
 	return &Junction{
-		sym:           ctx.Symbols,
-		ctx:           ctx.Ctx,
-		colIdx:        ctx.ColIdx,
-		logger:        ctx.Logger.Namespace("junction"),
-		borderTint:    ctx.BorderTint,
-		separatorTint: ctx.SeparatorTint,
+		sym:    ctx.Symbols,
+		ctx:    ctx.Ctx,
+		colIdx: ctx.ColIdx,
+		logger: ctx.Logger.Namespace("junction"),
 	}
 }
 
@@ -46,7 +40,7 @@ func (jr *Junction) getMergeState(row map[int]tw.CellContext, colIdx int) tw.Mer
 	return row[colIdx].Merge
 }
 
-// GetSegment determines whether to render a colored horizontal line or an empty space based on merge states.
+// GetSegment determines whether to render a horizontal line or an empty space based on merge states.
 func (jr *Junction) GetSegment() string {
 	currentMerge := jr.getMergeState(jr.ctx.Row.Current, jr.colIdx)
 	nextMerge := jr.getMergeState(jr.ctx.Row.Next, jr.colIdx)
@@ -59,12 +53,11 @@ func (jr *Junction) GetSegment() string {
 		return tw.Empty
 	}
 	symbol := jr.sym.Row()
-	coloredSymbol := jr.borderTint.Apply(symbol)
-	jr.logger.Debugf("GetSegment col %d: VPassThruStrict=%v -> Colored row symbol '%s'", jr.colIdx, vPassThruStrict, coloredSymbol)
-	return coloredSymbol
+	jr.logger.Debugf("GetSegment col %d: VPassThruStrict=%v -> row symbol '%s'", jr.colIdx, vPassThruStrict, symbol)
+	return symbol
 }
 
-// RenderLeft selects and colors the leftmost junction symbol for the current row line based on position and merges.
+// RenderLeft selects the leftmost junction symbol for the current row line based on position and merges.
 func (jr *Junction) RenderLeft() string {
 	mergeAbove := jr.getMergeState(jr.ctx.Row.Current, 0)
 	mergeBelow := jr.getMergeState(jr.ctx.Row.Next, 0)
@@ -75,28 +68,28 @@ func (jr *Junction) RenderLeft() string {
 		(jr.ctx.Level == tw.LevelBody && jr.ctx.Row.Location == tw.LocationFirst && jr.ctx.Row.Previous == nil)
 	if isTopBorder {
 		symbol := jr.sym.TopLeft()
-		return jr.borderTint.Apply(symbol)
+		return symbol
 	}
 
 	isBottom := jr.ctx.Level == tw.LevelBody && jr.ctx.Row.Location == tw.LocationEnd && !jr.ctx.HasFooter
 	isFooter := jr.ctx.Level == tw.LevelFooter && jr.ctx.Row.Location == tw.LocationEnd
 	if isBottom || isFooter {
 		symbol := jr.sym.BottomLeft()
-		return jr.borderTint.Apply(symbol)
+		return symbol
 	}
 
 	isVPassThruStrict := (mergeAbove.Vertical.Present && mergeBelow.Vertical.Present && !mergeAbove.Vertical.End && !mergeBelow.Vertical.Start) ||
 		(mergeAbove.Hierarchical.Present && mergeBelow.Hierarchical.Present && !mergeAbove.Hierarchical.End && !mergeBelow.Hierarchical.Start)
 	if isVPassThruStrict {
 		symbol := jr.sym.Column()
-		return jr.separatorTint.Apply(symbol)
+		return symbol
 	}
 
 	symbol := jr.sym.MidLeft()
-	return jr.borderTint.Apply(symbol)
+	return symbol
 }
 
-// RenderRight selects and colors the rightmost junction symbol for the row line based on position, merges, and last column index.
+// RenderRight selects the rightmost junction symbol for the row line based on position, merges, and last column index.
 func (jr *Junction) RenderRight(lastColIdx int) string {
 	jr.logger.Debugf("RenderRight: lastColIdx=%d, Level=%v, Location=%v, Previous=%v", lastColIdx, jr.ctx.Level, jr.ctx.Row.Location, jr.ctx.Row.Previous)
 
@@ -104,21 +97,21 @@ func (jr *Junction) RenderRight(lastColIdx int) string {
 		switch jr.ctx.Level {
 		case tw.LevelHeader:
 			symbol := jr.sym.TopRight()
-			return jr.borderTint.Apply(symbol)
+			return symbol
 		case tw.LevelFooter:
 			symbol := jr.sym.BottomRight()
-			return jr.borderTint.Apply(symbol)
+			return symbol
 		default:
 			if jr.ctx.Row.Location == tw.LocationFirst {
 				symbol := jr.sym.TopRight()
-				return jr.borderTint.Apply(symbol)
+				return symbol
 			}
 			if jr.ctx.Row.Location == tw.LocationEnd {
 				symbol := jr.sym.BottomRight()
-				return jr.borderTint.Apply(symbol)
+				return symbol
 			}
 			symbol := jr.sym.MidRight()
-			return jr.borderTint.Apply(symbol)
+			return symbol
 		}
 	}
 
@@ -129,28 +122,28 @@ func (jr *Junction) RenderRight(lastColIdx int) string {
 		(jr.ctx.Level == tw.LevelBody && jr.ctx.Row.Location == tw.LocationFirst && jr.ctx.Row.Previous == nil)
 	if isTopBorder {
 		symbol := jr.sym.TopRight()
-		return jr.borderTint.Apply(symbol)
+		return symbol
 	}
 
 	isBottom := jr.ctx.Level == tw.LevelBody && jr.ctx.Row.Location == tw.LocationEnd && !jr.ctx.HasFooter
 	isFooter := jr.ctx.Level == tw.LevelFooter && jr.ctx.Row.Location == tw.LocationEnd
 	if isBottom || isFooter {
 		symbol := jr.sym.BottomRight()
-		return jr.borderTint.Apply(symbol)
+		return symbol
 	}
 
 	isVPassThruStrict := (mergeAbove.Vertical.Present && mergeBelow.Vertical.Present && !mergeAbove.Vertical.End && !mergeBelow.Vertical.Start) ||
 		(mergeAbove.Hierarchical.Present && mergeBelow.Hierarchical.Present && !mergeAbove.Hierarchical.End && !mergeBelow.Hierarchical.Start)
 	if isVPassThruStrict {
 		symbol := jr.sym.Column()
-		return jr.separatorTint.Apply(symbol)
+		return symbol
 	}
 
 	symbol := jr.sym.MidRight()
-	return jr.borderTint.Apply(symbol)
+	return symbol
 }
 
-// RenderJunction selects and colors the junction symbol between two adjacent columns based on merge states and table position.
+// RenderJunction selects the junction symbol between two adjacent columns based on merge states and table position.
 func (jr *Junction) RenderJunction(leftColIdx, rightColIdx int) string {
 	mergeCurrentL := jr.getMergeState(jr.ctx.Row.Current, leftColIdx)
 	mergeCurrentR := jr.getMergeState(jr.ctx.Row.Current, rightColIdx)
@@ -174,100 +167,100 @@ func (jr *Junction) RenderJunction(leftColIdx, rightColIdx int) string {
 	if isTop {
 		if isSpannedNext {
 			symbol := jr.sym.Row()
-			return jr.borderTint.Apply(symbol)
+			return symbol
 		}
 		symbol := jr.sym.TopMid()
-		return jr.borderTint.Apply(symbol)
+		return symbol
 	}
 
 	if isBottom {
 		if vPassThruLStrict && vPassThruRStrict {
 			symbol := jr.sym.Column()
-			return jr.separatorTint.Apply(symbol)
+			return symbol
 		}
 		if vPassThruLStrict {
 			symbol := jr.sym.MidLeft()
-			return jr.borderTint.Apply(symbol)
+			return symbol
 		}
 		if vPassThruRStrict {
 			symbol := jr.sym.MidRight()
-			return jr.borderTint.Apply(symbol)
+			return symbol
 		}
 		if isSpannedCurrent {
 			symbol := jr.sym.Row()
-			return jr.borderTint.Apply(symbol)
+			return symbol
 		}
 		symbol := jr.sym.BottomMid()
-		return jr.borderTint.Apply(symbol)
+		return symbol
 	}
 
 	if isPreFooter {
 		if vPassThruLStrict && vPassThruRStrict {
 			symbol := jr.sym.Column()
-			return jr.separatorTint.Apply(symbol)
+			return symbol
 		}
 		if vPassThruLStrict {
 			symbol := jr.sym.MidLeft()
-			return jr.borderTint.Apply(symbol)
+			return symbol
 		}
 		if vPassThruRStrict {
 			symbol := jr.sym.MidRight()
-			return jr.borderTint.Apply(symbol)
+			return symbol
 		}
 		if mergeCurrentL.Horizontal.Present {
 			if !mergeCurrentL.Horizontal.End && mergeCurrentR.Horizontal.Present && !mergeCurrentR.Horizontal.End {
 				jr.logger.Debugf("Footer separator: H-merge continues from col %d to %d (mid-span), using BottomMid", leftColIdx, rightColIdx)
 				symbol := jr.sym.BottomMid()
-				return jr.borderTint.Apply(symbol)
+				return symbol
 			}
 			if !mergeCurrentL.Horizontal.End && mergeCurrentR.Horizontal.Present && mergeCurrentR.Horizontal.End {
 				jr.logger.Debugf("Footer separator: H-merge ends at col %d, using BottomMid", rightColIdx)
 				symbol := jr.sym.BottomMid()
-				return jr.borderTint.Apply(symbol)
+				return symbol
 			}
 			if mergeCurrentL.Horizontal.End && !mergeCurrentR.Horizontal.Present {
 				jr.logger.Debugf("Footer separator: H-merge ends at col %d, next col %d not merged, using Center", leftColIdx, rightColIdx)
 				symbol := jr.sym.Center()
-				return jr.borderTint.Apply(symbol)
+				return symbol
 			}
 		}
 		if isSpannedNext {
 			symbol := jr.sym.BottomMid()
-			return jr.borderTint.Apply(symbol)
+			return symbol
 		}
 		if isSpannedCurrent {
 			symbol := jr.sym.TopMid()
-			return jr.borderTint.Apply(symbol)
+			return symbol
 		}
 		symbol := jr.sym.Center()
-		return jr.borderTint.Apply(symbol)
+		return symbol
 	}
 
 	if vPassThruLStrict && vPassThruRStrict {
 		symbol := jr.sym.Column()
-		return jr.separatorTint.Apply(symbol)
+		return symbol
 	}
 	if vPassThruLStrict {
 		symbol := jr.sym.MidLeft()
-		return jr.borderTint.Apply(symbol)
+		return symbol
 	}
 	if vPassThruRStrict {
 		symbol := jr.sym.MidRight()
-		return jr.borderTint.Apply(symbol)
+		return symbol
 	}
 	if isSpannedCurrent && isSpannedNext {
 		symbol := jr.sym.Row()
-		return jr.borderTint.Apply(symbol)
+		return symbol
 	}
 	if isSpannedCurrent {
 		symbol := jr.sym.TopMid()
-		return jr.borderTint.Apply(symbol)
+		return symbol
 	}
 	if isSpannedNext {
 		symbol := jr.sym.BottomMid()
-		return jr.borderTint.Apply(symbol)
+		return symbol
 	}
 
 	symbol := jr.sym.Center()
-	return jr.borderTint.Apply(symbol)
+	return symbol
 }

@@ -4,7 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/ll"
+	"github.com/olekukonko/tablewriter/pkg/twlog"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 
 	"github.com/olekukonko/tablewriter/tw"
@@ -12,11 +12,11 @@ import (
 
 // Markdown renders tables in Markdown format with customizable settings.
 type Markdown struct {
-	config          tw.Rendition // Rendering configuration
-	logger          *ll.Logger   // Debug trace messages
-	headerAlignment tw.Alignment // Cached header alignments
-	bodyAlignment   tw.Alignment // Cached body alignments
-	bodyResolved    bool         // Whether body alignment has been resolved from actual row data
+	config          tw.Rendition  // Rendering configuration
+	logger          *twlog.Logger // Debug trace messages
+	headerAlignment tw.Alignment  // Cached header alignments
+	bodyAlignment   tw.Alignment  // Cached body alignments
+	bodyResolved    bool          // Whether body alignment has been resolved from actual row data
 	w               io.Writer
 	// Deferred separator rendering
 	pendingSeparator bool
@@ -38,7 +38,7 @@ func NewMarkdown(configs ...tw.Rendition) *Markdown {
 	if len(configs) > 0 {
 		cfg = mergeMarkdownConfig(cfg, configs[0])
 	}
-	return &Markdown{config: cfg, logger: ll.New("markdown").Disable()}
+	return &Markdown{config: cfg, logger: twlog.New("markdown", nil)}
 }
 
 // mergeMarkdownConfig combines user-provided config with Markdown defaults, enforcing Markdown-specific settings.
@@ -59,7 +59,7 @@ func mergeMarkdownConfig(defaults, overrides tw.Rendition) tw.Rendition {
 	return defaults
 }
 
-func (m *Markdown) Logger(logger *ll.Logger) {
+func (m *Markdown) Logger(logger *twlog.Logger) {
 	m.logger = logger.Namespace("markdown")
 }
 

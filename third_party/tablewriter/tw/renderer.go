@@ -3,7 +3,7 @@ package tw
 import (
 	"io"
 
-	"github.com/olekukonko/ll"
+	"github.com/olekukonko/tablewriter/pkg/twlog"
 )
 
 // Renderer defines the interface for rendering tables to an io.Writer.
@@ -16,7 +16,7 @@ type Renderer interface {
 	Line(ctx Formatting)                       // Renders separator line
 	Config() Rendition                         // Returns renderer config
 	Close() error                              // Gets Rendition form Blueprint
-	Logger(logger *ll.Logger)                  // send logger to renderers
+	Logger(logger *twlog.Logger)               // send logger to renderers
 }
 
 // Rendition holds the configuration for the default renderer.

@@ -4,12 +4,11 @@ package tw
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/olekukonko/errors"
-) // Custom error handling library
+)
 
 // Position defines where formatting applies in the table (e.g., header, footer, or rows).
 type Position string

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/clipperhouse/displaywidth"
-	"github.com/mattn/go-runewidth"
 	"github.com/olekukonko/tablewriter/pkg/twcache"
 )
 
@@ -33,14 +32,12 @@ var globalOptions Options
 // mu protects access to globalOptions for thread safety.
 var mu sync.Mutex
 
-// ansi is a compiled regular expression for stripping ANSI escape codes from strings.
-var ansi = Filter()
+// ansi returns the regular expression strip removes ANSI escape codes
+// with, compiled on first use rather than when the process starts.
+var ansi = sync.OnceValue(Filter)
 
 func init() {
 	isEastAsian := EastAsianDetect()
-
-	cond := runewidth.NewCondition()
-	cond.EastAsianWidth = isEastAsian
 
 	globalOptions = Options{
 		EastAsianWidth: isEastAsian,
@@ -53,14 +50,6 @@ func init() {
 	}
 
 	widthCache = twcache.NewLRU[cacheKey, int](cacheCapacity)
-}
-
-// Display calculates the visual width of a string using a specific runewidth.Condition.
-// Deprecated: use WidthWithOptions with the new twwidth.Options struct instead.
-// This function is kept for backward compatibility.
-func Display(cond *runewidth.Condition, str string) int {
-	opts := Options{EastAsianWidth: cond.EastAsianWidth}
-	return WidthWithOptions(str, opts)
 }
 
 // Filter compiles and returns a regular expression for matching ANSI escape sequences,
@@ -104,19 +93,6 @@ func IsEastAsian() bool {
 	mu.Lock()
 	defer mu.Unlock()
 	return globalOptions.EastAsianWidth
-}
-
-// SetCondition sets the global East Asian width setting based on a runewidth.Condition.
-// Deprecated: use SetOptions with the new twwidth.Options struct instead.
-// This function is kept for backward compatibility.
-func SetCondition(cond *runewidth.Condition) {
-	mu.Lock()
-	defer mu.Unlock()
-	newEastAsianWidth := cond.EastAsianWidth
-	if globalOptions.EastAsianWidth != newEastAsianWidth {
-		globalOptions.EastAsianWidth = newEastAsianWidth
-		widthCache.Purge()
-	}
 }
 
 // SetEastAsian enables or disables East Asian width handling globally.
@@ -419,5 +395,5 @@ func strip(s string) string {
 	if strings.IndexByte(s, '\x1b') == -1 {
 		return s
 	}
-	return ansi.ReplaceAllLiteralString(s, "")
+	return ansi().ReplaceAllLiteralString(s, "")
 }
