@@ -234,9 +234,10 @@ func (c htmlContext) escaper() (string, error) {
 		return escHTMLAttr, nil
 	case stAttr:
 		if c.element == "meta" && c.attr == "content" {
-			// html/template filters a URL after "url=" in a meta's content.
-			if strings.Contains(strings.ToLower(c.value), "url") {
-				return "", errors.New(`an interpolation after "url" in a meta element's content`)
+			// html/template filters a URL after "url=" in a meta's content,
+			// which it reads with character references decoded.
+			if strings.Contains(strings.ToLower(c.value), "url") || strings.Contains(c.value, "&") {
+				return "", errors.New(`an interpolation after "url" or '&' in a meta element's content`)
 			}
 			return escHTMLAttr, nil
 		}

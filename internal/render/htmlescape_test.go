@@ -227,6 +227,7 @@ func TestHTMLEscaperRefuses(t *testing.T) {
 		`<style>/* c */</style>`,
 		`<script type="text/plain">{{.}}</script>`,
 		`<meta http-equiv="refresh" content="0; url={{.}}">`,
+		`<meta http-equiv="refresh" content="0; &#117;rl={{.}}">`,
 		`{{define "x"}}{{.}}{{end}}{{template "x" .}}`,
 		`{{.| html}}`,
 		`{{if .}}<p title="{{end}}">`,
