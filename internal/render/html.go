@@ -3,10 +3,10 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"html/template"
 	"io"
 	"strconv"
 	"strings"
+	"text/template"
 
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/topology"
@@ -93,12 +93,37 @@ const htmlPage = `<!DOCTYPE html>
 </html>
 `
 
-// htmlTemplate parses htmlPage. It is parsed when a page is drawn, not at
+// htmlTemplate parses htmlPage and gives its interpolations their
+// escapers (htmlEscape). It is parsed when a page is drawn, not at
 // start-up: every other command would pay for it (about 3 M instructions).
-func htmlTemplate() *template.Template {
-	return template.Must(template.New("page").Funcs(template.FuncMap{
-		"remedy": func(steps []report.RemedyStep) string { return strings.Join(remedyScript(steps), "\n") },
-	}).Parse(htmlPage))
+func htmlTemplate() (*template.Template, error) {
+	t, err := template.New("page").Funcs(htmlEscapers()).Funcs(template.FuncMap{"remedy": htmlRemedy}).Parse(htmlPage)
+	if err != nil {
+		return nil, fmt.Errorf("html page: %w", err)
+	}
+	if err := htmlEscape(t); err != nil {
+		return nil, fmt.Errorf("html page: %w", err)
+	}
+	return t, nil
+}
+
+// htmlRemedy is a finding's remedy as the page shows it.
+func htmlRemedy(steps []report.RemedyStep) string {
+	return strings.Join(remedyScript(steps), "\n")
+}
+
+// htmlData is what htmlPage shows.
+type htmlData struct {
+	Report        *report.Report
+	ScriptHash    string
+	Style         trustedCSS
+	Script        trustedJS
+	SVG           trustedHTML // drawn by svg, which escapes every name it prints
+	Verdict       string
+	Summary, Plan [][]string
+	NICs          []*report.Device
+	Rows          []htmlRow
+	Pairs         []htmlPair
 }
 
 // htmlHop is one row of a pair's hop table.
@@ -142,29 +167,37 @@ type htmlRow struct {
 // html writes one self-contained page: the summary, the matrix whose
 // cells open each pair's path and prediction, the rail plan, the findings
 // and the picture svg draws, with no reference to anything outside it.
-// Every string from the source goes through html/template's escaping.
+// Every string from the source is escaped as html/template would
+// (htmlEscape).
 func html(w io.Writer, r *report.Report) error {
-	var pic bytes.Buffer
-	if err := svg(&pic, r); err != nil {
+	data, err := htmlDataOf(r)
+	if err != nil {
 		return err
 	}
-	data := struct {
-		Report        *report.Report
-		ScriptHash    string
-		Style         template.CSS
-		Script        template.JS
-		SVG           template.HTML // drawn by svg, which escapes every name it prints
-		Verdict       string
-		Summary, Plan [][]string
-		NICs          []*report.Device
-		Rows          []htmlRow
-		Pairs         []htmlPair
-	}{
+	t, err := htmlTemplate()
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := t.Execute(&out, data); err != nil {
+		return err
+	}
+	_, err = w.Write(out.Bytes())
+	return err
+}
+
+// htmlDataOf is what the page of r shows.
+func htmlDataOf(r *report.Report) (*htmlData, error) {
+	var pic bytes.Buffer
+	if err := svg(&pic, r); err != nil {
+		return nil, err
+	}
+	data := &htmlData{
 		Report:     r,
 		ScriptHash: htmlScriptHash,
-		Style:      template.CSS(htmlStyle),
-		Script:     template.JS(htmlScript),
-		SVG:        template.HTML(pic.String()),
+		Style:      trustedCSS(htmlStyle),
+		Script:     trustedJS(htmlScript),
+		SVG:        trustedHTML(pic.String()),
 		Verdict:    report.CheckVerdict(r),
 		Summary:    summaryRows(r),
 	}
@@ -208,12 +241,7 @@ func html(w io.Writer, r *report.Report) error {
 		}
 		data.Plan = append(data.Plan, []string{acc, nic, gbps(as.ExpectedGbps), strconv.Itoa(as.Shared)})
 	}
-	var out bytes.Buffer
-	if err := htmlTemplate().Execute(&out, data); err != nil {
-		return err
-	}
-	_, err := w.Write(out.Bytes())
-	return err
+	return data, nil
 }
 
 // htmlPairOf is pair p's detail block.
