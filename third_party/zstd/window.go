@@ -18,11 +18,15 @@ type window struct {
 }
 
 // reset clears stored data and configures window size.
-// The buffer is not grown to size here: save grows it as data comes,
-// so that a frame that asks for a large window but holds little data
-// costs only what it holds.
-func (w *window) reset(size int) {
-	w.data = w.data[:0]
+// gdtopo: the buffer is allocated for at most limit bytes, the frame's
+// content size when its header gives one, since a window is never filled
+// beyond the frame's content.
+func (w *window) reset(size, limit int) {
+	b := w.data[:0]
+	if n := min(size, limit); cap(b) < n {
+		b = make([]byte, 0, n)
+	}
+	w.data = b
 	w.off = 0
 	w.size = size
 }

@@ -310,7 +310,11 @@ retry:
 	r.repeatedOffset2 = 4
 	r.repeatedOffset3 = 8
 	r.huffmanTableBits = 0
-	r.window.reset(int(windowSize))
+	windowCap := windowSize
+	if !r.frameSizeUnknown {
+		windowCap = min(windowSize, r.remainingFrameSize)
+	}
+	r.window.reset(int(windowSize), int(windowCap))
 	r.seqTables[0] = nil
 	r.seqTables[1] = nil
 	r.seqTables[2] = nil
