@@ -14,7 +14,8 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
+
+	"github.com/gdtopo/gdtopo/third_party/zstd"
 )
 
 // readArchive reads the snapshot archive f, named name, into memory. The
@@ -60,18 +61,13 @@ func (o *Opener) readArchive(name string, f io.Reader) (*Source, error) {
 		format, stream = "tar.bz2", bzip2.NewReader(br)
 	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 		format = "tar.zst"
+		// Decoded as it is read, in this goroutine, with a window of at
+		// most zstd.MaxWindowSize (64 MiB); the decoder and its buffers are
+		// kept for the next archive.
 		if o.zst == nil {
-			// One stream at a time, decoded as it is read: no goroutines,
-			// so the decoder is kept for the next archive without Close.
-			dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
-			if err != nil {
-				return nil, fmt.Errorf("%s: zstd decoder: %w", name, err)
-			}
-			o.zst = dec
+			o.zst = new(zstd.Reader)
 		}
-		if err := o.zst.Reset(br); err != nil {
-			return nil, fmt.Errorf("%s: corrupt zstd stream: %w", name, err)
-		}
+		o.zst.Reset(br)
 		defer o.zst.Reset(nil) // holds no file once done
 		stream = o.zst
 	case bytes.HasPrefix(head, []byte("\xfd7zXZ\x00")):

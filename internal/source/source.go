@@ -20,7 +20,8 @@ import (
 	"path/filepath"
 
 	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
+
+	"github.com/gdtopo/gdtopo/third_party/zstd"
 )
 
 // FS is a read-only file tree with symbolic links, as every gdtopo reader takes it.
@@ -119,7 +120,7 @@ type Opener struct {
 	whole  bytes.Reader  // the archive file, when it fits in that buffer
 	stream *bufio.Reader // the decompressed stream's buffer, which tar headers are parsed in
 	gz     *gzip.Reader
-	zst    *zstd.Decoder
+	zst    *zstd.Reader
 	mem    *arena // the memory of the last tree, with ReuseMemory
 }
 

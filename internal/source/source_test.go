@@ -192,6 +192,11 @@ func TestOpenGoodArchives(t *testing.T) {
 		{"tar.gz", func(t *testing.T) []byte { return gz(t, tarBytes(t, goodTree(""))) }, "tar.gz archive"},
 		{"tar.zst", func(t *testing.T) []byte { return zst(t, tarBytes(t, goodTree(""))) }, "tar.zst archive"},
 		{"tar.bz2", func(t *testing.T) []byte { return bz2(t, tarBytes(t, goodTree(""))) }, "tar.bz2 archive"},
+		{"tar.zst in two frames around a skippable frame", func(t *testing.T) []byte {
+			tb := tarBytes(t, goodTree(""))
+			skippable := []byte{0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 'a', 'b', 'c'}
+			return slices.Concat(zst(t, tb[:1000]), skippable, zst(t, tb[1000:]))
+		}, "tar.zst archive"},
 		{"dot-slash names", func(t *testing.T) []byte {
 			return gz(t, tarBytes(t, append([]member{{name: "./"}}, goodTree("./")...)))
 		}, "tar.gz archive"},
@@ -263,6 +268,8 @@ func TestOpenerReuse(t *testing.T) {
 		{"cut.tar.gz", gz(t, other)[:300]},
 		{"c.tar", good},
 		{"d.tar.zst", zst(t, other)},
+		{"corrupt.tar.zst", zst(t, other)[:500]},
+		{"d2.tar.zst", zst(t, good)},
 		{"e.tar.gz", gz(t, good)},
 		{"empty", nil},
 		{"f.tar.gz", gz(t, other)},
@@ -376,6 +383,16 @@ func TestOpenRefused(t *testing.T) {
 			Limits{}, "tar.bz2 archive", nil, ErrUnrecognized},
 		{"corrupt zstd", func(t *testing.T) []byte { return append([]byte{0x28, 0xb5, 0x2f, 0xfd}, random(t)...) },
 			Limits{}, "tar.zst archive", nil, nil},
+		{"zstd with bad checksum", func(t *testing.T) []byte {
+			b := zst(t, tarBytes(t, goodTree("")))
+			b[len(b)-1] ^= 0xff // the frame's last byte: its checksum's
+			return b
+		}, Limits{}, "corrupt tar.zst archive: zstd decompression error at", nil, ErrUnrecognized},
+		// 128 MiB, where the decoder stops at 64 MiB: zstd --long=27 writes
+		// such a frame header.
+		{"zstd window over 64 MiB", func(t *testing.T) []byte {
+			return append([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 17 << 3, 0x01, 0x80, 0x00}, random(t)...)
+		}, Limits{}, "corrupt tar.zst archive: zstd decompression error at 5: window size exceeded", nil, ErrUnrecognized},
 		// A raw zstd block of random bytes decodes: the stream is sound
 		// and what it holds is not a tar archive.
 		{"zstd of random bytes", func(t *testing.T) []byte {
