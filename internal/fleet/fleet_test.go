@@ -4,10 +4,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/internal/report"
-	"github.com/gdtopo/gdtopo/internal/source"
-	"github.com/gdtopo/gdtopo/topology"
+	"github.com/gdtopo/gdtopo/internal/reporttest"
 )
 
 var (
@@ -15,7 +13,8 @@ var (
 	reports   = map[string]*report.Report{}
 )
 
-// fixture builds the report of fixtures/<name> as gdtopo check -o json does.
+// fixture builds the report of fixtures/<name> as gdtopo check -o json
+// does, once per fixture.
 func fixture(t testing.TB, name string) *report.Report {
 	t.Helper()
 	reportsMu.Lock()
@@ -23,21 +22,7 @@ func fixture(t testing.TB, name string) *report.Report {
 	if r := reports[name]; r != nil {
 		return r
 	}
-	src, err := source.Open("../../fixtures/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := topology.ReadSysfs(src.Root)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	pairs := g.Pairs()
-	res, err := advisor.Analyze(g, pairs, advisor.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := report.Build(report.Input{Source: report.Source{Name: src.Name, Kind: string(src.Kind), Format: src.Format},
-		Graph: g, Pairs: pairs, Advice: res, FailOn: "critical"})
+	r := reporttest.Fixture(t, name)
 	reports[name] = r
 	return r
 }

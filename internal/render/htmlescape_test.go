@@ -11,9 +11,7 @@ import (
 	"testing"
 	"text/template"
 
-	"github.com/gdtopo/gdtopo/advisor"
-	"github.com/gdtopo/gdtopo/internal/report"
-	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/reporttest"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -58,27 +56,6 @@ func oracleValue(v any) any {
 	return v
 }
 
-// fixtureReport builds the report of fixtures/<name> as export -o html
-// does.
-func fixtureReport(t *testing.T, name string) *report.Report {
-	t.Helper()
-	src, err := source.Open(filepath.Join("..", "..", "fixtures", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := topology.ReadSysfs(src.Root)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	pairs := g.Pairs()
-	res, err := advisor.Analyze(g, pairs, advisor.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return report.Build(report.Input{Source: report.Source{Name: src.Name, Kind: string(src.Kind), Format: src.Format},
-		Graph: g, Pairs: pairs, Advice: res, FailOn: "critical"})
-}
-
 // spoil appends hostile to every exported string v reaches (all alike, so
 // that lookups by BDF still match), but for the topology graph's.
 func spoil(v reflect.Value, seen map[uintptr]bool) {
@@ -118,7 +95,7 @@ func TestHTMLEscaper(t *testing.T) {
 		name := filepath.Base(filepath.Dir(dir))
 		for _, spoilt := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/hostile=%v", name, spoilt), func(t *testing.T) {
-				r := fixtureReport(t, name)
+				r := reporttest.Fixture(t, name)
 				if spoilt {
 					spoil(reflect.ValueOf(r), map[uintptr]bool{})
 					r.Source.Name = hostile
