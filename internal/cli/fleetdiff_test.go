@@ -257,3 +257,39 @@ func TestFleetUnreadable(t *testing.T) {
 		t.Errorf("fleet without a source: exit %d, want 2", code)
 	}
 }
+
+// TestFleetBond: on a copy of fixtures/roce-lag-bond whose first ConnectX
+// netdev left its bond (no master link), fleet names that NIC, and only
+// it, as out of the majority's bond, worse, with exit status 3.
+func TestFleetBond(t *testing.T) {
+	dir := t.TempDir()
+	var sources []string
+	for _, name := range []string{"a", "b", "c"} {
+		to := filepath.Join(dir, name)
+		if err := os.CopyFS(to, os.DirFS(filepath.Join("..", "..", "fixtures", "roce-lag-bond"))); err != nil {
+			t.Fatal(err)
+		}
+		sources = append(sources, to)
+	}
+	if err := os.Remove(filepath.Join(dir, "c", "sys/devices/pci0000:15/0000:15:03.0/0000:17:00.0/net/enp23s0f0np0/master")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := run(append([]string{"fleet", "-o", "jsonl"}, sources...)...)
+	if code != ExitFindings {
+		t.Fatalf("fleet: exit %d, want 3; stderr: %s", code, errb)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		var n fleetNode
+		if err := json.Unmarshal([]byte(l), &n); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range n.Differences {
+			got = append(got, fmt.Sprintf("%s: %s %s %s: %q -> %q worse=%v", filepath.Base(n.Source), d.What, d.Kind, d.Device, d.Majority, d.Node, d.Worse))
+		}
+	}
+	want := []string{`c: bond nic 0000:17:00.0: "bond0" -> "" worse=true`}
+	if !slices.Equal(got, want) {
+		t.Errorf("differences %q, want %q", got, want)
+	}
+}

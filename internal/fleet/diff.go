@@ -13,7 +13,8 @@ type Difference struct {
 	// What differs: missing (a device the majority has is absent), added,
 	// moved (the same model at another address), renamed (RDMA or interface
 	// names on the same device), parent, numa_node, link (current speed or
-	// width), link_capability, port_rate, acs, iommu (a device's IOMMU
+	// width), link_capability, port_rate, bond (the bonding interface a
+	// NIC's netdev is enslaved to, RoCE LAG), acs, iommu (a device's IOMMU
 	// group), label (a pair's nvidia-smi or NCCL label), gdr, throughput (a
 	// pair's expected Gb/s), finding_added, finding_missing,
 	// finding_severity, host_iommu.
@@ -26,8 +27,8 @@ type Difference struct {
 	Majority string `json:"majority"`         // the value in the majority ("" absent)
 	Node     string `json:"node"`             // the value on this machine ("" absent)
 	// Worse is set for a slower link or pair, a lost device, GPUDirect
-	// RDMA lost, a worse label, ACS redirect or IOMMU translation turned
-	// on, a new finding.
+	// RDMA lost, a worse label, a NIC out of the bond the majority's is
+	// in, ACS redirect or IOMMU translation turned on, a new finding.
 	Worse bool `json:"worse"`
 }
 
@@ -213,6 +214,9 @@ func compareDevice(base Difference, r, d *TopoDevice) []Difference {
 	}
 	if r.PortRateGbps != d.PortRateGbps {
 		add("port_rate", gbpsWord(r.PortRateGbps), gbpsWord(d.PortRateGbps), d.PortRateGbps < r.PortRateGbps)
+	}
+	if r.Bond != d.Bond {
+		add("bond", r.Bond, d.Bond, d.Bond == "")
 	}
 	if r.ACS != d.ACS {
 		add("acs", r.ACS, d.ACS, d.ACS == "redirect")

@@ -41,6 +41,8 @@ func TestCompare(t *testing.T) {
 	gone := topoLiteral()
 	gone.Devices = gone.Devices[:2]
 	gone.Pairs = nil
+	unbonded, bonded := topoLiteral(), topoLiteral()
+	bonded.Devices[2].Bond = "bond0"
 	acs := topoLiteral()
 	acs.Devices[0].ACS = "redirect"
 	acs.Findings = []TopoFinding{{Code: "acs-redirect", Severity: "critical", Devices: []string{"0000:15:01.0"}}}
@@ -54,6 +56,7 @@ func TestCompare(t *testing.T) {
 		{"slow", slow, []string{"link 0000:17:00.0 x16 at 32 GT/s -> x8 at 32 GT/s", "label 0000:16:00.0 PIX/PIX -> PXB/PIX",
 			"throughput 0000:16:00.0 400.0 Gb/s -> 230.5 Gb/s"}},
 		{"gone", gone, []string{"missing 0000:17:00.0 15b3:1021 under 0000:15:01.0 -> "}},
+		{"bond", bonded, []string{"bond 0000:17:00.0  -> bond0"}},
 		{"acs", acs, []string{"acs 0000:15:01.0 off -> redirect", "finding_added   -> critical on 0000:15:01.0",
 			"host_iommu  iommu=pt, 2 IOMMU units -> intel_iommu=on, 2 IOMMU units"}},
 	} {
@@ -62,10 +65,25 @@ func TestCompare(t *testing.T) {
 			t.Errorf("%s: %q, want %q", c.name, whats(got), c.want)
 		}
 		for _, d := range got {
-			if d.What != "renamed" && d.What != "host_iommu" && !d.Worse {
+			if d.What != "renamed" && d.What != "host_iommu" && d.What != "bond" && !d.Worse {
 				t.Errorf("%s: %s not marked worse", c.name, d)
 			}
 		}
+	}
+	// Every difference Compare finds is in the key that groups sources.
+	for _, c := range []Topo{renamed, slow, gone, bonded, acs} {
+		if c.key() == ref.key() {
+			t.Errorf("%v: the same key as the reference", whats(Compare(&ref, &c)))
+		}
+	}
+	// A NIC out of the bond the majority's is in is worse (RoCE LAG lost
+	// on that node); one in a bond the majority lacks is only different.
+	lost := Compare(&bonded, &unbonded)
+	if len(lost) != 1 || lost[0].What != "bond" || !lost[0].Worse || lost[0].String() != "nic 0000:17:00.0 (mlx5_0): bond none, majority bond0" {
+		t.Errorf("bond lost: %q; want one worse bond difference", whats(lost))
+	}
+	if gained := Compare(&unbonded, &bonded); len(gained) != 1 || gained[0].Worse {
+		t.Errorf("bond gained: %v; want one difference, not worse", gained)
 	}
 }
 

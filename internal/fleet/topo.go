@@ -40,6 +40,7 @@ type TopoDevice struct {
 	RDMA         []string `json:"rdma,omitempty"`
 	Netdev       []string `json:"netdev,omitempty"`
 	PortRateGbps float64  `json:"port_rate_gbps,omitempty"`
+	Bond         string   `json:"bond,omitempty"`  // NICs: the bonding interface (RoCE LAG) a netdev of it is enslaved to
 	ACS          string   `json:"acs,omitempty"`   // bridges: redirect, off, unknown
 	IOMMU        string   `json:"iommu,omitempty"` // the IOMMU group's domain type (identity, DMA, DMA-FQ), "group" when its type is unknown, "" without a group
 }
@@ -83,6 +84,7 @@ func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo
 			NUMANode: d.NUMANode, CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth,
 			MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth,
 			RDMA: slices.Clone(d.RDMA), Netdev: slices.Clone(d.Netdevs), PortRateGbps: d.PortRateGbps,
+			Bond: d.Bond,
 		}
 		if d.Parent != nil {
 			td.Parent = d.Parent.BDF()
@@ -221,6 +223,8 @@ func (t *Topo) key() string {
 		b.WriteString(strings.Join(d.RDMA, ","))
 		b.WriteByte(' ')
 		b.WriteString(strings.Join(d.Netdev, ","))
+		b.WriteByte(' ')
+		b.WriteString(d.Bond)
 		b.WriteByte(' ')
 		b.WriteString(d.ACS)
 		b.WriteByte(' ')
