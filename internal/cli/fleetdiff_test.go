@@ -81,6 +81,20 @@ type fleetNode struct {
 	Error string
 }
 
+// fleetLines decodes fleet -o jsonl's lines.
+func fleetLines(t *testing.T, out string) []fleetNode {
+	t.Helper()
+	var lines []fleetNode
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		var n fleetNode
+		if err := json.Unmarshal([]byte(l), &n); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, n)
+	}
+	return lines
+}
+
 // TestFleetFindsThePlantedNodes builds a fleet of 20 snapshots, five of
 // them with one planted difference each, and checks that fleet names
 // exactly those five and exactly their differences.
@@ -242,14 +256,7 @@ func TestFleetUnreadable(t *testing.T) {
 	if code != ExitError || !strings.Contains(errb, "gone.tar.gz") {
 		t.Fatalf("exit %d, stderr %q; want 1 and the missing source named", code, errb)
 	}
-	var lines []fleetNode
-	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		var n fleetNode
-		if err := json.Unmarshal([]byte(l), &n); err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, n)
-	}
+	lines := fleetLines(t, out)
 	if len(lines) != 3 || !lines[0].Alike || !lines[2].Alike || lines[1].Error == "" || lines[1].Group != 0 {
 		t.Errorf("lines %+v", lines)
 	}
@@ -279,11 +286,7 @@ func TestFleetBond(t *testing.T) {
 		t.Fatalf("fleet: exit %d, want 3; stderr: %s", code, errb)
 	}
 	var got []string
-	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		var n fleetNode
-		if err := json.Unmarshal([]byte(l), &n); err != nil {
-			t.Fatal(err)
-		}
+	for _, n := range fleetLines(t, out) {
 		for _, d := range n.Differences {
 			got = append(got, fmt.Sprintf("%s: %s %s %s: %q -> %q worse=%v", filepath.Base(n.Source), d.What, d.Kind, d.Device, d.Majority, d.Node, d.Worse))
 		}
