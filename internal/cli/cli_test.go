@@ -116,6 +116,9 @@ func TestExitCodesAndErrors(t *testing.T) {
 		{[]string{"check", "-o", "yaml", "x"}, ExitUsage, `invalid output format "yaml"`},
 		{[]string{"check", "a", "b"}, ExitError, "gdtopo: b: no such file"},
 		{[]string{"frobnicate"}, ExitUsage, "unknown command"},
+		// cobra's suggestion on lines of its own, not as escaped "\n"
+		{[]string{"chek"}, ExitUsage, "gdtopo: unknown command \"chek\" for \"gdtopo\"\n\nDid you mean this?\n\tcheck\nRun 'gdtopo --help' for usage.\n"},
+		{[]string{"chek\x1b[31m"}, ExitUsage, `unknown command "chek\x1b[31m"`},
 		{[]string{"check", "--bogus"}, ExitUsage, "unknown flag"},
 		{[]string{"path", "GPU0"}, ExitUsage, "accepts between 2 and 3 arg"},
 		{[]string{"matrix", "a", "b"}, ExitUsage, "accepts at most 1 arg"},

@@ -113,7 +113,9 @@ func mainStreams(args []string, s *Streams) int {
 	var ue *usageError
 	// Cobra's own command-line checks come back as plain errors.
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "required flag(s)") {
-		fmt.Fprintf(s.Err, "gdtopo: %s\n", termsafe.Text(err.Error()))
+		// Block: cobra's suggestions ("Did you mean this?") take lines of
+		// their own.
+		fmt.Fprintf(s.Err, "gdtopo: %s\n", termsafe.Block(strings.TrimRight(err.Error(), "\n")))
 		fmt.Fprintf(s.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return ExitUsage
 	}
