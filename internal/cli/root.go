@@ -49,8 +49,9 @@ func NewRootCmd(io *Streams) *cobra.Command { return newRootCmdFor(io, nil) }
 // command) and no completion command; otherwise (help, completion, a flag
 // first, a mistyped name that cobra suggests a command for) the whole tree.
 // Building the other ten commands and their flags, and the completion
-// command cobra adds to a root with subcommands, was a fifth of the
-// allocations and page faults of "gdtopo version".
+// command cobra adds to a root with subcommands, took about 25 of the 410
+// page faults of "gdtopo version" (docs/performance.md, "Start-up: one
+// command").
 func newRootCmdFor(io *Streams, args []string) *cobra.Command {
 	opts := &globalOptions{IO: io}
 	root := &cobra.Command{
