@@ -14,6 +14,10 @@ import (
 var leftOut = map[string]string{
 	"net":                                "pflag's IP flags, left out of third_party/pflag",
 	"database/sql":                       "tablewriter's error package and sql.Null cases, left out of third_party/tablewriter",
+	"github.com/mattn/go-runewidth":      "twwidth's deprecated runewidth API, left out of third_party/tablewriter",
+	"github.com/olekukonko/errors":       "standard errors in third_party/tablewriter",
+	"github.com/fatih/color":             "tablewriter's colour renderers, left out of third_party/tablewriter",
+	"github.com/olekukonko/ll":           "third_party/tablewriter's own pkg/twlog",
 	"html/template":                      "the html page, a text/template escaped as html/template would (internal/render/htmlescape.go)",
 	"crypto/rand":                        "klauspost's zstd decoder, replaced by third_party/zstd",
 	"crypto/sha256":                      "the html page's script hash, a constant (internal/render/html.go)",
