@@ -147,6 +147,14 @@ func (d rawDir) OpenFolder(dir string) (fs.FS, error) {
 	return &folder{fd: fd, dir: dir, outer: d, listed: listed, listings: d.listings}, nil
 }
 
+// ends is the kind of short reads of the folder's regular files.
+func (f *folder) ends() shortReads {
+	if f.confined {
+		return shortAtEnd
+	}
+	return liveEnds(f.dir)
+}
+
 // single reports whether the valid name is one element naming something
 // in the folder (not the folder itself).
 func single(name string) bool {
@@ -166,7 +174,7 @@ func (f *folder) Open(name string) (fs.File, error) {
 	fd, file, err := f.openRegular(name)
 	if fd >= 0 {
 		full := f.dir + "/" + name
-		return &rawFile{fd: fd, name: full, full: full}, nil
+		return &rawFile{fd: fd, name: full, full: full, ends: f.ends()}, nil
 	}
 	return file, err
 }
@@ -199,8 +207,9 @@ func (f *folder) ReadSmall(name string, buf []byte) (int, error) {
 		case m == 0:
 			return n, nil
 		}
+		end := f.ends().atEnd(m, len(buf)-n) // as rawFile takes it
 		n += m
-		if n < len(buf) { // a short read: the end, as rawFile takes it
+		if end {
 			return n, nil
 		}
 	}

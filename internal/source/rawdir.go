@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -38,18 +39,60 @@ func (d rawDir) Open(name string) (fs.File, error) {
 		if err != nil {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 		}
-		return &rawFile{fd: fd, name: name, full: full}, nil
+		return &rawFile{fd: fd, name: name, full: full, ends: liveEnds(name)}, nil
 	}
 }
 
-// rawFile is an open file read with read(2). After a short read of a
-// regular file the next Read reports EOF without another system call: a
-// regular file (and a sysfs attribute, produced whole) returns less than
-// asked only at its end.
+// shortReads says what a read(2) that returns fewer bytes than asked
+// means for a kind of file.
+type shortReads uint8
+
+const (
+	// shortAtEnd: only at the file's end (a captured tree's regular file).
+	shortAtEnd shortReads = iota
+	// shortPerPage: at the end, or at a page boundary (the live sysfs: an
+	// attribute's text is made whole, at most a page, and a binary
+	// attribute such as config or vpd gives at most a page per read).
+	shortPerPage
+	// shortAnywhere: anywhere (procfs: a seq_file such as /proc/cpuinfo
+	// gives whole records up to a page per read); only a read of 0 bytes
+	// is the end.
+	shortAnywhere
+)
+
+// liveEnds is the kind of short reads of name in the live tree.
+func liveEnds(name string) shortReads {
+	if name == "proc" || strings.HasPrefix(name, "proc/") {
+		return shortAnywhere
+	}
+	return shortPerPage
+}
+
+// pageSize is the kernel's page, which bounds one read of a sysfs file.
+var pageSize = os.Getpagesize()
+
+// atEnd reports whether a read that returned n of the asked bytes reached
+// the file's end, so the next read need not be made.
+func (s shortReads) atEnd(n, asked int) bool {
+	switch {
+	case n >= asked:
+		return false
+	case s == shortAtEnd:
+		return true
+	case s == shortPerPage:
+		return n%pageSize != 0
+	}
+	return false
+}
+
+// rawFile is an open file read with read(2). After a read that ends the
+// file (see shortReads) the next Read reports EOF without another system
+// call.
 type rawFile struct {
 	fd     int
 	name   string
 	full   string
+	ends   shortReads
 	atEOF  bool
 	osFile *os.File // set once Stat or ReadDir needed the os package
 }
@@ -75,9 +118,7 @@ func (f *rawFile) Read(p []byte) (int, error) {
 			f.atEOF = true
 			return 0, io.EOF
 		}
-		if n < len(p) {
-			f.atEOF = true
-		}
+		f.atEOF = f.ends.atEnd(n, len(p))
 		return n, nil
 	}
 }
