@@ -29,6 +29,7 @@ var Codes = map[string]string{
 	"max-read-request-low": "Warning: an accelerator's or NIC's DevCtl MaxReadReq is below min_max_read_request_bytes.",
 	"relaxed-ordering-off": "Warning: a NIC has PCIe Relaxed Ordering disabled in DevCtl, so NCCL's relaxed-ordering memory registrations cannot take effect.",
 	"bar-small":            "Warning: an NVIDIA accelerator's largest prefetchable BAR (BAR1) is below min_bar_gib: GPUDirect RDMA can map little GPU memory.",
+	"no-rdma-nic":          "Warning: accelerators, but no NIC that can do RDMA (none in /sys/class/infiniband, or models without an RDMA engine such as virtio-net): GPUDirect RDMA cannot work; NCCL would use sockets.",
 	"virtual-topology":     "Warning: the PCI tree is a hypervisor's (hypervisor flag, QEMU root ports 1b36:000c, or numa -1 everywhere on a multi-node box): labels describe the virtual tree; use the provider's NCCL_TOPO_FILE.",
 }
 
@@ -135,6 +136,10 @@ func (a *analysis) find(plan Plan) {
 			}
 		}
 	}
+	machine := append(a.g.OfKind(topology.KindAccelerator), railNICs...) // what the platform findings name
+	// A NIC that cannot do RDMA carries no GPUDirect RDMA: where it sits,
+	// and the ACS, links and settings on its way, change nothing for it.
+	pairs, railNICs = a.rdmaCapable(pairs, railNICs)
 	ends := append(a.g.OfKind(topology.KindAccelerator), railNICs...)
 	if a.g.Grace() {
 		a.findGraceACS() // the generic clear-ACS remedy is wrong on Grace
@@ -145,9 +150,49 @@ func (a *analysis) find(plan Plan) {
 	a.findLocality(pairs)
 	a.findSharing(plan)
 	a.findDevices(ends)
-	a.findPlatform(ends)
+	a.findPlatform(machine)
 	a.findStorage()
 	a.findSocketDirect(plan)
+}
+
+// rdmaCapable keeps the pairs and NICs whose NIC may do RDMA (nicRDMA
+// is not no). When no NIC may, it reports that as no-rdma-nic and keeps
+// none.
+func (a *analysis) rdmaCapable(pairs []topology.Pair, nics []*topology.Device) ([]topology.Pair, []*topology.Device) {
+	var keep []*topology.Device
+	var none group
+	for _, n := range nics {
+		r, why := a.nicRDMA(n)
+		if r != no {
+			keep = append(keep, n)
+			continue
+		}
+		ids := fmt.Sprintf("vendor and device IDs %04x:%04x", n.VendorID, n.DeviceID)
+		ev := ids
+		if a.anyRDMA || a.g.System.RDMAListed {
+			ev = "sys/class/infiniband: no RDMA device on " + n.BDF()
+		}
+		part := n.BDF()
+		if n.Name != "" {
+			part += " (" + n.Name + ")"
+		}
+		none.add([]*topology.Device{n}, part+": "+why, RemedyStep{}, a.evidence(n, ev, ids))
+	}
+	if len(keep) == len(nics) {
+		return pairs, nics
+	}
+	if len(keep) == 0 && len(a.g.OfKind(topology.KindAccelerator)) > 0 {
+		a.emit("no-rdma-nic", Warning, &none, "no NIC can do RDMA, so GPUDirect RDMA cannot work and NCCL would use sockets between nodes: %s",
+			[]RemedyStep{manual("load the NIC's RDMA driver (mlx5_ib for ConnectX, irdma for E810, bnxt_re for NetXtreme-E) or add an InfiniBand or RoCE NIC",
+				"NCCL's IB transport uses the devices in /sys/class/infiniband")}, nil)
+	}
+	capable := make([]topology.Pair, 0, len(pairs))
+	for _, p := range pairs {
+		if slices.Contains(keep, p.B) {
+			capable = append(capable, p)
+		}
+	}
+	return capable, keep
 }
 
 // findACS reports ports with ACS redirect, or unreadable ACS, on the paths.

@@ -73,6 +73,21 @@ var faultCases = []faultCase{
 			return b.graph()
 		},
 		remedy: "NCCL_NET_GDR_LEVEL=PHB"},
+	{name: "only a virtio NIC", code: "no-rdma-nic", severity: Warning,
+		build: func() *topology.Graph {
+			b, _, nic := phb()
+			nic.VendorID, nic.DeviceID, nic.RDMA, nic.Netdevs = 0x1af4, 0x1041, nil, []string{"eth0"}
+			return b.graph()
+		},
+		device: "0000:0c:00.0", remedy: "mlx5_ib"},
+	{name: "ConnectX without an RDMA device, sys/class/infiniband read", code: "no-rdma-nic", severity: Warning,
+		fault: func(b *builder, g, n []*topology.Device) {
+			b.g.System.RDMAListed = true
+			for _, nic := range n {
+				nic.RDMA = nil
+			}
+		},
+		device: "0000:05:00.0"},
 	{name: "NICs only on the other socket", code: "cross-socket", severity: Warning,
 		build: func() *topology.Graph {
 			b, _, _ := sys()
@@ -279,6 +294,11 @@ func TestFindingsSilent(t *testing.T) {
 			b.g.System.NUMANodes = b.g.System.NUMANodes[:1]
 			g[0].RawNUMANode = -1
 		}, "numa-unknown"},
+		{"ConnectX with no sys/class/infiniband in the source (an lspci dump)", func(b *builder, g, n []*topology.Device) {
+			for _, nic := range n {
+				nic.RDMA = nil
+			}
+		}, "no-rdma-nic"},
 		{"management NIC without RDMA is no rail", func(b *builder, g, n []*topology.Device) {
 			h := b.g.HostBridges[0]
 			r := b.rootPort(h, 6)
@@ -372,5 +392,23 @@ func checkRemedy(t *testing.T, f Finding) {
 		if s.Kind == RemedyCommand && strings.ContainsAny(s.Text, "<>") && !strings.Contains(s.Text, " | ") {
 			t.Errorf("%s: command %q holds a placeholder or redirection", f.Code, s.Text)
 		}
+	}
+}
+
+// TestNoRDMANICGetsNoPathAdvice: a virtio NIC, the only one, is far from
+// the accelerator, but moving it would not bring GPUDirect RDMA: the pair
+// is GDR off for want of RDMA, and no locality finding suggests a move.
+func TestNoRDMANICGetsNoPathAdvice(t *testing.T) {
+	b, gpu, nic := phb()
+	nic.VendorID, nic.DeviceID, nic.RDMA, nic.Netdevs = 0x1af4, 0x1041, nil, []string{"eth0"}
+	r := analyze(t, b.graph(), Options{})
+	for _, f := range r.Findings {
+		if f.Code == "no-local-nic" || f.Code == "cross-socket" {
+			t.Errorf("%s for a NIC without RDMA: %s", f.Code, f.Message)
+		}
+	}
+	p := pred(t, r, gpu, nic)
+	if p.GDR || p.GDRUnknown != "" || !strings.Contains(p.GDRReason, "virtio network devices have no RDMA engine") {
+		t.Errorf("GDR %v, reason %q, unknown %q; want off for want of RDMA, for certain", p.GDR, p.GDRReason, p.GDRUnknown)
 	}
 }

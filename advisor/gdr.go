@@ -258,7 +258,7 @@ func (a *analysis) nicRDMA(n *topology.Device) (tri, string) {
 	if len(n.RDMA) > 0 || n.NCCLGDR != "" {
 		return yes, "RDMA device " + strings.Join(n.RDMA, ",")
 	}
-	if a.anyRDMA {
+	if a.anyRDMA || a.g.System.RDMAListed {
 		return no, "no sys/class/infiniband device"
 	}
 	return rdmaByModel(n)
@@ -268,7 +268,7 @@ func (a *analysis) nicRDMA(n *topology.Device) (tri, string) {
 // BlueField (InfiniBand/RoCE), Intel E810 (irdma) and X722 (iWARP),
 // Broadcom NetXtreme-E (bnxt_re); Intel's 1/10/25/40 GbE families without
 // one (I350, I210/I211, I225/I226, 82599, X540, X550, X710/XL710/XXV710),
-// Realtek and Aquantia have none.
+// Realtek, Aquantia, virtio-net and AWS ENA have none.
 func rdmaByModel(n *topology.Device) (tri, string) {
 	switch n.VendorID {
 	case topology.VendorMellanox:
@@ -288,6 +288,13 @@ func rdmaByModel(n *topology.Device) (tri, string) {
 		}
 	case 0x10ec, 0x1d6a:
 		return no, "Realtek/Aquantia NICs have no RDMA engine"
+	case 0x1af4: // virtio (Red Hat's vendor ID), as cloud and microVM guests show
+		return no, "virtio network devices have no RDMA engine"
+	case 0x1d0f: // Amazon
+		switch n.DeviceID {
+		case 0x0ec2, 0x1ec2, 0xec20, 0xec21: // Linux ena_pci_id_tbl.h
+			return no, "AWS ENA has no RDMA engine (EFA is AWS's RDMA device)"
+		}
 	}
 	return unknown, "no sys/class/infiniband in the source and the model is not known"
 }

@@ -295,9 +295,12 @@ type System struct {
 	// DefaultRouteIf names the interface of the IPv4 default route in
 	// /proc/net/route, "" when the source has no route table.
 	DefaultRouteIf string
-	Sockets        int // distinct physical packages, 0 unknown
-	LogicalCPUs    int // 0 unknown
-	NUMANodes      []NUMANode
+	// RDMAListed is set when the source holds sys/class/infiniband (empty
+	// or not): a NIC missing from it has no RDMA device.
+	RDMAListed  bool
+	Sockets     int // distinct physical packages, 0 unknown
+	LogicalCPUs int // 0 unknown
+	NUMANodes   []NUMANode
 	// NUMANodesPartial is set when NUMANodes holds only the nodes some
 	// devices named (a dump with NUMA lines but no node list): the machine
 	// may have more, so one node listed is not a one-node machine.

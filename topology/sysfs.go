@@ -73,7 +73,7 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 	}
 	sort.Slice(r.g.Devices, func(i, j int) bool { return r.g.Devices[i].Addr.Less(r.g.Devices[j].Addr) })
 	r.link(dirs)
-	r.readClass(pathInfiniband, func(d *Device, name string) {
+	r.g.System.RDMAListed = r.readClass(pathInfiniband, func(d *Device, name string) {
 		d.RDMA = append(d.RDMA, name)
 		if rate := r.ibRate(path.Join(pathInfiniband, name)); rate > d.PortRateGbps {
 			d.PortRateGbps = rate
@@ -885,14 +885,15 @@ func KindOf(class uint32, vendor uint16) Kind {
 	return KindOther
 }
 
-// readClass maps /sys/class/<class>/<name> links to their PCI function.
-func (r *reader) readClass(dir string, add func(*Device, string)) {
+// readClass maps /sys/class/<class>/<name> links to their PCI function. It
+// reports whether the class folder was there to list.
+func (r *reader) readClass(dir string, add func(*Device, string)) (listed bool) {
 	entries, err := fs.ReadDir(r.fsys, dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			r.warn(dir, err.Error())
 		}
-		return
+		return false
 	}
 	// The links are read through the folder: one call each, not a walk of
 	// the class folder's path per link.
@@ -915,6 +916,7 @@ func (r *reader) readClass(dir string, add func(*Device, string)) {
 			}
 		}
 	}
+	return true
 }
 
 // ibRate returns the fastest ACTIVE port rate of an RDMA device in Gb/s, from
