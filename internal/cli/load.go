@@ -32,14 +32,18 @@ type driverMatrix struct {
 // 64-NIC matrix is under 100 KB.
 const maxMatrix = 4 << 20
 
-// readMatrix reads the --nvsmi file.
-func readMatrix(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("--nvsmi: %w", err)
+// readMatrix reads the --nvsmi file, or standard input for "-".
+func (o *globalOptions) readMatrix(name string) ([]byte, error) {
+	var r io.Reader = o.IO.In
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("--nvsmi: %w", err)
+		}
+		defer f.Close()
+		r = f
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxMatrix+1))
+	b, err := io.ReadAll(io.LimitReader(r, maxMatrix+1))
 	if err != nil {
 		return nil, fmt.Errorf("--nvsmi %s: %w", name, err)
 	}
@@ -73,6 +77,9 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 	case "":
 		src = source.Live()
 	case "-":
+		if o.NVSMI == "-" {
+			return nil, usagef("standard input given twice: as SOURCE and as --nvsmi; name a file for one of them")
+		}
 		src, g, err = o.readStdin()
 	default:
 		src, err = o.IO.open(op, name)
@@ -99,10 +106,13 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 		if matrix != nil {
 			g.Warnings = append(g.Warnings, topology.Warning{Subject: src.Name, Message: "its nvidia-smi topo -m left out: --nvsmi " + o.NVSMI + " given"})
 		}
-		if matrix, err = readMatrix(o.NVSMI); err != nil {
+		if matrix, err = o.readMatrix(o.NVSMI); err != nil {
 			return nil, err
 		}
 		matrixName = o.NVSMI
+		if o.NVSMI == "-" {
+			matrixName = "standard input"
+		}
 	}
 	res := o.resolver()
 	for _, d := range g.Devices {

@@ -16,8 +16,8 @@ func TestMatrixAloneSaysWhere(t *testing.T) {
 		"GPU1\tNV4\t X \tSYS\t8-15\t1\t\tN/A\n" +
 		"NIC0\tPIX\tSYS\t X \n"
 	cases := []struct{ in, want string }{
-		{matrix, "standard input: an nvidia-smi topo -m matrix alone (2 GPUs, 1 NICs"},
-		{matrix + "\nsomething else\n", `(2 GPUs, 1 NICs (no NIC legend)), and at line 6 ("something else") text of none of the forms gdtopo reads (lspci output, NCCL or hwloc topology XML, lstopo text), with no PCIe tree`},
+		{matrix, "standard input: an nvidia-smi topo -m matrix alone (2 GPUs, 1 NIC"},
+		{matrix + "\nsomething else\n", `(2 GPUs, 1 NIC (no NIC legend)), and at line 6 ("something else") text of none of the forms gdtopo reads (lspci output, NCCL or hwloc topology XML, lstopo text), with no PCIe tree`},
 		{matrix[:strings.Index(matrix, "NIC0\tPIX")] + "NI", `cut off: no row for NIC0), the paste ending mid-row at line 4 ("NI"), with no PCIe tree`},
 	}
 	for _, c := range cases {

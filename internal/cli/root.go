@@ -128,7 +128,7 @@ func addOutputFlag(cmd *cobra.Command, target *string, formats []render.Format) 
 
 // addNVSMIFlag gives a command --nvsmi FILE.
 func (o *globalOptions) addNVSMIFlag(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&o.NVSMI, "nvsmi", "", "the host's nvidia-smi topo -m output: NV# counts, NIC names and the driver's labels to check the source against")
+	cmd.Flags().StringVar(&o.NVSMI, "nvsmi", "", "the host's nvidia-smi topo -m output (- for standard input): NV# counts, NIC names and the driver's labels to check the source against")
 }
 
 // parseFormat checks -o against the formats the command offers.

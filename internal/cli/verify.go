@@ -20,7 +20,7 @@ type verifyOptions struct {
 func newCmdVerify(g *globalOptions) *cobra.Command {
 	opts := &verifyOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "verify SOURCE [NVSMI_FILE]",
+		Use:   "verify [SOURCE] [NVSMI_FILE]",
 		Short: "Check the source's labels against the host's nvidia-smi topo -m",
 		Long: `Verify sets every cell of the host's nvidia-smi topo -m against the label
 gdtopo gives the same pair from SOURCE's PCIe tree, and lists every cell where
@@ -29,9 +29,10 @@ hypervisor's virtual tree, a label the source could only guess (NODE?), NVLink
 the source cannot show. NV# cells where the source could only say NV? are
 counted as NVLink the tree lacks, not as disagreements.
 
-The matrix is NVSMI_FILE, or --nvsmi FILE, or the matrix pasted before or
-after a text dump in SOURCE itself
-(cat nvsmi.txt lspci-tv.txt | gdtopo verify -).
+The matrix is NVSMI_FILE, or --nvsmi FILE (- for standard input), or the
+matrix pasted before or after a text dump in SOURCE itself
+(cat nvsmi.txt lspci-tv.txt | gdtopo verify -). With no SOURCE, the matrix
+given with --nvsmi is set against this machine's live /sys.
 GPUs are matched in PCI bus order, as nvidia-smi numbers them; NICs by RDMA
 name, or, where the source names none (lspci dumps), in the order of the
 Mellanox functions, which the report says.
@@ -42,12 +43,18 @@ holds when given the matrix.
 
 Exit status 3 when a cell disagrees; 0 when none does; 1 when the matrix's
 GPUs do not match the source's (another host, or GPUs hidden from one of them).`,
-		Example: `  $ gdtopo verify fixtures/dgx-a100 nvsmi-topo.txt
+		Example: `  $ nvidia-smi topo -m | gdtopo verify --nvsmi -
+  $ gdtopo verify fixtures/dgx-a100 nvsmi-topo.txt
   $ cat nvsmi-topo.txt lspci-tv.txt | gdtopo verify -
   $ gdtopo verify host.tar.gz --nvsmi nvsmi-topo.txt -o json`,
-		Args: args(cobra.RangeArgs(1, 2)),
+		Args: args(cobra.RangeArgs(0, 2)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			opts.Source = a[0]
+			if len(a) == 0 && opts.NVSMI == "" {
+				return usagef("verify of this machine needs its nvidia-smi topo -m: nvidia-smi topo -m | gdtopo verify --nvsmi -")
+			}
+			if len(a) > 0 {
+				opts.Source = a[0]
+			}
 			if len(a) == 2 {
 				if opts.NVSMI != "" {
 					return usagef("the matrix given twice: as NVSMI_FILE and with --nvsmi")
@@ -75,7 +82,7 @@ func verifyRun(opts *verifyOptions) error {
 	if v == nil {
 		return usagef("verify needs the host's nvidia-smi topo -m: give it as NVSMI_FILE, with --nvsmi, or pasted with a text dump")
 	}
-	if r := v.result; r.GPUsBy == "" || r.Compared == 0 {
+	if r := v.result; r.GPUsBy == "" || r.Compared == 0 && len(v.matrix.Columns) > 1 {
 		return fmt.Errorf("%s: cannot be set against %s: %s", v.name, a.src.Name, strings.Join(r.Notes, "; "))
 	}
 	r, err := a.buildReport(&adviceOptions{}, reportOptions{})

@@ -124,6 +124,8 @@ func TestVerifyErrors(t *testing.T) {
 		{[]string{"matrix", "-"}, catFiles(t, nv), ExitError, "standard input: an nvidia-smi topo -m matrix alone"},
 		{[]string{"check", fixture, fixture, "--nvsmi", nv}, "", ExitUsage, "--nvsmi describes one host"},
 		{[]string{"verify", fixture, corpusPath(t, "nvsmi", "nccl-tests-320-3gpu-2nic.txt")}, "", ExitError, "the matrix has 3 GPUs, the source 2 NVIDIA accelerators"},
+		{[]string{"verify"}, "", ExitUsage, "nvidia-smi topo -m | gdtopo verify --nvsmi -"},
+		{[]string{"verify", "-", "--nvsmi", "-"}, catFiles(t, nv), ExitUsage, "standard input given twice"},
 	} {
 		var out, errb strings.Builder
 		code := Main(c.args, strings.NewReader(c.stdin), &out, &errb)
@@ -131,4 +133,62 @@ func TestVerifyErrors(t *testing.T) {
 			t.Errorf("gdtopo %v: exit %d, stderr %q; want %d saying %q", c.args, code, errb.String(), c.code, c.says)
 		}
 	}
+}
+
+// TestVerifyRecordedH200 sets the recorded H200 machine's own nvidia-smi
+// topo -m, as nvidia-smi wrote it to a file (its header underlined with
+// terminal escapes), against the tree recorded beside it: one GPU and no
+// RDMA NIC leave no pair to compare, which is said, and is no error.
+func TestVerifyRecordedH200(t *testing.T) {
+	fixture := filepath.Join("..", "..", "fixtures", "recorded-h200")
+	nv := filepath.Join(fixture, "nvidia-smi-topo-m.txt")
+	raw, err := os.ReadFile(nv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), "\x1b[4mGPU0") {
+		t.Fatalf("%s lost nvidia-smi's escapes", nv)
+	}
+	for _, c := range []struct {
+		args  []string
+		stdin string
+	}{
+		{[]string{"verify", fixture, nv}, ""},
+		{[]string{"verify", fixture, "--nvsmi", "-"}, string(raw)},
+	} {
+		var out, errb strings.Builder
+		code := Main(c.args, strings.NewReader(c.stdin), &out, &errb)
+		if code != ExitOK || !strings.Contains(out.String(), "1 GPU, 0 NICs") || !strings.Contains(out.String(), "no pair to set against the source") {
+			t.Errorf("gdtopo %v: exit %d, stderr %q, out:\n%s", c.args, code, errb.String(), out.String())
+		}
+	}
+}
+
+// TestEmptyRDMAClass: the recorded H200 machine with its empty
+// sys/class/infiniband put back, as gdtopo snapshot keeps it. The virtio
+// NIC's missing RDMA device is then read from the class folder, not from
+// its model.
+func TestEmptyRDMAClass(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "h200")
+	copyTree(t, filepath.Join("..", "..", "fixtures", "recorded-h200"), tree)
+	if err := os.MkdirAll(filepath.Join(tree, "sys", "class", "infiniband"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := run("check", tree, "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("check: exit %d: %s", code, errb)
+	}
+	var doc report.Check
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Sources) != 1 || doc.Sources[0].Report == nil {
+		t.Fatalf("check -o json: %v:\n%.400s", err, out)
+	}
+	for _, f := range doc.Sources[0].Report.Findings {
+		if f.Code == "no-rdma-nic" {
+			if f.Evidence != "sys/class/infiniband: no RDMA device on 0000:00:03.0" || !strings.Contains(f.Message, "no sys/class/infiniband device") {
+				t.Errorf("no-rdma-nic: evidence %q, message %q", f.Evidence, f.Message)
+			}
+			return
+		}
+	}
+	t.Errorf("no no-rdma-nic finding: %+v", doc.Sources[0].Report.Findings)
 }

@@ -39,7 +39,7 @@ func Map(g *topology.Graph, m *Matrix) Mapping {
 		}
 		mp.GPUsBy = "PCI bus order"
 	} else {
-		mp.Notes = append(mp.Notes, fmt.Sprintf("the matrix has %d GPUs, the source %d NVIDIA accelerators: GPUs not matched (not the same host, or GPUs hidden from one of them)", len(cols), len(gpus)))
+		mp.Notes = append(mp.Notes, fmt.Sprintf("the matrix has %s, the source %d NVIDIA accelerators: GPUs not matched (not the same host, or GPUs hidden from one of them)", countOf(len(cols), "GPU"), len(gpus)))
 	}
 	cols := m.NICs()
 	if len(cols) == 0 {
@@ -155,6 +155,9 @@ func Compare(g *topology.Graph, m *Matrix) Result {
 			c.Why = why(g, p, drv)
 			r.Differ = append(r.Differ, c)
 		}
+	}
+	if len(m.Columns) == 1 && r.GPUsBy != "" {
+		r.Notes = append(r.Notes, "the matrix holds one GPU and no NIC: no pair to set against the source, only the GPU count agrees")
 	}
 	return r
 }

@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -164,8 +165,35 @@ func Sniff(data []byte) bool {
 }
 
 func lines(data []byte) []string {
-	s := strings.ReplaceAll(string(data), "\r\n", "\n")
+	s := strings.ReplaceAll(withoutSGR(string(data)), "\r\n", "\n")
 	return strings.Split(s, "\n")
+}
+
+// withoutSGR removes the terminal's text-style escapes (ESC [ digits and
+// semicolons m) from s: nvidia-smi topo -m underlines its header line with
+// ESC[4m ... ESC[0m also when its output goes to a file or a pipe.
+func withoutSGR(s string) string {
+	i := strings.Index(s, "\x1b[")
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for ; i >= 0; i = strings.Index(s, "\x1b[") {
+		j := i + 2
+		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';') {
+			j++
+		}
+		if j < len(s) && s[j] == 'm' {
+			b.WriteString(s[:i])
+			s = s[j+1:]
+		} else { // not a style escape: kept as it is
+			b.WriteString(s[:i+1])
+			s = s[i+1:]
+		}
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // Split takes the first nvidia-smi topo -m matrix (with its prompt line and
@@ -341,10 +369,18 @@ func (m *Matrix) column(c string) int {
 	return -1
 }
 
+// countOf is "1 GPU" or "n GPUs".
+func countOf(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
 // Summary describes the matrix in a few words: "8 GPUs, 10 NICs (NIC
 // legend), cut off: no row for GPU7".
 func (m *Matrix) Summary() string {
-	s := fmt.Sprintf("%d GPUs, %d NICs", len(m.GPUs()), len(m.NICs()))
+	s := countOf(len(m.GPUs()), "GPU") + ", " + countOf(len(m.NICs()), "NIC")
 	if n := len(m.NICs()); n > 0 {
 		named := 0
 		for _, c := range m.NICs() {

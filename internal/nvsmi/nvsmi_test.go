@@ -202,6 +202,34 @@ func TestNotAMatrix(t *testing.T) {
 	}
 }
 
+// TestEscapes: nvidia-smi underlines the header with ESC[4m ... ESC[0m
+// also when written to a file, as on the machine of fixtures/recorded-h200.
+func TestEscapes(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "recorded-h200", "nvidia-smi-topo-m.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Parse("h200", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Columns) != 1 || m.Columns[0] != "GPU0" || len(m.Rows) != 1 || m.Rows[0].CPUAffinity != "0-15" || m.Rows[0].GPUNUMAID != "N/A" {
+		t.Errorf("columns %q, rows %+v", m.Columns, m.Rows)
+	}
+	for in, want := range map[string]string{
+		"\x1b[4mGPU0\x1b[0m": "GPU0",
+		"a\x1b[1;4mb":        "ab",
+		"a\x1b]0;t\x07b":     "a\x1b]0;t\x07b", // not a style escape
+		"a\x1b[2Jb":          "a\x1b[2Jb",
+		"end\x1b[":           "end\x1b[",
+		"\x1b[":              "\x1b[",
+	} {
+		if got := withoutSGR(in); got != want {
+			t.Errorf("withoutSGR(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(small))
 	f.Add([]byte("\tGPU0\tGPU1\nGPU0\t X \tNV1"))
