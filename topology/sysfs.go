@@ -594,10 +594,44 @@ func resourceLine(line string) (start, end, flags uint64, ok bool) {
 	return v[0], v[1], v[2], true
 }
 
+// pieceOpener is a folder of the live sysfs, whose files can be read at
+// offsets, as internal/source's live folders do: OpenPieces gives the file
+// and its size, or errors.ErrUnsupported where reading it whole is cheaper.
+type pieceOpener interface {
+	OpenPieces(name string) (readerAtCloser, int64, error)
+}
+
+// readerAtCloser is a file read at offsets (an alias: internal/source's
+// method spells the same type).
+type readerAtCloser = interface {
+	io.ReaderAt
+	io.Closer
+}
+
+// readConfigBytes reads the config file in folder: on the live sysfs only
+// the bytes pciconfig decodes (each 4 bytes read there is a configuration
+// read on the bus), elsewhere whole. Errors are readSmallIn's.
+func (r *reader) readConfigBytes(folder fs.FS) ([]byte, error) {
+	if po, ok := folder.(pieceOpener); ok && !absent(folder, "config") {
+		if f, size, err := po.OpenPieces("config"); err == nil {
+			defer f.Close()
+			if r.scratch == nil {
+				r.scratch = make([]byte, maxConfigBytes+1)
+			}
+			b, err := pciconfig.ReadSparse(f, r.scratch, size)
+			if err != nil {
+				r.failed++
+			}
+			return b, err
+		}
+	}
+	return r.readSmallIn(folder, "config")
+}
+
 // readConfig decodes the config file in the function's folder and records
 // what it shows; nil when absent or unreadable.
 func (r *reader) readConfig(d *Device, folder fs.FS) *pciconfig.Config {
-	b, err := r.readSmallIn(folder, "config")
+	b, err := r.readConfigBytes(folder)
 	if errors.Is(err, fs.ErrNotExist) {
 		r.missing["config"] = append(r.missing["config"], d.BDF())
 		return nil

@@ -7,7 +7,9 @@
 package pciconfig
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -263,6 +265,127 @@ func Parse(b []byte) (Config, error) {
 	}
 	c.ACS, c.ATS, c.ExtReadable, c.ExtLooped = r.walkExtCaps()
 	return c, nil
+}
+
+// ReadSparse reads from r, a configuration space of size bytes, only what
+// Parse decodes: the header; from each capability its ID and next
+// pointer, the PCIe capability's registers and a bridge's subsystem IDs;
+// from each extended capability its header and the two registers after
+// it, following the lists as Parse does. On a live sysfs config file every
+// 4 bytes read is a configuration read on the bus (a VM exit in a guest),
+// so this reads about 50 of the 1024 words of a PCIe function. buf (at
+// least ExtendedSize bytes) receives the bytes at their offsets, zero
+// where not read; the slice returned is as long as a read of the whole
+// file would be.
+func ReadSparse(r io.ReaderAt, buf []byte, size int64) ([]byte, error) {
+	b := buf[:min(max(size, 0), ExtendedSize)]
+	clear(b)
+	n, err := readAt(r, b[:min(len(b), HeaderSize)], 0)
+	if err != nil || n < min(len(b), HeaderSize) || len(b) == HeaderSize {
+		return b[:n], err
+	}
+	// A user without root reads 64 bytes of the file (128 of a CardBus
+	// bridge's) whatever its size says (pci_read_config): the last byte
+	// of conventional space, then of 128 bytes, tells how far it reads.
+	end := HeaderSize
+	for _, e := range []int{min(len(b), LegacySize), 2 * HeaderSize} {
+		if e <= end {
+			continue
+		}
+		n, err := readAt(r, b[e-1:e], int64(e-1))
+		if err != nil {
+			return b[:end], err
+		}
+		if n == 1 {
+			end = e
+			break
+		}
+	}
+	if end == min(len(b), LegacySize) {
+		end = len(b) // it reads to its size
+	}
+	b = b[:end]
+	if err := readCaps(r, b); err != nil {
+		return b, err
+	}
+	var seen [ExtendedSize / 4]bool
+	for i, off := 0, LegacySize; i < maxExtCaps && off < len(b); i++ {
+		if err := readRange(r, b, off, extCapRegsLen); err != nil {
+			return b, err
+		}
+		h := raw(b).u32(off)
+		if h == 0 || h == extCapNone {
+			break
+		}
+		seen[off/4] = true
+		off = int(h>>extNextShift) &^ 3
+		if off < LegacySize || seen[off/4] {
+			break
+		}
+	}
+	return b, nil
+}
+
+// readCaps reads what walkCaps decodes of the capability list whose
+// header is in b: each capability's ID and next pointer, the PCIe
+// capability's registers and the SSVID capability's IDs.
+func readCaps(r io.ReaderAt, b []byte) error {
+	c := raw(b)
+	ptr := offCapPtr
+	switch c.u8(offHeaderType) & headerTypeMask {
+	case headerNormal, headerBridge:
+	case headerCardBus:
+		ptr = offCardBusCapPtr
+	default:
+		return nil
+	}
+	if c.u16(offStatus)&statusCapList == 0 {
+		return nil
+	}
+	var seen [LegacySize / 4]bool
+	off := int(c.u8(ptr))
+	for range maxCaps {
+		off &^= 3
+		if off < HeaderSize || off >= len(b) || seen[off/4] {
+			return nil
+		}
+		seen[off/4] = true
+		if err := readRange(r, b, off, 2); err != nil {
+			return err
+		}
+		var regs int // bytes of the capability decoded past its ID and next pointer
+		switch c.u8(off) {
+		case capIDInvalid:
+			return nil
+		case capIDExpress:
+			regs = expLink2End - 2
+		case capIDSSVID:
+			regs = 6
+		}
+		if regs > 0 && off+2 < len(b) {
+			if err := readRange(r, b, off+2, regs); err != nil {
+				return err
+			}
+		}
+		off = int(c.u8(off + 1))
+	}
+	return nil
+}
+
+// readRange reads n bytes at off into b at off, fewer where b ends.
+func readRange(r io.ReaderAt, b []byte, off, n int) error {
+	_, err := readAt(r, b[off:min(off+n, len(b))], int64(off))
+	return err
+}
+
+// readAt reads len(b) bytes at off, fewer at the file's end, which is no
+// error here.
+func readAt(r io.ReaderAt, b []byte, off int64) (int, error) {
+	n, err := r.ReadAt(b, off)
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return n, err
 }
 
 // LoopWarning says which of c's capability lists loop and what that leaves

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -474,6 +477,74 @@ func checkInvariants(t *testing.T, b []byte) {
 	if a := c.ATS; a != nil && (a.Offset < LegacySize || a.Offset+extCapRegsLen > c.Len) {
 		t.Fatalf("bad ATS %+v (Len %d)", *a, c.Len)
 	}
+	checkSparse(t, b, &configFile{b: b}, int64(len(b)))
+	for _, n := range []int{HeaderSize, 2 * HeaderSize} { // read without root: 64 bytes, 128 of a CardBus bridge
+		if len(b) >= n {
+			checkSparse(t, b[:n], &configFile{b: b[:n]}, ExtendedSize)
+		}
+	}
+}
+
+// configFile is a config file read at offsets, counting the bytes read.
+type configFile struct {
+	b    []byte
+	read int
+}
+
+func (f *configFile) ReadAt(p []byte, off int64) (int, error) {
+	if off >= int64(len(f.b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, f.b[off:])
+	f.read += n
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// checkSparse requires ReadSparse of f (a file whose stat says size) to
+// decode as whole, the bytes a read of the whole file gives.
+func checkSparse(t *testing.T, whole []byte, f io.ReaderAt, size int64) {
+	t.Helper()
+	want, werr := Parse(whole)
+	b, err := ReadSparse(f, make([]byte, ExtendedSize), size)
+	if err != nil {
+		t.Fatalf("ReadSparse: %v", err)
+	}
+	got, gerr := Parse(b)
+	if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("ReadSparse of %d bytes: %d bytes decode as %+v (%v), the whole as %+v (%v)", len(whole), len(b), got, gerr, want, werr)
+	}
+}
+
+// TestReadSparseFixtures reads every config file of the bundled fixtures
+// in pieces, as gdtopo reads the live sysfs, and as a user without root
+// (64 bytes of a file whose size says 4096): each decodes as when read
+// whole, from a fraction of its bytes.
+func TestReadSparseFixtures(t *testing.T) {
+	var files, whole, read int
+	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.Name() != "config" || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		f := &configFile{b: b}
+		checkSparse(t, b, f, int64(len(b)))
+		checkSparse(t, b[:min(len(b), HeaderSize)], &configFile{b: b[:min(len(b), HeaderSize)]}, ExtendedSize)
+		files, whole, read = files+1, whole+len(b), read+f.read
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 || read*4 > whole {
+		t.Errorf("%d config files: %d of %d bytes read", files, read, whole)
+	}
+	t.Logf("%d config files: %d of %d bytes read (%.1f%%)", files, read, whole, 100*float64(read)/float64(whole))
 }
 
 // TestParseRandom runs Parse on 10k random inputs: half pure noise, half

@@ -216,6 +216,67 @@ func (f *folder) ReadSmall(name string, buf []byte) (int, error) {
 	return n, nil
 }
 
+// OpenPieces opens the regular file name of a live folder for reads at
+// offsets, and gives its size as the kernel states it. A live sysfs file
+// computes what is read: its config file costs a bus read per 4 bytes,
+// so reading only the bytes needed is cheaper than reading it whole. A
+// captured tree's file is cheaper read whole in one system call: its
+// folder answers errors.ErrUnsupported, as it does for a name that is not
+// a regular file of the folder itself.
+func (f *folder) OpenPieces(name string) (readerAtCloser, int64, error) {
+	if f.confined {
+		return nil, 0, errors.ErrUnsupported
+	}
+	fd, file, err := f.openRegular(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	if fd < 0 {
+		_ = file.Close()
+		return nil, 0, errors.ErrUnsupported
+	}
+	var st unix.Stat_t
+	if err := ignoreEINTR(func() error { return unix.Fstat(fd, &st) }); err != nil {
+		_ = unix.Close(fd)
+		return nil, 0, &fs.PathError{Op: "fstat", Path: f.dir + "/" + name, Err: err}
+	}
+	return &pieceFile{fd: fd, name: f.dir + "/" + name}, st.Size, nil
+}
+
+// readerAtCloser is a file read at offsets. An alias, so that a method
+// returning it matches an interface of another package that spells the
+// same type.
+type readerAtCloser = interface {
+	io.ReaderAt
+	io.Closer
+}
+
+// pieceFile is an open file read with pread(2).
+type pieceFile struct {
+	fd   int
+	name string
+}
+
+// ReadAt reads len(b) bytes at off; fewer, with io.EOF, at the file's end.
+func (p *pieceFile) ReadAt(b []byte, off int64) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := unix.Pread(p.fd, b[n:], off+int64(n))
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return n, &fs.PathError{Op: "read", Path: p.name, Err: err}
+		case m == 0:
+			return n, io.EOF
+		}
+		n += m
+	}
+	return n, nil
+}
+
+func (p *pieceFile) Close() error { return unix.Close(p.fd) }
+
 // openRegular opens the file name in the folder: a regular file opened
 // here comes back as its descriptor fd, anything else as the tree's file
 // (fd -1) or an error.

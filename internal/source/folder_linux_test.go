@@ -187,4 +187,31 @@ func TestLiveFolder(t *testing.T) {
 			t.Errorf("%s: folder link %q, %v; the tree %q, %v", name, gl, gerr, wl, werr)
 		}
 	}
+	// The live folder's config is read at offsets; the captured tree's whole.
+	pieces := folder.(interface {
+		OpenPieces(string) (readerAtCloser, int64, error)
+	})
+	f, size, err := pieces.OpenPieces("config")
+	if err != nil || size != 64 {
+		t.Fatalf("OpenPieces(config): size %d, %v", size, err)
+	}
+	var b [8]byte
+	if n, err := f.ReadAt(b[:], 60); n != 4 || err != io.EOF {
+		t.Errorf("ReadAt past the end: %d, %v; want 4, EOF", n, err)
+	}
+	f.Close()
+	capture, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := capture.Root.(interface{ OpenFolder(string) (fs.FS, error) }).OpenFolder(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cf.(io.Closer).Close()
+	if _, _, err := cf.(interface {
+		OpenPieces(string) (readerAtCloser, int64, error)
+	}).OpenPieces("config"); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("captured OpenPieces(config): %v, want ErrUnsupported", err)
+	}
 }
