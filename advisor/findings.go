@@ -159,13 +159,16 @@ func (a *analysis) find(plan Plan) {
 // is not no). When no NIC may, it reports that as no-rdma-nic and keeps
 // none.
 func (a *analysis) rdmaCapable(pairs []topology.Pair, nics []*topology.Device) ([]topology.Pair, []*topology.Device) {
-	var keep []*topology.Device
+	var keep, driverless []*topology.Device
 	var none group
 	for _, n := range nics {
 		r, why := a.nicRDMA(n)
 		if r != no {
 			keep = append(keep, n)
 			continue
+		}
+		if engine, _ := rdmaByModel(n); engine == yes {
+			driverless = append(driverless, n)
 		}
 		ids := fmt.Sprintf("vendor and device IDs %04x:%04x", n.VendorID, n.DeviceID)
 		ev := ids
@@ -182,9 +185,12 @@ func (a *analysis) rdmaCapable(pairs []topology.Pair, nics []*topology.Device) (
 		return pairs, nics
 	}
 	if len(keep) == 0 && len(a.g.OfKind(topology.KindAccelerator)) > 0 {
-		a.emit("no-rdma-nic", Warning, &none, "no NIC can do RDMA, so GPUDirect RDMA cannot work and NCCL would use sockets between nodes: %s",
-			[]RemedyStep{manual("load the NIC's RDMA driver (mlx5_ib for ConnectX, irdma for E810, bnxt_re for NetXtreme-E) or add an InfiniBand or RoCE NIC",
-				"NCCL's IB transport uses the devices in /sys/class/infiniband")}, nil)
+		fix := manual("add an InfiniBand or RoCE NIC (a ConnectX, say) beside the accelerators", "these NICs have no RDMA engine")
+		if len(driverless) > 0 {
+			fix = manual("load the RDMA driver of "+strings.Join(bdfs(driverless), ", ")+" (mlx5_ib for ConnectX, irdma for E810, bnxt_re for NetXtreme-E)",
+				"NCCL's IB transport uses the devices in /sys/class/infiniband")
+		}
+		a.emit("no-rdma-nic", Warning, &none, "no NIC can do RDMA, so GPUDirect RDMA cannot work and NCCL would use sockets between nodes: %s", []RemedyStep{fix}, nil)
 	}
 	capable := make([]topology.Pair, 0, len(pairs))
 	for _, p := range pairs {

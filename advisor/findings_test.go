@@ -79,7 +79,7 @@ var faultCases = []faultCase{
 			nic.VendorID, nic.DeviceID, nic.RDMA, nic.Netdevs = 0x1af4, 0x1041, nil, []string{"eth0"}
 			return b.graph()
 		},
-		device: "0000:0c:00.0", remedy: "mlx5_ib"},
+		device: "0000:0c:00.0", remedy: "add an InfiniBand or RoCE NIC"},
 	{name: "ConnectX without an RDMA device, sys/class/infiniband read", code: "no-rdma-nic", severity: Warning,
 		fault: func(b *builder, g, n []*topology.Device) {
 			b.g.System.RDMAListed = true
@@ -87,7 +87,7 @@ var faultCases = []faultCase{
 				nic.RDMA = nil
 			}
 		},
-		device: "0000:05:00.0"},
+		device: "0000:05:00.0", remedy: "load the RDMA driver of 0000:05:00.0, 0000:15:00.0"},
 	{name: "NICs only on the other socket", code: "cross-socket", severity: Warning,
 		build: func() *topology.Graph {
 			b, _, _ := sys()
