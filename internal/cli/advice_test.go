@@ -242,6 +242,33 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// TestCompareNoRDMA: the H200 microVM's only NIC is virtio-net, so it
+// has no NIC for GPUDirect RDMA: compare must not count it as a rail.
+func TestCompareNoRDMA(t *testing.T) {
+	h200 := filepath.Join("..", "..", "fixtures", "recorded-h200")
+	code, out, errb := run("compare", h200, filepath.Join("..", "..", "fixtures", "hgx-h100"), "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("compare: exit %d: %s", code, errb)
+	}
+	var r struct {
+		Servers []struct {
+			Source, NICs string
+			Measures     struct {
+				RailNICs int `json:"rail_nics"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Servers) != 2 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if s := r.Servers[0]; s.Measures.RailNICs != 0 || s.NICs != "none (1 x Virtio network device: no RDMA)" {
+		t.Errorf("recorded-h200: %d rail NICs, NICs %q; want none", s.Measures.RailNICs, s.NICs)
+	}
+	if s := r.Servers[1]; s.Measures.RailNICs != 8 {
+		t.Errorf("hgx-h100: %d rail NICs, want 8", s.Measures.RailNICs)
+	}
+}
+
 // TestTextSources: lspci dumps, NCCL topology XML and standard input are
 // recognised by content and analysed like a sysfs tree.
 func TestTextSources(t *testing.T) {

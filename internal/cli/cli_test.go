@@ -121,6 +121,7 @@ func TestExitCodesAndErrors(t *testing.T) {
 		{[]string{"chek\x1b[31m"}, ExitUsage, `unknown command "chek\x1b[31m"`},
 		{[]string{"check", "--bogus"}, ExitUsage, "unknown flag"},
 		{[]string{"path", "GPU0"}, ExitUsage, "accepts between 2 and 3 arg"},
+		{[]string{"path", "../../fixtures/hgx-h100", "GPU0", "NIC0"}, ExitUsage, "SOURCE comes after the two devices: gdtopo path GPU0 NIC0 ../../fixtures/hgx-h100"},
 		{[]string{"matrix", "a", "b"}, ExitUsage, "accepts at most 1 arg"},
 		// A wrong -o lists every format that command offers.
 		{[]string{"check", "-o", "svg"}, ExitUsage, "valid formats are table, json, markdown, jsonl, prometheus, nfd"},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -41,6 +42,9 @@ the predicted direct-RDMA throughput step by step, each number with its source.`
 			opts.A, opts.B = a[0], a[1]
 			if len(a) == 3 {
 				opts.Source = a[2]
+				if sourceFirst(a) {
+					return usagef("SOURCE comes after the two devices: gdtopo path %s %s %s", a[1], a[2], a[0])
+				}
 			}
 			return pathRun(opts)
 		},
@@ -134,4 +138,12 @@ func (a *analysis) find(name string) (*topology.Device, error) {
 		}
 	}
 	return nil, fmt.Errorf("no device %q in %s: name one by address (0000:18:00.0 or 18:00.0), RDMA or network name (mlx5_0), or table index (GPU0, NIC0)", name, a.src.Name)
+}
+
+// sourceFirst reports whether path's arguments name the source first: the
+// first is a file or folder, the last is not.
+func sourceFirst(a []string) bool {
+	_, first := os.Stat(a[0])
+	_, last := os.Stat(a[2])
+	return first == nil && last != nil && a[2] != "-"
 }

@@ -93,8 +93,13 @@ func ServerOf(r *Report) Server {
 			}
 		}
 	}
+	railNICs := len(r.NICs)
 	seen := map[string]bool{}
 	for _, f := range r.Findings {
+		if f.Code == "no-rdma-nic" { // the rails are NICs without RDMA: none counts
+			railNICs = 0
+			s.NICs = "none (" + s.NICs + ": no RDMA)"
+		}
 		if !seen[f.Code] {
 			seen[f.Code] = true
 			s.FindingCodes = append(s.FindingCodes, f.Code)
@@ -105,7 +110,7 @@ func ServerOf(r *Report) Server {
 	}
 	s.Measures = Measures{WorstGbps: math.Round(r.Plan.WorstGbps), MeanGbps: math.Round(r.Plan.MeanGbps),
 		Critical: r.Counts.Critical, Warning: r.Counts.Warning, Info: r.Counts.Info,
-		Accelerators: len(r.Accelerators), RailNICs: len(r.NICs), UnknownPaths: s.Measures.UnknownPaths}
+		Accelerators: len(r.Accelerators), RailNICs: railNICs, UnknownPaths: s.Measures.UnknownPaths}
 	return s
 }
 
