@@ -188,8 +188,8 @@ func writeFleetText(w io.Writer, r *fleet.Result, style render.Style) error {
 		r.Sources, len(r.Groups), r.Differing, r.Unreadable), "", "  ")
 	for _, g := range r.Groups {
 		p.Printf("\n")
-		p.Lines(fmt.Sprintf("group %d: %s (%d accelerators, %d NICs), %d alike, like %s",
-			g.Group, plural(g.Sources, "source"), g.Accelerators, g.NICs, g.Alike, g.Reference), "", "  ")
+		p.Lines(fmt.Sprintf("group %d: %s (%s, %s), %d alike, like %s",
+			g.Group, plural(g.Sources, "source"), plural(g.Accelerators, "accelerator"), plural(g.NICs, "NIC"), g.Alike, g.Reference), "", "  ")
 		switch {
 		case len(g.Differences) > 0 && 2*g.SharedDevices < max(len(g.Topology.Devices), len(r.Groups[0].Topology.Devices)):
 			p.Lines(fmt.Sprintf("other hardware than group %d: %d of its %d devices are at the same address with the same model there, of %d in group %d (-o json lists the differences)",
