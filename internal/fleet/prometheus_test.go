@@ -19,6 +19,7 @@ func TestWritePrometheus(t *testing.T) {
 		{Source: "hgx-h100", Report: fixture(t, "hgx-h100")},
 		{Source: "sys-4029gp-v100", Report: fixture(t, "sys-4029gp-v100"), ExitCode: 3},
 		{Source: `bad "host"\n.tar.gz`, Error: "no sys/ folder", ExitCode: 1},
+		{Source: "recorded-h200", Report: fixture(t, "recorded-h200")}, // a plan whose throughput is unknown
 	}
 	var buf bytes.Buffer
 	if err := WritePrometheus(&buf, lines, now); err != nil {
@@ -120,6 +121,9 @@ func TestWritePrometheus(t *testing.T) {
 		if _, n := value("gdtopo_pair_path_info", map[string]string{"source": src}); n != want {
 			t.Errorf("%s: %d pairs, want %d", src, n, want)
 		}
+	}
+	if _, n := value("gdtopo_plan_worst_expected_throughput_bytes_per_second", map[string]string{"source": "recorded-h200"}); n != 0 {
+		t.Errorf("recorded-h200: the plan's unknown worst throughput given as %d samples, want none", n)
 	}
 	if _, n := value("gdtopo_pair_path_info", map[string]string{"source": `bad "host"\n.tar.gz`}); n != 0 {
 		t.Errorf("a failed source has %d pair samples", n)
