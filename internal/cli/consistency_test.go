@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -291,8 +292,13 @@ func checkAgrees(t *testing.T, src string) {
 		}
 	}
 
-	// Each accelerator's best NIC, in every format that shows one.
+	// Each accelerator's best NIC, in every format that shows one; NFD
+	// names none where no NIC can do RDMA.
 	_, dot, _ := run("export", src, "-o", "dot")
+	noRDMA := slices.ContainsFunc(r.Findings, func(f report.Finding) bool { return f.Code == "no-rdma-nic" })
+	if noRDMA && strings.Contains(outs[render.NFD], ".best-nic=") {
+		t.Errorf("-o nfd names a best NIC where no NIC can do RDMA:\n%s", outs[render.NFD])
+	}
 	for _, a := range r.Accelerators {
 		if a.BestNIC == "" {
 			continue
@@ -312,7 +318,7 @@ func checkAgrees(t *testing.T, src string) {
 		if name == "" {
 			name = a.BestNIC
 		}
-		if key := "gdtopo." + strings.ToLower(a.Alias) + ".best-nic=" + labelValue(name) + "\n"; !strings.Contains(outs[render.NFD], key) {
+		if key := "gdtopo." + strings.ToLower(a.Alias) + ".best-nic=" + labelValue(name) + "\n"; !noRDMA && !strings.Contains(outs[render.NFD], key) {
 			t.Errorf("-o nfd: no %q", key)
 		}
 		if edge := fmt.Sprintf("%q -> %q [style=dashed", "dev:"+a.BDF, "dev:"+a.BestNIC); !strings.Contains(dot, edge) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,6 +37,9 @@ const NFDPrefix = "feature.node.kubernetes.io/"
 //	gdtopo.findings.critical=0           and .warning, .info
 //	gdtopo.finding.<code>=critical       each code found, at its worst severity
 //
+// Where no NIC can do RDMA (no-rdma-nic), no label names a NIC or a path
+// to one: only pcie-root and gdr=false per accelerator, and gdr=false.
+//
 // Integer values let node affinity use the Gt and Lt operators.
 func WriteNFD(w io.Writer, r *report.Report) error {
 	bw := bufio.NewWriter(w)
@@ -53,12 +57,24 @@ func WriteNFD(w io.Writer, r *report.Report) error {
 	}
 	put("gdtopo.accelerators", strconv.Itoa(accels))
 	best := bestNICs(r)
+	// A machine whose NICs cannot do RDMA (no-rdma-nic) has no NIC to
+	// place a GPUDirect workload by: only the accelerators' own labels,
+	// and gdr=false, are given.
+	noRDMA := slices.ContainsFunc(r.Findings, func(f report.Finding) bool { return f.Code == "no-rdma-nic" })
 	worst, worstGbps, gdr := "", math.Inf(1), true
-	aligned, rootsKnown := true, true
+	aligned, rootsKnown := true, !noRDMA
 	for _, b := range best {
 		n := strings.ToLower(b.GPU.Alias)
 		if n == "" {
 			n = b.GPU.BDF
+		}
+		if noRDMA {
+			if b.GPU.HostBridge != "" {
+				put("gdtopo."+n+".pcie-root", b.GPU.HostBridge)
+			}
+			put("gdtopo."+n+".gdr", "false")
+			gdr = false
+			continue
 		}
 		name := nicName(b.NIC)
 		if name == "" {
@@ -88,7 +104,7 @@ func WriteNFD(w io.Writer, r *report.Report) error {
 			worst = b.Pair.SMI
 		}
 	}
-	if len(best) > 0 {
+	if len(best) > 0 && worst != "" {
 		put("gdtopo.worst-path", worst)
 		if r.Plan.WorstGbps > 0 {
 			worstGbps = r.Plan.WorstGbps
@@ -96,6 +112,8 @@ func WriteNFD(w io.Writer, r *report.Report) error {
 		if !math.IsInf(worstGbps, 1) {
 			put("gdtopo.worst-gbps", strconv.Itoa(int(worstGbps)))
 		}
+	}
+	if len(best) > 0 {
 		put("gdtopo.gdr", strconv.FormatBool(gdr))
 		if rootsKnown {
 			put("gdtopo.pcie-root-aligned", strconv.FormatBool(aligned))

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"bytes"
+	"maps"
 	"regexp"
 	"strings"
 	"testing"
@@ -72,6 +73,23 @@ func TestWriteNFD(t *testing.T) {
 		if v100[k] != want {
 			t.Errorf("sys-4029gp-v100: %s=%q, want %q", k, v100[k], want)
 		}
+	}
+	// The H200 microVM's only NIC is virtio-net: no label names it, or
+	// says the accelerator is aligned with it.
+	h200 := nfd(t, fixture(t, "recorded-h200"))
+	want := map[string]string{
+		"gdtopo.accelerators":             "1",
+		"gdtopo.gpu0.pcie-root":           "pci0000-00",
+		"gdtopo.gpu0.gdr":                 "false",
+		"gdtopo.gdr":                      "false",
+		"gdtopo.findings.critical":        "0",
+		"gdtopo.findings.warning":         "2",
+		"gdtopo.findings.info":            "0",
+		"gdtopo.finding.no-rdma-nic":      "warning",
+		"gdtopo.finding.virtual-topology": "warning",
+	}
+	if !maps.Equal(h200, want) {
+		t.Errorf("recorded-h200: %v, want %v", h200, want)
 	}
 }
 
