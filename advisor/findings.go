@@ -139,7 +139,9 @@ func (a *analysis) find(plan Plan) {
 	machine := append(a.g.OfKind(topology.KindAccelerator), railNICs...) // what the platform findings name
 	// A NIC that cannot do RDMA carries no GPUDirect RDMA: where it sits,
 	// and the ACS, links and settings on its way, change nothing for it.
-	pairs, railNICs = a.rdmaCapable(pairs, railNICs)
+	if a.findNoRDMA(railNICs) {
+		pairs, railNICs = nil, nil
+	}
 	ends := append(a.g.OfKind(topology.KindAccelerator), railNICs...)
 	if a.g.Grace() {
 		a.findGraceACS() // the generic clear-ACS remedy is wrong on Grace
@@ -155,24 +157,26 @@ func (a *analysis) find(plan Plan) {
 	a.findSocketDirect(plan)
 }
 
-// rdmaCapable keeps the pairs and NICs whose NIC may do RDMA (nicRDMA
-// is not no). When no NIC may, it reports that as no-rdma-nic and keeps
-// none.
-func (a *analysis) rdmaCapable(pairs []topology.Pair, nics []*topology.Device) ([]topology.Pair, []*topology.Device) {
-	var keep, driverless []*topology.Device
+// findNoRDMA reports whether none of the rail NICs can do RDMA, and then
+// raises no-rdma-nic (where there are accelerators). railNICs falls back to
+// such NICs only when no NIC may do RDMA, so the rails are all of one kind.
+func (a *analysis) findNoRDMA(nics []*topology.Device) bool {
+	if len(nics) == 0 {
+		return false
+	}
+	var driverless []*topology.Device
 	var none group
 	for _, n := range nics {
 		r, why := a.nicRDMA(n)
 		if r != no {
-			keep = append(keep, n)
-			continue
+			return false
 		}
 		if engine, _ := rdmaByModel(n); engine == yes {
 			driverless = append(driverless, n)
 		}
 		ids := fmt.Sprintf("vendor and device IDs %04x:%04x", n.VendorID, n.DeviceID)
 		ev := ids
-		if a.anyRDMA || a.g.System.RDMAListed {
+		if a.rdmaListed() {
 			ev = "sys/class/infiniband: no RDMA device on " + n.BDF()
 		}
 		part := n.BDF()
@@ -181,10 +185,7 @@ func (a *analysis) rdmaCapable(pairs []topology.Pair, nics []*topology.Device) (
 		}
 		none.add([]*topology.Device{n}, part+": "+why, RemedyStep{}, a.evidence(n, ev, ids))
 	}
-	if len(keep) == len(nics) {
-		return pairs, nics
-	}
-	if len(keep) == 0 && len(a.g.OfKind(topology.KindAccelerator)) > 0 {
+	if len(a.g.OfKind(topology.KindAccelerator)) > 0 {
 		fix := manual("add an InfiniBand or RoCE NIC (a ConnectX, say) beside the accelerators", "these NICs have no RDMA engine")
 		if len(driverless) > 0 {
 			fix = manual("load the RDMA driver of "+strings.Join(bdfs(driverless), ", ")+" (mlx5_ib for ConnectX, irdma for E810, bnxt_re for NetXtreme-E)",
@@ -192,13 +193,7 @@ func (a *analysis) rdmaCapable(pairs []topology.Pair, nics []*topology.Device) (
 		}
 		a.emit("no-rdma-nic", Warning, &none, "no NIC can do RDMA, so GPUDirect RDMA cannot work and NCCL would use sockets between nodes: %s", []RemedyStep{fix}, nil)
 	}
-	capable := make([]topology.Pair, 0, len(pairs))
-	for _, p := range pairs {
-		if slices.Contains(keep, p.B) {
-			capable = append(capable, p)
-		}
-	}
-	return capable, keep
+	return true
 }
 
 // findACS reports ports with ACS redirect, or unreadable ACS, on the paths.

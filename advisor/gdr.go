@@ -258,11 +258,16 @@ func (a *analysis) nicRDMA(n *topology.Device) (tri, string) {
 	if len(n.RDMA) > 0 || n.NCCLGDR != "" {
 		return yes, "RDMA device " + strings.Join(n.RDMA, ",")
 	}
-	if a.anyRDMA || a.g.System.RDMAListed {
+	if a.rdmaListed() {
 		return no, "no sys/class/infiniband device"
 	}
 	return rdmaByModel(n)
 }
+
+// rdmaListed reports whether the source tells every RDMA device: another
+// NIC has one, or it holds sys/class/infiniband. A NIC with none then has
+// none.
+func (a *analysis) rdmaListed() bool { return a.anyRDMA || a.g.System.RDMAListed }
 
 // rdmaByModel knows which NIC families have an RDMA engine: ConnectX and
 // BlueField (InfiniBand/RoCE), Intel E810 (irdma) and X722 (iWARP),

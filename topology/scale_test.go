@@ -49,7 +49,7 @@ func TestScaleMachines(t *testing.T) {
 		if err := fixtures.Write(dir, m); err != nil {
 			t.Fatal(err)
 		}
-		g := readScale(t, dir)
+		g := readTree(t, dir)
 		if len(g.Devices) != len(fns) {
 			t.Errorf("%s: read %d functions of %d", c.name(), len(g.Devices), len(fns))
 		}
@@ -60,7 +60,9 @@ func TestScaleMachines(t *testing.T) {
 	}
 }
 
-func readScale(tb testing.TB, dir string) *topology.Graph {
+// readTree reads the captured tree dir as gdtopo does: source.Open, then
+// ReadSysfs.
+func readTree(tb testing.TB, dir string) *topology.Graph {
 	src, err := source.Open(dir)
 	if err != nil {
 		tb.Fatal(err)
@@ -93,13 +95,13 @@ func BenchmarkScale(b *testing.B) {
 			if err := fixtures.Write(dir, m); err != nil {
 				b.Fatal(err)
 			}
-			g := readScale(b, dir)
+			g := readTree(b, dir)
 			pairs := len(g.Pairs())
 			accNIC := len(topology.PairsOf(g.Pairs(), topology.KindAccelerator, topology.KindNIC))
 			b.Run("read", func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					readScale(b, dir)
+					readTree(b, dir)
 				}
 				b.ReportMetric(float64(len(fns)), "functions")
 			})

@@ -27,7 +27,7 @@ func TestStoragePairsAsClassify(t *testing.T) {
 	if err := fixtures.Write(dir, fixtures.Scale(300, 2)); err != nil {
 		t.Fatal(err)
 	}
-	graphs["scale-300"] = readScale(t, dir)
+	graphs["scale-300"] = readTree(t, dir)
 	total := 0
 	for name, g := range graphs {
 		for _, p := range g.StoragePairs() {

@@ -134,7 +134,7 @@ type reader struct {
 	missing map[string][]string // attribute file -> devices lacking it
 	short   []string            // devices whose config stopped at 64 bytes
 	looped  []string            // devices whose capability lists loop
-	scratch []byte              // readSmall's buffer
+	scratch []byte              // readSmall's and readConfigBytes' buffer (scratchBuf)
 	slab    []Device            // where readFunction's Devices are allocated
 	parts   []string            // splitPath's elements, reused
 	// linkExpected counts the functions that should have a PCIe link.
@@ -251,11 +251,8 @@ func (r *reader) readSmallIn(fsys fs.FS, name string) ([]byte, error) {
 		r.failed++
 		return nil, fs.ErrNotExist
 	}
-	if r.scratch == nil {
-		r.scratch = make([]byte, maxConfigBytes+1)
-	}
 	if sr, ok := fsys.(smallReader); ok {
-		n, err := sr.ReadSmall(name, r.scratch)
+		n, err := sr.ReadSmall(name, r.scratchBuf())
 		return r.small(n, err)
 	}
 	f, err := fsys.Open(name)
@@ -263,11 +260,20 @@ func (r *reader) readSmallIn(fsys fs.FS, name string) ([]byte, error) {
 		return r.small(0, err)
 	}
 	defer f.Close()
-	n, err := io.ReadFull(f, r.scratch)
+	n, err := io.ReadFull(f, r.scratchBuf())
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		err = nil // its end before the buffer is full
 	}
 	return r.small(n, err)
+}
+
+// scratchBuf is the reader's scratch buffer, made on first use: one
+// byte more than any config space, so a longer file shows.
+func (r *reader) scratchBuf() []byte {
+	if r.scratch == nil {
+		r.scratch = make([]byte, maxConfigBytes+1)
+	}
+	return r.scratch
 }
 
 // smallReader is a folder that reads a small file into its caller's
@@ -615,10 +621,7 @@ func (r *reader) readConfigBytes(folder fs.FS) ([]byte, error) {
 	if po, ok := folder.(pieceOpener); ok && !absent(folder, "config") {
 		if f, size, err := po.OpenPieces("config"); err == nil {
 			defer f.Close()
-			if r.scratch == nil {
-				r.scratch = make([]byte, maxConfigBytes+1)
-			}
-			b, err := pciconfig.ReadSparse(f, r.scratch, size)
+			b, err := pciconfig.ReadSparse(f, r.scratchBuf(), size)
 			if err != nil {
 				r.failed++
 			}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -295,7 +294,7 @@ func checkAgrees(t *testing.T, src string) {
 	// Each accelerator's best NIC, in every format that shows one; NFD
 	// names none where no NIC can do RDMA.
 	_, dot, _ := run("export", src, "-o", "dot")
-	noRDMA := slices.ContainsFunc(r.Findings, func(f report.Finding) bool { return f.Code == "no-rdma-nic" })
+	noRDMA := r.NoRDMANIC()
 	if noRDMA && strings.Contains(outs[render.NFD], ".best-nic=") {
 		t.Errorf("-o nfd names a best NIC where no NIC can do RDMA:\n%s", outs[render.NFD])
 	}

@@ -111,7 +111,7 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 		}
 		matrixName = o.NVSMI
 		if o.NVSMI == "-" {
-			matrixName = "standard input"
+			matrixName = stdinName
 		}
 	}
 	res := o.resolver()

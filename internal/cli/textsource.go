@@ -40,10 +40,13 @@ var textFormats = []textFormat{
 // archive or a text source.
 const maxStdin = 256 << 20
 
+// stdinName is how errors and reports name the input "-".
+const stdinName = "standard input"
+
 // readStdin reads the SOURCE "-": a snapshot archive (gdtopo snapshot
 // --output-file - | gdtopo check -) or one of the text formats.
 func (o *globalOptions) readStdin() (*source.Source, *topology.Graph, error) {
-	const display = "standard input"
+	const display = stdinName
 	data, err := io.ReadAll(io.LimitReader(o.IO.In, maxStdin+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", display, err)

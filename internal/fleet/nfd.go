@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -60,7 +59,7 @@ func WriteNFD(w io.Writer, r *report.Report) error {
 	// A machine whose NICs cannot do RDMA (no-rdma-nic) has no NIC to
 	// place a GPUDirect workload by: only the accelerators' own labels,
 	// and gdr=false, are given.
-	noRDMA := slices.ContainsFunc(r.Findings, func(f report.Finding) bool { return f.Code == "no-rdma-nic" })
+	noRDMA := r.NoRDMANIC()
 	worst, worstGbps, gdr := "", math.Inf(1), true
 	aligned, rootsKnown := true, !noRDMA
 	for _, b := range best {

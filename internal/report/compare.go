@@ -94,12 +94,12 @@ func ServerOf(r *Report) Server {
 		}
 	}
 	railNICs := len(r.NICs)
+	if r.NoRDMANIC() { // the rails are NICs without RDMA: none counts
+		railNICs = 0
+		s.NICs = "none (" + s.NICs + ": no RDMA)"
+	}
 	seen := map[string]bool{}
 	for _, f := range r.Findings {
-		if f.Code == "no-rdma-nic" { // the rails are NICs without RDMA: none counts
-			railNICs = 0
-			s.NICs = "none (" + s.NICs + ": no RDMA)"
-		}
 		if !seen[f.Code] {
 			seen[f.Code] = true
 			s.FindingCodes = append(s.FindingCodes, f.Code)

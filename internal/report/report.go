@@ -9,6 +9,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gdtopo/gdtopo/advisor"
@@ -454,6 +455,13 @@ func (r *Report) indexEnds() bool {
 
 // FailOnNever is the --fail-on level no finding reaches.
 const FailOnNever = "never"
+
+// NoRDMANIC reports whether none of the rail NICs can do RDMA (the
+// analysis found no-rdma-nic): the plan's NICs then carry no GPUDirect
+// RDMA.
+func (r *Report) NoRDMANIC() bool {
+	return slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Code == "no-rdma-nic" })
+}
 
 // Failing counts the findings at or above the report's --fail-on level
 // (none at "never"): the exit status is 3 when there is one.

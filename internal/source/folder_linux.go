@@ -196,6 +196,7 @@ func (f *folder) ReadSmall(name string, buf []byte) (int, error) {
 		return n, err
 	}
 	defer unix.Close(fd)
+	ends := f.ends()
 	n := 0
 	for n < len(buf) {
 		m, err := unix.Read(fd, buf[n:])
@@ -207,7 +208,7 @@ func (f *folder) ReadSmall(name string, buf []byte) (int, error) {
 		case m == 0:
 			return n, nil
 		}
-		end := f.ends().atEnd(m, len(buf)-n) // as rawFile takes it
+		end := ends.atEnd(m, len(buf)-n) // as rawFile takes it
 		n += m
 		if end {
 			return n, nil
