@@ -149,7 +149,18 @@ func Compare(servers []Server) *Comparison {
 	return c
 }
 
-// pathsKnown is the measure that comes before all others: a server whose
+// rdmaPossible is the measure that comes first: a server with
+// accelerators and a rail NIC that may do RDMA ranks above one without
+// (no accelerator, or only NICs without RDMA), whatever their other
+// numbers, which then describe no GPUDirect RDMA.
+var rdmaPossible = measure{name: "accelerators and an RDMA NIC", value: func(m Measures) float64 {
+	if m.Accelerators == 0 || m.RailNICs == 0 {
+		return 0
+	}
+	return 1
+}, more: true, mayBeZero: true}
+
+// pathsKnown is the measure that comes next: a server whose
 // accelerator–NIC paths are all known ranks above one with unknown paths,
 // whose plan, predictions and locality findings are missing, not good.
 var pathsKnown = measure{name: "accelerator–NIC paths known", value: func(m Measures) float64 {
@@ -163,6 +174,14 @@ var pathsKnown = measure{name: "accelerator–NIC paths known", value: func(m Me
 // when x is better there, -1 when y is; nil and 0 when they tie on all.
 // Two servers that both have unknown paths tie: nothing ranks them.
 func decide(x, y Measures) (*measure, int) {
+	switch a, b := rdmaPossible.value(x), rdmaPossible.value(y); {
+	case a > b:
+		return &rdmaPossible, 1
+	case a < b:
+		return &rdmaPossible, -1
+	case a == 0:
+		return nil, 0 // neither can do GPUDirect RDMA: nothing ranks them
+	}
 	switch a, b := pathsKnown.value(x), pathsKnown.value(y); {
 	case a > b:
 		return &pathsKnown, 1
@@ -193,6 +212,15 @@ func verdict(best, next Server) Verdict {
 			s.Source, s.Measures.UnknownPaths)
 	}
 	switch {
+	case rdmaPossible.value(best.Measures) == 0: // nor can next: they tie
+		v.Best, v.Tie = "", true
+		v.Sentence = fmt.Sprintf("neither can do GPUDirect RDMA, so nothing ranks them: %s has %s, %s has %s.",
+			best.Source, lacking(best.Measures), next.Source, lacking(next.Measures))
+		return v
+	case m == &rdmaPossible:
+		v.Measure, v.BestValue, v.OtherValue = m.name, 1, 0
+		v.Sentence = fmt.Sprintf("%s ranks first: it has accelerators and a NIC that may do RDMA, and %s has %s.", best.Source, next.Source, lacking(next.Measures))
+		return v
 	case best.Measures.UnknownPaths > 0: // and so has next: they tie
 		v.Best, v.Tie = "", true
 		v.Sentence = unranked(best) + "; nor can " + next.Source + "."
@@ -237,6 +265,15 @@ func verdict(best, next Server) Verdict {
 	}
 	v.Sentence += "."
 	return v
+}
+
+// lacking says what keeps GPUDirect RDMA off a server rdmaPossible ranks
+// last: no accelerator, or no NIC that may do RDMA.
+func lacking(m Measures) string {
+	if m.Accelerators == 0 {
+		return "no accelerator"
+	}
+	return "no NIC that can do RDMA"
 }
 
 func indexOf(m *measure) int {

@@ -24,29 +24,38 @@ func TestCompare(t *testing.T) {
 			server("tree", Measures{WorstGbps: 100, MeanGbps: 100, Warning: 5, Accelerators: 2, RailNICs: 1})},
 			"tree", "its accelerator–NIC paths are all known, and dump cannot be ranked: 64 of its accelerator–NIC paths are unknown", []int{2, 1}, false},
 		{"two with unknown paths tie", []Server{
-			server("d1", Measures{Accelerators: 8, UnknownPaths: 8}),
-			server("d2", Measures{Accelerators: 4, Warning: 1, UnknownPaths: 4})},
+			server("d1", Measures{Accelerators: 8, RailNICs: 2, UnknownPaths: 8}),
+			server("d2", Measures{Accelerators: 4, RailNICs: 1, Warning: 1, UnknownPaths: 4})},
 			"", "d1 cannot be ranked: 8 of its accelerator–NIC paths are unknown", []int{1, 1}, true},
 		{"worst pair decides", []Server{
-			server("a", Measures{WorstGbps: 196, MeanGbps: 300, Accelerators: 8}),
-			server("b", Measures{WorstGbps: 392, MeanGbps: 392, Accelerators: 4})},
+			server("a", Measures{WorstGbps: 196, MeanGbps: 300, Accelerators: 8, RailNICs: 4}),
+			server("b", Measures{WorstGbps: 392, MeanGbps: 392, Accelerators: 4, RailNICs: 4})},
 			"b", "its worst planned accelerator–NIC pair is 392 Gb/s against 196 Gb/s for a (+196 Gb/s, 2.00x)", []int{2, 1}, false},
 		{"same throughput: fewer warnings", []Server{
-			server("pxb4", Measures{WorstGbps: 200, MeanGbps: 200, Warning: 1, Accelerators: 4}),
-			server("pix8", Measures{WorstGbps: 200, MeanGbps: 200, Accelerators: 8}),
-			server("ws", Measures{WorstGbps: 200, MeanGbps: 200, Warning: 3, Accelerators: 2})},
+			server("pxb4", Measures{WorstGbps: 200, MeanGbps: 200, Warning: 1, Accelerators: 4, RailNICs: 4}),
+			server("pix8", Measures{WorstGbps: 200, MeanGbps: 200, Accelerators: 8, RailNICs: 8}),
+			server("ws", Measures{WorstGbps: 200, MeanGbps: 200, Warning: 3, Accelerators: 2, RailNICs: 1})},
 			"pix8", "it has 0 warning findings against 1 for pxb4; they tie on worst planned accelerator–NIC pair, mean planned pair, critical findings", []int{2, 1, 3}, false},
 		{"critical codes named", []Server{
-			server("a", Measures{Critical: 2, Warning: 1}, "acs-redirect"),
-			server("b", Measures{Warning: 4})},
+			server("a", Measures{Critical: 2, Warning: 1, Accelerators: 8, RailNICs: 8}, "acs-redirect"),
+			server("b", Measures{Warning: 4, Accelerators: 8, RailNICs: 8})},
 			"b", "it has 0 critical findings against 2 for a, whose critical findings are acs-redirect", []int{2, 1}, false},
 		{"unknown throughput is not zero", []Server{
-			server("lspci", Measures{Accelerators: 4}),
-			server("xml", Measures{WorstGbps: 230, MeanGbps: 230, Accelerators: 8})},
+			server("lspci", Measures{Accelerators: 4, RailNICs: 4}),
+			server("xml", Measures{WorstGbps: 230, MeanGbps: 230, Accelerators: 8, RailNICs: 8})},
 			"xml", "it has 8 accelerators against 4 for lspci", []int{2, 1}, false},
+		{"no RDMA NIC ranks below any that may do RDMA", []Server{
+			server("vm", Measures{Accelerators: 1}), // virtio-net only: no-rdma-nic, no rail
+			server("dump", Measures{Accelerators: 8, RailNICs: 8, Warning: 9, UnknownPaths: 64}),
+			server("cpu", Measures{RailNICs: 2})},
+			"dump", "it has accelerators and a NIC that may do RDMA, and vm has no NIC that can do RDMA", []int{2, 1, 2}, false},
+		{"neither can do GPUDirect RDMA: a tie", []Server{
+			server("vm", Measures{Accelerators: 1, Warning: 2}),
+			server("cpu", Measures{RailNICs: 2, Warning: 1})},
+			"", "neither can do GPUDirect RDMA, so nothing ranks them: vm has no NIC that can do RDMA, cpu has no accelerator", []int{1, 1}, true},
 		{"tie", []Server{
-			server("a", Measures{WorstGbps: 100, MeanGbps: 100, Accelerators: 2}),
-			server("b", Measures{WorstGbps: 100, MeanGbps: 100, Accelerators: 2})},
+			server("a", Measures{WorstGbps: 100, MeanGbps: 100, Accelerators: 2, RailNICs: 1}),
+			server("b", Measures{WorstGbps: 100, MeanGbps: 100, Accelerators: 2, RailNICs: 1})},
 			"", "a and b tie", []int{1, 1}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
