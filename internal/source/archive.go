@@ -1,7 +1,6 @@
 package source
 
 import (
-	"archive/tar"
 	"bufio"
 	"bytes"
 	"compress/bzip2"
@@ -15,6 +14,7 @@ import (
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/gdtopo/gdtopo/internal/tarfmt"
 	"github.com/gdtopo/gdtopo/third_party/zstd"
 )
 
@@ -105,7 +105,7 @@ func isTar(head []byte) bool {
 	if string(head[257:262]) == "ustar" {
 		return true
 	}
-	_, err := tar.NewReader(bytes.NewReader(head)).Next()
+	_, err := newTarReader(bytes.NewReader(head)).Next()
 	return err == nil
 }
 
@@ -134,7 +134,7 @@ func (r *archiveReader) readAll(br *bufio.Reader) error {
 			break
 		}
 		if err != nil {
-			if count == 0 && errors.Is(err, tar.ErrHeader) && r.in.left >= 0 {
+			if count == 0 && errors.Is(err, tarfmt.ErrHeader) && r.in.left >= 0 {
 				return fmt.Errorf("%s: the %s stream holds no tar archive: %w", r.name, compression(r.format), ErrUnrecognized)
 			}
 			return r.streamErr(err)
@@ -156,7 +156,7 @@ func (r *archiveReader) readAll(br *bufio.Reader) error {
 }
 
 // add stores the member hdr, whose content tr is positioned at.
-func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
+func (r *archiveReader) add(hdr *tarfmt.Header, tr io.Reader) error {
 	p, err := r.memberPath(hdr.Name)
 	if err != nil {
 		return r.refuse(err.Error())
@@ -166,9 +166,9 @@ func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
 	}
 	n := r.m.newNode(fs.FileMode(hdr.Mode)&fs.ModePerm, hdr.ModTime)
 	switch hdr.Typeflag {
-	case tar.TypeDir:
+	case tarfmt.TypeDir:
 		n.mode |= fs.ModeDir
-	case tar.TypeReg:
+	case tarfmt.TypeReg:
 		if hdr.Size > r.lim.MaxMember {
 			r.warn("skipped: its %s are over the %s member limit", size(hdr.Size), size(r.lim.MaxMember))
 			if _, err := io.Copy(io.Discard, tr); err != nil {
@@ -187,7 +187,7 @@ func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
 		}
 		r.kept += int64(len(data))
 		n.data = data
-	case tar.TypeSymlink:
+	case tarfmt.TypeSymlink:
 		n.mode |= fs.ModeSymlink
 		n.target = hdr.Linkname
 		if path.IsAbs(n.target) {
@@ -197,7 +197,7 @@ func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
 		if climbsAbove(p, n.target) {
 			return r.refuse(fmt.Sprintf("symbolic link to %q climbs above the archive root", n.target))
 		}
-	case tar.TypeLink:
+	case tarfmt.TypeLink:
 		t, err := memberPath(hdr.Linkname)
 		if err != nil {
 			return r.refuse("hard link: " + err.Error())
@@ -208,7 +208,7 @@ func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
 			r.warn("skipped: hard link to %q, which is not an earlier regular file", hdr.Linkname)
 			return nil
 		}
-	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo, tar.TypeXGlobalHeader:
+	case tarfmt.TypeChar, tarfmt.TypeBlock, tarfmt.TypeFifo, tarfmt.TypeXGlobalHeader:
 		return nil
 	default:
 		r.warn("skipped: unsupported tar type %q", hdr.Typeflag)

@@ -1,7 +1,6 @@
 package source
 
 import (
-	"archive/tar"
 	"bufio"
 	"bytes"
 	"encoding/binary"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gdtopo/gdtopo/internal/tarfmt"
 )
 
 // tarBlock is the size of a tar header and the unit member contents are
@@ -40,10 +41,10 @@ var errTarNoEnd = errors.New("the archive ends without tar's end-of-archive bloc
 // those two errors (see FuzzTarReader).
 type tarReader struct {
 	r    *bufio.Reader
-	blk  []byte     // the header block just read, inside r's buffer
-	hdr  tar.Header // the current member, overwritten by Next
-	left int64      // content bytes of the current member not yet read
-	pad  int64      // padding after the current member's content
+	blk  []byte        // the header block just read, inside r's buffer
+	hdr  tarfmt.Header // the current member, overwritten by Next
+	left int64         // content bytes of the current member not yet read
+	pad  int64         // padding after the current member's content
 }
 
 // newTarReader reads the tar stream r. Headers are parsed and padding
@@ -60,7 +61,7 @@ func newTarReader(r io.Reader) *tarReader {
 // Next advances to the next member and returns its header, which is only
 // valid until the next call. It returns io.EOF at the end of the archive.
 // Only Name, Linkname, Typeflag, Size, Mode and ModTime are filled in.
-func (tr *tarReader) Next() (*tar.Header, error) {
+func (tr *tarReader) Next() (*tarfmt.Header, error) {
 	var longName, longLink, paxPath, paxLink, paxSize string
 	var hasPath, hasLink, hasSize bool
 	for {
@@ -87,27 +88,27 @@ func (tr *tarReader) Next() (*tar.Header, error) {
 			if allZero(tr.blk) {
 				return nil, io.EOF
 			}
-			return nil, tar.ErrHeader
+			return nil, tarfmt.ErrHeader
 		}
 		h := &tr.hdr
 		if err := tr.parseHeader(h); err != nil {
 			return nil, err
 		}
 		switch h.Typeflag {
-		case tar.TypeXHeader, tar.TypeXGlobalHeader, tar.TypeGNULongName, tar.TypeGNULongLink:
+		case tarfmt.TypeXHeader, tarfmt.TypeXGlobalHeader, tarfmt.TypeGNULongName, tarfmt.TypeGNULongLink:
 			if h.Size > maxTarMeta {
-				return nil, tar.ErrFieldTooLong
+				return nil, tarfmt.ErrFieldTooLong
 			}
 			meta, err := tr.readMeta(h.Size)
 			if err != nil {
 				return nil, err
 			}
 			switch h.Typeflag {
-			case tar.TypeGNULongName:
+			case tarfmt.TypeGNULongName:
 				longName = cString(meta)
-			case tar.TypeGNULongLink:
+			case tarfmt.TypeGNULongLink:
 				longLink = cString(meta)
-			case tar.TypeXGlobalHeader:
+			case tarfmt.TypeXGlobalHeader:
 				// archive/tar returns a global header as a member of its own,
 				// which ends what earlier headers said about the next member.
 				if _, err := parsePAX(meta); err != nil {
@@ -115,7 +116,7 @@ func (tr *tarReader) Next() (*tar.Header, error) {
 				}
 				longName, longLink = "", ""
 				hasPath, hasLink, hasSize = false, false, false
-			case tar.TypeXHeader:
+			case tarfmt.TypeXHeader:
 				recs, err := parsePAX(meta)
 				if err != nil {
 					return nil, err
@@ -133,7 +134,7 @@ func (tr *tarReader) Next() (*tar.Header, error) {
 				}
 			}
 			continue // affects the next header; global PAX records are ignored
-		case tar.TypeGNUSparse:
+		case tarfmt.TypeGNUSparse:
 			return nil, errTarSparse
 		}
 		if hasPath {
@@ -145,7 +146,7 @@ func (tr *tarReader) Next() (*tar.Header, error) {
 		if hasSize {
 			n, err := strconv.ParseInt(paxSize, 10, 64)
 			if err != nil {
-				return nil, tar.ErrHeader
+				return nil, tarfmt.ErrHeader
 			}
 			h.Size = n
 		}
@@ -155,10 +156,10 @@ func (tr *tarReader) Next() (*tar.Header, error) {
 		if longLink != "" {
 			h.Linkname = longLink
 		}
-		if h.Typeflag == '\x00' { // V7's regular file (tar.TypeRegA)
-			h.Typeflag = tar.TypeReg
+		if h.Typeflag == '\x00' { // V7's regular file (tarfmt.TypeRegA)
+			h.Typeflag = tarfmt.TypeReg
 			if strings.HasSuffix(h.Name, "/") {
-				h.Typeflag = tar.TypeDir
+				h.Typeflag = tarfmt.TypeDir
 			}
 		}
 		if err := tr.setContent(h); err != nil {
@@ -216,7 +217,7 @@ func allZero(b []byte) bool {
 // readMeta reads the size-byte content of a metadata member, leaving its
 // padding to the next header.
 func (tr *tarReader) readMeta(size int64) ([]byte, error) {
-	if err := tr.setContent(&tar.Header{Typeflag: tar.TypeReg, Size: size}); err != nil {
+	if err := tr.setContent(&tarfmt.Header{Typeflag: tarfmt.TypeReg, Size: size}); err != nil {
 		return nil, err
 	}
 	b := make([]byte, size)
@@ -228,14 +229,14 @@ func (tr *tarReader) readMeta(size int64) ([]byte, error) {
 
 // setContent sets how many content bytes follow the header h: none for the
 // types that have no content whatever the size field says, as archive/tar.
-func (tr *tarReader) setContent(h *tar.Header) error {
+func (tr *tarReader) setContent(h *tarfmt.Header) error {
 	size := h.Size
 	switch h.Typeflag {
-	case tar.TypeLink, tar.TypeSymlink, tar.TypeChar, tar.TypeBlock, tar.TypeDir, tar.TypeFifo:
+	case tarfmt.TypeLink, tarfmt.TypeSymlink, tarfmt.TypeChar, tarfmt.TypeBlock, tarfmt.TypeDir, tarfmt.TypeFifo:
 		size = 0
 	}
 	if size < 0 {
-		return tar.ErrHeader
+		return tarfmt.ErrHeader
 	}
 	tr.left, tr.pad = size, -size&(tarBlock-1)
 	return nil
@@ -260,14 +261,14 @@ func (tr *tarReader) discard(n int64) error {
 // parseHeader decodes the header in tr.blk into h, after checking its
 // checksum, as archive/tar's readHeader. It sets only the fields Next fills
 // in, leaving the others as they were.
-func (tr *tarReader) parseHeader(h *tar.Header) error {
+func (tr *tarReader) parseHeader(h *tarfmt.Header) error {
 	b := tr.blk
 	sum, ok := parseOctal(b[148:156])
 	if !ok {
-		return tar.ErrHeader
+		return tarfmt.ErrHeader
 	}
 	if sum != checksum(b) && sum != signedChecksum(b) {
-		return tar.ErrHeader
+		return tarfmt.ErrHeader
 	}
 	var prefix []byte
 	if string(b[257:263]) == "ustar\x00" {
@@ -279,15 +280,15 @@ func (tr *tarReader) parseHeader(h *tar.Header) error {
 	}
 	var size, mode, mtime int64
 	if size, ok = parseNumeric(b[124:136]); !ok {
-		return tar.ErrHeader
+		return tarfmt.ErrHeader
 	}
 	if mode, ok = parseNumeric(b[100:108]); !ok {
-		return tar.ErrHeader
+		return tarfmt.ErrHeader
 	}
 	if mtime, ok = parseNumeric(b[136:148]); !ok {
-		return tar.ErrHeader
+		return tarfmt.ErrHeader
 	}
-	// Field by field: the other fields of tar.Header, over 200 bytes, stay
+	// Field by field: the other fields of tarfmt.Header, over 200 bytes, stay
 	// zero in tr.hdr.
 	h.Typeflag, h.Linkname, h.Size, h.Mode, h.ModTime = b[156], "", size, mode, time.Unix(mtime, 0)
 	if b[157] != 0 { // most members link to nothing
@@ -471,26 +472,26 @@ func parsePAX(b []byte) ([][2]string, error) {
 	for len(s) > 0 {
 		nStr, rest, ok := strings.Cut(s, " ")
 		if !ok {
-			return nil, tar.ErrHeader
+			return nil, tarfmt.ErrHeader
 		}
 		n, err := strconv.ParseInt(nStr, 10, 0)
 		if err != nil || n < 5 || n > int64(len(s)) {
-			return nil, tar.ErrHeader
+			return nil, tarfmt.ErrHeader
 		}
 		n -= int64(len(nStr) + 1)
 		if n <= 0 {
-			return nil, tar.ErrHeader
+			return nil, tarfmt.ErrHeader
 		}
 		rec, nl, rem := rest[:n-1], rest[n-1:n], rest[n:]
 		if nl != "\n" {
-			return nil, tar.ErrHeader
+			return nil, tarfmt.ErrHeader
 		}
 		k, v, ok := strings.Cut(rec, "=")
 		if !ok || k == "" || strings.IndexByte(k, 0) >= 0 {
-			return nil, tar.ErrHeader
+			return nil, tarfmt.ErrHeader
 		}
 		if (k == "path" || k == "linkpath") && strings.IndexByte(v, 0) >= 0 {
-			return nil, tar.ErrHeader
+			return nil, tarfmt.ErrHeader
 		}
 		if strings.HasPrefix(k, "GNU.sparse.") {
 			return nil, errTarSparse

@@ -132,11 +132,10 @@ func run(o options, out io.Writer) error {
 	}
 	if t.gdtopo = o.Gdtopo; t.gdtopo == "" {
 		t.gdtopo = filepath.Join(tmp, "gdtopo")
-		// Built as the README installs it: static, without cgo.
-		o.logf("CGO_ENABLED=0 go build -o %s ./cmd/gdtopo", t.gdtopo)
+		// Built as the README installs it: the default build, static.
+		o.logf("go build -o %s ./cmd/gdtopo", t.gdtopo)
 		build := exec.Command("go", "build", "-o", t.gdtopo, "./cmd/gdtopo")
 		build.Dir = o.Root
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if b, err := build.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build ./cmd/gdtopo: %w: %s", err, strings.TrimSpace(string(b)))
 		}
