@@ -184,8 +184,8 @@ const (
 // width.
 func writeFleetText(w io.Writer, r *fleet.Result, style render.Style) error {
 	p := render.NewPrinter(w, render.Table, style)
-	p.Lines(fmt.Sprintf("%d sources: %d groups, %d unlike the majority, %d unreadable",
-		r.Sources, len(r.Groups), r.Differing, r.Unreadable), "", "  ")
+	p.Lines(fmt.Sprintf("%s: %s, %d unlike the majority, %d unreadable",
+		plural(r.Sources, "source"), plural(len(r.Groups), "group"), r.Differing, r.Unreadable), "", "  ")
 	for _, g := range r.Groups {
 		p.Printf("\n")
 		p.Lines(fmt.Sprintf("group %d: %s (%s, %s), %d alike, like %s",

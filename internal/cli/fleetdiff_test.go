@@ -263,6 +263,10 @@ func TestFleetUnreadable(t *testing.T) {
 	if code, _, _ := run("fleet"); code != ExitUsage {
 		t.Errorf("fleet without a source: exit %d, want 2", code)
 	}
+	// One source: its counts in the singular.
+	if code, out, _ := run("fleet", good); code != ExitOK || !strings.HasPrefix(out, "1 source: 1 group, 0 unlike the majority, 0 unreadable\n") {
+		t.Errorf("fleet of one source: exit %d, output %q", code, out)
+	}
 }
 
 // TestFleetBond: on a copy of fixtures/roce-lag-bond whose first ConnectX
