@@ -13,10 +13,6 @@ import (
 	"github.com/gdtopo/gdtopo/internal/tarfmt"
 )
 
-// tarBlock is the size of a tar header and the unit member contents are
-// padded to.
-const tarBlock = 512
-
 // maxTarMeta bounds the content of a PAX extended header or a GNU long name
 // or link, as archive/tar does (its maxSpecialFileSize).
 const maxTarMeta = 1 << 20
@@ -52,7 +48,7 @@ type tarReader struct {
 // gets one.
 func newTarReader(r io.Reader) *tarReader {
 	br, ok := r.(*bufio.Reader)
-	if !ok || br.Size() < tarBlock {
+	if !ok || br.Size() < tarfmt.BlockSize {
 		br = bufio.NewReaderSize(r, 32<<10)
 	}
 	return &tarReader{r: br}
@@ -156,12 +152,7 @@ func (tr *tarReader) Next() (*tarfmt.Header, error) {
 		if longLink != "" {
 			h.Linkname = longLink
 		}
-		if h.Typeflag == '\x00' { // V7's regular file (tarfmt.TypeRegA)
-			h.Typeflag = tarfmt.TypeReg
-			if strings.HasSuffix(h.Name, "/") {
-				h.Typeflag = tarfmt.TypeDir
-			}
-		}
+		h.Typeflag = tarfmt.Promoted(h.Typeflag, h.Name)
 		if err := tr.setContent(h); err != nil {
 			return nil, err
 		}
@@ -192,15 +183,15 @@ func (tr *tarReader) Read(p []byte) (int, error) {
 // the next read. A stream that ends inside it is truncated; one that ends
 // before it gives io.EOF.
 func (tr *tarReader) readBlock() error {
-	b, err := tr.r.Peek(tarBlock)
-	if len(b) < tarBlock {
+	b, err := tr.r.Peek(tarfmt.BlockSize)
+	if len(b) < tarfmt.BlockSize {
 		if err == io.EOF && len(b) > 0 {
 			err = io.ErrUnexpectedEOF
 		}
 		return err
 	}
 	tr.blk = b
-	_, err = tr.r.Discard(tarBlock)
+	_, err = tr.r.Discard(tarfmt.BlockSize)
 	return err
 }
 
@@ -227,18 +218,14 @@ func (tr *tarReader) readMeta(size int64) ([]byte, error) {
 	return b, nil
 }
 
-// setContent sets how many content bytes follow the header h: none for the
-// types that have no content whatever the size field says, as archive/tar.
+// setContent sets how many content bytes follow the header h
+// (tarfmt.ContentSize).
 func (tr *tarReader) setContent(h *tarfmt.Header) error {
-	size := h.Size
-	switch h.Typeflag {
-	case tarfmt.TypeLink, tarfmt.TypeSymlink, tarfmt.TypeChar, tarfmt.TypeBlock, tarfmt.TypeDir, tarfmt.TypeFifo:
-		size = 0
-	}
+	size := tarfmt.ContentSize(h.Typeflag, h.Size)
 	if size < 0 {
 		return tarfmt.ErrHeader
 	}
-	tr.left, tr.pad = size, -size&(tarBlock-1)
+	tr.left, tr.pad = size, -size&(tarfmt.BlockSize-1)
 	return nil
 }
 
@@ -311,7 +298,7 @@ func checksum(b []byte) int64 {
 	field := binary.LittleEndian.Uint64(b[148:156])
 	f := field&lanes + field>>8&lanes // four 16-bit sums of two bytes
 	f = f * 0x0001000100010001 >> 48  // their sum, in the top lane
-	return int64(sumBlock((*[tarBlock]byte)(b))-f) + 8*' '
+	return int64(sumBlock((*[tarfmt.BlockSize]byte)(b))-f) + 8*' '
 }
 
 // sumBlock is the sum of the bytes of the block b. It adds eight
@@ -319,11 +306,11 @@ func checksum(b []byte) int64 {
 // do not wait for each other and cannot overflow over one block (a lane of
 // one sum gets 32 bytes, of the four together 128). Indexing a fixed-size
 // array spares the bounds checks.
-func sumBlock(blk *[tarBlock]byte) uint64 {
+func sumBlock(blk *[tarfmt.BlockSize]byte) uint64 {
 	const lanes = 0x00ff00ff00ff00ff
 	le := binary.LittleEndian
 	var s0, s1, s2, s3 uint64
-	for i := 0; i < tarBlock; i += 32 {
+	for i := 0; i < tarfmt.BlockSize; i += 32 {
 		w := (*[32]byte)(blk[i : i+32])
 		v0, v1, v2, v3 := le.Uint64(w[0:8]), le.Uint64(w[8:16]), le.Uint64(w[16:24]), le.Uint64(w[24:32])
 		s0 += v0&lanes + v1&lanes
@@ -339,7 +326,7 @@ func sumBlock(blk *[tarBlock]byte) uint64 {
 // tars computed it.
 func signedChecksum(b []byte) int64 {
 	var sum int64
-	for i, c := range b[:tarBlock] {
+	for i, c := range b[:tarfmt.BlockSize] {
 		if i >= 148 && i < 156 {
 			c = ' '
 		}

@@ -316,7 +316,7 @@ func FuzzTarReader(f *testing.F) {
 // TestChecksum checks checksum, and both ways of summing a block, against
 // a byte-by-byte sum on blocks of every shape.
 func TestChecksum(t *testing.T) {
-	b := make([]byte, tarBlock)
+	b := make([]byte, tarfmt.BlockSize)
 	for i := range 300 {
 		for j := range b {
 			b[j] = byte(j*7 + i*13 + j*j*i)
@@ -346,7 +346,7 @@ func TestChecksum(t *testing.T) {
 		for _, c := range b {
 			sum += uint64(c)
 		}
-		blk := (*[tarBlock]byte)(b)
+		blk := (*[tarfmt.BlockSize]byte)(b)
 		if got := sumBlock(blk); got != sum {
 			t.Fatalf("block %d: sumBlock %d; want %d", i, got, sum)
 		}

@@ -95,13 +95,7 @@ func (tw *Writer) WriteHeader(h *Header) error {
 	if err := tw.finish(); err != nil {
 		return err
 	}
-	typ := h.Typeflag
-	if typ == TypeRegA {
-		typ = TypeReg
-		if strings.HasSuffix(h.Name, "/") {
-			typ = TypeDir
-		}
-	}
+	typ := Promoted(h.Typeflag, h.Name)
 	mtime := h.ModTime.Round(time.Second).Unix()
 	if h.ModTime.IsZero() {
 		mtime = 0
@@ -172,8 +166,8 @@ func (tw *Writer) template(name, link string, typ byte, mode, size, mtime int64)
 	putOctal(b[offDevMin:offPrefix], 0)
 }
 
-// writeBlock sets the header block's checksum, writes it, and expects size
-// content bytes, none for the types that have no content.
+// writeBlock sets the header block's checksum, writes it, and expects the
+// content bytes ContentSize says.
 func (tw *Writer) writeBlock(size int64, typ byte) error {
 	b := &tw.blk
 	copy(b[offChksum:offType], "        ")
@@ -186,12 +180,33 @@ func (tw *Writer) writeBlock(size int64, typ byte) error {
 	if _, err := tw.w.Write(b[:]); err != nil {
 		return tw.fail(err)
 	}
-	switch typ {
-	case TypeLink, TypeSymlink, TypeChar, TypeBlock, TypeDir, TypeFifo:
-		size = 0
-	}
+	size = ContentSize(typ, size)
 	tw.left, tw.pad = size, -size&(BlockSize-1)
 	return nil
+}
+
+// Promoted is the type of a member whose header says typ: V7's regular
+// file becomes TypeReg, or TypeDir for a name ending in a slash, as
+// archive/tar reads and writes it; any other type stays.
+func Promoted(typ byte, name string) byte {
+	if typ != TypeRegA {
+		return typ
+	}
+	if strings.HasSuffix(name, "/") {
+		return TypeDir
+	}
+	return TypeReg
+}
+
+// ContentSize is how many content bytes follow a header of type typ whose
+// size field says size: none for the types that have no content, whatever
+// the field says, as archive/tar takes them.
+func ContentSize(typ byte, size int64) int64 {
+	switch typ {
+	case TypeLink, TypeSymlink, TypeChar, TypeBlock, TypeDir, TypeFifo:
+		return 0
+	}
+	return size
 }
 
 // Write writes content of the current member, no more than its header said.
