@@ -174,21 +174,17 @@ var pathsKnown = measure{name: "accelerator–NIC paths known", value: func(m Me
 // when x is better there, -1 when y is; nil and 0 when they tie on all.
 // Two servers that both have unknown paths tie: nothing ranks them.
 func decide(x, y Measures) (*measure, int) {
-	switch a, b := rdmaPossible.value(x), rdmaPossible.value(y); {
-	case a > b:
-		return &rdmaPossible, 1
-	case a < b:
-		return &rdmaPossible, -1
-	case a == 0:
-		return nil, 0 // neither can do GPUDirect RDMA: nothing ranks them
-	}
-	switch a, b := pathsKnown.value(x), pathsKnown.value(y); {
-	case a > b:
-		return &pathsKnown, 1
-	case a < b:
-		return &pathsKnown, -1
-	case a == 0:
-		return nil, 0
+	// The gates, rdmaPossible then pathsKnown: where two servers differ on
+	// one it decides, and where both fail one nothing ranks them.
+	for _, g := range [...]*measure{&rdmaPossible, &pathsKnown} {
+		switch a, b := g.value(x), g.value(y); {
+		case a > b:
+			return g, 1
+		case a < b:
+			return g, -1
+		case a == 0:
+			return nil, 0
+		}
 	}
 	for i := range measures {
 		m := &measures[i]
