@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"strings"
 	"sync"
 
@@ -53,13 +52,11 @@ func expandSources(args []string) []string {
 // sources the garbage is collected at a memory limit (see fleetGC), unless
 // the user set GOGC or GOMEMLIMIT.
 func (opts *checkOptions) checkSources(names []string, f render.Format, emit func(fleetResult) error) error {
-	done := func() {}
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" && len(names) > 1 {
 		gc := startFleetGC(min(runtime.GOMAXPROCS(0), len(names)))
 		defer gc.stop()
-		done = gc.adjust
 	}
-	return opts.fleetLines(names, f, done, emit)
+	return opts.fleetLines(names, f, emit)
 }
 
 // fleetGC collects the garbage of a run over several sources when the heap
@@ -73,11 +70,12 @@ func (opts *checkOptions) checkSources(names []string, f render.Format, emit fun
 // 0.76 s at GOGC 400, for a peak RSS of 53 MB instead of 52. The size
 // grows with sources that hold more (see adjust).
 type fleetGC struct {
-	mu      sync.Mutex
-	limit   int64             // the memory limit set
-	live    [1]metrics.Sample // the live heap after the last collection
-	percent int               // GOGC before
-	before  int64             // the memory limit before
+	mu       sync.Mutex
+	limit    int64  // the memory limit set
+	percent  int    // GOGC before
+	before   int64  // the memory limit before
+	lastHeap uint64 // the heap in use at the last collection (see adjust)
+	stopped  bool   // stop ran: adjust no more
 }
 
 // The memory a run collects at: a base and a share per worker, four times
@@ -87,31 +85,60 @@ const (
 	fleetMemoryPerWorker = 8 << 20
 )
 
-// startFleetGC turns GOGC off and sets the memory limit for workers workers.
+// startFleetGC turns GOGC off and sets the memory limit for workers
+// workers; after each collection it adjusts the limit.
 func startFleetGC(workers int) *fleetGC {
 	g := &fleetGC{limit: fleetMemoryBase + int64(workers)*fleetMemoryPerWorker}
-	g.live[0].Name = "/gc/heap/live:bytes"
 	g.percent = debug.SetGCPercent(-1)
 	g.before = debug.SetMemoryLimit(g.limit)
+	g.afterNextGC()
 	return g
 }
 
-// adjust raises the limit to the base plus twice the live heap, where GOGC
-// 100 would collect, when sources hold more than that allows: a limit the
-// live heap nears makes the collector run all the time. Call it after each
-// source.
-func (g *fleetGC) adjust() {
+// afterNextGC runs adjust after the next collection, and again after each
+// one until stop.
+func (g *fleetGC) afterNextGC() {
+	runtime.AddCleanup(new(gcSentinel), func(g *fleetGC) {
+		if g.adjust() {
+			g.afterNextGC()
+		}
+	}, g)
+}
+
+// adjust raises the limit to the base plus twice the heap in use, where
+// GOGC 100 would collect, when sources hold more than the limit allows: a
+// limit the live heap nears makes the collector run all the time. It runs
+// after each collection and reads the heap in use (runtime.ReadMemStats'
+// HeapAlloc), which then holds the live heap, what the workers allocated
+// since, and any garbage not yet swept; over 2,000 snapshots the readings
+// were all 3-7 MB of a 48 MiB limit, but one taken early in a sweep could
+// be near the limit, so the lower of the last two readings counts: one
+// early reading raises nothing.
+// (runtime/metrics has the live heap alone, but the init of its package
+// costs every run of gdtopo 0.7 ms: docs/performance.md.) It reports false
+// once stop has run.
+func (g *fleetGC) adjust() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	metrics.Read(g.live[:])
-	if want := fleetMemoryBase + 2*int64(g.live[0].Value.Uint64()); want > g.limit {
+	if g.stopped {
+		return false
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	held := min(ms.HeapAlloc, g.lastHeap)
+	g.lastHeap = ms.HeapAlloc
+	if want := fleetMemoryBase + 2*int64(held); want > g.limit {
 		g.limit = want
 		debug.SetMemoryLimit(want)
 	}
+	return true
 }
 
 // stop restores GOGC and the memory limit.
 func (g *fleetGC) stop() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.stopped = true
 	debug.SetGCPercent(g.percent)
 	debug.SetMemoryLimit(g.before)
 }
@@ -132,12 +159,12 @@ type fleetResult struct {
 }
 
 // fleetLines analyses the sources on every CPU and hands each result to
-// emit in the order of names; each worker calls done after each source. At
+// emit in the order of names. At
 // most two results per worker wait for their turn, so memory does not grow
 // with the number of sources (for -o jsonl, which writes each as it comes).
 // An error from emit stops the output; the analyses under way finish and
 // are dropped.
-func (opts *checkOptions) fleetLines(names []string, f render.Format, done func(), emit func(fleetResult) error) error {
+func (opts *checkOptions) fleetLines(names []string, f render.Format, emit func(fleetResult) error) error {
 	workers := min(runtime.GOMAXPROCS(0), len(names))
 	window := make(chan struct{}, 2*workers)
 	results := make([]chan fleetResult, len(names))
@@ -160,7 +187,6 @@ func (opts *checkOptions) fleetLines(names []string, f render.Format, done func(
 			op := source.Opener{ReuseMemory: true}
 			for i := range next {
 				results[i] <- opts.encodedResult(&op, names[i], f)
-				done()
 			}
 		}()
 	}

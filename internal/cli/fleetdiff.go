@@ -115,11 +115,9 @@ func fleetDiffRun(opts *fleetOptions) error {
 // one source at a time; only each source's comparable state stays.
 func (opts *fleetOptions) readFleet(names []string) *fleet.Fleet {
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(names)))
-	done := func() {}
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" && len(names) > 1 {
 		gc := startFleetGC(workers)
 		defer gc.stop()
-		done = gc.adjust
 	}
 	type read struct {
 		i    int
@@ -142,7 +140,6 @@ func (opts *fleetOptions) readFleet(names []string) *fleet.Fleet {
 			for i := range next {
 				t, err := opts.topo(&op, names[i])
 				out <- read{i, t, err}
-				done()
 			}
 		}()
 	}
