@@ -7,9 +7,11 @@ import (
 	"io/fs"
 	"math/bits"
 	"path"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gdtopo/gdtopo/internal/pciconfig"
 )
@@ -22,8 +24,28 @@ var ErrNoPCI = errors.New("no PCI devices")
 // the running machine, or a capture. Problems with single files or devices
 // become warnings (a function that vanishes while being read, hot-unplugged
 // or deleted from a capture, is left out with one); only a tree with no PCI
-// devices, or whose PCI index vanished while being read, is an error.
+// devices, or whose PCI index vanished while being read, is an error. The
+// functions' folders are read on up to GOMAXPROCS goroutines (see
+// ReadSysfsOn).
 func ReadSysfs(fsys fs.FS) (*Graph, error) {
+	return ReadSysfsOn(fsys, runtime.GOMAXPROCS(0))
+}
+
+// functionsPerWorker is the fewest PCI functions a goroutine of
+// ReadSysfsOn is started for: a function's folder takes 15-20 system calls,
+// tens of microseconds, and starting a goroutine that another thread runs
+// costs about as much as one folder.
+const functionsPerWorker = 16
+
+// ReadSysfsOn is ReadSysfs with the PCI functions' folders read on at most
+// workers goroutines, each taking an equal run of the index in its order
+// (at least functionsPerWorker functions each); 1 reads them all on the
+// calling goroutine, as each worker of a fleet does. The graph, its
+// warnings and their order included, is the same for any number: each
+// goroutine keeps what it read apart, and the runs are joined in the
+// index's order. fsys must allow reads from several goroutines at once, as
+// internal/source's trees and fstest.MapFS do.
+func ReadSysfsOn(fsys fs.FS, workers int) (*Graph, error) {
 	r := &reader{fsys: fsys, g: &Graph{}, missing: map[string][]string{}}
 	index := r.folder(pathPCIDevices)
 	defer closeFolder(index)
@@ -35,32 +57,16 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 		return nil, fmt.Errorf("read %s: %w", pathPCIDevices, err)
 	}
 	r.readSystem()
-	dirs, listed := make(map[BDF]string, len(entries)), make(map[BDF]string, len(entries))
-	// The functions' Devices are allocated together, one slab for the
-	// tree: the graph holds every one of them, so the slab lives as long
-	// as the graph does and no longer.
-	r.slab = make([]Device, 0, len(entries))
-	for _, e := range entries {
-		addr, err := ParseBDF(e.Name())
-		if err != nil {
-			r.warn(path.Join(pathPCIDevices, e.Name()), "not a PCI address: skipped")
-			continue
-		}
-		dir, err := r.resolveIn(index, path.Join(pathPCIDevices, e.Name()))
-		if errors.Is(err, fs.ErrNotExist) { // listed a moment ago
-			r.vanished(addr.String())
-			continue
-		}
-		if err != nil {
-			r.warn(path.Join(pathPCIDevices, e.Name()), err.Error())
-			continue
-		}
-		d := r.readDevice(addr, dir)
-		if d == nil {
-			continue
-		}
-		dirs[addr], listed[addr] = dir, e.Name()
-		r.g.Devices = append(r.g.Devices, d)
+	runs := max(1, min(workers, len(entries)/functionsPerWorker))
+	if runs == 1 {
+		r.readFunctions(index, entries)
+	} else {
+		r.readFunctionsOn(index, entries, runs)
+	}
+	dirs, listed := make(map[BDF]string, len(r.found)), make(map[BDF]string, len(r.found))
+	for _, f := range r.found {
+		dirs[f.d.Addr], listed[f.d.Addr] = f.dir, f.name
+		r.g.Devices = append(r.g.Devices, f.d)
 	}
 	if len(r.g.Devices) == 0 {
 		if r.gone > 0 {
@@ -94,6 +100,82 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 	}
 	r.summarize()
 	return r.g, nil
+}
+
+// readFunctions reads the functions of the PCI index's entries, found
+// through index, the index's folder, into r.found.
+func (r *reader) readFunctions(index fs.FS, entries []fs.DirEntry) {
+	// The functions' Devices are allocated together, one slab for the
+	// tree: the graph holds every one of them, so the slab lives as long
+	// as the graph does and no longer.
+	r.slab = make([]Device, 0, len(entries))
+	r.found = make([]foundFunction, 0, len(entries))
+	for _, e := range entries {
+		addr, err := ParseBDF(e.Name())
+		if err != nil {
+			r.warn(path.Join(pathPCIDevices, e.Name()), "not a PCI address: skipped")
+			continue
+		}
+		dir, err := r.resolveIn(index, path.Join(pathPCIDevices, e.Name()))
+		if errors.Is(err, fs.ErrNotExist) { // listed a moment ago
+			r.vanished(addr.String())
+			continue
+		}
+		if err != nil {
+			r.warn(path.Join(pathPCIDevices, e.Name()), err.Error())
+			continue
+		}
+		if d := r.readDevice(addr, dir); d != nil {
+			r.found = append(r.found, foundFunction{d: d, dir: dir, name: e.Name()})
+		}
+	}
+}
+
+// readFunctionsOn is readFunctions on runs goroutines, the calling one
+// included, each reading an equal run of entries through a reader of its
+// own (and an index folder of its own: a folder is read by one goroutine
+// at a time); what they read is then joined into r in the entries' order.
+func (r *reader) readFunctionsOn(index fs.FS, entries []fs.DirEntry, runs int) {
+	parts := make([]*reader, runs)
+	var wg sync.WaitGroup
+	for i := range parts {
+		part := entries[i*len(entries)/runs : (i+1)*len(entries)/runs]
+		parts[i] = &reader{fsys: r.fsys, g: &Graph{System: r.g.System}, missing: map[string][]string{}}
+		if i == 0 {
+			continue // read below, on this goroutine, through index
+		}
+		wg.Go(func() {
+			own := parts[i].folder(pathPCIDevices)
+			defer closeFolder(own)
+			parts[i].readFunctions(own, part)
+		})
+	}
+	parts[0].readFunctions(index, entries[:len(entries)/runs])
+	wg.Wait()
+	for _, p := range parts {
+		r.join(p)
+	}
+}
+
+// join adds what reader p read of the PCI functions to r's, after r's own.
+func (r *reader) join(p *reader) {
+	r.found = append(r.found, p.found...)
+	r.g.Warnings = append(r.g.Warnings, p.g.Warnings...)
+	for file, devs := range p.missing {
+		r.missing[file] = append(r.missing[file], devs...)
+	}
+	r.short = append(r.short, p.short...)
+	r.looped = append(r.looped, p.looped...)
+	r.linkExpected += p.linkExpected
+	r.failed += p.failed
+	r.gone += p.gone
+}
+
+// foundFunction is a PCI function read from its folder dir, listed in the
+// PCI index as name.
+type foundFunction struct {
+	d         *Device
+	dir, name string
 }
 
 // vanished warns that the function bdf, listed in sys/bus/pci/devices, has
@@ -136,6 +218,7 @@ type reader struct {
 	looped  []string            // devices whose capability lists loop
 	scratch []byte              // readSmall's and readConfigBytes' buffer (scratchBuf)
 	slab    []Device            // where readFunction's Devices are allocated
+	found   []foundFunction     // the functions read (readFunctions)
 	parts   []string            // splitPath's elements, reused
 	// linkExpected counts the functions that should have a PCIe link.
 	linkExpected int

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/gdtopo/gdtopo/internal/names"
@@ -91,7 +92,12 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 		return nil, err
 	}
 	if g == nil {
-		if g, err = topology.ReadSysfs(src.Root); err != nil {
+		// A fleet reads one source per CPU already (op is its worker's).
+		workers := runtime.GOMAXPROCS(0)
+		if op != nil {
+			workers = 1
+		}
+		if g, err = topology.ReadSysfsOn(src.Root, workers); err != nil {
 			return nil, fmt.Errorf("%s: %w", src.Name, err)
 		}
 	}
