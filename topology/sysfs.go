@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"math/bits"
 	"path"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,11 +23,10 @@ var ErrNoPCI = errors.New("no PCI devices")
 // the running machine, or a capture. Problems with single files or devices
 // become warnings (a function that vanishes while being read, hot-unplugged
 // or deleted from a capture, is left out with one); only a tree with no PCI
-// devices, or whose PCI index vanished while being read, is an error. The
-// functions' folders are read on up to GOMAXPROCS goroutines (see
-// ReadSysfsOn).
+// devices, or whose PCI index vanished while being read, is an error. It
+// reads on the calling goroutine; ReadSysfsOn reads on several.
 func ReadSysfs(fsys fs.FS) (*Graph, error) {
-	return ReadSysfsOn(fsys, runtime.GOMAXPROCS(0))
+	return ReadSysfsOn(fsys, 1)
 }
 
 // functionsPerWorker is the fewest PCI functions a goroutine of
@@ -37,14 +35,16 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 // costs about as much as one folder.
 const functionsPerWorker = 16
 
-// ReadSysfsOn is ReadSysfs with the PCI functions' folders read on at most
-// workers goroutines, each taking an equal run of the index in its order
-// (at least functionsPerWorker functions each); 1 reads them all on the
+// ReadSysfsOn is ReadSysfs on at most workers goroutines: the PCI
+// functions' folders in equal runs of the index (at least
+// functionsPerWorker functions each), and beside them the system (NUMA
+// nodes, CPUs) and the RDMA and network classes. 1 reads everything on the
 // calling goroutine, as each worker of a fleet does. The graph, its
 // warnings and their order included, is the same for any number: each
-// goroutine keeps what it read apart, and the runs are joined in the
-// index's order. fsys must allow reads from several goroutines at once, as
-// internal/source's trees and fstest.MapFS do.
+// goroutine keeps what it read apart, and the parts are joined in the
+// order one goroutine reads them. With more than one, fsys must allow
+// reads from several goroutines at once, as internal/source's trees and
+// fstest.MapFS do.
 func ReadSysfsOn(fsys fs.FS, workers int) (*Graph, error) {
 	r := &reader{fsys: fsys, g: &Graph{}, missing: map[string][]string{}}
 	index := r.folder(pathPCIDevices)
@@ -56,17 +56,43 @@ func ReadSysfsOn(fsys fs.FS, workers int) (*Graph, error) {
 		}
 		return nil, fmt.Errorf("read %s: %w", pathPCIDevices, err)
 	}
-	r.readSystem()
+	// The system (NUMA nodes, CPUs) and the RDMA and network classes' links
+	// are read by readers of their own, beside the functions when workers
+	// allow, and joined where the sequential reader had them: the system's
+	// warnings first, the classes' after the links between functions.
+	sys, classes := r.part(), r.part()
+	var links classLinks
+	var wg sync.WaitGroup
+	alongside := func(read func()) {
+		if workers > 1 {
+			wg.Go(read)
+		} else {
+			read()
+		}
+	}
+	alongside(sys.readSystem)
+	alongside(func() { links = classes.readClassLinks() })
 	runs := max(1, min(workers, len(entries)/functionsPerWorker))
 	if runs == 1 {
 		r.readFunctions(index, entries)
 	} else {
 		r.readFunctionsOn(index, entries, runs)
 	}
+	wg.Wait()
+	r.g.System, r.g.Platform = sys.g.System, sys.g.Platform
+	r.g.Warnings = append(sys.g.Warnings, r.g.Warnings...)
 	dirs, listed := make(map[BDF]string, len(r.found)), make(map[BDF]string, len(r.found))
 	for _, f := range r.found {
 		dirs[f.d.Addr], listed[f.d.Addr] = f.dir, f.name
 		r.g.Devices = append(r.g.Devices, f.d)
+		if d := f.d; d.RawNUMANode < 0 {
+			// As hwloc does: local CPUs that all lie in one node place the
+			// device there. With numa_node -1 the kernel lists every CPU,
+			// so this never guesses on a multi-node machine.
+			if n := r.g.System.nodeOfCPUs(d.LocalCPUs); n >= 0 {
+				d.NUMANode, d.NUMAFrom = n, NUMAFromLocalCPUs
+			}
+		}
 	}
 	if len(r.g.Devices) == 0 {
 		if r.gone > 0 {
@@ -79,20 +105,24 @@ func ReadSysfsOn(fsys fs.FS, workers int) (*Graph, error) {
 	}
 	sort.Slice(r.g.Devices, func(i, j int) bool { return r.g.Devices[i].Addr.Less(r.g.Devices[j].Addr) })
 	r.link(dirs)
-	r.g.System.RDMAListed = r.readClass(pathInfiniband, func(d *Device, name string) {
-		d.RDMA = append(d.RDMA, name)
-		if rate := r.ibRate(path.Join(pathInfiniband, name)); rate > d.PortRateGbps {
-			d.PortRateGbps = rate
+	r.g.Warnings = append(r.g.Warnings, classes.g.Warnings...)
+	r.g.System.RDMAListed = links.rdmaListed
+	for _, l := range links.rdma {
+		if d := r.g.Device(l.addr); d != nil {
+			d.RDMA = append(d.RDMA, l.name)
+			d.PortRateGbps = max(d.PortRateGbps, l.rateGbps)
 		}
-	})
-	r.readClass(pathNet, func(d *Device, name string) {
-		d.Netdevs = append(d.Netdevs, name)
-		if d.PortRateGbps == 0 {
-			if mbps, err := r.int(path.Join(pathNet, name, "speed")); err == nil && mbps > 0 {
-				d.PortRateGbps = float64(mbps) / 1000
+	}
+	for _, l := range links.net {
+		if d := r.g.Device(l.addr); d != nil {
+			d.Netdevs = append(d.Netdevs, l.name)
+			if d.PortRateGbps == 0 {
+				if mbps, err := r.int(path.Join(pathNet, l.name, "speed")); err == nil && mbps > 0 {
+					d.PortRateGbps = float64(mbps) / 1000
+				}
 			}
 		}
-	})
+	}
 	r.readIOMMUGroupTypes()
 	r.readExtras(dirs)
 	if err := r.recheck(listed); err != nil {
@@ -131,6 +161,12 @@ func (r *reader) readFunctions(index fs.FS, entries []fs.DirEntry) {
 	}
 }
 
+// part returns a reader for one part of the tree, read on a goroutine of
+// its own and joined into r after: the same tree, its own state.
+func (r *reader) part() *reader {
+	return &reader{fsys: r.fsys, g: &Graph{}, missing: map[string][]string{}}
+}
+
 // readFunctionsOn is readFunctions on runs goroutines, the calling one
 // included, each reading an equal run of entries through a reader of its
 // own (and an index folder of its own: a folder is read by one goroutine
@@ -140,7 +176,7 @@ func (r *reader) readFunctionsOn(index fs.FS, entries []fs.DirEntry, runs int) {
 	var wg sync.WaitGroup
 	for i := range parts {
 		part := entries[i*len(entries)/runs : (i+1)*len(entries)/runs]
-		parts[i] = &reader{fsys: r.fsys, g: &Graph{System: r.g.System}, missing: map[string][]string{}}
+		parts[i] = r.part()
 		if i == 0 {
 			continue // read below, on this goroutine, through index
 		}
@@ -607,13 +643,8 @@ func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
 			d.LocalCPUs = maskToList(s)
 		}
 	}
-	if d.RawNUMANode >= 0 {
+	if d.RawNUMANode >= 0 { // else placed by its CPUs once the system is read (ReadSysfsOn)
 		d.NUMANode, d.NUMAFrom = d.RawNUMANode, NUMAFromFile
-	} else if n := r.g.System.nodeOfCPUs(d.LocalCPUs); n >= 0 {
-		// As hwloc does: local CPUs that all lie in one node place the
-		// device there. With numa_node -1 the kernel lists every CPU, so
-		// this never guesses on a multi-node machine.
-		d.NUMANode, d.NUMAFrom = n, NUMAFromLocalCPUs
 	}
 	d.Link = r.readLink(d, attr, cfg)
 	if d.Kind == KindAccelerator {
@@ -1005,15 +1036,43 @@ func KindOf(class uint32, vendor uint16) Kind {
 	return KindOther
 }
 
-// readClass maps /sys/class/<class>/<name> links to their PCI function. It
-// reports whether the class folder was there to list.
-func (r *reader) readClass(dir string, add func(*Device, string)) (listed bool) {
+// classLinks are the entries of the RDMA and network classes
+// (sys/class/infiniband, sys/class/net) that lead to a PCI function.
+type classLinks struct {
+	rdmaListed bool        // sys/class/infiniband could be listed
+	rdma, net  []classLink // in each class's order
+}
+
+// classLink is an entry name of a class that leads to the function addr;
+// an RDMA device's rate is its fastest active port's (ibRate).
+type classLink struct {
+	name     string
+	addr     BDF
+	rateGbps float64
+}
+
+// readClassLinks reads the RDMA and network classes' links, and each RDMA
+// device's port rate.
+func (r *reader) readClassLinks() classLinks {
+	var l classLinks
+	l.rdma, l.rdmaListed = r.readClass(pathInfiniband)
+	for i := range l.rdma {
+		l.rdma[i].rateGbps = r.ibRate(path.Join(pathInfiniband, l.rdma[i].name))
+	}
+	l.net, _ = r.readClass(pathNet)
+	return l
+}
+
+// readClass maps /sys/class/<class>/<name> links to their PCI function,
+// for the entries of a class that lead to one; listed is false when the
+// class cannot be listed.
+func (r *reader) readClass(dir string) (links []classLink, listed bool) {
 	entries, err := fs.ReadDir(r.fsys, dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			r.warn(dir, err.Error())
 		}
-		return false
+		return nil, false
 	}
 	// The links are read through the folder: one call each, not a walk of
 	// the class folder's path per link.
@@ -1029,14 +1088,12 @@ func (r *reader) readClass(dir string, add func(*Device, string)) (listed bool) 
 		parts := r.splitPath(target)
 		for i := len(parts) - 1; i >= 0; i-- {
 			if addr, err := ParseBDF(parts[i]); err == nil {
-				if d := r.g.Device(addr); d != nil {
-					add(d, e.Name())
-				}
+				links = append(links, classLink{name: e.Name(), addr: addr})
 				break
 			}
 		}
 	}
-	return true
+	return links, true
 }
 
 // ibRate returns the fastest ACTIVE port rate of an RDMA device in Gb/s, from
