@@ -31,20 +31,22 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 
 // functionsPerWorker is the fewest PCI functions a goroutine of
 // ReadSysfsOn is started for: a function's folder takes 15-20 system calls,
-// tens of microseconds, and starting a goroutine that another thread runs
-// costs about as much as one folder.
+// tens of microseconds, and starting goroutines that other threads run
+// costs more than a smaller tree's reading saves (paired runs in the
+// development VM: 1.01-1.04 of the time on 10-30 functions with them, 0.93-0.95
+// on 70-80; docs/performance.md).
 const functionsPerWorker = 16
 
-// ReadSysfsOn is ReadSysfs on at most workers goroutines: the PCI
-// functions' folders in equal runs of the index (at least
-// functionsPerWorker functions each), and beside them the system (NUMA
-// nodes, CPUs) and the RDMA and network classes. 1 reads everything on the
-// calling goroutine, as each worker of a fleet does. The graph, its
-// warnings and their order included, is the same for any number: each
-// goroutine keeps what it read apart, and the parts are joined in the
-// order one goroutine reads them. With more than one, fsys must allow
-// reads from several goroutines at once, as internal/source's trees and
-// fstest.MapFS do.
+// ReadSysfsOn is ReadSysfs on at most workers goroutines, for a tree of at
+// least two runs of functionsPerWorker functions: the PCI functions'
+// folders in equal runs of the index, and beside them the system (NUMA
+// nodes, CPUs) and the RDMA and network classes. A smaller tree, or
+// workers 1, is read on the calling goroutine, as each worker of a fleet
+// reads its sources. The graph, its warnings and their order included, is
+// the same for any number: each goroutine keeps what it read apart, and
+// the parts are joined in the order one goroutine reads them. With more
+// than one, fsys must allow reads from several goroutines at once, as
+// internal/source's trees and fstest.MapFS do.
 func ReadSysfsOn(fsys fs.FS, workers int) (*Graph, error) {
 	r := &reader{fsys: fsys, g: &Graph{}, missing: map[string][]string{}}
 	index := r.folder(pathPCIDevices)
@@ -57,14 +59,15 @@ func ReadSysfsOn(fsys fs.FS, workers int) (*Graph, error) {
 		return nil, fmt.Errorf("read %s: %w", pathPCIDevices, err)
 	}
 	// The system (NUMA nodes, CPUs) and the RDMA and network classes' links
-	// are read by readers of their own, beside the functions when workers
-	// allow, and joined where the sequential reader had them: the system's
+	// are read by readers of their own, beside the functions when they are
+	// read in runs, and joined where one goroutine has them: the system's
 	// warnings first, the classes' after the links between functions.
 	sys, classes := r.part(), r.part()
 	var links classLinks
 	var wg sync.WaitGroup
+	runs := max(1, min(workers, len(entries)/functionsPerWorker))
 	alongside := func(read func()) {
-		if workers > 1 {
+		if runs > 1 {
 			wg.Go(read)
 		} else {
 			read()
@@ -72,7 +75,6 @@ func ReadSysfsOn(fsys fs.FS, workers int) (*Graph, error) {
 	}
 	alongside(sys.readSystem)
 	alongside(func() { links = classes.readClassLinks() })
-	runs := max(1, min(workers, len(entries)/functionsPerWorker))
 	if runs == 1 {
 		r.readFunctions(index, entries)
 	} else {
