@@ -12,20 +12,22 @@ import (
 // took it out; every one was initialised in every run, a cost paid at each
 // start (docs/performance.md, "Start-up").
 var leftOut = map[string]string{
-	"net":                                "pflag's IP flags, left out of third_party/pflag",
-	"database/sql":                       "tablewriter's error package and sql.Null cases, left out of third_party/tablewriter",
-	"github.com/mattn/go-runewidth":      "twwidth's deprecated runewidth API, left out of third_party/tablewriter",
-	"github.com/olekukonko/errors":       "standard errors in third_party/tablewriter",
-	"github.com/fatih/color":             "tablewriter's colour renderers, left out of third_party/tablewriter",
-	"github.com/olekukonko/ll":           "third_party/tablewriter's own pkg/twlog",
-	"html/template":                      "the html page, a text/template escaped as html/template would (internal/render/htmlescape.go)",
-	"crypto/rand":                        "klauspost's zstd decoder, replaced by third_party/zstd",
-	"crypto/sha256":                      "the html page's script hash, a constant (internal/render/html.go)",
-	"github.com/klauspost/compress/zstd": "replaced by third_party/zstd, Go's own decoder",
-	"archive/tar":                        "internal/tarfmt's reader and writer",
-	"os/user":                            "archive/tar's FileInfoHeader; its cgo lookups made the default build dynamic",
-	"runtime/cgo":                        "os/user and net, which made the default build dynamically linked",
-	"runtime/metrics":                    "the fleet's memory limit, adjusted from runtime.ReadMemStats after each collection",
+	"net":                                 "pflag's IP flags, left out of third_party/pflag",
+	"database/sql":                        "tablewriter's error package and sql.Null cases, left out of third_party/tablewriter",
+	"github.com/mattn/go-runewidth":       "twwidth's deprecated runewidth API, left out of third_party/tablewriter",
+	"github.com/olekukonko/errors":        "standard errors in third_party/tablewriter",
+	"github.com/fatih/color":              "tablewriter's colour renderers, left out of third_party/tablewriter",
+	"github.com/olekukonko/ll":            "third_party/tablewriter's own pkg/twlog",
+	"html/template":                       "the html page, a text/template escaped as html/template would (internal/render/htmlescape.go)",
+	"crypto/rand":                         "klauspost's zstd decoder, replaced by third_party/zstd",
+	"crypto/sha256":                       "the html page's script hash, a constant (internal/render/html.go)",
+	"github.com/klauspost/compress/zstd":  "replaced by third_party/zstd, Go's own decoder",
+	"github.com/klauspost/compress/flate": "third_party/flate, klauspost's inflater without its encoder's init",
+	"github.com/klauspost/compress/gzip":  "third_party/gzip, klauspost's gzip reader over third_party/flate",
+	"archive/tar":                         "internal/tarfmt's reader and writer",
+	"os/user":                             "archive/tar's FileInfoHeader; its cgo lookups made the default build dynamic",
+	"runtime/cgo":                         "os/user and net, which made the default build dynamically linked",
+	"runtime/metrics":                     "the fleet's memory limit, adjusted from runtime.ReadMemStats after each collection",
 }
 
 // TestLeftOutPackages fails when a package taken out of the binary comes

@@ -11,10 +11,9 @@ import (
 	"path"
 	"strings"
 
-	"github.com/klauspost/compress/flate"
-	"github.com/klauspost/compress/gzip"
-
 	"github.com/gdtopo/gdtopo/internal/tarfmt"
+	"github.com/gdtopo/gdtopo/third_party/flate"
+	"github.com/gdtopo/gdtopo/third_party/gzip"
 	"github.com/gdtopo/gdtopo/third_party/zstd"
 )
 

@@ -19,8 +19,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/klauspost/compress/gzip"
-
+	"github.com/gdtopo/gdtopo/third_party/gzip"
 	"github.com/gdtopo/gdtopo/third_party/zstd"
 )
 
