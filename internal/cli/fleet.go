@@ -113,10 +113,9 @@ func (g *fleetGC) afterNextGC() {
 // since, and any garbage not yet swept; over 2,000 snapshots the readings
 // were all 3-7 MB of a 48 MiB limit, but one taken early in a sweep could
 // be near the limit, so the lower of the last two readings counts: one
-// early reading raises nothing.
-// (runtime/metrics has the live heap alone, but the init of its package
-// costs every run of gdtopo 0.7 ms: docs/performance.md.) It reports false
-// once stop has run.
+// early reading raises nothing. (runtime/metrics has the live heap alone,
+// but the init of its package costs every run of gdtopo 0.7 ms:
+// docs/performance.md.) It reports false once stop has run.
 func (g *fleetGC) adjust() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -159,9 +158,9 @@ type fleetResult struct {
 }
 
 // fleetLines analyses the sources on every CPU and hands each result to
-// emit in the order of names. At
-// most two results per worker wait for their turn, so memory does not grow
-// with the number of sources (for -o jsonl, which writes each as it comes).
+// emit in the order of names. At most two results per worker wait for
+// their turn, so memory does not grow with the number of sources (for
+// -o jsonl, which writes each as it comes).
 // An error from emit stops the output; the analyses under way finish and
 // are dropped.
 func (opts *checkOptions) fleetLines(names []string, f render.Format, emit func(fleetResult) error) error {
