@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -26,6 +27,54 @@ func writeJSON(w io.Writer, v any) error {
 	}
 	_, err := w.Write(out.Bytes())
 	return err
+}
+
+// writeCheckJSON writes c as writeJSON does, one source at a time: the
+// document of a check over many sources holds all of their reports, and
+// encoded whole it took ten times its size in memory (2.9 GB for 1,000
+// snapshots of hgx-h100). The document is encoded without its sources,
+// then each source is encoded and indented where the array opens.
+func writeCheckJSON(w io.Writer, c *report.Check) error {
+	if len(c.Sources) < 2 {
+		return writeJSON(w, c)
+	}
+	shell := *c
+	shell.Sources = []report.Result{}
+	var doc bytes.Buffer
+	if err := writeJSON(&doc, &shell); err != nil {
+		return err
+	}
+	// The sources key is one of the document's own (indented once): no
+	// string inside the document holds a newline.
+	const empty = "\n  \"sources\": []"
+	head, tail, ok := bytes.Cut(doc.Bytes(), []byte(empty))
+	if !ok {
+		return writeJSON(w, c) // a document laid out otherwise: whole
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(head)
+	bw.WriteString(empty[:len(empty)-1])
+	var compact, indented bytes.Buffer
+	enc := json.NewEncoder(&compact)
+	enc.SetEscapeHTML(false)
+	for i, r := range c.Sources {
+		compact.Reset()
+		indented.Reset()
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+		if err := json.Indent(&indented, bytes.TrimSuffix(compact.Bytes(), []byte("\n")), "    ", "  "); err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(indented.Bytes())
+	}
+	bw.WriteString("\n  ]")
+	bw.Write(tail)
+	return bw.Flush()
 }
 
 // MarshalJSONLine encodes one source's result as one compact JSON object

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/internal/reporttest"
 )
 
 // TestJSONLine: each line is one compact object, flushed as it is written,
@@ -45,5 +46,33 @@ func TestJSONLine(t *testing.T) {
 	}
 	if got := in[0].ExitStatus; got != report.ExitFindings {
 		t.Errorf("a result's exit status is its report's: %d", got)
+	}
+}
+
+// TestCheckJSONBySource: the document of a check over several sources,
+// written a source at a time, is byte for byte the document encoded whole:
+// reports of real fixtures (with characters encoding/json escapes for
+// HTML), a source that failed, and one source alone.
+func TestCheckJSONBySource(t *testing.T) {
+	var results []report.Result
+	for _, name := range []string{"hgx-h100", "recorded-vm", "gb200-tray"} {
+		results = append(results, report.NewResult("fixtures/"+name, reporttest.Fixture(t, name), nil, 0))
+	}
+	results = append(results, report.NewResult("hosts/<b&c>.tar.gz", nil, io.ErrUnexpectedEOF, report.ExitError))
+	for _, n := range []int{0, 1, 2, len(results)} {
+		c := report.NewCheck("critical", results[:n])
+		var whole, bySource bytes.Buffer
+		if err := writeJSON(&whole, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(&bySource, JSON, c); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(whole.Bytes(), bySource.Bytes()) {
+			t.Errorf("%d sources: written by source (%d bytes) differs from the document encoded whole (%d bytes)", n, bySource.Len(), whole.Len())
+		}
+		if n == len(results) && !strings.Contains(bySource.String(), `"hosts/<b&c>.tar.gz"`) {
+			t.Error("the failed source's name is missing or escaped for HTML")
+		}
 	}
 }

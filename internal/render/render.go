@@ -66,7 +66,7 @@ func Check(w io.Writer, f Format, c *report.Check, style ...Style) error {
 	case Table, Markdown:
 		return checkTables(NewPrinter(w, f, style...), c)
 	case JSON:
-		return writeJSON(w, c)
+		return writeCheckJSON(w, c)
 	case JSONL:
 		for _, r := range c.Sources {
 			if err := JSONLine(w, r); err != nil {
