@@ -119,14 +119,26 @@ func checkRun(opts *checkOptions) error {
 		return err // once, not on every source's line
 	}
 	var results []report.Result
+	// A table of several sources is written a source at a time, as -o
+	// jsonl is: neither keeps a report once it is written.
+	var sections *render.CheckSections
+	if (f == render.Table || f == render.Markdown) && len(names) > 1 {
+		sections = render.NewCheckSections(opts.IO.Out, f, opts.style())
+	}
 	emit := func(r fleetResult) error {
 		if r.res.Error != "" {
 			fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", termsafe.Text(r.res.Error))
 		}
-		if f == render.JSONL {
+		switch {
+		case f == render.JSONL:
 			r.res.Report = nil // written; only its exit status is kept
 			results = append(results, r.res)
 			return render.WriteEncodedLine(opts.IO.Out, r.jsonl)
+		case sections != nil:
+			err := sections.Write(r.res)
+			r.res.Report = nil
+			results = append(results, r.res)
+			return err
 		}
 		results = append(results, r.res)
 		return nil
@@ -143,7 +155,7 @@ func checkRun(opts *checkOptions) error {
 	}
 	c := report.NewCheck(opts.FailOn, results)
 	c.Time = time.Now()
-	if f != render.JSONL && (anyReport(results) || f == render.Prometheus) {
+	if f != render.JSONL && sections == nil && (anyReport(results) || f == render.Prometheus) {
 		// Nothing to show in a table or a JSON document when no source
 		// could be read: the errors went to standard error.
 		if err := render.Check(opts.IO.Out, f, c, opts.style()); err != nil {

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,20 +17,60 @@ import (
 // line and its error, which also went to standard error).
 func checkTables(p *Printer, c *report.Check) error {
 	for i, res := range c.Sources {
-		if len(c.Sources) > 1 {
-			if i > 0 {
-				p.Printf("\n")
-			}
-			p.Printf("==> %s <==\n", termsafe.Text(res.Source))
-		}
-		if res.Report == nil {
-			p.Printf("not read: %s\n", termsafe.Text(res.Error))
-			continue
-		}
-		if err := checkReport(p, res.Report); err != nil {
+		if err := checkSection(p, res, i, len(c.Sources) > 1); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// checkSection writes the i-th source of a check, under a line naming it
+// when the check has several.
+func checkSection(p *Printer, res report.Result, i int, several bool) error {
+	if several {
+		if i > 0 {
+			p.Printf("\n")
+		}
+		p.Printf("==> %s <==\n", termsafe.Text(res.Source))
+	}
+	if res.Report == nil {
+		p.Printf("not read: %s\n", termsafe.Text(res.Error))
+		return nil
+	}
+	return checkReport(p, res.Report)
+}
+
+// CheckSections writes a check of several sources as Check does for -o
+// table and markdown, one source at a time, so that a long run keeps no
+// report once it is written. Sources that could not be read wait for the
+// first that could: a check where none could be read writes nothing, as
+// Check does (each error went to standard error).
+type CheckSections struct {
+	p       *Printer
+	written int             // sections written
+	waiting []report.Result // unread sources before the first read one
+}
+
+// NewCheckSections returns a CheckSections writing to w in format f (Table
+// or Markdown), laid out as style says.
+func NewCheckSections(w io.Writer, f Format, style ...Style) *CheckSections {
+	return &CheckSections{p: NewPrinter(w, f, style...)}
+}
+
+// Write writes the next source's section, in the order of the check's
+// sources.
+func (s *CheckSections) Write(res report.Result) error {
+	if res.Report == nil && s.written == 0 {
+		s.waiting = append(s.waiting, res)
+		return nil
+	}
+	for _, r := range append(s.waiting, res) {
+		if err := checkSection(s.p, r, s.written, true); err != nil {
+			return err
+		}
+		s.written++
+	}
+	s.waiting = nil
 	return nil
 }
 
