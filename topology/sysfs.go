@@ -174,21 +174,20 @@ func (r *reader) part() *reader {
 // own (and an index folder of its own: a folder is read by one goroutine
 // at a time); what they read is then joined into r in the entries' order.
 func (r *reader) readFunctionsOn(index fs.FS, entries []fs.DirEntry, runs int) {
+	run := func(i int) []fs.DirEntry { return entries[i*len(entries)/runs : (i+1)*len(entries)/runs] }
 	parts := make([]*reader, runs)
-	var wg sync.WaitGroup
 	for i := range parts {
-		part := entries[i*len(entries)/runs : (i+1)*len(entries)/runs]
 		parts[i] = r.part()
-		if i == 0 {
-			continue // read below, on this goroutine, through index
-		}
+	}
+	var wg sync.WaitGroup
+	for i := 1; i < runs; i++ {
 		wg.Go(func() {
 			own := parts[i].folder(pathPCIDevices)
 			defer closeFolder(own)
-			parts[i].readFunctions(own, part)
+			parts[i].readFunctions(own, run(i))
 		})
 	}
-	parts[0].readFunctions(index, entries[:len(entries)/runs])
+	parts[0].readFunctions(index, run(0)) // on this goroutine, through index
 	wg.Wait()
 	for _, p := range parts {
 		r.join(p)

@@ -129,19 +129,19 @@ func checkRun(opts *checkOptions) error {
 		if r.res.Error != "" {
 			fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", termsafe.Text(r.res.Error))
 		}
+		var err error
 		switch {
 		case f == render.JSONL:
-			r.res.Report = nil // written; only its exit status is kept
-			results = append(results, r.res)
-			return render.WriteEncodedLine(opts.IO.Out, r.jsonl)
+			err = render.WriteEncodedLine(opts.IO.Out, r.jsonl)
 		case sections != nil:
-			err := sections.Write(r.res)
-			r.res.Report = nil
-			results = append(results, r.res)
-			return err
+			err = sections.Write(r.res)
+		default:
+			results = append(results, r.res) // for the document written at the end
+			return nil
 		}
+		r.res.Report = nil // written; only its exit status is kept
 		results = append(results, r.res)
-		return nil
+		return err
 	}
 	if len(names) == 1 {
 		// One source runs here, on the calling goroutine: the workers of

@@ -44,7 +44,7 @@ func checkSection(p *Printer, res report.Result, i int, several bool) error {
 // table and markdown, one source at a time, so that a long run keeps no
 // report once it is written. Sources that could not be read wait for the
 // first that could: a check where none could be read writes nothing, as
-// Check does (each error went to standard error).
+// gdtopo check writes no table then (each error went to standard error).
 type CheckSections struct {
 	p       *Printer
 	written int             // sections written
