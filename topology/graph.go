@@ -191,6 +191,12 @@ type Device struct {
 	// hangs (plain lspci): Parent and HostBridge are nil and every path to
 	// it is unknown.
 	PlaceUnknown bool
+	// Unidentified is set, by Graph.Finish, on an endpoint the source gives
+	// no vendor ID, device ID or name for, whose class leaves an accelerator
+	// possible: a display controller (a GPU or a BMC's graphics: only the
+	// vendor tells) or no class at all. It is not counted as an accelerator,
+	// and reports say that accelerators may be missed.
+	Unidentified bool
 	// VPDV3 is the V3 keyword of the function's Vital Product Data (a UUID
 	// on ConnectX-8 that ties its Data Direct DMA function to the NIC);
 	// read only for Mellanox functions, "" when absent or unreadable.
@@ -454,8 +460,9 @@ func (g *Graph) NVLinkCount(a, b *Device) int {
 // Finish completes a graph that a reader built with Parent and HostBridge
 // set on each device: it sorts the devices, fills Children and each host
 // bridge's root-bus Devices, takes a host bridge's NUMA node from its
-// devices and its socket from the system, and gives a device with no NUMA
-// node its host bridge's.
+// devices and its socket from the system, gives a device with no NUMA
+// node its host bridge's, and marks the endpoints the source does not
+// identify (Device.Unidentified).
 func (g *Graph) Finish() {
 	sort.Slice(g.Devices, func(i, j int) bool { return g.Devices[i].Addr.Less(g.Devices[j].Addr) })
 	sort.Slice(g.HostBridges, func(i, j int) bool {
@@ -485,7 +492,24 @@ func (g *Graph) Finish() {
 		if d.NUMANode < 0 && d.HostBridge != nil && d.HostBridge.NUMANode >= 0 {
 			d.NUMANode, d.NUMAFrom = d.HostBridge.NUMANode, NUMAFromHostBridge
 		}
+		d.Unidentified = d.Kind == KindOther && len(d.Children) == 0 && d.VendorID == 0 && d.DeviceID == 0 &&
+			d.Name == "" && (d.Class == 0 || d.Class>>16 == 0x03)
 	}
+}
+
+// Unidentified counts the functions Finish marked Unidentified: display
+// controllers of unknown vendor, and functions of unknown class.
+func (g *Graph) Unidentified() (display, classless int) {
+	for _, d := range g.Devices {
+		switch {
+		case !d.Unidentified:
+		case d.Class == 0:
+			classless++
+		default:
+			display++
+		}
+	}
+	return display, classless
 }
 
 // MultiNUMA reports whether the machine has more than one NUMA node.

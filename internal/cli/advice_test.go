@@ -471,3 +471,57 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestUnidentifiedNotNone: real sources that give neither vendor IDs nor
+// names for some functions (the POWER9 capture's six VGA-class V100s; an
+// NCCL topology file that lists bus IDs alone) are never reported as
+// having no accelerators: the verdict, the summary, what the source lacks,
+// the JSON count and compare's verdict all say what is not identified.
+func TestUnidentifiedNotNone(t *testing.T) {
+	for _, tt := range []struct {
+		source []string
+		count  int
+		words  string
+	}{
+		{[]string{"hwloc", "nvidiagpunumanodes.tar.bz2"}, 6, "6 display controllers of unknown vendor"},
+		{[]string{"nccl-xml", "aws-g5.48xl-topo.xml"}, 9, "9 functions of unknown class and vendor"},
+	} {
+		src := corpusPath(t, tt.source...)
+		code, out, errb := run("check", src)
+		if code != ExitOK {
+			t.Fatalf("check %s: exit %d: %s", src, code, errb)
+		}
+		for _, want := range []string{
+			"no accelerators identified among " + tt.words + "\n",
+			"Accelerators   none identified (" + tt.words + ")",
+			"none is counted as an accelerator",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("check %s lacks %q:\n%s", src, want, out)
+			}
+		}
+		if strings.Contains(out, "no accelerators found") || strings.Contains(out, "Accelerators   none\n") {
+			t.Errorf("check %s says there are no accelerators:\n%s", src, out)
+		}
+		_, out, _ = run("check", "-o", "json", src)
+		var doc struct {
+			Sources []struct {
+				Report struct {
+					Summary struct {
+						Unidentified int `json:"unidentified_functions"`
+					} `json:"summary"`
+				} `json:"report"`
+			} `json:"sources"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Sources) != 1 {
+			t.Fatalf("check -o json %s: %v\n%s", src, err, out)
+		}
+		if got := doc.Sources[0].Report.Summary.Unidentified; got != tt.count {
+			t.Errorf("check -o json %s: unidentified_functions %d, want %d", src, got, tt.count)
+		}
+	}
+	_, out, _ := run("compare", corpusPath(t, "hwloc", "nvidiagpunumanodes.tar.bz2"), filepath.Join("..", "..", "fixtures", "recorded-vm"))
+	if !strings.Contains(out, "has no accelerator identified (6 functions the source does not identify)") {
+		t.Errorf("compare's verdict does not say the accelerators are unidentified:\n%s", out)
+	}
+}

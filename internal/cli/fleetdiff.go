@@ -15,6 +15,7 @@ import (
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/internal/termsafe"
+	"github.com/gdtopo/gdtopo/internal/words"
 )
 
 // fleetOptions are gdtopo fleet's inputs.
@@ -182,11 +183,11 @@ const (
 func writeFleetText(w io.Writer, r *fleet.Result, style render.Style) error {
 	p := render.NewPrinter(w, render.Table, style)
 	p.Lines(fmt.Sprintf("%s: %s, %d unlike the majority, %d unreadable",
-		plural(r.Sources, "source"), plural(len(r.Groups), "group"), r.Differing, r.Unreadable), "", "  ")
+		words.Count(r.Sources, "source"), words.Count(len(r.Groups), "group"), r.Differing, r.Unreadable), "", "  ")
 	for _, g := range r.Groups {
 		p.Printf("\n")
 		p.Lines(fmt.Sprintf("group %d: %s (%s, %s), %d alike, like %s",
-			g.Group, plural(g.Sources, "source"), plural(g.Accelerators, "accelerator"), plural(g.NICs, "NIC"), g.Alike, g.Reference), "", "  ")
+			g.Group, words.Count(g.Sources, "source"), words.Count(g.Accelerators, "accelerator"), words.Count(g.NICs, "NIC"), g.Alike, g.Reference), "", "  ")
 		switch {
 		case len(g.Differences) > 0 && 2*g.SharedDevices < max(len(g.Topology.Devices), len(r.Groups[0].Topology.Devices)):
 			p.Lines(fmt.Sprintf("other hardware than group %d: %d of its %d devices are at the same address with the same model there, of %d in group %d (-o json lists the differences)",
@@ -226,11 +227,4 @@ func listSources(s []string) string {
 		return strings.Join(s, " ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(s[:fleetListMax], " "), len(s)-fleetListMax)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -46,6 +46,7 @@ type object struct {
 	link     string // GB/s as written
 	name     string // OS device name
 	osdev    string // "rdma", "net" or ""
+	subtype  string // a PCI device's hwloc subtype ("NVSwitch"), XML only
 	infos    map[string]string
 	line     int // console line, 0 for XML
 	children []*object
@@ -89,18 +90,17 @@ func isBinary(data []byte) bool {
 
 // builder turns an object tree into a graph.
 type builder struct {
-	name       string
-	g          *topology.Graph
-	devs       map[topology.BDF]*topology.Device
-	hbs        map[string]*topology.HostBridge
-	ambig      []string // devices whose GB/s fits several links
-	unnamed    int      // bridges without a bus ID, placed by position
-	noIDs      bool     // devices without vendor IDs
-	vgaUnknown int      // VGA controllers without vendor IDs
-	noSubs     bool     // bridges without subsystem IDs
-	pkgs       map[int]bool
-	nodes      map[int]*topology.NUMANode
-	pus        int
+	name    string
+	g       *topology.Graph
+	devs    map[topology.BDF]*topology.Device
+	hbs     map[string]*topology.HostBridge
+	ambig   []string // devices whose GB/s fits several links
+	unnamed int      // bridges without a bus ID, placed by position
+	noIDs   bool     // devices without vendor IDs
+	noSubs  bool     // bridges without subsystem IDs
+	pkgs    map[int]bool
+	nodes   map[int]*topology.NUMANode
+	pus     int
 	// linkGBs is each generation and width's GB/s as %.2f prints it,
 	// lanes by widths, made on first use.
 	linkGBs []string
@@ -145,9 +145,6 @@ func build(name string, root *object, version string) (*topology.Graph, error) {
 	}
 	if b.noIDs {
 		lacks = append(lacks, "vendor and device IDs (console without -v)")
-	}
-	if b.vgaUnknown > 0 {
-		lacks = append(lacks, fmt.Sprintf("vendors of %d VGA controllers (console without -v): a GPU among them is not counted as an accelerator (lstopo -v shows them)", b.vgaUnknown))
 	}
 	if b.unnamed > 0 && b.noIDs {
 		lacks = append(lacks, "bridge vendor IDs (NCCL's flattening of Broadcom PEX88xxx/PEX89xxx switches unknown: its labels may read PXB for PIX)")
@@ -399,8 +396,8 @@ func (b *builder) device(o, normal *object, hb *topology.HostBridge, parent *top
 	if o.vendor < 0 && o.class == 0x0302 {
 		d.Kind = topology.KindAccelerator // a 3D controller: a compute GPU whatever its vendor
 	}
-	if o.vendor < 0 && o.class == 0x0300 {
-		b.vgaUnknown++ // a workstation GPU or a BMC's graphics: only the vendor tells
+	if d.Kind == topology.KindOther && o.subtype == "NVSwitch" {
+		d.Kind = topology.KindNVSwitch // hwloc's word for a function whose IDs it left at 0000:0000 (nvidiaDGX2.xml)
 	}
 	if normal != nil && len(normal.nodes) == 1 {
 		d.NUMANode, d.NUMAFrom, d.RawNUMANode = normal.nodes[0], topology.NUMAFromLocalCPUs, normal.nodes[0]

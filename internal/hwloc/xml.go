@@ -880,7 +880,7 @@ func (p *xmlParser) object(a *xmlObject) *object {
 		o.buses = a.bridgePCI
 	}
 	if typ == "PCI" || typ == "PCIBridge" {
-		o.busid, o.link = a.busID, a.linkSpeed
+		o.busid, o.link, o.subtype = a.busID, a.linkSpeed, a.subtype
 		if !parsePCIType(o, a.pciType) {
 			p.bad(a.typ, "pci_type", a.pciType)
 		}

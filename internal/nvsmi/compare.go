@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -39,7 +40,7 @@ func Map(g *topology.Graph, m *Matrix) Mapping {
 		}
 		mp.GPUsBy = "PCI bus order"
 	} else {
-		mp.Notes = append(mp.Notes, fmt.Sprintf("the matrix has %s, the source %d NVIDIA accelerators: GPUs not matched (not the same host, or GPUs hidden from one of them)", countOf(len(cols), "GPU"), len(gpus)))
+		mp.Notes = append(mp.Notes, fmt.Sprintf("the matrix has %s, the source %d NVIDIA accelerators: GPUs not matched (not the same host, or GPUs hidden from one of them)", words.Count(len(cols), "GPU"), len(gpus)))
 	}
 	cols := m.NICs()
 	if len(cols) == 0 {

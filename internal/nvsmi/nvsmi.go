@@ -15,9 +15,10 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gdtopo/gdtopo/internal/words"
 )
 
 // Matrix is one `nvidia-smi topo -m` output.
@@ -369,18 +370,10 @@ func (m *Matrix) column(c string) int {
 	return -1
 }
 
-// countOf is "1 GPU" or "n GPUs".
-func countOf(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
 // Summary describes the matrix in a few words: "8 GPUs, 10 NICs (NIC
 // legend), cut off: no row for GPU7".
 func (m *Matrix) Summary() string {
-	s := countOf(len(m.GPUs()), "GPU") + ", " + countOf(len(m.NICs()), "NIC")
+	s := words.Count(len(m.GPUs()), "GPU") + ", " + words.Count(len(m.NICs()), "NIC")
 	if n := len(m.NICs()); n > 0 {
 		named := 0
 		for _, c := range m.NICs() {

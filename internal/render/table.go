@@ -97,6 +97,9 @@ func checkReport(p *Printer, r *report.Report) error {
 		}
 	}
 	switch {
+	case len(r.Accelerators) == 0 && r.Summary.UnidentifiedFunctions > 0:
+		p.Printf("\nno accelerators identified among %d PCI functions: the source does not say what %s are\n",
+			len(r.Devices), report.Unidentified(r.Graph))
 	case len(r.Accelerators) == 0:
 		p.Printf("\nno accelerators found among %d PCI functions\n", len(r.Devices))
 	case len(r.NICs) == 0:

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gdtopo/gdtopo/advisor"
+	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -36,7 +37,7 @@ func Build(in Input) *Report {
 	r := &Report{Source: in.Source, Graph: g, FailOn: in.FailOn, NVSMI: in.NVSMI,
 		HostBridges: make([]HostBridge, 0, len(g.HostBridges)), Devices: make([]Device, 0, len(g.Devices)), Accelerators: []Accelerator{},
 		NICs: []string{}, HiddenNICs: []string{}, Pairs: make([]Pair, 0, len(in.Pairs)),
-		Warnings: make([]Warning, 0, len(g.Warnings)), Lacks: append([]string{}, g.Lacks...), Findings: []Finding{},
+		Warnings: make([]Warning, 0, len(g.Warnings)), Lacks: append(append([]string{}, g.Lacks...), unidentifiedLacks(g)...), Findings: []Finding{},
 		Plan: Plan{Assignments: []Assignment{}, Ranks: []Rank{}}}
 	r.System = system(g.System)
 	r.Summary = summary(g)
@@ -386,10 +387,50 @@ func summary(g *topology.Graph) Summary {
 	s := Summary{Accelerators: census(accels, false), NICs: census(g.OfKind(topology.KindNIC), false),
 		PCIeSwitches: census(g.TopSwitches(), false), SwitchLevels: len(g.Switches()), Functions: len(g.Devices),
 		AcceleratorLinks: census(accels, true), RailNICLinks: census(shown, true), Platform: nonNil(g.PlatformFeatures())}
+	if unknown := Unidentified(g); unknown != "" {
+		display, classless := g.Unidentified()
+		s.UnidentifiedFunctions = display + classless
+		if len(accels) == 0 {
+			s.Accelerators = "none identified (" + unknown + ")"
+			s.AcceleratorLinks = s.Accelerators
+		} else {
+			s.Accelerators += "; not counted: " + unknown
+			s.AcceleratorLinks += "; not counted: " + unknown
+		}
+	}
 	if top := len(g.TopSwitches()); s.SwitchLevels == top {
 		s.SwitchLevels = 0
 	}
 	return s
+}
+
+// Unidentified says in words which functions may be accelerators that the
+// source does not identify (topology.Device.Unidentified): "6 display
+// controllers of unknown vendor"; "" when there are none.
+func Unidentified(g *topology.Graph) string {
+	display, classless := g.Unidentified()
+	var parts []string
+	if display > 0 {
+		parts = append(parts, words.Count(display, "display controller")+" of unknown vendor")
+	}
+	if classless > 0 {
+		parts = append(parts, words.Count(classless, "function")+" of unknown class and vendor")
+	}
+	return strings.Join(parts, " and ")
+}
+
+// unidentifiedLacks are the summary's lines on what the source lacks to
+// tell what the functions Unidentified counts are.
+func unidentifiedLacks(g *topology.Graph) []string {
+	display, classless := g.Unidentified()
+	var lines []string
+	if display > 0 {
+		lines = append(lines, "vendors of "+words.Count(display, "display controller")+" (a GPU or a BMC's graphics: only the vendor tells; none is counted as an accelerator)")
+	}
+	if classless > 0 {
+		lines = append(lines, "class and vendor of "+words.Count(classless, "function")+" (none is counted as an accelerator or a NIC)")
+	}
+	return lines
 }
 
 // census counts devices by model, and by link with withLinks:

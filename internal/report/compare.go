@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -46,6 +47,10 @@ type Measures struct {
 	// source cannot tell ("?"): a server with any is never ranked above
 	// one with none, nor ranked at all against another with some.
 	UnknownPaths int `json:"unknown_paths"`
+	// UnidentifiedFunctions is the summary's count of functions the source
+	// does not identify: a server without accelerators may have some there.
+	// Not a ranking measure.
+	UnidentifiedFunctions int `json:"unidentified_functions"`
 }
 
 // measure is one ranking measure: its name for the verdict, its value and
@@ -110,7 +115,8 @@ func ServerOf(r *Report) Server {
 	}
 	s.Measures = Measures{WorstGbps: math.Round(r.Plan.WorstGbps), MeanGbps: math.Round(r.Plan.MeanGbps),
 		Critical: r.Counts.Critical, Warning: r.Counts.Warning, Info: r.Counts.Info,
-		Accelerators: len(r.Accelerators), RailNICs: railNICs, UnknownPaths: s.Measures.UnknownPaths}
+		Accelerators: len(r.Accelerators), RailNICs: railNICs, UnknownPaths: s.Measures.UnknownPaths,
+		UnidentifiedFunctions: r.Summary.UnidentifiedFunctions}
 	return s
 }
 
@@ -266,6 +272,9 @@ func verdict(best, next Server) Verdict {
 // lacking says what keeps GPUDirect RDMA off a server rdmaPossible ranks
 // last: no accelerator, or no NIC that may do RDMA.
 func lacking(m Measures) string {
+	if m.Accelerators == 0 && m.UnidentifiedFunctions > 0 {
+		return "no accelerator identified (" + words.Count(m.UnidentifiedFunctions, "function") + " the source does not identify)"
+	}
 	if m.Accelerators == 0 {
 		return "no accelerator"
 	}

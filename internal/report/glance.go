@@ -25,6 +25,8 @@ func CheckVerdict(r *Report) string {
 	}
 	line := status + ": " + findings
 	switch {
+	case len(r.Accelerators) == 0 && r.Summary.UnidentifiedFunctions > 0:
+		return line + "; no accelerators identified among " + Unidentified(r.Graph)
 	case len(r.Accelerators) == 0:
 		return line + "; no accelerators"
 	case len(r.NICs) == 0:

@@ -102,6 +102,10 @@ type Summary struct {
 	Functions        int    `json:"pci_functions"`
 	AcceleratorLinks string `json:"accelerator_links"` // accelerators by model and link
 	RailNICLinks     string `json:"rail_nic_links"`    // the shown NICs by model and link
+	// UnidentifiedFunctions counts the endpoints the source gives no IDs,
+	// name or class for that would tell an accelerator from the rest
+	// (topology.Device.Unidentified): accelerators may be among them.
+	UnidentifiedFunctions int `json:"unidentified_functions"`
 	// Platform names what of the newer platforms the machine shows (Grace,
 	// NVLink-C2C, NIC switches, Data Direct, partitions, bonds, Socket
 	// Direct); empty for other machines.

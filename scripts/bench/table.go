@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/gdtopo/gdtopo/internal/words"
 )
 
 // workload is one paired comparison, gdtopo's command against a peer's.
@@ -181,9 +183,9 @@ func (m machine) line() string {
 		"load average %s at the start, %s at the end; %s after %s of each command",
 		m.date.Format("2006-01-02 15:04 MST"), how,
 		m.cpu, m.cpus, m.kernel, m.goVersion, m.pciutils, m.hwloc, m.loadStart, m.loadEnd,
-		plural(m.runs, "timed pair"), plural(m.warmup, "warm-up run"))
+		words.Count(m.runs, "timed pair"), words.Count(m.warmup, "warm-up run"))
 	if m.bigRuns > 0 {
-		line += fmt.Sprintf(" (on the generated tree %s after %s)", plural(m.bigRuns, "pair"), plural(m.bigWarmup, "warm-up run"))
+		line += fmt.Sprintf(" (on the generated tree %s after %s)", words.Count(m.bigRuns, "pair"), words.Count(m.bigWarmup, "warm-up run"))
 	}
 	if m.only != "" {
 		line += fmt.Sprintf("; only the inputs matching `%s`", m.only)
@@ -257,7 +259,7 @@ func summaryRow(w workload, cs []comparison) row {
 			over++
 		}
 	}
-	r.input = fmt.Sprintf("%s; worst %s", plural(len(cs), "input"), cs[worst].input)
+	r.input = fmt.Sprintf("%s; worst %s", words.Count(len(cs), "input"), cs[worst].input)
 	r.gdtopo, r.peer = ms(median(gd)), ms(median(peer))
 	r.ratio = ratioCell(statOf(ratios))
 	r.met = "yes"
@@ -321,14 +323,6 @@ func rssRows(cs []comparison) []row {
 		})
 	}
 	return rows
-}
-
-// plural is "1 pair", "3 pairs".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 func goalCell(w workload) string { return fmt.Sprintf("≤ %.1fx", w.goal()) }
