@@ -525,3 +525,17 @@ func TestUnidentifiedNotNone(t *testing.T) {
 		t.Errorf("compare's verdict does not say the accelerators are unidentified:\n%s", out)
 	}
 }
+
+// TestVerdictPathsUnknown: a plain lspci listing (Lenovo SD665-N V3: four
+// H100s, seven NICs, no hierarchy) gives no rail plan, and check's first
+// line says why rather than a bare "OK: no findings".
+func TestVerdictPathsUnknown(t *testing.T) {
+	src := corpusPath(t, "lspci", "lenovo-sd665n-v3-4xh100-genoa.lspci.txt")
+	code, out, errb := run("check", src)
+	if code != ExitOK {
+		t.Fatalf("check %s: exit %d: %s", src, code, errb)
+	}
+	if first, _, _ := strings.Cut(out, "\n"); first != "OK: no findings; no rail plan: 28 of 28 accelerator–NIC paths unknown" {
+		t.Errorf("check %s opens with %q", src, first)
+	}
+}

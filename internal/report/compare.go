@@ -83,6 +83,22 @@ type Verdict struct {
 	Sentence   string  `json:"sentence"`
 }
 
+// UnknownPaths counts the pairs of an accelerator and a shown NIC whose
+// path the source cannot tell ("?"), and all such pairs.
+func UnknownPaths(r *Report) (unknown, all int) {
+	for _, a := range r.Accelerators {
+		for _, n := range r.NICs {
+			if p := r.Pair(a.BDF, n); p != nil {
+				all++
+				if p.SMI == string(topology.Unknown) {
+					unknown++
+				}
+			}
+		}
+	}
+	return unknown, all
+}
+
 // ServerOf condenses a report for the comparison.
 func ServerOf(r *Report) Server {
 	s := Server{Source: r.Source.Name, Format: r.Source.Format, CPU: CPUText(r.System), NUMANodes: len(r.System.NUMANodes),
@@ -92,12 +108,10 @@ func ServerOf(r *Report) Server {
 		for _, n := range r.NICs {
 			if p := r.Pair(a.BDF, n); p != nil {
 				s.PairsByLabel[Label(p)]++
-				if p.SMI == string(topology.Unknown) {
-					s.Measures.UnknownPaths++
-				}
 			}
 		}
 	}
+	s.Measures.UnknownPaths, _ = UnknownPaths(r)
 	railNICs := len(r.NICs)
 	if r.NoRDMANIC() { // the rails are NICs without RDMA: none counts
 		railNICs = 0

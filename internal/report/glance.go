@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -32,6 +33,9 @@ func CheckVerdict(r *Report) string {
 	case len(r.NICs) == 0:
 		return line + "; no NICs for GPUDirect RDMA"
 	case len(r.Plan.Assignments) == 0:
+		if unknown, all := UnknownPaths(r); unknown > 0 {
+			return line + fmt.Sprintf("; no rail plan: %d of %s unknown", unknown, words.Count(all, "accelerator–NIC path"))
+		}
 		return line
 	}
 	gdr := 0
