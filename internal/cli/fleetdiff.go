@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +13,6 @@ import (
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/internal/termsafe"
-	"github.com/gdtopo/gdtopo/internal/words"
 )
 
 // fleetOptions are gdtopo fleet's inputs.
@@ -95,7 +92,7 @@ func fleetDiffRun(opts *fleetOptions) error {
 	case render.Prometheus:
 		err = fleet.WriteFleetPrometheus(w, res)
 	default:
-		err = writeFleetText(w, res, opts.IO.Style)
+		err = render.Fleet(w, res, opts.IO.Style)
 	}
 	if err == nil {
 		err = w.Flush()
@@ -169,62 +166,4 @@ func (opts *fleetOptions) topo(op *source.Opener, name string) (*fleet.Topo, err
 	}
 	t := fleet.NewTopo(a.g, pairs, res)
 	return &t, nil
-}
-
-// How many sources of one state, and how many differences, the text
-// output shows.
-const (
-	fleetListMax = 20
-	fleetDiffMax = 30
-)
-
-// writeFleetText prints the groups for people, lines wrapped to style's
-// width.
-func writeFleetText(w io.Writer, r *fleet.Result, style render.Style) error {
-	p := render.NewPrinter(w, render.Table, style)
-	p.Lines(fmt.Sprintf("%s: %s, %d unlike the majority, %d unreadable",
-		words.Count(r.Sources, "source"), words.Count(len(r.Groups), "group"), r.Differing, r.Unreadable), "", "  ")
-	for _, g := range r.Groups {
-		p.Printf("\n")
-		p.Lines(fmt.Sprintf("group %d: %s (%s, %s), %d alike, like %s",
-			g.Group, words.Count(g.Sources, "source"), words.Count(g.Accelerators, "accelerator"), words.Count(g.NICs, "NIC"), g.Alike, g.Reference), "", "  ")
-		switch {
-		case len(g.Differences) > 0 && 2*g.SharedDevices < max(len(g.Topology.Devices), len(r.Groups[0].Topology.Devices)):
-			p.Lines(fmt.Sprintf("other hardware than group %d: %d of its %d devices are at the same address with the same model there, of %d in group %d (-o json lists the differences)",
-				g.ComparedWith, g.SharedDevices, len(g.Topology.Devices), len(r.Groups[0].Topology.Devices), g.ComparedWith), "  ", "    ")
-		case len(g.Differences) > 0:
-			p.Lines(fmt.Sprintf("unlike group %d:", g.ComparedWith), "  ", "    ")
-			writeDiffs(p, "    ", g.Differences)
-		}
-		for _, v := range g.Variants {
-			p.Lines(listSources(v.Sources)+":", "  ", "    ")
-			writeDiffs(p, "    ", v.Differences)
-		}
-	}
-	if len(r.Errors) > 0 {
-		p.Printf("\nunreadable:\n")
-		for _, e := range r.Errors {
-			p.Lines(e.Error, "  ", "    ")
-		}
-	}
-	return nil
-}
-
-// writeDiffs prints up to fleetDiffMax differences: machines of other
-// hardware differ in every device, which -o json lists.
-func writeDiffs(p *render.Printer, indent string, ds []fleet.Difference) {
-	for i, d := range ds {
-		if i == fleetDiffMax && len(ds) > fleetDiffMax+1 {
-			p.Lines(fmt.Sprintf("... and %d more differences (-o json lists them all)", len(ds)-i), indent, indent+"  ")
-			return
-		}
-		p.Lines(d.String(), indent, indent+"  ")
-	}
-}
-
-func listSources(s []string) string {
-	if len(s) <= fleetListMax {
-		return strings.Join(s, " ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(s[:fleetListMax], " "), len(s)-fleetListMax)
 }

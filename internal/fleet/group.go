@@ -109,6 +109,13 @@ type Group struct {
 	Variants []Variant `json:"variants"`
 }
 
+// OtherHardware reports whether g, a group after the first, differs from
+// the first group in most of its devices: other hardware rather than a
+// changed machine, whose differences -o json lists rather than the text.
+func (g *Group) OtherHardware(first *Group) bool {
+	return len(g.Differences) > 0 && 2*g.SharedDevices < max(len(g.Topology.Devices), len(first.Topology.Devices))
+}
+
 // Variant is the machines of a group in one state other than the majority's.
 type Variant struct {
 	Sources     []string     `json:"sources"`
