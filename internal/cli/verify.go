@@ -27,7 +27,9 @@ gdtopo gives the same pair from SOURCE's PCIe tree, and lists every cell where
 they disagree, with what may explain it: a tree that is not this host's, a
 hypervisor's virtual tree, a label the source could only guess (NODE?), NVLink
 the source cannot show. NV# cells where the source could only say NV? are
-counted as NVLink the tree lacks, not as disagreements.
+counted as NVLink the tree lacks, not as disagreements. Each GPU's CPU
+Affinity and NUMA Affinity are set against its local CPUs and NUMA node in
+the source, where both sides give them.
 
 The matrix is NVSMI_FILE, or --nvsmi FILE (- for standard input), or the
 matrix pasted before or after a text dump in SOURCE itself

@@ -94,7 +94,9 @@ func TestNVSMIGivesNVLink(t *testing.T) {
 		t.Errorf("matrix --nvsmi: exit %d %q:\n%s", code, errb, out)
 	}
 	code, out, _ = run("check", fixture, "--nvsmi", nv)
-	if code != ExitOK || strings.Contains(out, "Source lacks   NVLink") || !strings.Contains(out, "153 compared: 125 agree, 0 differ; 28 NV# the source cannot show") {
+	// The fixture is DGX A100-like, not that host: 32 CPUs where it had
+	// 256, so every GPU's CPU Affinity differs; NUMA Affinity agrees.
+	if code != ExitOK || strings.Contains(out, "Source lacks   NVLink") || !strings.Contains(out, "169 compared: 133 agree, 8 differ; 28 NV# the source cannot show") {
 		t.Errorf("check --nvsmi: exit %d:\n%s", code, out)
 	}
 	code, out, _ = run("check", fixture, "--nvsmi", nv, "-o", "json")
@@ -103,8 +105,17 @@ func TestNVSMIGivesNVLink(t *testing.T) {
 	if err != nil || code != ExitOK || len(doc.Sources) != 1 || doc.Sources[0].Report == nil || doc.Sources[0].Report.NVSMI == nil {
 		t.Fatalf("check --nvsmi -o json: exit %d, %v, no nvidia_smi:\n%.400s", code, err, out)
 	}
-	if c := doc.Sources[0].Report.NVSMI; c.Compared != 153 || c.Agree != 125 || c.NVLink != 28 {
+	c := doc.Sources[0].Report.NVSMI
+	if c.Compared != 169 || c.Agree != 133 || c.NVLink != 28 || len(c.Differ) != 8 {
 		t.Errorf("check --nvsmi -o json: %+v", c)
+	}
+	for _, d := range c.Differ {
+		if d.Column != "CPU Affinity" || d.B != "" || d.Row == "" || d.A == "" {
+			t.Errorf("check --nvsmi -o json: a differing cell that is not a GPU's CPU Affinity: %+v", d)
+		}
+	}
+	if len(c.Differ) > 0 && (c.Differ[0].Driver != "48-63,176-191" || c.Differ[0].Source != "6-7,22-23") {
+		t.Errorf("GPU0's CPU Affinity: %+v", c.Differ[0])
 	}
 }
 

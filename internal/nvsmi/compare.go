@@ -2,6 +2,7 @@ package nvsmi
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -94,7 +95,9 @@ func Map(g *topology.Graph, m *Matrix) Mapping {
 	return mp
 }
 
-// Cell is one pair of the matrix set against the source's PCIe tree.
+// Cell is one pair of the matrix set against the source's PCIe tree, or
+// one affinity column of a device's row (Column "CPU Affinity" or "NUMA
+// Affinity", B nil).
 type Cell struct {
 	Row, Column string
 	A, B        *topology.Device
@@ -157,10 +160,54 @@ func Compare(g *topology.Graph, m *Matrix) Result {
 			r.Differ = append(r.Differ, c)
 		}
 	}
-	if len(m.Columns) == 1 && r.GPUsBy != "" {
+	affinities := 0
+	for _, row := range m.Rows {
+		if d := r.Devices[row.Name]; d != nil {
+			affinities += r.compareAffinity(row, d)
+		}
+	}
+	if len(m.Columns) == 1 && r.GPUsBy != "" && affinities == 0 {
 		r.Notes = append(r.Notes, "the matrix holds one GPU and no NIC: no pair to set against the source, only the GPU count agrees")
+	} else if len(m.Columns) == 1 && r.GPUsBy != "" {
+		r.Notes = append(r.Notes, "the matrix holds one GPU and no NIC: no pair to set against the source, only its affinity columns and the GPU count")
 	}
 	return r
+}
+
+// compareAffinity sets a matched row's CPU Affinity and NUMA Affinity
+// against the source's for the same device: its local CPUs (local_cpulist)
+// and its NUMA node as gdtopo's matrix prints them. A column counts only
+// where both sides give a value: nvidia-smi prints N/A, and a source may
+// lack local CPUs or NUMA nodes. It returns how many columns it compared.
+func (r *Result) compareAffinity(row Row, d *topology.Device) int {
+	compared := 0
+	if drv, err := topology.ParseCPUList(row.CPUAffinity); err == nil && len(drv) > 0 && d.LocalCPUs != "" {
+		if tree, err := topology.ParseCPUList(d.LocalCPUs); err == nil && len(tree) > 0 {
+			compared++
+			r.affinityCell(row.Name, "CPU Affinity", d, row.CPUAffinity, d.LocalCPUs, slices.Equal(drv, tree),
+				"the source's local CPUs (local_cpulist) are not the driver's: the source is not this host, or its CPUs were renumbered (SNC, BIOS) since")
+		}
+	}
+	if drv, err := strconv.Atoi(row.NUMAAffinity); err == nil && drv >= 0 && d.NUMANode >= 0 {
+		compared++
+		why := "the source places the device on another NUMA node: the source is not this host, or the firmware's tables (SRAT) changed since"
+		if d.NUMAFrom != topology.NUMAFromFile {
+			why = "the source's node was inferred (numa_node -1: taken from " + d.NUMAFrom + "), and the driver's differs"
+		}
+		r.affinityCell(row.Name, "NUMA Affinity", d, row.NUMAAffinity, strconv.Itoa(d.NUMANode), drv == d.NUMANode, why)
+	}
+	return compared
+}
+
+// affinityCell counts one affinity column of a row, and lists it when the
+// two sides differ.
+func (r *Result) affinityCell(row, column string, d *topology.Device, driver, tree string, agrees bool, why string) {
+	r.Compared++
+	if agrees {
+		r.Agree++
+		return
+	}
+	r.Differ = append(r.Differ, Cell{Row: row, Column: column, A: d, Driver: driver, Tree: tree, Why: why})
 }
 
 // why suggests what makes the driver's label differ from the tree's.

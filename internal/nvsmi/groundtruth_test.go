@@ -89,7 +89,10 @@ func matrix(t *testing.T, path string) *nvsmi.Matrix {
 // of a host whose own nvidia-smi topo -m it also holds against that matrix:
 // a label without "?" must equal the driver's, NV# included (a confident
 // PCIe label where the driver prints NV# fails), and every cell must be
-// compared. The fixtures modelled on those hosts are checked the same way.
+// compared, the GPUs' affinity columns too where the source gives local
+// CPUs and NUMA nodes. The fixtures modelled on those hosts are checked the
+// same way; dgx-a100 has 32 CPUs where the host had 256, so each GPU's CPU
+// Affinity differs there.
 func TestNoConfidentLabelContradictsNvidiaSmi(t *testing.T) {
 	dir := corpus(t)
 	puget := filepath.Join(dir, "paired", "puget-wrx90-threadripper-2xrtx6000ada-cx7")
@@ -97,15 +100,17 @@ func TestNoConfidentLabelContradictsNvidiaSmi(t *testing.T) {
 		name   string
 		tree   []string
 		matrix string
-		cells  int // every pair of the matrix's columns
+		cells  int // every pair of the matrix's columns, and the affinity columns the source can answer
+		cpus   int // CPU Affinity cells that differ
 	}{
-		{"puget lspci -tv", []string{filepath.Join(puget, "lspci-tv.txt")}, filepath.Join(puget, "nvsmi-topo.txt"), 6},
-		{"puget lspci -tv + -vvv", []string{filepath.Join(puget, "lspci-tv.txt"), filepath.Join(puget, "lspci-vvv.md")}, filepath.Join(puget, "nvsmi-topo.txt"), 6},
-		{"fixture wrx90-threadripper", []string{filepath.Join("..", "..", "fixtures", "wrx90-threadripper")}, filepath.Join(puget, "nvsmi-topo.txt"), 6},
-		{"fixture dgx-a100", []string{filepath.Join("..", "..", "fixtures", "dgx-a100")}, filepath.Join(dir, "nvsmi", "dgxa100-like-epyc7742-8xa100-10nic.txt"), 153},
+		{"puget lspci -tv", []string{filepath.Join(puget, "lspci-tv.txt")}, filepath.Join(puget, "nvsmi-topo.txt"), 6, 0},
+		{"puget lspci -tv + -vvv", []string{filepath.Join(puget, "lspci-tv.txt"), filepath.Join(puget, "lspci-vvv.md")}, filepath.Join(puget, "nvsmi-topo.txt"), 6, 0},
+		{"fixture wrx90-threadripper", []string{filepath.Join("..", "..", "fixtures", "wrx90-threadripper")}, filepath.Join(puget, "nvsmi-topo.txt"), 6 + 4, 0},
+		{"fixture dgx-a100", []string{filepath.Join("..", "..", "fixtures", "dgx-a100")}, filepath.Join(dir, "nvsmi", "dgxa100-like-epyc7742-8xa100-10nic.txt"), 153 + 16, 8},
 		// Two DGX-2s, not one host: the design fixes the GPU pairs (NV6); the
-		// hwloc XML has no NICs. The matrix is cut after GPU4's row.
-		{"hwloc DGX-2 vs a DGX-2's nvidia-smi", []string{filepath.Join(dir, "hwloc", "nvidiaDGX2.xml")}, filepath.Join(dir, "nvsmi", "nccl-tests-78-dgx2-16gpu-10nic.partial.txt"), 65},
+		// hwloc XML has no NICs, and 4 CPUs where the other host's GPUs
+		// print 0-23,48-71. The matrix is cut after GPU4's row.
+		{"hwloc DGX-2 vs a DGX-2's nvidia-smi", []string{filepath.Join(dir, "hwloc", "nvidiaDGX2.xml")}, filepath.Join(dir, "nvsmi", "nccl-tests-78-dgx2-16gpu-10nic.partial.txt"), 65 + 4, 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -114,10 +119,19 @@ func TestNoConfidentLabelContradictsNvidiaSmi(t *testing.T) {
 			if r.Compared != c.cells {
 				t.Errorf("%d cells compared, want %d (notes: %v)", r.Compared, c.cells, r.Notes)
 			}
+			cpus := 0
 			for _, d := range r.Differ {
-				if !strings.HasSuffix(d.Tree, "?") {
+				switch {
+				case d.B == nil && d.Column == "CPU Affinity":
+					cpus++
+				case d.B == nil:
+					t.Errorf("%s %s (%s): the source says %s, nvidia-smi %s", d.Row, d.Column, d.A.BDF(), d.Tree, d.Driver)
+				case !strings.HasSuffix(d.Tree, "?"):
 					t.Errorf("%s-%s (%s-%s): gdtopo says %s as fact, nvidia-smi %s", d.Row, d.Column, d.A.BDF(), d.B.BDF(), d.Tree, d.Driver)
 				}
+			}
+			if cpus != c.cpus {
+				t.Errorf("%d CPU Affinity cells differ, want %d", cpus, c.cpus)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/gdtopo/gdtopo/internal/report"
 )
@@ -53,7 +54,7 @@ func verifyTables(p *Printer, v *report.Verification) error {
 	p.Heading("Cells that differ")
 	var t [][]string
 	for _, d := range c.Differ {
-		t = append(t, []string{d.Row + " " + d.A, d.Column + " " + d.B, d.Driver, d.Source, d.Why})
+		t = append(t, []string{d.Row + " " + d.A, strings.TrimSpace(d.Column + " " + d.B), d.Driver, d.Source, d.Why})
 	}
 	return p.Table([]string{"Row", "Column", "nvidia-smi", "Source", "Why it may differ"}, t)
 }

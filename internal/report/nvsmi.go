@@ -22,7 +22,7 @@ type NVSMICell struct {
 	Row    string `json:"row"` // the matrix's names: GPU0, NIC3, mlx5_2
 	Column string `json:"column"`
 	A      string `json:"a"` // BDFs
-	B      string `json:"b"`
+	B      string `json:"b"` // "" for an affinity column
 	Driver string `json:"nvidia_smi"`
 	Source string `json:"source"` // gdtopo's label, "?" marking a guess
 	Why    string `json:"why"`
@@ -34,7 +34,11 @@ func NVSMI(file string, m *nvsmi.Matrix, r nvsmi.Result) *NVSMICheck {
 	out := &NVSMICheck{File: file, Matrix: m.Summary(), GPUsBy: r.GPUsBy, NICsBy: r.NICsBy, Compared: r.Compared, Agree: r.Agree, NVLink: r.NVLink,
 		Differ: []NVSMICell{}, Partial: append([]string{}, r.Partial...), Notes: append([]string{}, r.Notes...)}
 	for _, c := range r.Differ {
-		out.Differ = append(out.Differ, NVSMICell{Row: c.Row, Column: c.Column, A: c.A.BDF(), B: c.B.BDF(), Driver: c.Driver, Source: c.Tree, Why: c.Why})
+		cell := NVSMICell{Row: c.Row, Column: c.Column, A: c.A.BDF(), Driver: c.Driver, Source: c.Tree, Why: c.Why}
+		if c.B != nil {
+			cell.B = c.B.BDF()
+		}
+		out.Differ = append(out.Differ, cell)
 	}
 	return out
 }
