@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,6 +96,16 @@ func TestCorpusKnownMachines(t *testing.T) {
 	g = readSource(t, filepath.Join(dir, "ghw", "linux-amd64-accel-nvidia.tar.gz"))
 	if n := len(g.OfKind(topology.KindAccelerator)); n != 1 {
 		t.Errorf("QEMU P100 guest: %d accelerators, want 1", n)
+	}
+
+	// POWER9's cpuinfo names the CPU on its "cpu" lines and has no
+	// "model name": the model is read, and cpuinfo is not said to be missing.
+	g = readSource(t, filepath.Join(dir, "hwloc", "nvidiagpunumanodes.tar.bz2"))
+	if s := g.System; s.CPUArch != "ppc64" || s.CPUModel != "POWER9, altivec supported" || slices.Contains(g.Lacks, "proc/cpuinfo") {
+		t.Errorf("AC922: arch %q, model %q, lacks %q", s.CPUArch, s.CPUModel, g.Lacks)
+	}
+	if display, _ := g.Unidentified(); display != 6 {
+		t.Errorf("AC922: %d display controllers without vendors, want its 6 V100s", display)
 	}
 }
 

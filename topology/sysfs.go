@@ -1164,8 +1164,11 @@ func (r *reader) summarize() {
 	if len(r.g.System.NUMANodes) == 0 {
 		r.g.Lacks = append(r.g.Lacks, "NUMA nodes ("+pathNodes+")")
 	}
-	if r.g.System.CPUModel == "" {
+	switch {
+	case r.g.System.CPUModel == "" && r.g.System.CPUArch == "":
 		r.g.Lacks = append(r.g.Lacks, pathCPUInfo)
+	case r.g.System.CPUModel == "":
+		r.g.Lacks = append(r.g.Lacks, "the CPU model ("+pathCPUInfo+" names none gdtopo reads)")
 	}
 	files := make([]string, 0, len(r.missing))
 	for f := range r.missing {

@@ -103,8 +103,8 @@ func (r *reader) readCPUInfo(s *System) map[int]int {
 		case "vendor_id":
 			s.CPUVendor, s.CPUArch = keep(s.CPUVendor, vb), "x86_64"
 		case "cpu":
-			if bytes.HasPrefix(vb, []byte("POWER")) { // ppc64's /proc/cpuinfo: "cpu : POWER9 ..."
-				s.CPUArch = "ppc64"
+			if bytes.HasPrefix(vb, []byte("POWER")) { // ppc64's /proc/cpuinfo: "cpu : POWER9, altivec supported", its only model line
+				s.CPUArch, s.CPUModel = "ppc64", keep(s.CPUModel, vb)
 			}
 		case "model name":
 			s.CPUModel = keep(s.CPUModel, vb)

@@ -220,3 +220,33 @@ func best(t *testing.T, g *topology.Graph) map[*topology.Device]*topology.Device
 	}
 	return report.Build(report.Input{Graph: g, Pairs: pairs, Advice: res, FailOn: "critical"}).BestNICs()
 }
+
+// TestNCCLXMLCPUArch: a <cpu> says the architecture the source shows, in
+// NCCL's words, with vendor, family and model on x86 only, as NCCL's
+// ncclTopoGetXmlFromCpu writes them; a source without cpuinfo leaves arch
+// out for NCCL to fill from the machine it runs on. Grace (gb200-tray) was
+// once written as x86_64.
+func TestNCCLXMLCPUArch(t *testing.T) {
+	all := fixtures(t)
+	unknown := *all["hgx-h100"]
+	unknown.System.CPUArch, unknown.System.CPUVendor = "", ""
+	for _, tt := range []struct {
+		name string
+		g    *topology.Graph
+		want string // the first <cpu>'s attributes after its affinity
+	}{
+		{"gb200-tray", all["gb200-tray"], `arch="arm64">`},
+		{"hgx-h100", all["hgx-h100"], `arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">`},
+		{"no cpuinfo", &unknown, `affinity="00ff00ff">`},
+	} {
+		var b bytes.Buffer
+		if err := NCCLXML(&b, tt.g); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		wellFormed(t, tt.name, b.Bytes())
+		first, _, _ := bytes.Cut(b.Bytes()[bytes.Index(b.Bytes(), []byte("<cpu ")):], []byte("\n"))
+		if !bytes.HasSuffix(first, []byte(tt.want)) {
+			t.Errorf("%s: %s, want it to end %s", tt.name, first, tt.want)
+		}
+	}
+}

@@ -85,8 +85,11 @@ func buildNCCLTree(g *topology.Graph) ncclTree {
 //
 // Attributes gdtopo cannot know are left out, so that NCCL fills them from
 // the running machine (it does so for any attribute a topology file lacks):
-// sm where the model is not in gdtopo's table, a NIC's speed when unknown,
-// and gpu gdr when the source shows no GPUDirect peer-memory module.
+// the CPU's arch when the source has no cpuinfo, sm where the model is not
+// in gdtopo's table, a NIC's speed when unknown, gpu gdr when the source
+// shows no GPUDirect peer-memory module, and a Grace GPU's <c2c> link count
+// and bandwidth, which are NVML's (ncclTopoGetXmlFromGpu probes them for a
+// GPU whose <gpu> has no <c2c>).
 func NCCLXML(w io.Writer, g *topology.Graph) error {
 	for _, d := range g.Devices {
 		switch {
@@ -171,12 +174,18 @@ func (x *xmlWriter) cpu(id int, t ncclTree) {
 			a = append(a, attr{"affinity", cpuMask(nn.CPUs, s.NUMANodes)})
 		}
 	}
-	a = append(a, attr{"arch", "x86_64"}, attr{"vendor", s.CPUVendor})
-	if s.CPUVendor != "" && s.CPUFamily >= 0 {
-		a = append(a, attr{"familyid", strconv.Itoa(s.CPUFamily)})
-	}
-	if s.CPUVendor != "" && s.CPUModelID >= 0 {
-		a = append(a, attr{"modelid", strconv.Itoa(s.CPUModelID)})
+	// The CPU as NCCL's ncclTopoGetXmlFromCpu (src/graph/xml.cc) writes it:
+	// arch, and vendor, family and model on x86 only. What the source does
+	// not give is left out, and NCCL fills it from the machine it runs on.
+	a = append(a, attr{"arch", s.CPUArch})
+	if s.CPUArch == "x86_64" {
+		a = append(a, attr{"vendor", s.CPUVendor})
+		if s.CPUVendor != "" && s.CPUFamily >= 0 {
+			a = append(a, attr{"familyid", strconv.Itoa(s.CPUFamily)})
+		}
+		if s.CPUVendor != "" && s.CPUModelID >= 0 {
+			a = append(a, attr{"modelid", strconv.Itoa(s.CPUModelID)})
+		}
 	}
 	kids := t.top[id]
 	x.open(1, "cpu", a, len(kids) == 0)

@@ -288,6 +288,9 @@ func (b *builder) normal(o, parent *object, pkg int) {
 	if s.CPUVendor == "" {
 		s.CPUVendor = info("CPUVendor")
 	}
+	if s.CPUArch == "" {
+		s.CPUArch = ncclArch(info("Architecture"))
+	}
 	if f := info("CPUFamilyNumber"); f != "" && s.CPUFamily < 0 {
 		if v, err := strconv.Atoi(f); err == nil {
 			s.CPUFamily = v
@@ -567,6 +570,20 @@ func cpuList(cpus []int) string {
 		i = j + 1
 	}
 	return sb.String()
+}
+
+// ncclArch is NCCL's name for a machine hwloc's Architecture info names
+// (uname's machine): x86_64, arm64 or ppc64; "" for others and none.
+func ncclArch(machine string) string {
+	switch {
+	case machine == "x86_64":
+		return "x86_64"
+	case machine == "aarch64" || machine == "arm64":
+		return "arm64"
+	case strings.HasPrefix(machine, "ppc64"):
+		return "ppc64"
+	}
+	return ""
 }
 
 // osdevKind says what an OS device name is: "rdma", "net" or "".

@@ -555,3 +555,17 @@ func TestParseXMLBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestArchitecture reads the Machine's Architecture info (uname's machine)
+// into NCCL's name for it, and leaves it unknown where hwloc wrote none.
+func TestArchitecture(t *testing.T) {
+	for file, want := range map[string]string{
+		"power8gpudistances.xml":           "ppc64", // ppc64le
+		"24em64t-2n6c2t-pci.xml":           "x86_64",
+		"40intel64-2g2n4c+pcilocality.xml": "",
+	} {
+		if got := parseFile(t, corpus(t, file)).System.CPUArch; got != want {
+			t.Errorf("%s: arch %q, want %q", file, got, want)
+		}
+	}
+}
