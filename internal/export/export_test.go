@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gdtopo/gdtopo/advisor"
@@ -248,5 +249,46 @@ func TestNCCLXMLCPUArch(t *testing.T) {
 		if !bytes.HasSuffix(first, []byte(tt.want)) {
 			t.Errorf("%s: %s, want it to end %s", tt.name, first, tt.want)
 		}
+	}
+}
+
+// TestNCCLXMLGDR: a <gpu>'s and an RDMA <net>'s gdr is written only where
+// gdtopo can back it (a peer-memory module in the source, or the source's
+// own NCCL topology); NCCL keeps a gdr a file gives, so an unfounded "1"
+// would have it try GPUDirect RDMA where it may not work.
+func TestNCCLXMLGDR(t *testing.T) {
+	count := func(g *topology.Graph) (one, zero, gpus int) {
+		var b bytes.Buffer
+		if err := NCCLXML(&b, g); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		return strings.Count(out, `gdr="1"`), strings.Count(out, `gdr="0"`), strings.Count(out, "<gpu ")
+	}
+	with := *fixture(t, "hgx-h100") // nvidia_peermem loaded
+	if one, zero, gpus := count(&with); gpus != 8 || one != 8+8 || zero != 0 {
+		t.Errorf("peer memory loaded: %d gdr=1, %d gdr=0 for %d GPUs and 8 NICs; want all 1", one, zero, gpus)
+	}
+	without := with
+	without.Platform.PeerMemory = nil
+	if one, zero, _ := count(&without); one != 0 || zero != 0 {
+		t.Errorf("no peer-memory module: %d gdr=1, %d gdr=0; want none written", one, zero)
+	}
+	unread := with
+	unread.Platform.ModulesRead, unread.Platform.PeerMemory = false, nil
+	if one, zero, _ := count(&unread); one != 0 || zero != 0 {
+		t.Errorf("sys/module not in the source: %d gdr=1, %d gdr=0; want none written", one, zero)
+	}
+	nccl := without
+	nccl.Devices = append([]*topology.Device(nil), without.Devices...)
+	gpu := *nccl.OfKind(topology.KindAccelerator)[0]
+	gpu.NCCLGDR = "0"
+	for i, d := range nccl.Devices {
+		if d.Addr == gpu.Addr {
+			nccl.Devices[i] = &gpu
+		}
+	}
+	if one, zero, _ := count(&nccl); one != 0 || zero != 1 {
+		t.Errorf("an NCCL topology's gdr=0: %d gdr=1, %d gdr=0; want its 0 kept", one, zero)
 	}
 }

@@ -86,8 +86,9 @@ func buildNCCLTree(g *topology.Graph) ncclTree {
 // Attributes gdtopo cannot know are left out, so that NCCL fills them from
 // the running machine (it does so for any attribute a topology file lacks):
 // the CPU's arch when the source has no cpuinfo, sm where the model is not
-// in gdtopo's table, a NIC's speed when unknown, gpu gdr when the source
-// shows no GPUDirect peer-memory module, and a Grace GPU's <c2c> link count
+// in gdtopo's table, a NIC's speed when unknown, a GPU's and an RDMA
+// NIC's gdr unless the source shows a GPUDirect peer-memory module (or is
+// an NCCL topology that gives it), and a Grace GPU's <c2c> link count
 // and bandwidth, which are NVML's (ncclTopoGetXmlFromGpu probes them for a
 // GPU whose <gpu> has no <c2c>).
 func NCCLXML(w io.Writer, g *topology.Graph) error {
@@ -243,10 +244,7 @@ func (x *xmlWriter) pci(depth int, d *topology.Device, t ncclTree) {
 func (x *xmlWriter) gpu(depth int, d *topology.Device) {
 	i := strconv.Itoa(x.gpuIndex[d])
 	a := []attr{{"dev", i}, {"sm", smOf(d)}, {"rank", i}}
-	p := x.g.Platform
-	if !p.ModulesRead || len(p.PeerMemory) > 0 {
-		a = append(a, attr{"gdr", "1"})
-	}
+	a = append(a, attr{"gdr", x.gdr(d)})
 	var links []topology.NVLink
 	for _, l := range x.g.NVLinks {
 		if l.Count > 0 && (l.A == d.Addr || l.B == d.Addr) {
@@ -271,9 +269,26 @@ func (x *xmlWriter) gpu(depth int, d *topology.Device) {
 	x.close(depth, "gpu")
 }
 
+// gdr is a <gpu> or RDMA <net>'s gdr attribute: the source's own where it
+// is an NCCL topology; "1" where the source shows a GPUDirect peer-memory
+// module; else "" (left out). NCCL fills a gdr the file lacks from the
+// machine it runs on (the net plugin's NCCL_PTR_CUDA or DMA-BUF support),
+// and keeps one the file gives, so a "1" gdtopo cannot back would have
+// NCCL try GPUDirect RDMA where it may not work.
+func (x *xmlWriter) gdr(d *topology.Device) string {
+	p := x.g.Platform
+	switch {
+	case d.NCCLGDR != "":
+		return d.NCCLGDR
+	case p.ModulesRead && len(p.PeerMemory) > 0:
+		return "1"
+	}
+	return ""
+}
+
 func (x *xmlWriter) nic(depth int, d *topology.Device) {
 	x.open(depth, "nic", nil, false)
-	netNames, gdr := d.RDMA, "1"
+	netNames, gdr := d.RDMA, x.gdr(d)
 	if len(netNames) == 0 { // no RDMA device: NCCL's socket transport uses the interface
 		netNames, gdr = d.Netdevs, "0"
 		if len(netNames) > 1 {
