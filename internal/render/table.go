@@ -456,12 +456,7 @@ func expectedText(x *report.Prediction) string {
 }
 
 // gbps formats a throughput; 0 is unknown.
-func gbps(v float64) string {
-	if v <= 0 {
-		return "unknown"
-	}
-	return fmt.Sprintf("%.0f Gb/s", v)
-}
+func gbps(v float64) string { return report.Gbps(v) }
 
 // planTable shows the rail plan and each local rank's settings.
 func planTable(p *Printer, r *report.Report) error {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,9 +47,21 @@ func CheckVerdict(r *Report) string {
 	}
 	line += fmt.Sprintf("; rail plan: GPUDirect RDMA for %d of %d accelerators", gdr, len(r.Accelerators))
 	if r.Plan.WorstGbps > 0 {
-		line += fmt.Sprintf(", worst %.0f Gb/s", r.Plan.WorstGbps)
+		line += ", worst " + Gbps(r.Plan.WorstGbps)
 	}
 	return line
+}
+
+// Gbps writes a throughput for people: whole Gb/s, or tenths below 10 so
+// that a 1 GbE port shared by two reads 0.5 Gb/s, not 0; "unknown" for 0.
+func Gbps(v float64) string {
+	switch {
+	case v <= 0:
+		return "unknown"
+	case v < 9.95:
+		return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) + " Gb/s"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64) + " Gb/s"
 }
 
 // NoteGroup is one note of the accelerator-NIC pairs and the pairs it is
