@@ -54,7 +54,9 @@ func WriteNFD(w io.Writer, r *report.Report) error {
 			accels++
 		}
 	}
-	put("gdtopo.accelerators", strconv.Itoa(accels))
+	if accels > 0 || r.Summary.UnidentifiedFunctions == 0 {
+		put("gdtopo.accelerators", strconv.Itoa(accels)) // else unknown: functions the source does not identify may be accelerators
+	}
 	best := bestNICs(r)
 	// A machine whose NICs cannot do RDMA (no-rdma-nic) has no NIC to
 	// place a GPUDirect workload by: only the accelerators' own labels,

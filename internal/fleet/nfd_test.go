@@ -137,3 +137,18 @@ func TestNFDUnknownPath(t *testing.T) {
 		t.Errorf("best-nic %q for an accelerator whose nearest NIC may be behind the unknown path", v)
 	}
 }
+
+// TestNFDUnidentified: a source whose display controllers have no vendor
+// IDs (and no accelerator identified) gets no gdtopo.accelerators label:
+// 0 would be a guess. A source that identifies none and hides none keeps
+// its 0.
+func TestNFDUnidentified(t *testing.T) {
+	r := &report.Report{Devices: []report.Device{{BDF: "0004:05:00.0", Kind: "other"}}}
+	if got := nfd(t, r); got["gdtopo.accelerators"] != "0" {
+		t.Errorf("nothing hidden: accelerators %q, want 0", got["gdtopo.accelerators"])
+	}
+	r.Summary.UnidentifiedFunctions = 1
+	if v, ok := nfd(t, r)["gdtopo.accelerators"]; ok {
+		t.Errorf("a display controller without a vendor: accelerators=%q, want the label left out", v)
+	}
+}
