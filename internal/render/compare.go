@@ -93,8 +93,8 @@ func compareRows(c *report.Comparison) ([]string, [][]string) {
 	row("NICs (RDMA)", func(s report.Server) string { return s.NICs })
 	row("PCIe switches", func(s report.Server) string { return s.PCIeSwitches })
 	row("Pairs by label", func(s report.Server) string { return labelCounts(s.PairsByLabel) })
-	row("Plan: worst pair", func(s report.Server) string { return gbps(s.Measures.WorstGbps) })
-	row("Plan: mean", func(s report.Server) string { return gbps(s.Measures.MeanGbps) })
+	row("Plan: worst pair", func(s report.Server) string { return report.Gbps(s.Measures.WorstGbps) })
+	row("Plan: mean", func(s report.Server) string { return report.Gbps(s.Measures.MeanGbps) })
 	row("Findings", func(s report.Server) string {
 		return fmt.Sprintf("%d critical, %d warning, %d info", s.Measures.Critical, s.Measures.Warning, s.Measures.Info)
 	})

@@ -223,7 +223,7 @@ func storageTable(p *Printer, r *report.Report) error {
 	var cells [][]string
 	for _, s := range rows {
 		cells = append(cells, []string{strings.TrimSpace(s.Alias + " " + s.Accelerator), strconv.Itoa(s.InSwitch), strconv.Itoa(s.RootComplex),
-			strconv.Itoa(s.Far), fmt.Sprintf("%s %s: %s", s.NearestLabel, s.NearestRoute, strings.Join(s.Nearest, ", ")), gbps(s.BottleneckGbps)})
+			strconv.Itoa(s.Far), fmt.Sprintf("%s %s: %s", s.NearestLabel, s.NearestRoute, strings.Join(s.Nearest, ", ")), report.Gbps(s.BottleneckGbps)})
 	}
 	return p.Table([]string{"Accelerator", "In switch", "Root complex", "Other NUMA node", "Nearest drives", "Bottleneck"}, cells)
 }
@@ -390,12 +390,12 @@ func pairsTable(pr *Printer, r *report.Report) error {
 				continue
 			}
 			da, dn := r.Device(a.BDF), r.Device(n)
-			bottleneck := gbps(p.BottleneckGbps)
+			bottleneck := report.Gbps(p.BottleneckGbps)
 			expected, eff, gdr := "", "", ""
 			if x := p.Prediction; x != nil {
 				expected, gdr = expectedText(x), gdrText(x)
 				if x.PathGbps > p.BottleneckGbps+0.5 { // an idle accelerator's link, predicted at its max speed
-					bottleneck += ", " + gbps(x.PathGbps) + " loaded"
+					bottleneck += ", " + report.Gbps(x.PathGbps) + " loaded"
 				}
 				if x.Efficiency > 0 {
 					eff = fmt.Sprintf("%.0f%%", 100*x.Efficiency)
@@ -416,7 +416,7 @@ func pairsTable(pr *Printer, r *report.Report) error {
 func gdrText(x *report.Prediction) string {
 	staged := ""
 	if x.HostStagedGbps > 0 {
-		staged = ", staged " + gbps(x.HostStagedGbps)
+		staged = ", staged " + report.Gbps(x.HostStagedGbps)
 	}
 	doubt := ""
 	if x.GDRUnknown != "" {
@@ -434,29 +434,30 @@ func gdrText(x *report.Prediction) string {
 // expectedHeading is the lower direction's figure, with both directions
 // when they differ: "143 Gb/s (w 333 / r 143-300 Gb/s)".
 func expectedHeading(x *report.Prediction) string {
-	if both := expectedText(x); both != gbps(x.ExpectedGbps) {
-		return gbps(x.ExpectedGbps) + " (" + both + ")"
+	if both := expectedText(x); both != report.Gbps(x.ExpectedGbps) {
+		return report.Gbps(x.ExpectedGbps) + " (" + both + ")"
 	}
-	return gbps(x.ExpectedGbps)
+	return report.Gbps(x.ExpectedGbps)
 }
 
 // expectedText shows the prediction per direction when they differ:
 // "w 192 / r 83-173 Gb/s" (write: the NIC writes GPU memory).
 func expectedText(x *report.Prediction) string {
 	if x.ExpectedWriteGbps <= 0 || x.ExpectedReadGbps <= 0 || x.ExpectedWriteGbps == x.ExpectedReadGbps && x.ExpectedReadMaxGbps == x.ExpectedReadGbps && x.ExpectedWriteMaxGbps == x.ExpectedWriteGbps {
-		return gbps(x.ExpectedGbps)
+		return report.Gbps(x.ExpectedGbps)
 	}
-	span := func(lo, hi float64) string {
-		if hi > lo+0.5 {
-			return fmt.Sprintf("%.0f-%.0f", lo, hi)
-		}
-		return fmt.Sprintf("%.0f", lo)
-	}
-	return "w " + span(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps) + " / r " + span(x.ExpectedReadGbps, x.ExpectedReadMaxGbps) + " Gb/s"
+	return "w " + gbpsSpan(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps) + " / r " + gbpsSpan(x.ExpectedReadGbps, x.ExpectedReadMaxGbps) + " Gb/s"
 }
 
-// gbps formats a throughput; 0 is unknown.
-func gbps(v float64) string { return report.Gbps(v) }
+// gbpsSpan is a predicted throughput from lo to hi without its unit,
+// rounded as report.Gbps rounds: "83-173", or "83" where the two meet.
+func gbpsSpan(lo, hi float64) string {
+	n := func(v float64) string { return strconv.FormatFloat(report.RoundGbps(v), 'f', -1, 64) }
+	if hi > lo+0.5 {
+		return n(lo) + "-" + n(hi)
+	}
+	return n(lo)
+}
 
 // planTable shows the rail plan and each local rank's settings.
 func planTable(p *Printer, r *report.Report) error {
@@ -464,7 +465,7 @@ func planTable(p *Printer, r *report.Report) error {
 	if len(plan.Assignments) == 0 {
 		return nil
 	}
-	p.Heading(fmt.Sprintf("Rail plan (worst %s, mean %s)", gbps(plan.WorstGbps), gbps(plan.MeanGbps)))
+	p.Heading(fmt.Sprintf("Rail plan (worst %s, mean %s)", report.Gbps(plan.WorstGbps), report.Gbps(plan.MeanGbps)))
 	var rows [][]string
 	for _, as := range plan.Assignments {
 		shared := "own"
@@ -475,7 +476,7 @@ func planTable(p *Printer, r *report.Report) error {
 			shared += ", unsure"
 		}
 		g, n := r.Device(as.Accelerator), r.Device(as.NIC)
-		rows = append(rows, []string{g.Alias + " " + g.BDF, deviceLabel(n), gbps(as.ExpectedGbps), gbps(as.ShareGbps), shared})
+		rows = append(rows, []string{g.Alias + " " + g.BDF, deviceLabel(n), report.Gbps(as.ExpectedGbps), report.Gbps(as.ShareGbps), shared})
 	}
 	if err := p.Table([]string{"Accelerator", "NIC", "Expected", "Each", "NIC use"}, rows); err != nil {
 		return err

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -34,7 +33,7 @@ type Server struct {
 }
 
 // Measures are what servers are ranked by, in this order; each as the
-// table prints it (throughput in whole Gb/s).
+// table prints it (throughput rounded by RoundGbps).
 type Measures struct {
 	WorstGbps    float64 `json:"worst_gbps"`   // the rail plan's worst pair: what a collective waits for; more is better
 	MeanGbps     float64 `json:"mean_gbps"`    // more is better
@@ -111,7 +110,7 @@ func ServerOf(r *Report) Server {
 			}
 		}
 	}
-	s.Measures.UnknownPaths, _ = UnknownPaths(r)
+	unknownPaths, _ := UnknownPaths(r)
 	railNICs := len(r.NICs)
 	if r.NoRDMANIC() { // the rails are NICs without RDMA: none counts
 		railNICs = 0
@@ -127,9 +126,9 @@ func ServerOf(r *Report) Server {
 			s.Critical = append(s.Critical, f.Code)
 		}
 	}
-	s.Measures = Measures{WorstGbps: math.Round(r.Plan.WorstGbps), MeanGbps: math.Round(r.Plan.MeanGbps),
+	s.Measures = Measures{WorstGbps: RoundGbps(r.Plan.WorstGbps), MeanGbps: RoundGbps(r.Plan.MeanGbps),
 		Critical: r.Counts.Critical, Warning: r.Counts.Warning, Info: r.Counts.Info,
-		Accelerators: len(r.Accelerators), RailNICs: railNICs, UnknownPaths: s.Measures.UnknownPaths,
+		Accelerators: len(r.Accelerators), RailNICs: railNICs, UnknownPaths: unknownPaths,
 		UnidentifiedFunctions: r.Summary.UnidentifiedFunctions}
 	return s
 }
@@ -253,8 +252,8 @@ func verdict(best, next Server) Verdict {
 	}
 	v.Measure, v.BestValue, v.OtherValue = m.name, m.value(best.Measures), m.value(next.Measures)
 	if m.unit != "" {
-		v.Sentence = fmt.Sprintf("%s ranks first: its %s is %.0f %s against %.0f %s for %s (%+.0f %s",
-			best.Source, m.name, v.BestValue, m.unit, v.OtherValue, m.unit, next.Source, v.BestValue-v.OtherValue, m.unit)
+		v.Sentence = fmt.Sprintf("%s ranks first: its %s is %s against %s for %s (+%s",
+			best.Source, m.name, Gbps(v.BestValue), Gbps(v.OtherValue), next.Source, Gbps(v.BestValue-v.OtherValue))
 		if v.OtherValue > 0 {
 			v.Sentence += fmt.Sprintf(", %.2fx", v.BestValue/v.OtherValue)
 		}

@@ -52,16 +52,22 @@ func CheckVerdict(r *Report) string {
 	return line
 }
 
-// Gbps writes a throughput for people: whole Gb/s, or tenths below 10 so
-// that a 1 GbE port shared by two reads 0.5 Gb/s, not 0; "unknown" for 0.
-func Gbps(v float64) string {
-	switch {
-	case v <= 0:
-		return "unknown"
-	case v < 9.95:
-		return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) + " Gb/s"
+// RoundGbps rounds a throughput as gdtopo shows it: whole Gb/s, or tenths
+// below 10, so that a 1 GbE port shared by two is 0.5 Gb/s, not 0 (which
+// reports read as unknown).
+func RoundGbps(v float64) float64 {
+	if v < 9.95 {
+		return math.Round(v*10) / 10
 	}
-	return strconv.FormatFloat(v, 'f', 0, 64) + " Gb/s"
+	return math.Round(v)
+}
+
+// Gbps writes a throughput for people, rounded by RoundGbps; "unknown" for 0.
+func Gbps(v float64) string {
+	if v <= 0 {
+		return "unknown"
+	}
+	return strconv.FormatFloat(RoundGbps(v), 'f', -1, 64) + " Gb/s"
 }
 
 // NoteGroup is one note of the accelerator-NIC pairs and the pairs it is
