@@ -387,9 +387,9 @@ func summary(g *topology.Graph) Summary {
 	s := Summary{Accelerators: census(accels, false), NICs: census(g.OfKind(topology.KindNIC), false),
 		PCIeSwitches: census(g.TopSwitches(), false), SwitchLevels: len(g.Switches()), Functions: len(g.Devices),
 		AcceleratorLinks: census(accels, true), RailNICLinks: census(shown, true), Platform: nonNil(g.PlatformFeatures())}
-	if unknown := Unidentified(g); unknown != "" {
-		display, classless := g.Unidentified()
+	if display, classless := g.Unidentified(); display+classless > 0 {
 		s.UnidentifiedFunctions = display + classless
+		unknown := unidentifiedWords(display, classless)
 		if len(accels) == 0 {
 			s.Accelerators = "none identified (" + unknown + ")"
 			s.AcceleratorLinks = s.Accelerators
@@ -407,8 +407,10 @@ func summary(g *topology.Graph) Summary {
 // Unidentified says in words which functions may be accelerators that the
 // source does not identify (topology.Device.Unidentified): "6 display
 // controllers of unknown vendor"; "" when there are none.
-func Unidentified(g *topology.Graph) string {
-	display, classless := g.Unidentified()
+func Unidentified(g *topology.Graph) string { return unidentifiedWords(g.Unidentified()) }
+
+// unidentifiedWords is Unidentified's sentence for the counts it takes.
+func unidentifiedWords(display, classless int) string {
 	var parts []string
 	if display > 0 {
 		parts = append(parts, words.Count(display, "display controller")+" of unknown vendor")
