@@ -72,3 +72,13 @@ func TestCompare(t *testing.T) {
 		})
 	}
 }
+
+// TestServerOfRoundsAsShown: a server's throughput measures are rounded as
+// the table shows them, so a worst pair of 0.34 Gb/s is 0.3, not 0 (which
+// the comparison reads as unknown), and one of 130.4 Gb/s is 130.
+func TestServerOfRoundsAsShown(t *testing.T) {
+	r := &Report{Plan: Plan{WorstGbps: 0.34, MeanGbps: 130.4}}
+	if m := ServerOf(r).Measures; m.WorstGbps != 0.3 || m.MeanGbps != 130 {
+		t.Errorf("worst %v, mean %v; want 0.3 and 130", m.WorstGbps, m.MeanGbps)
+	}
+}
