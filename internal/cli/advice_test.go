@@ -415,6 +415,28 @@ func TestFleet(t *testing.T) {
 	if code != ExitFindings { // sys-4029gp-v100 has critical findings: 3 outranks 1
 		t.Errorf("exit %d, want 3", code)
 	}
+	// The -o json document (written a source at a time) holds the same
+	// sources in the same order, and the same exit status after them.
+	code, out, _ = run("check", fx("hgx-h100"), fx("no-such-machine"), fx("sys-4029gp-v100"), "-o", "json")
+	var several struct {
+		Sources []struct {
+			Source     string
+			Error      string
+			ExitStatus int `json:"exit_status"`
+		}
+		ExitStatus int `json:"exit_status"`
+	}
+	if err := json.Unmarshal([]byte(out), &several); err != nil || len(several.Sources) != len(lines) {
+		t.Fatalf("-o json over three sources: %v, %d sources:\n%.600s", err, len(several.Sources), out)
+	}
+	for i, s := range several.Sources {
+		if err := json.Unmarshal([]byte(lines[i]), &l); err != nil || s.Source != l.Source || s.Error != l.Error || s.ExitStatus != l.ExitStatus {
+			t.Errorf("-o json source %d %+v, -o jsonl line %+v (%v)", i, s, l, err)
+		}
+	}
+	if code != ExitFindings || several.ExitStatus != ExitFindings {
+		t.Errorf("-o json over three sources: exit %d, exit_status %d, want 3", code, several.ExitStatus)
+	}
 	if code, _, _ := run("check", fx("hgx-h100"), fx("dgx-a100"), "-o", "nfd"); code != ExitUsage {
 		t.Errorf("-o nfd with two sources: exit %d, want 2", code)
 	}

@@ -119,10 +119,15 @@ func checkRun(opts *checkOptions) error {
 		return err // once, not on every source's line
 	}
 	var results []report.Result
-	// A table of several sources is written a source at a time, as -o
-	// jsonl is: neither keeps a report once it is written.
+	// The JSON document, and a table of several sources, are written a
+	// source at a time, as -o jsonl is: none keeps a report once it is
+	// written.
 	var sections *render.CheckSections
-	if (f == render.Table || f == render.Markdown) && len(names) > 1 {
+	var document *render.CheckDocument
+	switch {
+	case f == render.JSON:
+		document = render.NewCheckDocument(opts.IO.Out, opts.FailOn)
+	case (f == render.Table || f == render.Markdown) && len(names) > 1:
 		sections = render.NewCheckSections(opts.IO.Out, f, opts.style())
 	}
 	emit := func(r fleetResult) error {
@@ -132,9 +137,11 @@ func checkRun(opts *checkOptions) error {
 		var err error
 		switch {
 		case f == render.JSONL:
-			err = render.WriteEncodedLine(opts.IO.Out, r.jsonl)
+			err = render.WriteEncodedLine(opts.IO.Out, r.encoded)
 		case sections != nil:
 			err = sections.Write(r.res)
+		case document != nil:
+			err = document.Write(r.res, r.encoded)
 		default:
 			results = append(results, r.res) // for the document written at the end
 			return nil
@@ -155,7 +162,12 @@ func checkRun(opts *checkOptions) error {
 	}
 	c := report.NewCheck(opts.FailOn, results)
 	c.Time = time.Now()
-	if f != render.JSONL && sections == nil && (anyReport(results) || f == render.Prometheus) {
+	if document != nil {
+		if err := document.Close(c.ExitStatus); err != nil {
+			return err
+		}
+	}
+	if f != render.JSONL && sections == nil && document == nil && (anyReport(results) || f == render.Prometheus) {
 		// Nothing to show in a table or a JSON document when no source
 		// could be read: the errors went to standard error.
 		if err := render.Check(opts.IO.Out, f, c, opts.style()); err != nil {

@@ -151,10 +151,11 @@ func exitCode(err error) int {
 	return ExitError
 }
 
-// fleetResult is one source's result, encoded already for -o jsonl.
+// fleetResult is one source's result, encoded already for -o jsonl, or
+// for -o json over several sources.
 type fleetResult struct {
-	res   report.Result
-	jsonl []byte
+	res     report.Result
+	encoded []byte
 }
 
 // fleetLines analyses the sources on every CPU and hands each result to
@@ -201,18 +202,24 @@ func (opts *checkOptions) fleetLines(names []string, f render.Format, emit func(
 }
 
 // encodedResult analyses one source, opened through op, and encodes it
-// for -o jsonl.
+// for -o jsonl or -o json.
 func (opts *checkOptions) encodedResult(op *source.Opener, name string, f render.Format) fleetResult {
 	r := fleetResult{res: opts.result(op, name, f)}
-	if f != render.JSONL {
+	var marshal func(report.Result) ([]byte, error)
+	switch f {
+	case render.JSONL:
+		marshal = render.MarshalJSONLine
+	case render.JSON:
+		marshal = render.MarshalCheckSource
+	default:
 		return r
 	}
-	b, err := render.MarshalJSONLine(r.res)
+	b, err := marshal(r.res)
 	if err != nil { // not expected: reports hold plain values only
 		r.res = report.NewResult(name, nil, err, ExitError)
-		b, _ = render.MarshalJSONLine(r.res)
+		b, _ = marshal(r.res)
 	}
-	r.jsonl = b
+	r.encoded = b
 	return r
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/gdtopo/gdtopo/internal/report"
@@ -29,52 +30,120 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-// writeCheckJSON writes c as writeJSON does, one source at a time: the
-// document of a check over many sources holds all of their reports, and
-// encoded whole it took ten times its size in memory (2.9 GB for 1,000
-// snapshots of hgx-h100). The document is encoded without its sources,
-// then each source is encoded and indented where the array opens.
+// writeCheckJSON writes c as writeJSON does, one source at a time (see
+// CheckDocument).
 func writeCheckJSON(w io.Writer, c *report.Check) error {
 	if len(c.Sources) < 2 {
 		return writeJSON(w, c)
 	}
-	shell := *c
-	shell.Sources = []report.Result{}
-	var doc bytes.Buffer
-	if err := writeJSON(&doc, &shell); err != nil {
-		return err
+	d := NewCheckDocument(w, c.FailOn)
+	for _, r := range c.Sources {
+		if err := d.Write(r, nil); err != nil {
+			return err
+		}
 	}
-	// The sources key is one of the document's own (indented once): no
-	// string inside the document holds a newline.
-	const empty = "\n  \"sources\": []"
-	head, tail, ok := bytes.Cut(doc.Bytes(), []byte(empty))
-	if !ok {
-		return writeJSON(w, c) // a document laid out otherwise: whole
-	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.Write(head)
-	bw.WriteString(empty[:len(empty)-1])
+	return d.Close(c.ExitStatus)
+}
+
+// CheckDocument writes the -o json document of a check over several
+// sources one source at a time, byte for byte as writeJSON writes the
+// whole report.Check: a long run keeps no report once it is written, and
+// no document is encoded whole (encoded whole, one took ten times its
+// size in memory: 2.9 GB for 1,000 snapshots of hgx-h100). The exit
+// status, which needs every source, follows the sources array. As
+// CheckSections does, sources that could not be read wait for the first
+// that could, and a document where none could be read is not written.
+type CheckDocument struct {
+	w       *bufio.Writer
+	failOn  string
+	written int      // sources written
+	waiting [][]byte // unread sources before the first read one, encoded
+}
+
+// NewCheckDocument returns a CheckDocument writing to w a check run with
+// --fail-on failOn.
+func NewCheckDocument(w io.Writer, failOn string) *CheckDocument {
+	return &CheckDocument{w: bufio.NewWriterSize(w, 64<<10), failOn: failOn}
+}
+
+// MarshalCheckSource encodes one source's result as CheckDocument writes
+// it, so that the encoding can be done where the result is made.
+func MarshalCheckSource(r report.Result) ([]byte, error) {
 	var compact, indented bytes.Buffer
 	enc := json.NewEncoder(&compact)
 	enc.SetEscapeHTML(false)
-	for i, r := range c.Sources {
-		compact.Reset()
-		indented.Reset()
-		if err := enc.Encode(r); err != nil {
-			return err
-		}
-		if err := json.Indent(&indented, bytes.TrimSuffix(compact.Bytes(), []byte("\n")), "    ", "  "); err != nil {
-			return err
-		}
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		bw.WriteString("\n    ")
-		bw.Write(indented.Bytes())
+	if err := enc.Encode(r); err != nil {
+		return nil, err
 	}
-	bw.WriteString("\n  ]")
-	bw.Write(tail)
-	return bw.Flush()
+	if err := json.Indent(&indented, bytes.TrimSuffix(compact.Bytes(), []byte("\n")), "    ", "  "); err != nil {
+		return nil, err
+	}
+	return indented.Bytes(), nil
+}
+
+// Write writes the next source, in the order of the check's sources:
+// encoded by MarshalCheckSource, or encoded here when encoded is nil.
+func (d *CheckDocument) Write(r report.Result, encoded []byte) error {
+	if encoded == nil {
+		var err error
+		if encoded, err = MarshalCheckSource(r); err != nil {
+			return err
+		}
+	}
+	if r.Report == nil && d.written == 0 {
+		d.waiting = append(d.waiting, encoded)
+		return nil
+	}
+	if d.written == 0 {
+		head, _, err := d.shell(0)
+		if err != nil {
+			return err
+		}
+		d.w.Write(head)
+		d.w.WriteString("\n  \"sources\": [")
+	}
+	for _, b := range append(d.waiting, encoded) {
+		if d.written > 0 {
+			d.w.WriteByte(',')
+		}
+		d.w.WriteString("\n    ")
+		d.w.Write(b)
+		d.written++
+	}
+	d.waiting = nil
+	return d.w.Flush()
+}
+
+// Close ends the document with the check's exit status. It writes nothing
+// when no source could be read.
+func (d *CheckDocument) Close(exitStatus int) error {
+	if d.written == 0 {
+		return nil
+	}
+	_, tail, err := d.shell(exitStatus)
+	if err != nil {
+		return err
+	}
+	d.w.WriteString("\n  ]")
+	d.w.Write(tail)
+	return d.w.Flush()
+}
+
+// shell is the document with no sources, encoded by writeJSON and cut
+// where its sources array is: the sources key is one of the document's
+// own (indented once), and no string in it holds a newline.
+func (d *CheckDocument) shell(exitStatus int) (head, tail []byte, err error) {
+	var doc bytes.Buffer
+	c := report.NewCheck(d.failOn, nil)
+	c.ExitStatus = exitStatus
+	if err := writeJSON(&doc, c); err != nil {
+		return nil, nil, err
+	}
+	head, tail, ok := bytes.Cut(doc.Bytes(), []byte("\n  \"sources\": []"))
+	if !ok {
+		return nil, nil, fmt.Errorf("check document laid out otherwise: %q", doc.Bytes())
+	}
+	return head, tail, nil
 }
 
 // MarshalJSONLine encodes one source's result as one compact JSON object

@@ -12,8 +12,11 @@ type Check struct {
 	SchemaVersion int       `json:"schema_version"`
 	Time          time.Time `json:"-"` // when the check ran, for -o prometheus
 	FailOn        string    `json:"fail_on"`
-	ExitStatus    int       `json:"exit_status"` // the highest of the sources': 3 over 1 over 0
 	Sources       []Result  `json:"sources"`
+	// ExitStatus is the highest of the sources': 3 over 1 over 0. It
+	// follows the sources, so that a document over many sources can be
+	// written a source at a time, before the last one is read.
+	ExitStatus int `json:"exit_status"`
 }
 
 // Result is one source of a check: its report, or why there is none.
