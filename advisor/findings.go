@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -472,8 +473,8 @@ func (a *analysis) findSharing(plan Plan) {
 		}
 		if len(gs) > 2 && capGbps > 0 && demand > capGbps {
 			var g group
-			g.add(gs, fmt.Sprintf("the uplink above %s (%.0f Gb/s) carries %d planned flows (%s) wanting %.0f Gb/s",
-				u.BDF(), capGbps, len(gs)-1, strings.Join(bdfs(gs[1:]), ", "), demand), RemedyStep{}, a.evidence(u, sysfsFile(u, "current_link_width"), "link "+u.Link.String()))
+			g.add(gs, fmt.Sprintf("the uplink above %s (%s) carries %d planned flows (%s) wanting %s",
+				u.BDF(), words.Gbps(capGbps), len(gs)-1, strings.Join(bdfs(gs[1:]), ", "), words.Gbps(demand)), RemedyStep{}, a.evidence(u, sysfsFile(u, "current_link_width"), "link "+u.Link.String()))
 			a.emit("nic-shared", Warning, &g, "%s", []RemedyStep{manual("place a NIC under this switch, or move accelerators so each flow stays under its own switch", "follow the rail plan")}, nil)
 		}
 	}

@@ -2,6 +2,7 @@ package advisor
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -411,4 +412,26 @@ func TestNoRDMANICGetsNoPathAdvice(t *testing.T) {
 	if p.GDR || p.GDRUnknown != "" || !strings.Contains(p.GDRReason, "virtio network devices have no RDMA engine") {
 		t.Errorf("GDR %v, reason %q, unknown %q; want off for want of RDMA, for certain", p.GDR, p.GDRReason, p.GDRUnknown)
 	}
+}
+
+// TestSharedUplinkRounding: the nic-shared message rounds throughputs as
+// the tables do (tenths below 10 Gb/s), not to whole Gb/s.
+func TestSharedUplinkRounding(t *testing.T) {
+	g := subSwitch(false)
+	addr, err := topology.ParseBDF("0000:03:00.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := g.Device(addr)
+	up.Link.CurrentGTs, up.Link.CurrentWidth = 8, 1 // under 8 Gb/s
+	tenths := regexp.MustCompile(`uplink above 0000:03:00.0 \([1-9]\.[0-9] Gb/s\)`)
+	for _, f := range analyze(t, g, Options{}).Findings {
+		if f.Code == "nic-shared" {
+			if !tenths.MatchString(f.Message) {
+				t.Errorf("the Gen3 x1 uplink not shown in tenths of Gb/s: %s", f.Message)
+			}
+			return
+		}
+	}
+	t.Error("no nic-shared finding for two flows through a Gen3 x1 uplink")
 }

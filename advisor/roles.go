@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -120,8 +121,12 @@ func (a *analysis) findSocketDirect(plan Plan) {
 				}
 			}
 		}
-		g.add(card, fmt.Sprintf("%s are one card (VPD serial %s), %d accelerators planned on it, sharing its %.0f Gb/s port",
-			strings.Join(bdfs(card), " + "), n.VPDSN, users, n.PortRateGbps), RemedyStep{},
+		port := "its port (rate unknown)"
+		if n.PortRateGbps > 0 {
+			port = "its " + words.Gbps(n.PortRateGbps) + " port"
+		}
+		g.add(card, fmt.Sprintf("%s are one card (VPD serial %s), %d accelerators planned on it, sharing %s",
+			strings.Join(bdfs(card), " + "), n.VPDSN, users, port), RemedyStep{},
 			a.evidence(n, "sys/bus/pci/devices/"+n.BDF()+"/vpd: SN", "VPD serial number "+n.VPDSN))
 	}
 	a.emit("socket-direct", Info, &g, "Socket Direct: %s",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/termsafe"
+	"github.com/gdtopo/gdtopo/internal/words"
 )
 
 // minCompareColumn is the narrowest a server's column is wrapped to before
@@ -93,8 +94,8 @@ func compareRows(c *report.Comparison) ([]string, [][]string) {
 	row("NICs (RDMA)", func(s report.Server) string { return s.NICs })
 	row("PCIe switches", func(s report.Server) string { return s.PCIeSwitches })
 	row("Pairs by label", func(s report.Server) string { return labelCounts(s.PairsByLabel) })
-	row("Plan: worst pair", func(s report.Server) string { return report.Gbps(s.Measures.WorstGbps) })
-	row("Plan: mean", func(s report.Server) string { return report.Gbps(s.Measures.MeanGbps) })
+	row("Plan: worst pair", func(s report.Server) string { return words.Gbps(s.Measures.WorstGbps) })
+	row("Plan: mean", func(s report.Server) string { return words.Gbps(s.Measures.MeanGbps) })
 	row("Findings", func(s report.Server) string {
 		return fmt.Sprintf("%d critical, %d warning, %d info", s.Measures.Critical, s.Measures.Warning, s.Measures.Info)
 	})

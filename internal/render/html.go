@@ -9,6 +9,7 @@ import (
 	"text/template"
 
 	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -239,7 +240,7 @@ func htmlDataOf(r *report.Report) (*htmlData, error) {
 		if d := r.Device(nic); d != nil {
 			nic = labelAndBDF(d)
 		}
-		data.Plan = append(data.Plan, []string{acc, nic, report.Gbps(as.ExpectedGbps), strconv.Itoa(as.Shared)})
+		data.Plan = append(data.Plan, []string{acc, nic, words.Gbps(as.ExpectedGbps), strconv.Itoa(as.Shared)})
 	}
 	return data, nil
 }
@@ -265,11 +266,11 @@ func htmlPairOf(i int, r *report.Report, p *report.Pair, a, n *report.Device) ht
 	if x := p.Prediction; x != nil {
 		span := func(lo, hi float64) string {
 			if lo <= 0 {
-				return report.Gbps(lo) // unknown
+				return words.Gbps(lo) // unknown
 			}
 			return gbpsSpan(lo, hi) + " Gb/s"
 		}
-		pr := &htmlPrediction{P: x, Expected: report.Gbps(x.ExpectedGbps), Write: span(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps),
+		pr := &htmlPrediction{P: x, Expected: words.Gbps(x.ExpectedGbps), Write: span(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps),
 			Read: span(x.ExpectedReadGbps, x.ExpectedReadMaxGbps), Efficiency: "unknown", GDR: gdrText(x)}
 		if x.Efficiency > 0 {
 			pr.Efficiency = fmt.Sprintf("%.0f%%", 100*x.Efficiency)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/termsafe"
+	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -223,7 +224,7 @@ func storageTable(p *Printer, r *report.Report) error {
 	var cells [][]string
 	for _, s := range rows {
 		cells = append(cells, []string{strings.TrimSpace(s.Alias + " " + s.Accelerator), strconv.Itoa(s.InSwitch), strconv.Itoa(s.RootComplex),
-			strconv.Itoa(s.Far), fmt.Sprintf("%s %s: %s", s.NearestLabel, s.NearestRoute, strings.Join(s.Nearest, ", ")), report.Gbps(s.BottleneckGbps)})
+			strconv.Itoa(s.Far), fmt.Sprintf("%s %s: %s", s.NearestLabel, s.NearestRoute, strings.Join(s.Nearest, ", ")), words.Gbps(s.BottleneckGbps)})
 	}
 	return p.Table([]string{"Accelerator", "In switch", "Root complex", "Other NUMA node", "Nearest drives", "Bottleneck"}, cells)
 }
@@ -390,12 +391,12 @@ func pairsTable(pr *Printer, r *report.Report) error {
 				continue
 			}
 			da, dn := r.Device(a.BDF), r.Device(n)
-			bottleneck := report.Gbps(p.BottleneckGbps)
+			bottleneck := words.Gbps(p.BottleneckGbps)
 			expected, eff, gdr := "", "", ""
 			if x := p.Prediction; x != nil {
 				expected, gdr = expectedText(x), gdrText(x)
 				if x.PathGbps > p.BottleneckGbps+0.5 { // an idle accelerator's link, predicted at its max speed
-					bottleneck += ", " + report.Gbps(x.PathGbps) + " loaded"
+					bottleneck += ", " + words.Gbps(x.PathGbps) + " loaded"
 				}
 				if x.Efficiency > 0 {
 					eff = fmt.Sprintf("%.0f%%", 100*x.Efficiency)
@@ -416,7 +417,7 @@ func pairsTable(pr *Printer, r *report.Report) error {
 func gdrText(x *report.Prediction) string {
 	staged := ""
 	if x.HostStagedGbps > 0 {
-		staged = ", staged " + report.Gbps(x.HostStagedGbps)
+		staged = ", staged " + words.Gbps(x.HostStagedGbps)
 	}
 	doubt := ""
 	if x.GDRUnknown != "" {
@@ -434,17 +435,17 @@ func gdrText(x *report.Prediction) string {
 // expectedHeading is the lower direction's figure, with both directions
 // when they differ: "143 Gb/s (w 333 / r 143-300 Gb/s)".
 func expectedHeading(x *report.Prediction) string {
-	if both := expectedText(x); both != report.Gbps(x.ExpectedGbps) {
-		return report.Gbps(x.ExpectedGbps) + " (" + both + ")"
+	if both := expectedText(x); both != words.Gbps(x.ExpectedGbps) {
+		return words.Gbps(x.ExpectedGbps) + " (" + both + ")"
 	}
-	return report.Gbps(x.ExpectedGbps)
+	return words.Gbps(x.ExpectedGbps)
 }
 
 // expectedText shows the prediction per direction when they differ:
 // "w 192 / r 83-173 Gb/s" (write: the NIC writes GPU memory).
 func expectedText(x *report.Prediction) string {
 	if x.ExpectedWriteGbps <= 0 || x.ExpectedReadGbps <= 0 || x.ExpectedWriteGbps == x.ExpectedReadGbps && x.ExpectedReadMaxGbps == x.ExpectedReadGbps && x.ExpectedWriteMaxGbps == x.ExpectedWriteGbps {
-		return report.Gbps(x.ExpectedGbps)
+		return words.Gbps(x.ExpectedGbps)
 	}
 	return "w " + gbpsSpan(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps) + " / r " + gbpsSpan(x.ExpectedReadGbps, x.ExpectedReadMaxGbps) + " Gb/s"
 }
@@ -452,7 +453,7 @@ func expectedText(x *report.Prediction) string {
 // gbpsSpan is a predicted throughput from lo to hi without its unit,
 // rounded as report.Gbps rounds: "83-173", or "83" where the two meet.
 func gbpsSpan(lo, hi float64) string {
-	n := func(v float64) string { return strconv.FormatFloat(report.RoundGbps(v), 'f', -1, 64) }
+	n := func(v float64) string { return strconv.FormatFloat(words.RoundGbps(v), 'f', -1, 64) }
 	if hi > lo+0.5 {
 		return n(lo) + "-" + n(hi)
 	}
@@ -465,7 +466,7 @@ func planTable(p *Printer, r *report.Report) error {
 	if len(plan.Assignments) == 0 {
 		return nil
 	}
-	p.Heading(fmt.Sprintf("Rail plan (worst %s, mean %s)", report.Gbps(plan.WorstGbps), report.Gbps(plan.MeanGbps)))
+	p.Heading(fmt.Sprintf("Rail plan (worst %s, mean %s)", words.Gbps(plan.WorstGbps), words.Gbps(plan.MeanGbps)))
 	var rows [][]string
 	for _, as := range plan.Assignments {
 		shared := "own"
@@ -476,7 +477,7 @@ func planTable(p *Printer, r *report.Report) error {
 			shared += ", unsure"
 		}
 		g, n := r.Device(as.Accelerator), r.Device(as.NIC)
-		rows = append(rows, []string{g.Alias + " " + g.BDF, deviceLabel(n), report.Gbps(as.ExpectedGbps), report.Gbps(as.ShareGbps), shared})
+		rows = append(rows, []string{g.Alias + " " + g.BDF, deviceLabel(n), words.Gbps(as.ExpectedGbps), words.Gbps(as.ShareGbps), shared})
 	}
 	if err := p.Table([]string{"Accelerator", "NIC", "Expected", "Each", "NIC use"}, rows); err != nil {
 		return err

@@ -126,7 +126,7 @@ func ServerOf(r *Report) Server {
 			s.Critical = append(s.Critical, f.Code)
 		}
 	}
-	s.Measures = Measures{WorstGbps: RoundGbps(r.Plan.WorstGbps), MeanGbps: RoundGbps(r.Plan.MeanGbps),
+	s.Measures = Measures{WorstGbps: words.RoundGbps(r.Plan.WorstGbps), MeanGbps: words.RoundGbps(r.Plan.MeanGbps),
 		Critical: r.Counts.Critical, Warning: r.Counts.Warning, Info: r.Counts.Info,
 		Accelerators: len(r.Accelerators), RailNICs: railNICs, UnknownPaths: unknownPaths,
 		UnidentifiedFunctions: r.Summary.UnidentifiedFunctions}
@@ -253,7 +253,7 @@ func verdict(best, next Server) Verdict {
 	v.Measure, v.BestValue, v.OtherValue = m.name, m.value(best.Measures), m.value(next.Measures)
 	if m.unit != "" {
 		v.Sentence = fmt.Sprintf("%s ranks first: its %s is %s against %s for %s (+%s",
-			best.Source, m.name, Gbps(v.BestValue), Gbps(v.OtherValue), next.Source, Gbps(v.BestValue-v.OtherValue))
+			best.Source, m.name, words.Gbps(v.BestValue), words.Gbps(v.OtherValue), next.Source, words.Gbps(v.BestValue-v.OtherValue))
 		if v.OtherValue > 0 {
 			v.Sentence += fmt.Sprintf(", %.2fx", v.BestValue/v.OtherValue)
 		}

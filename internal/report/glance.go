@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,27 +46,9 @@ func CheckVerdict(r *Report) string {
 	}
 	line += fmt.Sprintf("; rail plan: GPUDirect RDMA for %d of %d accelerators", gdr, len(r.Accelerators))
 	if r.Plan.WorstGbps > 0 {
-		line += ", worst " + Gbps(r.Plan.WorstGbps)
+		line += ", worst " + words.Gbps(r.Plan.WorstGbps)
 	}
 	return line
-}
-
-// RoundGbps rounds a throughput as gdtopo shows it: whole Gb/s, or tenths
-// below 10, so that a 1 GbE port shared by two is 0.5 Gb/s, not 0 (which
-// reports read as unknown).
-func RoundGbps(v float64) float64 {
-	if v < 9.95 {
-		return math.Round(v*10) / 10
-	}
-	return math.Round(v)
-}
-
-// Gbps writes a throughput for people, rounded by RoundGbps; "unknown" for 0.
-func Gbps(v float64) string {
-	if v <= 0 {
-		return "unknown"
-	}
-	return strconv.FormatFloat(RoundGbps(v), 'f', -1, 64) + " Gb/s"
 }
 
 // NoteGroup is one note of the accelerator-NIC pairs and the pairs it is

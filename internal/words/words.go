@@ -1,7 +1,11 @@
-// Package words holds the small helpers that put counts into sentences.
+// Package words holds the small helpers that put counts and throughputs
+// into sentences.
 package words
 
-import "strconv"
+import (
+	"math"
+	"strconv"
+)
 
 // Count is "1 GPU" or "3 GPUs": n and word, with an s when n is not 1.
 func Count(n int, word string) string {
@@ -9,4 +13,22 @@ func Count(n int, word string) string {
 		return "1 " + word
 	}
 	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// RoundGbps rounds a throughput as gdtopo shows it: whole Gb/s, or tenths
+// below 10, so that a 1 GbE port shared by two is 0.5 Gb/s, not 0 (which
+// reports read as unknown).
+func RoundGbps(v float64) float64 {
+	if v < 9.95 {
+		return math.Round(v*10) / 10
+	}
+	return math.Round(v)
+}
+
+// Gbps writes a throughput for people, rounded by RoundGbps; "unknown" for 0.
+func Gbps(v float64) string {
+	if v <= 0 {
+		return "unknown"
+	}
+	return strconv.FormatFloat(RoundGbps(v), 'f', -1, 64) + " Gb/s"
 }

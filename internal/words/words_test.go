@@ -12,3 +12,12 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestGbps(t *testing.T) {
+	for v, want := range map[float64]string{0: "unknown", -1: "unknown", 0.46: "0.5 Gb/s", 0.5: "0.5 Gb/s", 1: "1 Gb/s",
+		9.4: "9.4 Gb/s", 9.96: "10 Gb/s", 16.4: "16 Gb/s", 460.913: "461 Gb/s"} {
+		if got := Gbps(v); got != want {
+			t.Errorf("Gbps(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
