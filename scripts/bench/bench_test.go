@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -164,5 +165,32 @@ func TestDocsHaveMarkedBlocks(t *testing.T) {
 				t.Errorf("%s: want one %q block", p, m)
 			}
 		}
+	}
+}
+
+// TestInputWithoutConfig: a capture whose functions lack config files,
+// which lspci cannot read, gets no lspci rows and a note saying why; a
+// capture with them gets both peers.
+func TestInputWithoutConfig(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"0000:00:00.0/vendor", "0000:00:00.0/config", "0000:00:01.0/vendor"} {
+		p := filepath.Join(dir, "sys", "bus", "pci", "devices", filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("0x8086\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var notes []string
+	if in := newInput("corpus x", dir, &notes); in.lspci || len(notes) != 1 || !strings.Contains(notes[0], "corpus x: no rows against lspci -tv: 1 of its 2 PCI functions have no config file") {
+		t.Errorf("lspci %v, notes %q", in.lspci, notes)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sys", "bus", "pci", "devices", "0000:00:01.0", "config"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notes = nil
+	if in := newInput("corpus x", dir, &notes); !in.lspci || len(notes) != 0 {
+		t.Errorf("every config there: lspci %v, notes %q", in.lspci, notes)
 	}
 }
