@@ -20,7 +20,7 @@ type Difference struct {
 	// finding_severity, host_iommu.
 	What     string `json:"what"`
 	Device   string `json:"device,omitempty"` // the device's address (the majority's, for moved)
-	Kind     string `json:"kind,omitempty"`   // accelerator, nic, bridge
+	Kind     string `json:"kind,omitempty"`   // accelerator, nic, bridge, other (unidentified)
 	Names    string `json:"names,omitempty"`  // the device's RDMA or interface names in the majority, for people
 	NIC      string `json:"nic,omitempty"`    // for pairs: the NIC's address; Device is the accelerator
 	Code     string `json:"code,omitempty"`   // for findings
@@ -240,6 +240,9 @@ func severityRank(s string) int {
 
 // deviceNames is a device's RDMA names, else its interfaces.
 func deviceNames(d *TopoDevice) string {
+	if d.Unidentified {
+		return "unidentified"
+	}
 	if len(d.RDMA) > 0 {
 		return strings.Join(d.RDMA, ",")
 	}

@@ -89,10 +89,14 @@ type Result struct {
 // NICs and bridges above them, by model, at the same addresses under the
 // same parents.
 type Group struct {
-	Group        int    `json:"group"` // 1 is the largest
-	Sources      int    `json:"sources"`
-	Accelerators int    `json:"accelerators"`
-	NICs         int    `json:"nics"`
+	Group        int `json:"group"` // 1 is the largest
+	Sources      int `json:"sources"`
+	Accelerators int `json:"accelerators"`
+	NICs         int `json:"nics"`
+	// Unidentified is how many functions the sources do not identify
+	// (TopoDevice.Unidentified): accelerators, possibly, that
+	// Accelerators does not count.
+	Unidentified int    `json:"unidentified"`
 	Alike        int    `json:"alike"`     // sources in the group's majority state
 	Reference    string `json:"reference"` // the first source in the majority state
 	Topology     *Topo  `json:"topology"`  // the majority state
@@ -179,10 +183,12 @@ func (f *Fleet) Result(names []string) *Result {
 		g := Group{Group: gi + 1, Sources: f.shapeN[order[gi]].count, Alike: maj.count, Reference: names[maj.first],
 			Topology: &maj.topo, Variants: []Variant{}}
 		for _, d := range maj.topo.Devices {
-			switch d.Kind {
-			case "accelerator":
+			switch {
+			case d.Unidentified:
+				g.Unidentified++
+			case d.Kind == "accelerator":
 				g.Accelerators++
-			case "nic":
+			case d.Kind == "nic":
 				g.NICs++
 			}
 		}

@@ -3,6 +3,8 @@ package fleet
 import (
 	"slices"
 	"testing"
+
+	"github.com/gdtopo/gdtopo/topology"
 )
 
 // topoLiteral is a small machine: one GPU and one NIC under a switch.
@@ -118,5 +120,44 @@ func TestFleetOrder(t *testing.T) {
 	}
 	if n := r.Node(3); n.Group != 2 || n.Alike || n.Reference != "a" || len(n.Differences) != 2 {
 		t.Errorf("other hardware: %+v", n)
+	}
+}
+
+// TestUnidentified: functions a source does not identify (possibly its
+// accelerators, as on a POWER9 capture without vendor files) are compared
+// as accelerators are: a machine that lacks one differs, and its group
+// counts them apart from the accelerators.
+func TestUnidentified(t *testing.T) {
+	dev := func(bdf string, kind topology.Kind, parent *topology.Device) *topology.Device {
+		addr, err := topology.ParseBDF(bdf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &topology.Device{Addr: addr, Kind: kind, Parent: parent, Unidentified: kind == topology.KindOther}
+	}
+	machine := func(gpus ...string) Topo {
+		rp := dev("0004:00:00.0", topology.KindBridge, nil)
+		g := &topology.Graph{Devices: []*topology.Device{rp}}
+		for _, bdf := range gpus {
+			g.Devices = append(g.Devices, dev(bdf, topology.KindOther, rp))
+		}
+		return NewTopo(g, nil, nil)
+	}
+	both, one := machine("0004:04:00.0", "0004:05:00.0"), machine("0004:04:00.0")
+	if len(both.Devices) != 3 || !both.Devices[1].Unidentified || both.Devices[0].Unidentified {
+		t.Fatalf("devices %+v: want the bridge and two unidentified functions", both.Devices)
+	}
+	diffs := Compare(&both, &one)
+	if len(diffs) != 1 || diffs[0].What != "missing" || !diffs[0].Worse ||
+		diffs[0].String() != "other 0004:05:00.0 (unidentified): missing (majority: 0000:0000 under 0004:00:00.0)" {
+		t.Errorf("one unidentified function gone: %q", diffs)
+	}
+	f := NewFleet(3)
+	for i, m := range []Topo{both, both, one} {
+		f.Add(i, &m)
+	}
+	r := f.Result([]string{"a", "b", "c"})
+	if g := r.Groups[0]; len(r.Groups) != 2 || g.Unidentified != 2 || g.Accelerators != 0 || r.Groups[1].Unidentified != 1 {
+		t.Errorf("groups %+v", r.Groups)
 	}
 }

@@ -43,6 +43,10 @@ type TopoDevice struct {
 	Bond         string   `json:"bond,omitempty"`  // NICs: the bonding interface (RoCE LAG) a netdev of it is enslaved to
 	ACS          string   `json:"acs,omitempty"`   // bridges: redirect, off, unknown
 	IOMMU        string   `json:"iommu,omitempty"` // the IOMMU group's domain type (identity, DMA, DMA-FQ), "group" when its type is unknown, "" without a group
+	// Unidentified is set on an endpoint of kind other that the source
+	// does not identify (topology.Device.Unidentified): it may be an
+	// accelerator, so it is compared as one would be.
+	Unidentified bool `json:"unidentified,omitempty"`
 }
 
 // TopoPair is one accelerator–NIC pair of a Topo.
@@ -68,7 +72,7 @@ func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo
 	t := Topo{Devices: []TopoDevice{}, Pairs: []TopoPair{}, Findings: []TopoFinding{}} // [] in JSON, never null
 	keep := map[*topology.Device]bool{}
 	for _, d := range g.Devices {
-		if (d.Kind != topology.KindAccelerator && d.Kind != topology.KindNIC) || d.IsVirtualFunction() {
+		if (d.Kind != topology.KindAccelerator && d.Kind != topology.KindNIC && !d.Unidentified) || d.IsVirtualFunction() {
 			continue
 		}
 		for p := d; p != nil && !keep[p]; p = p.Parent {
@@ -84,7 +88,7 @@ func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo
 			NUMANode: d.NUMANode, CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth,
 			MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth,
 			RDMA: slices.Clone(d.RDMA), Netdev: slices.Clone(d.Netdevs), PortRateGbps: d.PortRateGbps,
-			Bond: d.Bond,
+			Bond: d.Bond, Unidentified: d.Unidentified,
 		}
 		if d.Parent != nil {
 			td.Parent = d.Parent.BDF()
