@@ -29,10 +29,13 @@ and the findings by severity. It ranks the servers by the numbers the table
 shows, in this order: the worst planned pair, the mean, critical findings,
 warning findings, accelerators, rail NICs, info findings; the verdict names
 the first of these on which the best two differ and by how much, and says
-they tie only when every number ties. Before these, a server that cannot do
-GPUDirect RDMA at all (no accelerator, or no NIC that may do RDMA) ranks
-below every one that can, and two such servers tie. -o markdown makes a
-report to send; -o json is for tools.
+they tie only when every number ties. Findings are counted against each
+other only between sources that show the same of what they rest on: link
+state, ACS and NUMA nodes (the "Not shown" row; an lspci -tv dump shows
+none of them), as fewer findings there may be fewer seen. Before these, a
+server that cannot do GPUDirect RDMA at all (no accelerator, or no NIC that
+may do RDMA) ranks below every one that can, and two such servers tie.
+-o markdown makes a report to send; -o json is for tools.
 
 Text fits the terminal (or COLUMNS): servers whose names are too long are
 headed by short names a legend spells out, and when they cannot stand side

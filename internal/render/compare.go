@@ -89,7 +89,12 @@ func compareRows(c *report.Comparison) ([]string, [][]string) {
 	}
 	row("Format", func(s report.Server) string { return s.Format })
 	row("CPU", func(s report.Server) string { return s.CPU })
-	row("NUMA nodes", func(s report.Server) string { return strconv.Itoa(s.NUMANodes) })
+	row("NUMA nodes", func(s report.Server) string {
+		if s.NUMANodes == 0 {
+			return "unknown" // no source holds a machine without one
+		}
+		return strconv.Itoa(s.NUMANodes)
+	})
 	row("Accelerators", func(s report.Server) string { return s.Accelerators })
 	row("NICs (RDMA)", func(s report.Server) string { return s.NICs })
 	row("PCIe switches", func(s report.Server) string { return s.PCIeSwitches })
@@ -100,6 +105,12 @@ func compareRows(c *report.Comparison) ([]string, [][]string) {
 		return fmt.Sprintf("%d critical, %d warning, %d info", s.Measures.Critical, s.Measures.Warning, s.Measures.Info)
 	})
 	row("Finding codes", func(s report.Server) string { return strings.Join(s.FindingCodes, ", ") })
+	row("Not shown", func(s report.Server) string {
+		if len(s.Measures.Unseen) == 0 {
+			return "-"
+		}
+		return strings.Join(s.Measures.Unseen, ", ")
+	})
 	row("Rank", func(s report.Server) string { return strconv.Itoa(s.Rank) })
 	return names, rows
 }

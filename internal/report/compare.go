@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,6 +51,11 @@ type Measures struct {
 	// does not identify: a server without accelerators may have some there.
 	// Not a ranking measure.
 	UnidentifiedFunctions int `json:"unidentified_functions"`
+	// Unseen lists what the source does not show that findings rest on
+	// (see unseenEvidence): two servers whose sources do not show the same
+	// are not ranked by their findings, as fewer findings there may be
+	// fewer seen. [] when the source shows all of it.
+	Unseen []string `json:"unseen"`
 }
 
 // measure is one ranking measure: its name for the verdict, its value and
@@ -59,16 +65,26 @@ type measure struct {
 	value      func(Measures) float64
 	more       bool
 	mayBeZero  bool // else 0 means unknown: such a measure decides nothing
+	finding    bool // a count of findings: compared only where both sources show the same (Measures.Unseen)
+}
+
+// comparable reports whether m can rank x against y: known for both, and
+// for a count of findings, drawn from sources that show the same.
+func (m *measure) comparable(x, y Measures) bool {
+	if !m.mayBeZero && (m.value(x) == 0 || m.value(y) == 0) {
+		return false
+	}
+	return !m.finding || slices.Equal(x.Unseen, y.Unseen)
 }
 
 var measures = []measure{
-	{"worst planned accelerator–NIC pair", "Gb/s", func(m Measures) float64 { return m.WorstGbps }, true, false},
-	{"mean planned pair", "Gb/s", func(m Measures) float64 { return m.MeanGbps }, true, false},
-	{"critical findings", "", func(m Measures) float64 { return float64(m.Critical) }, false, true},
-	{"warning findings", "", func(m Measures) float64 { return float64(m.Warning) }, false, true},
-	{"accelerators", "", func(m Measures) float64 { return float64(m.Accelerators) }, true, true},
-	{"rail NICs", "", func(m Measures) float64 { return float64(m.RailNICs) }, true, true},
-	{"info findings", "", func(m Measures) float64 { return float64(m.Info) }, false, true},
+	{"worst planned accelerator–NIC pair", "Gb/s", func(m Measures) float64 { return m.WorstGbps }, true, false, false},
+	{"mean planned pair", "Gb/s", func(m Measures) float64 { return m.MeanGbps }, true, false, false},
+	{"critical findings", "", func(m Measures) float64 { return float64(m.Critical) }, false, true, true},
+	{"warning findings", "", func(m Measures) float64 { return float64(m.Warning) }, false, true, true},
+	{"accelerators", "", func(m Measures) float64 { return float64(m.Accelerators) }, true, true, false},
+	{"rail NICs", "", func(m Measures) float64 { return float64(m.RailNICs) }, true, true, false},
+	{"info findings", "", func(m Measures) float64 { return float64(m.Info) }, false, true, true},
 }
 
 // Verdict says which server wins, on which measure, by how much.
@@ -129,8 +145,53 @@ func ServerOf(r *Report) Server {
 	s.Measures = Measures{WorstGbps: words.RoundGbps(r.Plan.WorstGbps), MeanGbps: words.RoundGbps(r.Plan.MeanGbps),
 		Critical: r.Counts.Critical, Warning: r.Counts.Warning, Info: r.Counts.Info,
 		Accelerators: len(r.Accelerators), RailNICs: railNICs, UnknownPaths: unknownPaths,
-		UnidentifiedFunctions: r.Summary.UnidentifiedFunctions}
+		UnidentifiedFunctions: r.Summary.UnidentifiedFunctions, Unseen: unseenEvidence(r)}
 	return s
+}
+
+// unseenEvidence lists what r's source does not show that findings rest
+// on, of the accelerators, the rail NICs and the bridges above them:
+// "link state" (a current link speed or width unknown: no degraded-link
+// finding can be drawn), "ACS" (the advisor's acs-unknown: no
+// acs-redirect), "NUMA nodes" (none known: no numa-unknown, and no
+// cross-socket path told from another).
+func unseenEvidence(r *Report) []string {
+	unseen := []string{}
+	if r.Graph != nil && linkStateUnseen(r) {
+		unseen = append(unseen, "link state")
+	}
+	for _, f := range r.Findings {
+		if f.Code == "acs-unknown" {
+			unseen = append(unseen, "ACS")
+			break
+		}
+	}
+	if len(r.System.NUMANodes) == 0 {
+		unseen = append(unseen, "NUMA nodes")
+	}
+	return unseen
+}
+
+// linkStateUnseen reports whether the current link of an accelerator, a
+// rail NIC or a bridge between it and its root port is unknown.
+func linkStateUnseen(r *Report) bool {
+	ends := make([]string, 0, len(r.Accelerators)+len(r.NICs))
+	for _, a := range r.Accelerators {
+		ends = append(ends, a.BDF)
+	}
+	ends = append(ends, r.NICs...)
+	for _, bdf := range ends {
+		addr, err := topology.ParseBDF(bdf)
+		if err != nil {
+			continue
+		}
+		for d := r.Graph.Device(addr); d != nil; d = d.Parent {
+			if !d.Link.Known() && !d.IsVirtualFunction() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func contains(s []string, v string) bool {
@@ -208,7 +269,7 @@ func decide(x, y Measures) (*measure, int) {
 	for i := range measures {
 		m := &measures[i]
 		a, b := m.value(x), m.value(y)
-		if a == b || !m.mayBeZero && (a == 0 || b == 0) {
+		if a == b || !m.comparable(x, y) {
 			continue
 		}
 		if (a > b) == m.more {
@@ -264,22 +325,47 @@ func verdict(best, next Server) Verdict {
 	if m.name == "critical findings" && len(next.Critical) > 0 {
 		v.Sentence += fmt.Sprintf(", whose critical findings are %s", strings.Join(next.Critical, ", "))
 	}
-	var tied, unknown []string
-	for _, x := range measures[:indexOf(m)] {
-		if x.value(best.Measures) == x.value(next.Measures) && (x.mayBeZero || x.value(best.Measures) != 0) {
+	v.Sentence += notDeciding(measures[:indexOf(m)], best, next) + "."
+	return v
+}
+
+// notDeciding says why the measures before the deciding one did not
+// decide: tied, unknown, or counts of findings from sources that do not
+// show the same.
+func notDeciding(before []measure, best, next Server) string {
+	var tied, unknown, unseen []string
+	for i := range before {
+		x := &before[i]
+		switch {
+		case x.finding && !slices.Equal(best.Measures.Unseen, next.Measures.Unseen):
+			unseen = append(unseen, x.name)
+		case x.value(best.Measures) == x.value(next.Measures) && x.comparable(best.Measures, next.Measures):
 			tied = append(tied, x.name)
-		} else {
+		default:
 			unknown = append(unknown, x.name)
 		}
 	}
+	var out string
 	if len(tied) > 0 {
-		v.Sentence += "; they tie on " + strings.Join(tied, ", ")
+		out += "; they tie on " + strings.Join(tied, ", ")
 	}
 	if len(unknown) > 0 {
-		v.Sentence += "; unknown for one or both, so not compared: " + strings.Join(unknown, ", ")
+		out += "; unknown for one or both, so not compared: " + strings.Join(unknown, ", ")
 	}
-	v.Sentence += "."
-	return v
+	if len(unseen) > 0 {
+		out += fmt.Sprintf("; not compared, as fewer findings may be fewer seen: %s (%s; %s)",
+			strings.Join(unseen, ", "), showsWords(best), showsWords(next))
+	}
+	return out
+}
+
+// showsWords says what s's source does not show of what findings rest on
+// (Measures.Unseen).
+func showsWords(s Server) string {
+	if len(s.Measures.Unseen) == 0 {
+		return s.Source + " shows link state, ACS and NUMA nodes"
+	}
+	return s.Source + " does not show " + strings.Join(s.Measures.Unseen, ", ")
 }
 
 // lacking says what keeps GPUDirect RDMA off a server rdmaPossible ranks

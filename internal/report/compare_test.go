@@ -53,6 +53,16 @@ func TestCompare(t *testing.T) {
 			server("vm", Measures{Accelerators: 1, Warning: 2}),
 			server("cpu", Measures{RailNICs: 2, Warning: 1})},
 			"", "neither can do GPUDirect RDMA, so nothing ranks them: vm has no NIC that can do RDMA, cpu has no accelerator", []int{1, 1}, true},
+		{"findings of a source that shows less are not compared", []Server{
+			server("dump", Measures{Info: 1, Accelerators: 4, RailNICs: 4, Unseen: []string{"link state", "ACS", "NUMA nodes"}}),
+			server("tree", Measures{WorstGbps: 230, MeanGbps: 379, Warning: 1, Info: 1, Accelerators: 8, RailNICs: 8})},
+			"tree", "it has 8 accelerators against 4 for dump; unknown for one or both, so not compared: worst planned accelerator–NIC pair, mean planned pair; " +
+				"not compared, as fewer findings may be fewer seen: critical findings, warning findings (tree shows link state, ACS and NUMA nodes; dump does not show link state, ACS, NUMA nodes)",
+			[]int{2, 1}, false},
+		{"findings of sources that show the same are compared", []Server{
+			server("d8", Measures{Warning: 1, Accelerators: 8, RailNICs: 8, Unseen: []string{"link state", "NUMA nodes"}}),
+			server("d4", Measures{Accelerators: 4, RailNICs: 4, Unseen: []string{"link state", "NUMA nodes"}})},
+			"d4", "it has 0 warning findings against 1 for d8", []int{2, 1}, false},
 		{"tie", []Server{
 			server("a", Measures{WorstGbps: 100, MeanGbps: 100, Accelerators: 2, RailNICs: 1}),
 			server("b", Measures{WorstGbps: 100, MeanGbps: 100, Accelerators: 2, RailNICs: 1})},
