@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -248,6 +249,10 @@ func (p *parser) build() *topology.Graph {
 	}
 	p.system(g)
 	p.lacks(g, guessed)
+	if len(p.fragSkipped) > 0 {
+		p.warnings[p.fragWarning].Message = fmt.Sprintf("tree fragment: %s whose bus is not in the input skipped: %s",
+			words.Count(len(p.fragSkipped), "function"), countedNames(p.fragSkipped))
+	}
 	g.Warnings = append(g.Warnings, p.warnings...)
 	return g
 }
@@ -397,11 +402,17 @@ func (p *parser) system(g *topology.Graph) {
 // lacks says what the dump did not tell.
 func (p *parser) lacks(g *topology.Graph, guessed int) {
 	numa, acs, link := false, false, false
+	unplaced := 0
 	for _, d := range g.Devices {
 		if d.PlaceUnknown {
-			g.Lacks = append(g.Lacks, "the PCI hierarchy (this lspci output lists functions, not how they connect: no path labels; capture lspci -tv, or sudo lspci -vvv of every function)")
-			break
+			unplaced++
 		}
+	}
+	switch {
+	case unplaced > 0 && p.sawTree:
+		g.Lacks = append(g.Lacks, fmt.Sprintf("the PCI hierarchy above %s (a tree fragment: the buses above them are not in the input; give the whole lspci -tv)", words.Count(unplaced, "function")))
+	case unplaced > 0:
+		g.Lacks = append(g.Lacks, "the PCI hierarchy (this lspci output lists functions, not how they connect: no path labels; capture lspci -tv, or sudo lspci -vvv of every function)")
 	}
 	for _, d := range g.Devices {
 		numa = numa || d.RawNUMANode >= 0
@@ -425,4 +436,25 @@ func (p *parser) lacks(g *topology.Graph, guessed int) {
 	if guessed > 0 {
 		g.Lacks = append(g.Lacks, fmt.Sprintf("device classes of %d functions (guessed from names: lspci -tv shows no classes)", guessed))
 	}
+}
+
+// countedNames is names counted, in the order each first comes: "6 x
+// ConnectX-5 Virtual Function, 1 x unnamed" ("unnamed" for "").
+func countedNames(names []string) string {
+	var order []string
+	count := map[string]int{}
+	for _, n := range names {
+		if n == "" {
+			n = "unnamed"
+		}
+		if count[n] == 0 {
+			order = append(order, n)
+		}
+		count[n]++
+	}
+	parts := make([]string, len(order))
+	for i, n := range order {
+		parts[i] = fmt.Sprintf("%d x %s", count[n], n)
+	}
+	return strings.Join(parts, ", ")
 }

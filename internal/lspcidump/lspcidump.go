@@ -132,6 +132,11 @@ type parser struct {
 	order    []*rec
 	warnings []topology.Warning
 	warned   map[string]bool
+	// fragSkipped names the tree functions skipped because their bus is
+	// not in the input ("bridge" for a bridge's line, whose name is its
+	// child's); warnings[fragWarning] says so, filled in once all are read.
+	fragSkipped []string
+	fragWarning int
 
 	file  string
 	line  int
@@ -178,6 +183,20 @@ func (p *parser) warn(kind, msg string) {
 	}
 	p.warned[kind] = true
 	p.warnings = append(p.warnings, topology.Warning{Subject: fmt.Sprintf("%s:%d", p.file, p.line), Message: msg})
+}
+
+// skipFragment notes a tree function skipped because its bus is not in
+// the input; rest is its line after the slot.
+func (p *parser) skipFragment(rest string) {
+	if len(p.fragSkipped) == 0 {
+		p.fragWarning = len(p.warnings)
+		p.warnings = append(p.warnings, topology.Warning{Subject: fmt.Sprintf("%s:%d", p.file, p.line)})
+	}
+	name := strings.TrimSpace(rest)
+	if strings.HasPrefix(rest, "-") {
+		name = "bridge"
+	}
+	p.fragSkipped = append(p.fragSkipped, name)
 }
 
 // get returns the record for addr, creating it.

@@ -580,3 +580,37 @@ func TestVvvChainLooped(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeFragment: a piece of lspci -tv cut from the middle of a tree
+// (as pasted in a bug report) keeps the functions whose bus it shows,
+// counts and names in one warning those it skips, and says the hierarchy
+// above the kept ones is missing because the tree was cut, not because
+// lspci lists no hierarchy.
+func TestTreeFragment(t *testing.T) {
+	text := []byte(` |           |               +-03.4  Mellanox Technologies MT27800 Family [ConnectX-5 Virtual Function]
+ |           |               \-04.1  Mellanox Technologies MT27800 Family [ConnectX-5 Virtual Function]
+ |           +-08.0-[5c-5f]----00.0  NVIDIA Corporation GV100GL [Tesla V100 PCIe 32GB]
+ |           +-0c.0-[60-63]----00.0  NVIDIA Corporation GV100GL [Tesla V100 PCIe 32GB]
+`)
+	g, err := Parse("fragment", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Devices) != 2 {
+		t.Fatalf("%d functions kept, want the two GPUs", len(g.Devices))
+	}
+	var frag []string
+	for _, w := range g.Warnings {
+		if strings.Contains(w.Message, "tree fragment") {
+			frag = append(frag, w.Subject+": "+w.Message)
+		}
+	}
+	want := "fragment:1: tree fragment: 4 functions whose bus is not in the input skipped: 2 x Mellanox Technologies MT27800 Family [ConnectX-5 Virtual Function], 2 x bridge"
+	if len(frag) != 1 || frag[0] != want {
+		t.Errorf("fragment warnings %q, want %q", frag, want)
+	}
+	lacks := strings.Join(g.Lacks, "; ")
+	if !strings.Contains(lacks, "the PCI hierarchy above 2 functions (a tree fragment") || strings.Contains(lacks, "lists functions, not how they connect") {
+		t.Errorf("Lacks %q", lacks)
+	}
+}
