@@ -81,10 +81,6 @@ func (o options) logf(format string, args ...any) {
 type input struct {
 	name string // "fixtures/hgx-h100", "corpus hwloc/NAME"
 	dir  string
-	// lspci is false for a capture with PCI functions but no config
-	// files: lspci -A linux-sysfs reads each function's config and stops
-	// at the first missing one, so it cannot be timed there.
-	lspci bool
 }
 
 // tools are the resolved binaries.
@@ -154,11 +150,12 @@ func run(o options, out io.Writer) error {
 	var res results
 	res.notes, res.tmp = notes, tmp
 	for _, in := range inputs {
-		if in.lspci {
+		lspci := t.lspciReads(in, tmp, &res.notes)
+		if lspci {
 			res.add(o, checkLspci, in.name, t.check(in.dir), t.lspciTree(in.dir))
 		}
 		res.add(o, checkLstopo, in.name, t.check(in.dir), t.lstopoInput(in.dir))
-		if in.lspci {
+		if lspci {
 			res.add(o, treeLspci, in.name, t.tree(in.dir), t.lspciTree(in.dir))
 		}
 		xml, err := writeXML(t, in, tmp)
@@ -226,7 +223,7 @@ func findInputs(o options, tmp string) ([]input, []string, error) {
 		if !e.IsDir() || !isDir(filepath.Join(dir, "sys", "bus", "pci")) || !keep(name) {
 			continue
 		}
-		inputs = append(inputs, newInput(name, dir, &notes))
+		inputs = append(inputs, input{name, dir})
 	}
 	if !isDir(o.Corpus) {
 		notes = append(notes, fmt.Sprintf("no corpus at %s: fixtures only", o.Corpus))
@@ -264,27 +261,24 @@ func findInputs(o options, tmp string) ([]input, []string, error) {
 			notes = append(notes, fmt.Sprintf("%s: no sys/bus/pci inside, left out", name))
 			continue
 		}
-		inputs = append(inputs, newInput(name, root, &notes))
+		inputs = append(inputs, input{name, root})
 	}
 	return inputs, notes, nil
 }
 
-// newInput is the sysfs tree in dir, named name; a tree that lspci cannot
-// read gets a note saying why it has no lspci rows.
-func newInput(name, dir string, notes *[]string) input {
-	in := input{name: name, dir: dir, lspci: true}
-	devices, _ := filepath.Glob(filepath.Join(dir, "sys", "bus", "pci", "devices", "*"))
-	missing := 0
-	for _, d := range devices {
-		if _, err := os.Stat(filepath.Join(d, "config")); err != nil {
-			missing++
-		}
+// lspciReads runs lspci -tv on in once, untimed, and reports whether it
+// could read it. lspci cannot read every capture: one whose functions
+// have neither a vendor file nor a config file (the corpus POWER capture
+// nvidiagpunumanodes) stops it. Such an input gets no rows against lspci
+// and a note with lspci's own words, paths in tmp shown relative to it.
+func (t tools) lspciReads(in input, tmp string, notes *[]string) bool {
+	_, err := t.lspciTree(in.dir).run()
+	if err == nil {
+		return true
 	}
-	if missing > 0 {
-		in.lspci = false
-		*notes = append(*notes, fmt.Sprintf("%s: no rows against lspci -tv: %d of its %d PCI functions have no config file, which lspci -A linux-sysfs needs (gdtopo and lstopo read the other attribute files)", name, missing, len(devices)))
-	}
-	return in
+	why := strings.ReplaceAll(err.Error(), tmp+string(os.PathSeparator), "")
+	*notes = append(*notes, fmt.Sprintf("%s: no rows against lspci -tv, which cannot read it: %s", in.name, why))
+	return false
 }
 
 func isArchive(p string) bool {
@@ -357,7 +351,7 @@ func writeScale(functions int, tmp string) (input, error) {
 	if err := fixtures.Write(dir, m); err != nil {
 		return input{}, err
 	}
-	return input{name: fmt.Sprintf("generated, %s functions", thousands(len(fns))), dir: dir, lspci: true}, nil
+	return input{fmt.Sprintf("generated, %s functions", thousands(len(fns))), dir}, nil
 }
 
 // machine describes where and when the run happened.
