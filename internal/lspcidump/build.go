@@ -439,8 +439,10 @@ func (p *parser) lacks(g *topology.Graph, guessed int) {
 }
 
 // countedNames is names counted, in the order each first comes: "6 x
-// ConnectX-5 Virtual Function, 1 x unnamed" ("unnamed" for "").
+// ConnectX-5 Virtual Function, 2 x bridge", at most five names, then how
+// many more.
 func countedNames(names []string) string {
+	const most = 5
 	var order []string
 	count := map[string]int{}
 	for _, n := range names {
@@ -452,9 +454,13 @@ func countedNames(names []string) string {
 		}
 		count[n]++
 	}
-	parts := make([]string, len(order))
+	parts := make([]string, 0, most+1)
 	for i, n := range order {
-		parts[i] = fmt.Sprintf("%d x %s", count[n], n)
+		if i == most {
+			parts = append(parts, fmt.Sprintf("%d more names", len(order)-most))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%d x %s", count[n], n))
 	}
 	return strings.Join(parts, ", ")
 }

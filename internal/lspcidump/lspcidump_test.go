@@ -614,3 +614,17 @@ func TestTreeFragment(t *testing.T) {
 		t.Errorf("Lacks %q", lacks)
 	}
 }
+
+func TestCountedNames(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"a", "bridge", "a", ""}, "2 x a, 1 x bridge, 1 x unnamed"},
+		{[]string{"a", "b", "c", "d", "e", "f", "g", "a"}, "2 x a, 1 x b, 1 x c, 1 x d, 1 x e, 2 more names"},
+	} {
+		if got := countedNames(c.names); got != c.want {
+			t.Errorf("countedNames(%q) = %q, want %q", c.names, got, c.want)
+		}
+	}
+}

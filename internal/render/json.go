@@ -45,9 +45,9 @@ func writeCheckJSON(w io.Writer, c *report.Check) error {
 	return d.Close(c.ExitStatus)
 }
 
-// CheckDocument writes the -o json document of a check over several
-// sources one source at a time, byte for byte as writeJSON writes the
-// whole report.Check: a long run keeps no report once it is written, and
+// CheckDocument writes the -o json document of a check one source at a
+// time, byte for byte as writeJSON writes the whole report.Check: a run
+// over many sources keeps no report once it is written, and
 // no document is encoded whole (encoded whole, one took ten times its
 // size in memory: 2.9 GB for 1,000 snapshots of hgx-h100). The exit
 // status, which needs every source, follows the sources array. As
