@@ -308,7 +308,11 @@ func verdict(best, next Server) Verdict {
 	}
 	if m == nil {
 		v.Best, v.Tie = "", true
-		v.Sentence = fmt.Sprintf("%s and %s tie: equal on every measure the table shows that is known for both (worst and mean planned pair, findings by severity, accelerators, rail NICs).", best.Source, next.Source)
+		v.Sentence = fmt.Sprintf("%s and %s tie: equal on every measure the table shows that is known for both (worst and mean planned pair, findings by severity, accelerators, rail NICs)", best.Source, next.Source)
+		if !slices.Equal(best.Measures.Unseen, next.Measures.Unseen) {
+			v.Sentence += fmt.Sprintf("; their findings are not compared, as fewer findings may be fewer seen (%s; %s)", showsWords(best), showsWords(next))
+		}
+		v.Sentence += "."
 		return v
 	}
 	v.Measure, v.BestValue, v.OtherValue = m.name, m.value(best.Measures), m.value(next.Measures)

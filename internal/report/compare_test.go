@@ -63,6 +63,12 @@ func TestCompare(t *testing.T) {
 			server("d8", Measures{Warning: 1, Accelerators: 8, RailNICs: 8, Unseen: []string{"link state", "NUMA nodes"}}),
 			server("d4", Measures{Accelerators: 4, RailNICs: 4, Unseen: []string{"link state", "NUMA nodes"}})},
 			"d4", "it has 0 warning findings against 1 for d8", []int{2, 1}, false},
+		{"a tie, findings not compared", []Server{
+			server("dump", Measures{Accelerators: 4, RailNICs: 4, Unseen: []string{"link state"}}),
+			server("tree", Measures{Warning: 1, Accelerators: 4, RailNICs: 4})},
+			"", "dump and tree tie: equal on every measure the table shows that is known for both (worst and mean planned pair, findings by severity, accelerators, rail NICs); " +
+				"their findings are not compared, as fewer findings may be fewer seen (dump does not show link state; tree shows link state, ACS and NUMA nodes).",
+			[]int{1, 1}, true},
 		{"tie", []Server{
 			server("a", Measures{WorstGbps: 100, MeanGbps: 100, Accelerators: 2, RailNICs: 1}),
 			server("b", Measures{WorstGbps: 100, MeanGbps: 100, Accelerators: 2, RailNICs: 1})},
