@@ -107,7 +107,7 @@ func compareRows(c *report.Comparison) ([]string, [][]string) {
 	row("Finding codes", func(s report.Server) string { return strings.Join(s.FindingCodes, ", ") })
 	row("Not shown", func(s report.Server) string {
 		if len(s.Measures.Unseen) == 0 {
-			return "-"
+			return "nothing" // as check's "Source lacks nothing"
 		}
 		return strings.Join(s.Measures.Unseen, ", ")
 	})
