@@ -697,7 +697,7 @@ func treeText(p *Printer, t *report.Tree) error {
 		for _, b := range t.PlaceUnknown {
 			unplaced = append(unplaced, byBDF[b])
 		}
-		p.Lines("place unknown (the source shows no PCI hierarchy: capture lspci -tv, or sudo lspci -vvv)", "", "  ")
+		p.Lines("place unknown (the source shows no PCI hierarchy above these functions: capture the whole lspci -tv, or sudo lspci -vvv)", "", "  ")
 		branch(p, byBDF, shown, unplaced, "")
 		n++
 	}
@@ -782,7 +782,7 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	pr.Lines(fmt.Sprintf("%s -> %s: nvidia-smi %s, NCCL %s, %s",
 		labelAndBDF(&v.From), labelAndBDF(&v.To), report.Label(&p), report.NCCLLabel(&p), p.Path), "", "  ")
 	if v.PlaceUnknown {
-		pr.Lines("the source shows no PCI hierarchy for this pair: capture lspci -tv, or sudo lspci -vvv", "Note: ", "  ")
+		pr.Lines("the source shows no PCI hierarchy for this pair: capture the whole lspci -tv, or sudo lspci -vvv", "Note: ", "  ")
 		return nil
 	}
 	var rows [][]string
