@@ -74,8 +74,13 @@ func (m *measure) comparable(x, y Measures) bool {
 	if !m.mayBeZero && (m.value(x) == 0 || m.value(y) == 0) {
 		return false
 	}
-	return !m.finding || slices.Equal(x.Unseen, y.Unseen)
+	return !m.finding || sameUnseen(x, y)
 }
+
+// sameUnseen reports whether x's and y's sources leave out the same of
+// what findings rest on (Measures.Unseen): only then are their findings
+// counted against each other.
+func sameUnseen(x, y Measures) bool { return slices.Equal(x.Unseen, y.Unseen) }
 
 var measures = []measure{
 	{"worst planned accelerator–NIC pair", "Gb/s", func(m Measures) float64 { return m.WorstGbps }, true, false, false},
@@ -157,7 +162,7 @@ func ServerOf(r *Report) Server {
 // cross-socket path told from another).
 func unseenEvidence(r *Report) []string {
 	unseen := []string{}
-	if r.Graph != nil && linkStateUnseen(r) {
+	if linkStateUnseen(r) {
 		unseen = append(unseen, "link state")
 	}
 	for _, f := range r.Findings {
@@ -181,12 +186,9 @@ func linkStateUnseen(r *Report) bool {
 	}
 	ends = append(ends, r.NICs...)
 	for _, bdf := range ends {
-		addr, err := topology.ParseBDF(bdf)
-		if err != nil {
-			continue
-		}
-		for d := r.Graph.Device(addr); d != nil; d = d.Parent {
-			if !d.Link.Known() && !d.IsVirtualFunction() {
+		// At most one step per device: a parent chain is never longer.
+		for d, steps := r.Device(bdf), 0; d != nil && steps < len(r.Devices); d, steps = r.Device(d.Parent), steps+1 {
+			if (d.Link.CurrentGTs <= 0 || d.Link.CurrentWidth <= 0) && d.PhysFn == "" {
 				return true
 			}
 		}
@@ -309,7 +311,7 @@ func verdict(best, next Server) Verdict {
 	if m == nil {
 		v.Best, v.Tie = "", true
 		v.Sentence = fmt.Sprintf("%s and %s tie: equal on every measure the table shows that is known for both (worst and mean planned pair, findings by severity, accelerators, rail NICs)", best.Source, next.Source)
-		if !slices.Equal(best.Measures.Unseen, next.Measures.Unseen) {
+		if !sameUnseen(best.Measures, next.Measures) {
 			v.Sentence += fmt.Sprintf("; their findings are not compared, as fewer findings may be fewer seen (%s; %s)", showsWords(best), showsWords(next))
 		}
 		v.Sentence += "."
@@ -341,7 +343,7 @@ func notDeciding(before []measure, best, next Server) string {
 	for i := range before {
 		x := &before[i]
 		switch {
-		case x.finding && !slices.Equal(best.Measures.Unseen, next.Measures.Unseen):
+		case x.finding && !sameUnseen(best.Measures, next.Measures):
 			unseen = append(unseen, x.name)
 		case x.value(best.Measures) == x.value(next.Measures) && x.comparable(best.Measures, next.Measures):
 			tied = append(tied, x.name)
