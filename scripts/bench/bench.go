@@ -150,14 +150,11 @@ func run(o options, out io.Writer) error {
 	var res results
 	res.notes, res.tmp = notes, tmp
 	for _, in := range inputs {
-		lspci := t.lspciReads(in, tmp, &res.notes)
-		if lspci {
+		if t.lspciReads(in, &res.notes) {
 			res.add(o, checkLspci, in.name, t.check(in.dir), t.lspciTree(in.dir))
-		}
-		res.add(o, checkLstopo, in.name, t.check(in.dir), t.lstopoInput(in.dir))
-		if lspci {
 			res.add(o, treeLspci, in.name, t.tree(in.dir), t.lspciTree(in.dir))
 		}
+		res.add(o, checkLstopo, in.name, t.check(in.dir), t.lstopoInput(in.dir))
 		xml, err := writeXML(t, in, tmp)
 		if err != nil {
 			res.comparisons = append(res.comparisons, comparison{workload: xmlLstopo, input: in.name, err: err})
@@ -270,14 +267,13 @@ func findInputs(o options, tmp string) ([]input, []string, error) {
 // could read it. lspci cannot read every capture: one whose functions
 // have neither a vendor file nor a config file (the corpus POWER capture
 // nvidiagpunumanodes) stops it. Such an input gets no rows against lspci
-// and a note with lspci's own words, paths in tmp shown relative to it.
-func (t tools) lspciReads(in input, tmp string, notes *[]string) bool {
+// and a note with lspci's own words.
+func (t tools) lspciReads(in input, notes *[]string) bool {
 	_, err := t.lspciTree(in.dir).run()
 	if err == nil {
 		return true
 	}
-	why := strings.ReplaceAll(err.Error(), tmp+string(os.PathSeparator), "")
-	*notes = append(*notes, fmt.Sprintf("%s: no rows against lspci -tv, which cannot read it: %s", in.name, why))
+	*notes = append(*notes, fmt.Sprintf("%s: no rows against lspci -tv, which cannot read it: %v", in.name, err))
 	return false
 }
 

@@ -134,13 +134,13 @@ type document struct{ summary, detail string }
 
 func render(m machine, r results) document {
 	head := m.line()
+	relative := func(s string) string { return strings.ReplaceAll(s, r.tmp+string(os.PathSeparator), "") } // paths in tmp
 	for _, n := range r.notes {
-		head += "\n\n" + "Note: " + n + "."
+		head += "\n\n" + "Note: " + relative(n) + "."
 	}
 	for _, c := range r.comparisons {
 		if c.err != nil {
-			msg := strings.ReplaceAll(c.err.Error(), r.tmp+string(os.PathSeparator), "")
-			head += "\n\n" + fmt.Sprintf("Failed: %s, %s: %s.", c.input, c.workload, msg)
+			head += "\n\n" + fmt.Sprintf("Failed: %s, %s: %s.", c.input, c.workload, relative(c.err.Error()))
 		}
 	}
 	var summary, detail []row
