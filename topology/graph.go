@@ -392,6 +392,29 @@ type Graph struct {
 	// Lacks lists what the source did not hold, in words for the summary,
 	// e.g. "config space past 64 bytes (ACS, DevCtl unknown: capture as root)".
 	Lacks []string
+	// Skipped are functions the source names without an address gdtopo
+	// can give them, such as the lines of an lspci -tv fragment whose bus
+	// the input does not hold: they are not in Devices, and no path to
+	// them is known.
+	Skipped []SkippedFunction
+}
+
+// SkippedFunction is a function the source names but does not place
+// (Graph.Skipped): its name, and its kind as far as the name tells.
+type SkippedFunction struct {
+	Name string // "bridge" for a bridge, whose line names its child
+	Kind Kind
+}
+
+// SkippedOfKind returns the names of the skipped functions of kind k.
+func (g *Graph) SkippedOfKind(k Kind) []string {
+	var names []string
+	for _, s := range g.Skipped {
+		if s.Kind == k {
+			names = append(names, s.Name)
+		}
+	}
+	return names
 }
 
 // Device returns the function at addr, or nil.

@@ -561,3 +561,41 @@ func TestVerdictPathsUnknown(t *testing.T) {
 		t.Errorf("check %s opens with %q", src, first)
 	}
 }
+
+// TestFragmentNotNone: the two halves of one lspci -tv pasted in a bug
+// report. Neither is said to have no accelerator or no RDMA NIC: fragment
+// b's six ConnectX-5 functions are skipped with their unknown bus, and
+// fragment a is a piece of a tree whose rest may hold accelerators. check
+// says so in its first line and summary, and compare ranks neither below
+// a whole capture for lacking RDMA.
+func TestFragmentNotNone(t *testing.T) {
+	a := corpusPath(t, "lspci", "nccl-246-8xv100pcie-cx5-skx.fragment-a.txt")
+	b := corpusPath(t, "lspci", "nccl-246-8xv100pcie-cx5-skx.fragment-b.txt")
+	for _, tt := range []struct {
+		src, first, row string
+	}{
+		{b, "OK: no findings; no NICs placed: 6 NIC functions skipped, their bus not in the input",
+			"NICs           none placed; skipped: 6 x Mellanox Technologies MT27800 Family [ConnectX-5 Virtual Function] (bus not in the input)"},
+		{a, "OK: no findings; no accelerators in this tree fragment", "Accelerators   none in the input (a tree fragment)"},
+	} {
+		code, out, errb := run("check", tt.src)
+		if code != ExitOK {
+			t.Fatalf("check %s: exit %d: %s", tt.src, code, errb)
+		}
+		if first, _, _ := strings.Cut(out, "\n"); first != tt.first {
+			t.Errorf("check %s opens with %q, want %q", tt.src, first, tt.first)
+		}
+		if !strings.Contains(out, "\n"+tt.row+"\n") || strings.Contains(out, "nothing for GPUDirect RDMA to use") {
+			t.Errorf("check %s: no line %q, or says nothing can use GPUDirect RDMA:\n%s", tt.src, tt.row, out)
+		}
+	}
+	code, out, errb := run("compare", b, filepath.Join("..", "..", "fixtures", "hgx-h100"), a)
+	if code != ExitOK {
+		t.Fatalf("compare: exit %d: %s", code, errb)
+	}
+	_, verdict, _ := strings.Cut(out, "\nVerdict\n")
+	if strings.Contains(verdict, "no NIC that can do RDMA") || strings.Contains(verdict, "has no accelerator") ||
+		!strings.Contains(verdict, "cannot be ranked: it is a tree fragment with 6 NICs it does not place") {
+		t.Errorf("compare's verdict: %s", verdict)
+	}
+}

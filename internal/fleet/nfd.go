@@ -54,8 +54,10 @@ func WriteNFD(w io.Writer, r *report.Report) error {
 			accels++
 		}
 	}
-	if accels > 0 || r.Summary.UnidentifiedFunctions == 0 {
-		put("gdtopo.accelerators", strconv.Itoa(accels)) // else unknown: functions the source does not identify may be accelerators
+	if (accels > 0 || r.Summary.UnidentifiedFunctions == 0) && r.Summary.SkippedFunctions == 0 {
+		// else unknown: functions the source does not identify, or the rest
+		// of a tree fragment, may hold accelerators
+		put("gdtopo.accelerators", strconv.Itoa(accels))
 	}
 	best := bestNICs(r)
 	// A machine whose NICs cannot do RDMA (no-rdma-nic) has no NIC to

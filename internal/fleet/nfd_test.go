@@ -140,8 +140,8 @@ func TestNFDUnknownPath(t *testing.T) {
 
 // TestNFDUnidentified: a source whose display controllers have no vendor
 // IDs (and no accelerator identified) gets no gdtopo.accelerators label:
-// 0 would be a guess. A source that identifies none and hides none keeps
-// its 0.
+// 0 would be a guess; nor does a tree fragment, whose rest may hold more.
+// A source that identifies none and hides none keeps its 0.
 func TestNFDUnidentified(t *testing.T) {
 	r := &report.Report{Devices: []report.Device{{BDF: "0004:05:00.0", Kind: "other"}}}
 	if got := nfd(t, r); got["gdtopo.accelerators"] != "0" {
@@ -150,5 +150,10 @@ func TestNFDUnidentified(t *testing.T) {
 	r.Summary.UnidentifiedFunctions = 1
 	if v, ok := nfd(t, r)["gdtopo.accelerators"]; ok {
 		t.Errorf("a display controller without a vendor: accelerators=%q, want the label left out", v)
+	}
+	r.Summary.UnidentifiedFunctions, r.Summary.SkippedFunctions = 0, 3
+	r.Devices = append(r.Devices, report.Device{BDF: "0000:5c:00.0", Kind: "accelerator"})
+	if v, ok := nfd(t, r)["gdtopo.accelerators"]; ok {
+		t.Errorf("a tree fragment: accelerators=%q, want the label left out", v)
 	}
 }

@@ -73,6 +73,35 @@ func guessClass(r *rec) (uint32, bool) {
 	return 0, false
 }
 
+// classify gives r the vendor its name starts with and the class of a
+// function with the same name in byName, or one guessed from its name;
+// it reports whether the class was guessed.
+func classify(r *rec, byName map[string]*rec) bool {
+	if !r.vendorKnown {
+		for _, v := range vendorNames {
+			if strings.HasPrefix(r.name, v.prefix) {
+				r.vendor, r.vendorKnown = v.id, true
+				break
+			}
+		}
+	}
+	if r.classKnown {
+		return false
+	}
+	if x := byName[r.name]; x != nil && r.name != "" {
+		r.class, r.classKnown, r.progKnown = x.class, true, x.progKnown
+		if !r.devKnown && x.devKnown {
+			r.device, r.devKnown = x.device, true
+		}
+		return false
+	}
+	if c, ok := guessClass(r); ok {
+		r.class, r.classKnown, r.classGuessed = c<<8, true, true
+		return true
+	}
+	return false
+}
+
 // merge copies what src knows and dst does not.
 func merge(dst, src *rec) {
 	if src.name != "" && dst.name == "" {
@@ -193,26 +222,7 @@ func (p *parser) build() *topology.Graph {
 	}
 	guessed := 0
 	for _, r := range recs {
-		if !r.vendorKnown {
-			for _, v := range vendorNames {
-				if strings.HasPrefix(r.name, v.prefix) {
-					r.vendor, r.vendorKnown = v.id, true
-					break
-				}
-			}
-		}
-		if r.classKnown {
-			continue
-		}
-		if x := byName[r.name]; x != nil && r.name != "" {
-			r.class, r.classKnown, r.progKnown = x.class, true, x.progKnown
-			if !r.devKnown && x.devKnown {
-				r.device, r.devKnown = x.device, true
-			}
-			continue
-		}
-		if c, ok := guessClass(r); ok {
-			r.class, r.classKnown, r.classGuessed = c<<8, true, true
+		if classify(r, byName) {
 			guessed++
 		}
 	}
@@ -250,8 +260,18 @@ func (p *parser) build() *topology.Graph {
 	p.system(g)
 	p.lacks(g, guessed)
 	if len(p.fragSkipped) > 0 {
+		names := make([]string, 0, len(p.fragSkipped))
+		for _, r := range p.fragSkipped {
+			classify(r, byName)
+			name := r.name
+			if r.bridge {
+				name = "bridge" // its line names its child
+			}
+			names = append(names, name)
+			g.Skipped = append(g.Skipped, topology.SkippedFunction{Name: name, Kind: topology.KindOf(r.class, r.vendor)})
+		}
 		p.warnings[p.fragWarning].Message = fmt.Sprintf("tree fragment: %s whose bus is not in the input skipped: %s",
-			words.Count(len(p.fragSkipped), "function"), countedNames(p.fragSkipped))
+			words.Count(len(p.fragSkipped), "function"), words.CountedNames(names))
 	}
 	g.Warnings = append(g.Warnings, p.warnings...)
 	return g
@@ -413,6 +433,8 @@ func (p *parser) lacks(g *topology.Graph, guessed int) {
 		g.Lacks = append(g.Lacks, fmt.Sprintf("the PCI hierarchy above %s (a tree fragment: the buses above them are not in the input; give the whole lspci -tv)", words.Count(unplaced, "function")))
 	case unplaced > 0:
 		g.Lacks = append(g.Lacks, "the PCI hierarchy (this lspci output lists functions, not how they connect: no path labels; capture lspci -tv, or sudo lspci -vvv of every function)")
+	case len(p.fragSkipped) > 0:
+		g.Lacks = append(g.Lacks, fmt.Sprintf("the rest of the PCI tree (a tree fragment: %s whose bus is not in the input skipped; give the whole lspci -tv)", words.Count(len(p.fragSkipped), "function")))
 	}
 	for _, d := range g.Devices {
 		numa = numa || d.RawNUMANode >= 0
@@ -436,31 +458,4 @@ func (p *parser) lacks(g *topology.Graph, guessed int) {
 	if guessed > 0 {
 		g.Lacks = append(g.Lacks, fmt.Sprintf("device classes of %d functions (guessed from names: lspci -tv shows no classes)", guessed))
 	}
-}
-
-// countedNames is names counted, in the order each first comes: "6 x
-// ConnectX-5 Virtual Function, 2 x bridge", at most five names, then how
-// many more.
-func countedNames(names []string) string {
-	const most = 5
-	var order []string
-	count := map[string]int{}
-	for _, n := range names {
-		if n == "" {
-			n = "unnamed"
-		}
-		if count[n] == 0 {
-			order = append(order, n)
-		}
-		count[n]++
-	}
-	parts := make([]string, 0, most+1)
-	for i, n := range order {
-		if i == most {
-			parts = append(parts, fmt.Sprintf("%d more names", len(order)-most))
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%d x %s", count[n], n))
-	}
-	return strings.Join(parts, ", ")
 }

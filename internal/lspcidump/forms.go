@@ -408,7 +408,7 @@ func (p *parser) treeLine(s string) {
 			}
 			r := &rec{} // a function whose bus is unknown: only its bus range counts
 			if ctx == nil || ctx.unknown {
-				p.skipFragment(s[i+4:])
+				p.skipFragment(r)
 			} else {
 				a := topology.BDF{Domain: ctx.dom, Bus: ctx.bus, Device: uint8(dev), Function: s[i+3] - '0'}
 				r = p.get(a, ctx.frag)

@@ -132,10 +132,10 @@ type parser struct {
 	order    []*rec
 	warnings []topology.Warning
 	warned   map[string]bool
-	// fragSkipped names the tree functions skipped because their bus is
-	// not in the input ("bridge" for a bridge's line, whose name is its
-	// child's); warnings[fragWarning] says so, filled in once all are read.
-	fragSkipped []string
+	// fragSkipped are the tree functions skipped because their bus is not
+	// in the input, with what their lines tell; warnings[fragWarning] says
+	// so, filled in once all are read.
+	fragSkipped []*rec
 	fragWarning int
 
 	file  string
@@ -185,18 +185,14 @@ func (p *parser) warn(kind, msg string) {
 	p.warnings = append(p.warnings, topology.Warning{Subject: fmt.Sprintf("%s:%d", p.file, p.line), Message: msg})
 }
 
-// skipFragment notes a tree function skipped because its bus is not in
-// the input; rest is its line after the slot.
-func (p *parser) skipFragment(rest string) {
+// skipFragment notes r, a tree function skipped because its bus is not
+// in the input; the rest of its line fills r in after.
+func (p *parser) skipFragment(r *rec) {
 	if len(p.fragSkipped) == 0 {
 		p.fragWarning = len(p.warnings)
 		p.warnings = append(p.warnings, topology.Warning{Subject: fmt.Sprintf("%s:%d", p.file, p.line)})
 	}
-	name := strings.TrimSpace(rest)
-	if strings.HasPrefix(rest, "-") {
-		name = "bridge"
-	}
-	p.fragSkipped = append(p.fragSkipped, name)
+	p.fragSkipped = append(p.fragSkipped, r)
 }
 
 // get returns the record for addr, creating it.

@@ -613,18 +613,33 @@ func TestTreeFragment(t *testing.T) {
 	if !strings.Contains(lacks, "the PCI hierarchy above 2 functions (a tree fragment") || strings.Contains(lacks, "lists functions, not how they connect") {
 		t.Errorf("Lacks %q", lacks)
 	}
+	vf := "Mellanox Technologies MT27800 Family [ConnectX-5 Virtual Function]"
+	wantSkipped := []topology.SkippedFunction{{Name: vf, Kind: topology.KindNIC}, {Name: vf, Kind: topology.KindNIC},
+		{Name: "bridge", Kind: topology.KindBridge}, {Name: "bridge", Kind: topology.KindBridge}}
+	if !slices.Equal(g.Skipped, wantSkipped) {
+		t.Errorf("Skipped %+v, want %+v", g.Skipped, wantSkipped)
+	}
 }
 
-func TestCountedNames(t *testing.T) {
-	for _, c := range []struct {
-		names []string
-		want  string
-	}{
-		{[]string{"a", "bridge", "a", ""}, "2 x a, 1 x bridge, 1 x unnamed"},
-		{[]string{"a", "b", "c", "d", "e", "f", "g", "a"}, "2 x a, 1 x b, 1 x c, 1 x d, 1 x e, 2 more names"},
-	} {
-		if got := countedNames(c.names); got != c.want {
-			t.Errorf("countedNames(%q) = %q, want %q", c.names, got, c.want)
-		}
+// TestTreeFragmentAllPlaced: a fragment whose kept functions all have a
+// place still says the rest of the tree is missing, and keeps the kinds
+// of what it skipped.
+func TestTreeFragmentAllPlaced(t *testing.T) {
+	text := []byte(` |           |                \-00.1  Intel Corporation Ethernet Connection X722 for 10GbE backplane
+ |           +-04.0  Intel Corporation Sky Lake-E CBDMA Registers
+ +-[0000:53]-+-00.0-[54-55]----00.0  Mellanox Technologies MT27800 Family [ConnectX-5]
+`)
+	g, err := Parse("fragment", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Devices) != 2 {
+		t.Fatalf("%d functions kept, want the root port and its NIC", len(g.Devices))
+	}
+	if nics := g.SkippedOfKind(topology.KindNIC); len(g.Skipped) != 2 || len(nics) != 1 {
+		t.Errorf("Skipped %+v: want 2, 1 of them a NIC", g.Skipped)
+	}
+	if lacks := strings.Join(g.Lacks, "; "); !strings.Contains(lacks, "the rest of the PCI tree (a tree fragment: 2 functions whose bus is not in the input skipped") {
+		t.Errorf("Lacks %q", lacks)
 	}
 }

@@ -398,10 +398,35 @@ func summary(g *topology.Graph) Summary {
 			s.AcceleratorLinks += "; not counted: " + unknown
 		}
 	}
+	if len(g.Skipped) > 0 {
+		s.SkippedFunctions = len(g.Skipped)
+		names := g.SkippedOfKind(topology.KindAccelerator)
+		s.SkippedAccelerators = len(names)
+		s.Accelerators, s.AcceleratorLinks = withSkipped(s.Accelerators, names), withSkipped(s.AcceleratorLinks, names)
+		names = g.SkippedOfKind(topology.KindNIC)
+		s.SkippedNICs = len(names)
+		s.NICs, s.RailNICLinks = withSkipped(s.NICs, names), withSkipped(s.RailNICLinks, names)
+	}
 	if top := len(g.TopSwitches()); s.SwitchLevels == top {
 		s.SwitchLevels = 0
 	}
 	return s
+}
+
+// withSkipped words a census of a source that skipped functions it names
+// (topology.Graph.Skipped), given those of the census's kind: "none
+// placed; skipped: 6 x ... (bus not in the input)", or "none in the input
+// (a tree fragment)" where none of them is of its kind.
+func withSkipped(census string, names []string) string {
+	switch {
+	case len(names) > 0 && census == "none":
+		return "none placed; skipped: " + words.CountedNames(names) + " (bus not in the input)"
+	case len(names) > 0:
+		return census + "; skipped: " + words.CountedNames(names) + " (bus not in the input)"
+	case census == "none":
+		return "none in the input (a tree fragment)"
+	}
+	return census
 }
 
 // Unidentified says in words which functions may be accelerators that the

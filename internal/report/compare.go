@@ -51,6 +51,15 @@ type Measures struct {
 	// does not identify: a server without accelerators may have some there.
 	// Not a ranking measure.
 	UnidentifiedFunctions int `json:"unidentified_functions"`
+	// SkippedFunctions, SkippedAccelerators and SkippedNICs are the
+	// summary's counts of functions the source names but does not place (a
+	// tree fragment's), and of the accelerators and NICs among them. No
+	// path to those is known, so a server with any is ranked as one with
+	// unknown paths; and a fragment that shows no accelerator or no NIC
+	// may have them elsewhere. Not ranking measures.
+	SkippedFunctions    int `json:"skipped_functions"`
+	SkippedAccelerators int `json:"skipped_accelerators"`
+	SkippedNICs         int `json:"skipped_nics"`
 	// Unseen lists what the source does not show that findings rest on
 	// (see unseenEvidence): two servers whose sources do not show the same
 	// are not ranked by their findings, as fewer findings there may be
@@ -150,7 +159,9 @@ func ServerOf(r *Report) Server {
 	s.Measures = Measures{WorstGbps: words.RoundGbps(r.Plan.WorstGbps), MeanGbps: words.RoundGbps(r.Plan.MeanGbps),
 		Critical: r.Counts.Critical, Warning: r.Counts.Warning, Info: r.Counts.Info,
 		Accelerators: len(r.Accelerators), RailNICs: railNICs, UnknownPaths: unknownPaths,
-		UnidentifiedFunctions: r.Summary.UnidentifiedFunctions, Unseen: unseenEvidence(r)}
+		UnidentifiedFunctions: r.Summary.UnidentifiedFunctions, SkippedFunctions: r.Summary.SkippedFunctions,
+		SkippedAccelerators: r.Summary.SkippedAccelerators,
+		SkippedNICs:         r.Summary.SkippedNICs, Unseen: unseenEvidence(r)}
 	return s
 }
 
@@ -234,19 +245,29 @@ func Compare(servers []Server) *Comparison {
 // rdmaPossible is the measure that comes first: a server with
 // accelerators and a rail NIC that may do RDMA ranks above one without
 // (no accelerator, or only NICs without RDMA), whatever their other
-// numbers, which then describe no GPUDirect RDMA.
+// numbers, which then describe no GPUDirect RDMA. It is unknown
+// (rdmaUnknown) for a tree fragment that shows no accelerator or no rail
+// NIC: the rest of the tree may hold them.
 var rdmaPossible = measure{name: "accelerators and an RDMA NIC", value: func(m Measures) float64 {
-	if m.Accelerators == 0 || m.RailNICs == 0 {
+	switch {
+	case (m.Accelerators == 0 || m.RailNICs == 0) && m.SkippedFunctions > 0:
+		return rdmaUnknown
+	case m.Accelerators == 0 || m.RailNICs == 0:
 		return 0
 	}
 	return 1
 }, more: true, mayBeZero: true}
 
+// rdmaUnknown is rdmaPossible's value where the source cannot tell.
+const rdmaUnknown = -1
+
 // pathsKnown is the measure that comes next: a server whose
 // accelerator–NIC paths are all known ranks above one with unknown paths,
 // whose plan, predictions and locality findings are missing, not good.
+// An accelerator or NIC the source names but does not place has unknown
+// paths to all the others.
 var pathsKnown = measure{name: "accelerator–NIC paths known", value: func(m Measures) float64 {
-	if m.UnknownPaths > 0 {
+	if m.UnknownPaths > 0 || m.SkippedAccelerators+m.SkippedNICs > 0 {
 		return 0
 	}
 	return 1
@@ -257,16 +278,28 @@ var pathsKnown = measure{name: "accelerator–NIC paths known", value: func(m Me
 // Two servers that both have unknown paths tie: nothing ranks them.
 func decide(x, y Measures) (*measure, int) {
 	// The gates, rdmaPossible then pathsKnown: where two servers differ on
-	// one it decides, and where both fail one nothing ranks them.
-	for _, g := range [...]*measure{&rdmaPossible, &pathsKnown} {
-		switch a, b := g.value(x), g.value(y); {
-		case a > b:
-			return g, 1
-		case a < b:
-			return g, -1
-		case a == 0:
-			return nil, 0
-		}
+	// one it decides, and where both fail one nothing ranks them. Where
+	// rdmaPossible is unknown for one, it decides nothing: against a server
+	// that may do RDMA the paths decide (the unknown one's are unknown),
+	// and against one that cannot, nothing ranks them.
+	switch a, b := rdmaPossible.value(x), rdmaPossible.value(y); {
+	case a == rdmaUnknown && b < 1, b == rdmaUnknown && a < 1:
+		return nil, 0
+	case a == rdmaUnknown || b == rdmaUnknown:
+	case a > b:
+		return &rdmaPossible, 1
+	case a < b:
+		return &rdmaPossible, -1
+	case a == 0:
+		return nil, 0
+	}
+	switch a, b := pathsKnown.value(x), pathsKnown.value(y); {
+	case a > b:
+		return &pathsKnown, 1
+	case a < b:
+		return &pathsKnown, -1
+	case a == 0:
+		return nil, 0
 	}
 	for i := range measures {
 		m := &measures[i]
@@ -285,11 +318,11 @@ func decide(x, y Measures) (*measure, int) {
 func verdict(best, next Server) Verdict {
 	v := Verdict{Best: best.Source, RunnerUp: next.Source}
 	m, _ := decide(best.Measures, next.Measures)
-	unranked := func(s Server) string {
-		return fmt.Sprintf("%s cannot be ranked: %d of its accelerator–NIC paths are unknown (the source shows no PCI hierarchy: capture lspci -tv, or sudo lspci -vvv)",
-			s.Source, s.Measures.UnknownPaths)
-	}
 	switch {
+	case m == nil && (rdmaPossible.value(best.Measures) == rdmaUnknown || rdmaPossible.value(next.Measures) == rdmaUnknown):
+		v.Best, v.Tie = "", true
+		v.Sentence = fmt.Sprintf("nothing ranks %s and %s: %s; %s.", best.Source, next.Source, mayDoRDMA(best), mayDoRDMA(next))
+		return v
 	case rdmaPossible.value(best.Measures) == 0: // nor can next: they tie
 		v.Best, v.Tie = "", true
 		v.Sentence = fmt.Sprintf("neither can do GPUDirect RDMA, so nothing ranks them: %s has %s, %s has %s.",
@@ -384,6 +417,69 @@ func lacking(m Measures) string {
 		return "no accelerator"
 	}
 	return "no NIC that can do RDMA"
+}
+
+// unranked says why s cannot be ranked: paths unknown, or accelerators
+// and NICs its source names but does not place.
+func unranked(s Server) string {
+	m := s.Measures
+	switch {
+	case rdmaPossible.value(m) == rdmaUnknown:
+		return fmt.Sprintf("%s cannot be ranked: it is a tree fragment with %s (give the whole lspci -tv)", s.Source, fragmentShows(m))
+	case m.SkippedAccelerators+m.SkippedNICs == 1:
+		return fmt.Sprintf("%s cannot be ranked: it names %s it does not place, so its paths are unknown (a tree fragment: give the whole lspci -tv)",
+			s.Source, skippedCount(m))
+	case m.SkippedAccelerators+m.SkippedNICs > 1:
+		return fmt.Sprintf("%s cannot be ranked: it names %s it does not place, so their paths are unknown (a tree fragment: give the whole lspci -tv)",
+			s.Source, skippedCount(m))
+	}
+	return fmt.Sprintf("%s cannot be ranked: %d of its accelerator–NIC paths are unknown (the source shows no PCI hierarchy: capture lspci -tv, or sudo lspci -vvv)",
+		s.Source, m.UnknownPaths)
+}
+
+// skippedCount is "2 accelerators and 6 NICs": the accelerators and NICs
+// a source names but does not place.
+func skippedCount(m Measures) string {
+	var parts []string
+	if m.SkippedAccelerators > 0 {
+		parts = append(parts, words.Count(m.SkippedAccelerators, "accelerator"))
+	}
+	if m.SkippedNICs > 0 {
+		parts = append(parts, words.Count(m.SkippedNICs, "NIC"))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// fragmentShows says what keeps rdmaPossible unknown for a tree fragment:
+// "no accelerator and 6 NICs it does not place".
+func fragmentShows(m Measures) string {
+	var shows []string
+	for _, k := range []struct {
+		shown, skipped int
+		kind           string
+	}{{m.Accelerators, m.SkippedAccelerators, "accelerator"}, {m.RailNICs, m.SkippedNICs, "NIC"}} {
+		switch {
+		case k.shown > 0:
+		case k.skipped > 0:
+			shows = append(shows, words.Count(k.skipped, k.kind)+" it does not place")
+		default:
+			shows = append(shows, "no "+k.kind)
+		}
+	}
+	return strings.Join(shows, " and ")
+}
+
+// mayDoRDMA says whether s can do GPUDirect RDMA, for a verdict where
+// rdmaPossible is unknown for one or both.
+func mayDoRDMA(s Server) string {
+	switch rdmaPossible.value(s.Measures) {
+	case rdmaUnknown:
+		return fmt.Sprintf("whether %s can do GPUDirect RDMA is unknown: it is a tree fragment with %s (give the whole lspci -tv)",
+			s.Source, fragmentShows(s.Measures))
+	case 0:
+		return s.Source + " has " + lacking(s.Measures)
+	}
+	return s.Source + " has accelerators and a NIC that may do RDMA"
 }
 
 func indexOf(m *measure) int {

@@ -26,10 +26,14 @@ func CheckVerdict(r *Report) string {
 	}
 	line := status + ": " + findings
 	switch {
+	case len(r.Accelerators) == 0 && r.Summary.SkippedFunctions > 0:
+		return line + "; no accelerators " + FragmentShows(r.Summary.SkippedAccelerators, "accelerator")
 	case len(r.Accelerators) == 0 && r.Summary.UnidentifiedFunctions > 0:
 		return line + "; no accelerators identified among " + Unidentified(r.Graph)
 	case len(r.Accelerators) == 0:
 		return line + "; no accelerators"
+	case len(r.NICs) == 0 && r.Summary.SkippedFunctions > 0:
+		return line + "; no NICs " + FragmentShows(r.Summary.SkippedNICs, "NIC")
 	case len(r.NICs) == 0:
 		return line + "; no NICs for GPUDirect RDMA"
 	case len(r.Plan.Assignments) == 0:
@@ -49,6 +53,20 @@ func CheckVerdict(r *Report) string {
 		line += ", worst " + words.Gbps(r.Plan.WorstGbps)
 	}
 	return line
+}
+
+// FragmentShows completes "no NICs ..." for a tree fragment that names
+// skipped functions of the kind, whose bus is not in the input: "placed:
+// 6 NIC functions skipped, their bus not in the input", or "in this tree
+// fragment" where skipped is 0.
+func FragmentShows(skipped int, kind string) string {
+	switch skipped {
+	case 0:
+		return "in this tree fragment"
+	case 1:
+		return "placed: 1 " + kind + " function skipped, its bus not in the input"
+	}
+	return "placed: " + words.Count(skipped, kind+" function") + " skipped, their bus not in the input"
 }
 
 // NoteGroup is one note of the accelerator-NIC pairs and the pairs it is
@@ -153,7 +171,7 @@ func SwitchText(r *Report) string {
 	}
 	out := s.PCIeSwitches
 	if all := len(g.Switches()); all > len(tops) {
-		out += fmt.Sprintf("; %d chips holding %d switches", len(tops), all)
+		out += "; " + words.Count(len(tops), "chip") + " holding " + strconv.Itoa(all) + " switches"
 		if deepest > 1 {
 			out += ", " + strconv.Itoa(deepest) + " levels deep"
 		}

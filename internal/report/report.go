@@ -106,6 +106,14 @@ type Summary struct {
 	// name or class for that would tell an accelerator from the rest
 	// (topology.Device.Unidentified): accelerators may be among them.
 	UnidentifiedFunctions int `json:"unidentified_functions"`
+	// SkippedFunctions counts the functions the source names but does not
+	// place (topology.Graph.Skipped), such as an lspci -tv fragment's lines
+	// whose bus the input lacks; SkippedAccelerators and SkippedNICs are
+	// those of them whose names tell an accelerator or a NIC. They are not
+	// counted as devices, and no path to them is known.
+	SkippedFunctions    int `json:"skipped_functions"`
+	SkippedAccelerators int `json:"skipped_accelerators"`
+	SkippedNICs         int `json:"skipped_nics"`
 	// Platform names what of the newer platforms the machine shows (Grace,
 	// NVLink-C2C, NIC switches, Data Direct, partitions, bonds, Socket
 	// Direct); empty for other machines.

@@ -5,6 +5,7 @@ package words
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Count is "1 GPU" or "3 GPUs": n and word, with an s when n is not 1.
@@ -31,4 +32,31 @@ func Gbps(v float64) string {
 		return "unknown"
 	}
 	return strconv.FormatFloat(RoundGbps(v), 'f', -1, 64) + " Gb/s"
+}
+
+// CountedNames is names counted, in the order each first comes: "6 x
+// ConnectX-5 Virtual Function, 2 x bridge", at most five names, then how
+// many more.
+func CountedNames(names []string) string {
+	const most = 5
+	var order []string
+	count := map[string]int{}
+	for _, n := range names {
+		if n == "" {
+			n = "unnamed"
+		}
+		if count[n] == 0 {
+			order = append(order, n)
+		}
+		count[n]++
+	}
+	parts := make([]string, 0, most+1)
+	for i, n := range order {
+		if i == most {
+			parts = append(parts, strconv.Itoa(len(order)-most)+" more names")
+			break
+		}
+		parts = append(parts, strconv.Itoa(count[n])+" x "+n)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -21,3 +21,17 @@ func TestGbps(t *testing.T) {
 		}
 	}
 }
+
+func TestCountedNames(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"a", "bridge", "a", ""}, "2 x a, 1 x bridge, 1 x unnamed"},
+		{[]string{"a", "b", "c", "d", "e", "f", "g", "a"}, "2 x a, 1 x b, 1 x c, 1 x d, 1 x e, 2 more names"},
+	} {
+		if got := CountedNames(c.names); got != c.want {
+			t.Errorf("CountedNames(%q) = %q, want %q", c.names, got, c.want)
+		}
+	}
+}
