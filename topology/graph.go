@@ -392,6 +392,11 @@ type Graph struct {
 	// Lacks lists what the source did not hold, in words for the summary,
 	// e.g. "config space past 64 bytes (ACS, DevCtl unknown: capture as root)".
 	Lacks []string
+	// Partial says why the source holds only part of the machine, and what
+	// would hold all of it: "a tree fragment: give the whole lspci -tv".
+	// Empty where the source may hold the whole machine. What a partial
+	// source does not show may be in the rest: none of its counts is all.
+	Partial string
 	// Skipped are functions the source names without an address gdtopo
 	// can give them, such as the lines of an lspci -tv fragment whose bus
 	// the input does not hold: they are not in Devices, and no path to

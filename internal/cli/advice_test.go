@@ -574,9 +574,10 @@ func TestFragmentNotNone(t *testing.T) {
 	for _, tt := range []struct {
 		src, first, row string
 	}{
-		{b, "OK: no findings; no NICs placed: 6 NIC functions skipped, their bus not in the input",
+		{b, "OK: no findings; no NICs placed: 6 NIC functions skipped, their bus not in the input (a tree fragment: give the whole lspci -tv)",
 			"NICs           none placed; skipped: 6 x Mellanox Technologies MT27800 Family [ConnectX-5 Virtual Function] (bus not in the input)"},
-		{a, "OK: no findings; no accelerators in this tree fragment", "Accelerators   none in the input (a tree fragment)"},
+		{a, "OK: no findings; no accelerators in this partial input (a tree fragment: give the whole lspci -tv)",
+			"Accelerators   none in the input (a tree fragment: give the whole lspci -tv)"},
 	} {
 		code, out, errb := run("check", tt.src)
 		if code != ExitOK {
@@ -595,7 +596,7 @@ func TestFragmentNotNone(t *testing.T) {
 	}
 	_, verdict, _ := strings.Cut(out, "\nVerdict\n")
 	if strings.Contains(verdict, "no NIC that can do RDMA") || strings.Contains(verdict, "has no accelerator") ||
-		!strings.Contains(verdict, "cannot be ranked: it is a tree fragment with 6 NICs it does not place") {
+		!strings.Contains(verdict, "cannot be ranked: its source holds part of the machine, with 6 NICs it does not place") {
 		t.Errorf("compare's verdict: %s", verdict)
 	}
 }

@@ -35,12 +35,12 @@ state, ACS and NUMA nodes (the "Not shown" row; an lspci -tv dump shows
 none of them), as fewer findings there may be fewer seen. Before these, a
 server that cannot do GPUDirect RDMA at all (no accelerator, or no NIC that
 may do RDMA) ranks below every one that can, and two such servers tie; then
-a server whose accelerator-NIC paths are unknown (plain lspci, or a tree
-fragment naming accelerators or NICs without their bus) ranks below one
-whose paths are all known, and two such servers tie. A tree fragment that
-shows no accelerator or no NIC may have them in the rest of its tree: it is
-ranked as one with unknown paths, and against a server that cannot do
-GPUDirect RDMA nothing ranks it.
+a server whose accelerator-NIC paths are unknown (plain lspci, or a source
+holding part of a machine: an lspci -tv fragment, an NCCL topology cut at
+either end) ranks below one whose paths are all known, and two such servers
+tie. A partial source that shows no accelerator or no NIC may have them in
+the part it lacks: against a server that cannot do GPUDirect RDMA nothing
+ranks it.
 -o markdown makes a report to send; -o json is for tools.
 
 Text fits the terminal (or COLUMNS): servers whose names are too long are

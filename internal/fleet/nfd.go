@@ -54,9 +54,9 @@ func WriteNFD(w io.Writer, r *report.Report) error {
 			accels++
 		}
 	}
-	if (accels > 0 || r.Summary.UnidentifiedFunctions == 0) && r.Summary.SkippedFunctions == 0 {
-		// else unknown: functions the source does not identify, or the rest
-		// of a tree fragment, may hold accelerators
+	if (accels > 0 || r.Summary.UnidentifiedFunctions == 0) && r.Summary.Partial == "" {
+		// else unknown: functions the source does not identify, or the part
+		// of the machine a partial source lacks, may hold accelerators
 		put("gdtopo.accelerators", strconv.Itoa(accels))
 	}
 	best := bestNICs(r)

@@ -428,6 +428,9 @@ func (p *parser) lacks(g *topology.Graph, guessed int) {
 			unplaced++
 		}
 	}
+	if unplaced > 0 && p.sawTree || len(p.fragSkipped) > 0 {
+		g.Partial = "a tree fragment: give the whole lspci -tv"
+	}
 	switch {
 	case unplaced > 0 && p.sawTree:
 		g.Lacks = append(g.Lacks, fmt.Sprintf("the PCI hierarchy above %s (a tree fragment: the buses above them are not in the input; give the whole lspci -tv)", words.Count(unplaced, "function")))

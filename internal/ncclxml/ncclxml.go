@@ -220,6 +220,7 @@ func (p *parser) read(data []byte) error {
 		if err == io.EOF {
 			if len(p.stack) > 0 && p.seenNCCL {
 				p.warn(p.name, fmt.Sprintf("XML ends inside %s; read what was there", p.innermost()))
+				p.partial("the file ends inside " + p.innermost())
 			}
 			return nil
 		}
@@ -230,8 +231,10 @@ func (p *parser) read(data []byte) error {
 			var se *xml.SyntaxError
 			if errors.As(err, &se) && se.Msg == "unexpected EOF" {
 				p.warn(p.name, fmt.Sprintf("XML ends inside %s; read what was there", p.innermost()))
+				p.partial("the file ends inside " + p.innermost())
 			} else {
 				p.warn(p.name, fmt.Sprintf("XML broken inside %s (%v); read what came before", p.innermost(), err))
+				p.partial("the file is broken inside " + p.innermost())
 			}
 			return nil
 		}
@@ -259,6 +262,14 @@ func attrs(t xml.StartElement) map[string]string {
 	return m
 }
 
+// partial marks the topology as part of a machine, for the first reason
+// found (topology.Graph.Partial).
+func (p *parser) partial(why string) {
+	if p.g.Partial == "" {
+		p.g.Partial = why + ": give the whole NCCL_TOPO_DUMP_FILE output"
+	}
+}
+
 // innermost describes the deepest open element, e.g. `<pci busid="...">`.
 func (p *parser) innermost() string {
 	if len(p.stack) == 0 {
@@ -276,6 +287,7 @@ func (p *parser) end(name string) {
 	}
 	if !p.unopened {
 		p.warn(p.name, fmt.Sprintf("</%s> with no <%s>: the text starts inside the tree; read what is there", name, name))
+		p.partial("the text starts inside the tree")
 		p.unopened = true
 	}
 }
@@ -427,6 +439,7 @@ func (p *parser) pci(a map[string]string, desc string) *topology.Device {
 	default:
 		d.HostBridge = p.hostBridge(-1, "cpu?")
 		p.warn(addr.String(), "<pci> outside any <cpu> (the text starts inside the tree): put under cpu? with NUMA id -1; its real place is unknown")
+		p.partial("the text starts inside the tree")
 	}
 	if id := d.HostBridge.NUMANode; id >= 0 {
 		d.NUMANode, d.RawNUMANode, d.NUMAFrom = id, id, topology.NUMAFromFile
@@ -516,6 +529,9 @@ func (p *parser) finish() {
 	}
 	p.nvlinks()
 	p.recorded()
+	if p.g.Partial != "" {
+		p.g.Lacks = append(p.g.Lacks, "the rest of the machine ("+p.g.Partial+")")
+	}
 	p.g.Lacks = append(p.g.Lacks, baseLacks...)
 	if p.pcilinks > 0 {
 		p.g.Lacks = append(p.g.Lacks, fmt.Sprintf("%d <pcilink> Broadcom virtual switch links (not modelled: NCCL would join those switches at PXB)", p.pcilinks))

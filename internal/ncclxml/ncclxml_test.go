@@ -40,6 +40,9 @@ type corpusWant struct {
 	warnings  []string // substrings, each of which must appear in some warning
 	noWarning bool
 	pairs     []pairWant
+	// partial is the start of Graph.Partial: where the file shows it holds
+	// part of a topology; "" where it may hold all.
+	partial string
 }
 
 // The counts and pairs below were read off each file by hand: PIX where GPU
@@ -87,23 +90,23 @@ var corpus = map[string]corpusWant{
 		{"0000:4f:00.0", "0000:60:00.0", "PHB", "PHB", true},
 	}},
 	"aws-g5.48xl-topo.xml": {acc: 0, nic: 0, cpus: 2, warnings: []string{"9 <pci> elements without class"}},
-	"nccl-1505-dgxa100.fragment.xml": {acc: 1, nic: 1, cpus: 1, warnings: []string{
+	"nccl-1505-dgxa100.fragment.xml": {acc: 1, nic: 1, cpus: 1, partial: "the text starts inside the tree: ", warnings: []string{
 		"<pci> outside any <cpu>", "</pci> with no <pci>", `XML ends inside <pci busid="0000:0a:00.0">`,
 	}, pairs: []pairWant{
 		{"0000:07:00.0", "0000:0c:00.0", "PHB", "PHB", true}, // both only known to hang off cpu?
 	}},
-	"nccl-tests-213-h100.fragment.xml": {acc: 1, nic: 2, cpus: 1, warnings: []string{
+	"nccl-tests-213-h100.fragment.xml": {acc: 1, nic: 2, cpus: 1, partial: "the text starts inside the tree: ", warnings: []string{
 		"<pci> outside any <cpu>", `XML ends inside <gpu dev="2">`,
 	}, pairs: []pairWant{
 		{"0000:48:00.0", "0000:47:00.0", "PIX", "PIX", false}, // same Broadcom switch 45:00.0
 		{"0000:48:00.0", "0000:35:00.0", "PHB", "PHB", true},
 	}},
-	"nccl-671-dgx1v-4gpu.fragment.xml": {acc: 2, nic: 0, cpus: 1, nvlinks: 1, warnings: []string{
+	"nccl-671-dgx1v-4gpu.fragment.xml": {acc: 2, nic: 0, cpus: 1, nvlinks: 1, partial: `the file ends inside <gpu dev="1">: `, warnings: []string{
 		`XML ends inside <gpu dev="1">`, "NVLinks to 3 devices the file does not hold",
 	}, pairs: []pairWant{
 		{"0000:06:00.0", "0000:07:00.0", "NV1", "NVL", false},
 	}},
-	"nccl-507-8xv100-skx.fragment.xml": {acc: 2, nic: 0, cpus: 1, nvlinks: 0, warnings: []string{
+	"nccl-507-8xv100-skx.fragment.xml": {acc: 2, nic: 0, cpus: 1, nvlinks: 0, partial: `the file ends inside <gpu dev="1">: `, warnings: []string{
 		`XML ends inside <gpu dev="1">`, "NVSwitch link count unknown",
 	}, pairs: []pairWant{
 		{"0000:39:00.0", "0000:3b:00.0", "PIX", "PIX", false}, // both under 37:00.0; 3b's links are cut
@@ -185,6 +188,9 @@ func checkGraph(t *testing.T, g *topology.Graph, want corpusWant) {
 	}
 	if n := len(g.NVLinks); n != want.nvlinks {
 		t.Errorf("NVLinks = %d (%v), want %d", n, g.NVLinks, want.nvlinks)
+	}
+	if want.partial == "" && g.Partial != "" || !strings.HasPrefix(g.Partial, want.partial) {
+		t.Errorf("Partial %q, want it to start %q", g.Partial, want.partial)
 	}
 	if want.noWarning && len(g.Warnings) > 0 {
 		t.Errorf("unexpected warnings: %v", g.Warnings)

@@ -98,17 +98,17 @@ func checkReport(p *Printer, r *report.Report) error {
 		}
 	}
 	switch {
-	case len(r.Accelerators) == 0 && r.Summary.SkippedFunctions > 0:
-		p.Printf("\nno accelerators %s (%d PCI functions placed; give the whole lspci -tv)\n",
-			report.FragmentShows(r.Summary.SkippedAccelerators, "accelerator"), len(r.Devices))
+	case len(r.Accelerators) == 0 && r.Summary.Partial != "":
+		p.Printf("\nno accelerators%s\n",
+			report.PartialShows(r.Summary, r.Summary.SkippedAccelerators, "accelerator", fmt.Sprintf(" among %d PCI functions", len(r.Devices))))
 	case len(r.Accelerators) == 0 && r.Summary.UnidentifiedFunctions > 0:
 		p.Printf("\nno accelerators identified among %d PCI functions: the source does not say what %s are\n",
 			len(r.Devices), report.Unidentified(r.Graph))
 	case len(r.Accelerators) == 0:
 		p.Printf("\nno accelerators found among %d PCI functions\n", len(r.Devices))
-	case len(r.NICs) == 0 && r.Summary.SkippedFunctions > 0:
-		p.Printf("\nno NICs %s (%d PCI functions placed; give the whole lspci -tv)\n",
-			report.FragmentShows(r.Summary.SkippedNICs, "NIC"), len(r.Devices))
+	case len(r.NICs) == 0 && r.Summary.Partial != "":
+		p.Printf("\nno NICs%s\n",
+			report.PartialShows(r.Summary, r.Summary.SkippedNICs, "NIC", fmt.Sprintf(" among %d PCI functions", len(r.Devices))))
 	case len(r.NICs) == 0:
 		p.Printf("\nno NICs found among %d PCI functions: nothing for GPUDirect RDMA to use\n", len(r.Devices))
 	default:

@@ -398,14 +398,14 @@ func summary(g *topology.Graph) Summary {
 			s.AcceleratorLinks += "; not counted: " + unknown
 		}
 	}
-	if len(g.Skipped) > 0 {
-		s.SkippedFunctions = len(g.Skipped)
+	if g.Partial != "" || len(g.Skipped) > 0 {
+		s.Partial, s.SkippedFunctions = g.Partial, len(g.Skipped)
 		names := g.SkippedOfKind(topology.KindAccelerator)
 		s.SkippedAccelerators = len(names)
-		s.Accelerators, s.AcceleratorLinks = withSkipped(s.Accelerators, names), withSkipped(s.AcceleratorLinks, names)
+		s.Accelerators, s.AcceleratorLinks = partialCensus(s.Accelerators, names, g.Partial), partialCensus(s.AcceleratorLinks, names, g.Partial)
 		names = g.SkippedOfKind(topology.KindNIC)
 		s.SkippedNICs = len(names)
-		s.NICs, s.RailNICLinks = withSkipped(s.NICs, names), withSkipped(s.RailNICLinks, names)
+		s.NICs, s.RailNICLinks = partialCensus(s.NICs, names, g.Partial), partialCensus(s.RailNICLinks, names, g.Partial)
 	}
 	if top := len(g.TopSwitches()); s.SwitchLevels == top {
 		s.SwitchLevels = 0
@@ -413,18 +413,19 @@ func summary(g *topology.Graph) Summary {
 	return s
 }
 
-// withSkipped words a census of a source that skipped functions it names
-// (topology.Graph.Skipped), given those of the census's kind: "none
-// placed; skipped: 6 x ... (bus not in the input)", or "none in the input
-// (a tree fragment)" where none of them is of its kind.
-func withSkipped(census string, names []string) string {
+// partialCensus words a census of a source that holds part of the
+// machine (topology.Graph.Partial) or skipped functions it names
+// (topology.Graph.Skipped), given the names of those of the census's
+// kind: "none placed; skipped: 6 x ... (bus not in the input)", or "none
+// in the input (a tree fragment: give the whole lspci -tv)".
+func partialCensus(census string, skipped []string, partial string) string {
 	switch {
-	case len(names) > 0 && census == "none":
-		return "none placed; skipped: " + words.CountedNames(names) + " (bus not in the input)"
-	case len(names) > 0:
-		return census + "; skipped: " + words.CountedNames(names) + " (bus not in the input)"
-	case census == "none":
-		return "none in the input (a tree fragment)"
+	case len(skipped) > 0 && census == "none":
+		return "none placed; skipped: " + words.CountedNames(skipped) + " (bus not in the input)"
+	case len(skipped) > 0:
+		return census + "; skipped: " + words.CountedNames(skipped) + " (bus not in the input)"
+	case census == "none" && partial != "":
+		return "none in the input (" + partial + ")"
 	}
 	return census
 }

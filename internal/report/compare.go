@@ -51,15 +51,15 @@ type Measures struct {
 	// does not identify: a server without accelerators may have some there.
 	// Not a ranking measure.
 	UnidentifiedFunctions int `json:"unidentified_functions"`
-	// SkippedFunctions, SkippedAccelerators and SkippedNICs are the
-	// summary's counts of functions the source names but does not place (a
-	// tree fragment's), and of the accelerators and NICs among them. No
-	// path to those is known, so a server with any is ranked as one with
-	// unknown paths; and a fragment that shows no accelerator or no NIC
-	// may have them elsewhere. Not ranking measures.
-	SkippedFunctions    int `json:"skipped_functions"`
-	SkippedAccelerators int `json:"skipped_accelerators"`
-	SkippedNICs         int `json:"skipped_nics"`
+	// Partial is the summary's: why the source holds only part of the
+	// machine. A partial server is ranked as one with unknown paths, and
+	// one that shows no accelerator or no NIC may have them in the part it
+	// lacks. SkippedAccelerators and SkippedNICs are the summary's counts
+	// of accelerators and NICs the source names but does not place. Not
+	// ranking measures.
+	Partial             string `json:"partial"`
+	SkippedAccelerators int    `json:"skipped_accelerators"`
+	SkippedNICs         int    `json:"skipped_nics"`
 	// Unseen lists what the source does not show that findings rest on
 	// (see unseenEvidence): two servers whose sources do not show the same
 	// are not ranked by their findings, as fewer findings there may be
@@ -159,7 +159,7 @@ func ServerOf(r *Report) Server {
 	s.Measures = Measures{WorstGbps: words.RoundGbps(r.Plan.WorstGbps), MeanGbps: words.RoundGbps(r.Plan.MeanGbps),
 		Critical: r.Counts.Critical, Warning: r.Counts.Warning, Info: r.Counts.Info,
 		Accelerators: len(r.Accelerators), RailNICs: railNICs, UnknownPaths: unknownPaths,
-		UnidentifiedFunctions: r.Summary.UnidentifiedFunctions, SkippedFunctions: r.Summary.SkippedFunctions,
+		UnidentifiedFunctions: r.Summary.UnidentifiedFunctions, Partial: r.Summary.Partial,
 		SkippedAccelerators: r.Summary.SkippedAccelerators,
 		SkippedNICs:         r.Summary.SkippedNICs, Unseen: unseenEvidence(r)}
 	return s
@@ -246,11 +246,11 @@ func Compare(servers []Server) *Comparison {
 // accelerators and a rail NIC that may do RDMA ranks above one without
 // (no accelerator, or only NICs without RDMA), whatever their other
 // numbers, which then describe no GPUDirect RDMA. It is unknown
-// (rdmaUnknown) for a tree fragment that shows no accelerator or no rail
-// NIC: the rest of the tree may hold them.
+// (rdmaUnknown) for a partial source that shows no accelerator or no rail
+// NIC: the part it lacks may hold them.
 var rdmaPossible = measure{name: "accelerators and an RDMA NIC", value: func(m Measures) float64 {
 	switch {
-	case (m.Accelerators == 0 || m.RailNICs == 0) && m.SkippedFunctions > 0:
+	case (m.Accelerators == 0 || m.RailNICs == 0) && m.Partial != "":
 		return rdmaUnknown
 	case m.Accelerators == 0 || m.RailNICs == 0:
 		return 0
@@ -264,10 +264,9 @@ const rdmaUnknown = -1
 // pathsKnown is the measure that comes next: a server whose
 // accelerator–NIC paths are all known ranks above one with unknown paths,
 // whose plan, predictions and locality findings are missing, not good.
-// An accelerator or NIC the source names but does not place has unknown
-// paths to all the others.
+// A partial source's paths in the part it lacks are unknown too.
 var pathsKnown = measure{name: "accelerator–NIC paths known", value: func(m Measures) float64 {
-	if m.UnknownPaths > 0 || m.SkippedAccelerators+m.SkippedNICs > 0 {
+	if m.UnknownPaths > 0 || m.Partial != "" {
 		return 0
 	}
 	return 1
@@ -419,19 +418,19 @@ func lacking(m Measures) string {
 	return "no NIC that can do RDMA"
 }
 
-// unranked says why s cannot be ranked: paths unknown, or accelerators
-// and NICs its source names but does not place.
+// unranked says why s cannot be ranked: its source is partial, or its
+// paths are unknown.
 func unranked(s Server) string {
 	m := s.Measures
 	switch {
 	case rdmaPossible.value(m) == rdmaUnknown:
-		return fmt.Sprintf("%s cannot be ranked: it is a tree fragment with %s (give the whole lspci -tv)", s.Source, fragmentShows(m))
+		return fmt.Sprintf("%s cannot be ranked: its source holds part of the machine, with %s (%s)", s.Source, partialShows(m), m.Partial)
 	case m.SkippedAccelerators+m.SkippedNICs == 1:
-		return fmt.Sprintf("%s cannot be ranked: it names %s it does not place, so its paths are unknown (a tree fragment: give the whole lspci -tv)",
-			s.Source, skippedCount(m))
+		return fmt.Sprintf("%s cannot be ranked: it names %s it does not place, so its paths are unknown (%s)", s.Source, skippedCount(m), m.Partial)
 	case m.SkippedAccelerators+m.SkippedNICs > 1:
-		return fmt.Sprintf("%s cannot be ranked: it names %s it does not place, so their paths are unknown (a tree fragment: give the whole lspci -tv)",
-			s.Source, skippedCount(m))
+		return fmt.Sprintf("%s cannot be ranked: it names %s it does not place, so their paths are unknown (%s)", s.Source, skippedCount(m), m.Partial)
+	case m.Partial != "":
+		return fmt.Sprintf("%s cannot be ranked: its source holds part of the machine (%s)", s.Source, m.Partial)
 	}
 	return fmt.Sprintf("%s cannot be ranked: %d of its accelerator–NIC paths are unknown (the source shows no PCI hierarchy: capture lspci -tv, or sudo lspci -vvv)",
 		s.Source, m.UnknownPaths)
@@ -450,9 +449,9 @@ func skippedCount(m Measures) string {
 	return strings.Join(parts, " and ")
 }
 
-// fragmentShows says what keeps rdmaPossible unknown for a tree fragment:
+// partialShows says what keeps rdmaPossible unknown for a partial source:
 // "no accelerator and 6 NICs it does not place".
-func fragmentShows(m Measures) string {
+func partialShows(m Measures) string {
 	var shows []string
 	for _, k := range []struct {
 		shown, skipped int
@@ -474,8 +473,8 @@ func fragmentShows(m Measures) string {
 func mayDoRDMA(s Server) string {
 	switch rdmaPossible.value(s.Measures) {
 	case rdmaUnknown:
-		return fmt.Sprintf("whether %s can do GPUDirect RDMA is unknown: it is a tree fragment with %s (give the whole lspci -tv)",
-			s.Source, fragmentShows(s.Measures))
+		return fmt.Sprintf("whether %s can do GPUDirect RDMA is unknown: its source holds part of the machine, with %s (%s)",
+			s.Source, partialShows(s.Measures), s.Measures.Partial)
 	case 0:
 		return s.Source + " has " + lacking(s.Measures)
 	}

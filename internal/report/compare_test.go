@@ -70,22 +70,26 @@ func TestCompare(t *testing.T) {
 				"their findings are not compared, as fewer findings may be fewer seen (dump does not show link state; tree shows link state, ACS and NUMA nodes).",
 			[]int{1, 1}, true},
 		{"a fragment whose NICs were skipped is unranked, not without RDMA", []Server{
-			server("frag", Measures{Accelerators: 2, SkippedFunctions: 8, SkippedNICs: 6}),
+			server("frag", Measures{Accelerators: 2, Partial: "a tree fragment: give the whole lspci -tv", SkippedNICs: 6}),
 			server("tree", Measures{WorstGbps: 230, MeanGbps: 379, Warning: 1, Accelerators: 8, RailNICs: 8})},
-			"tree", "its accelerator–NIC paths are all known, and frag cannot be ranked: it is a tree fragment with 6 NICs it does not place", []int{2, 1}, false},
+			"tree", "its accelerator–NIC paths are all known, and frag cannot be ranked: its source holds part of the machine, with 6 NICs it does not place (a tree fragment: give the whole lspci -tv)", []int{2, 1}, false},
 		{"a fragment with placed pairs and a skipped NIC is unranked too", []Server{
 			server("tree", Measures{WorstGbps: 100, MeanGbps: 100, Accelerators: 2, RailNICs: 1}),
-			server("frag", Measures{WorstGbps: 200, MeanGbps: 200, Accelerators: 2, RailNICs: 1, SkippedFunctions: 3, SkippedNICs: 1})},
+			server("frag", Measures{WorstGbps: 200, MeanGbps: 200, Accelerators: 2, RailNICs: 1, Partial: "a tree fragment: give the whole lspci -tv", SkippedNICs: 1})},
 			"tree", "frag cannot be ranked: it names 1 NIC it does not place, so its paths are unknown", []int{1, 2}, false},
 		{"a fragment without accelerators against a server without RDMA: nothing ranks them", []Server{
 			server("vm", Measures{Accelerators: 1}),
-			server("frag", Measures{RailNICs: 1, SkippedFunctions: 15, SkippedNICs: 1})},
-			"", "nothing ranks vm and frag: vm has no NIC that can do RDMA; whether frag can do GPUDirect RDMA is unknown: it is a tree fragment with no accelerator", []int{1, 1}, true},
+			server("frag", Measures{RailNICs: 1, Partial: "a tree fragment: give the whole lspci -tv", SkippedNICs: 1})},
+			"", "nothing ranks vm and frag: vm has no NIC that can do RDMA; whether frag can do GPUDirect RDMA is unknown: its source holds part of the machine, with no accelerator (a tree fragment", []int{1, 1}, true},
 		{"two fragments: nothing ranks them", []Server{
-			server("b", Measures{Accelerators: 2, SkippedFunctions: 8, SkippedNICs: 6}),
-			server("a", Measures{RailNICs: 1, SkippedFunctions: 15, SkippedNICs: 1})},
-			"", "whether b can do GPUDirect RDMA is unknown: it is a tree fragment with 6 NICs it does not place (give the whole lspci -tv); " +
-				"whether a can do GPUDirect RDMA is unknown: it is a tree fragment with no accelerator", []int{1, 1}, true},
+			server("b", Measures{Accelerators: 2, Partial: "a tree fragment: give the whole lspci -tv", SkippedNICs: 6}),
+			server("a", Measures{RailNICs: 1, Partial: "the text starts inside the tree: give the whole NCCL_TOPO_DUMP_FILE output"})},
+			"", "whether b can do GPUDirect RDMA is unknown: its source holds part of the machine, with 6 NICs it does not place (a tree fragment: give the whole lspci -tv); " +
+				"whether a can do GPUDirect RDMA is unknown: its source holds part of the machine, with no accelerator (the text starts inside the tree", []int{1, 1}, true},
+		{"a partial source with accelerators and NICs is unranked", []Server{
+			server("cut", Measures{WorstGbps: 400, MeanGbps: 400, Accelerators: 1, RailNICs: 2, Partial: "the text starts inside the tree: give the whole NCCL_TOPO_DUMP_FILE output"}),
+			server("tree", Measures{WorstGbps: 230, MeanGbps: 379, Warning: 1, Accelerators: 8, RailNICs: 8})},
+			"tree", "its accelerator–NIC paths are all known, and cut cannot be ranked: its source holds part of the machine (the text starts inside the tree", []int{2, 1}, false},
 		{"tie", []Server{
 			server("a", Measures{WorstGbps: 100, MeanGbps: 100, Accelerators: 2, RailNICs: 1}),
 			server("b", Measures{WorstGbps: 100, MeanGbps: 100, Accelerators: 2, RailNICs: 1})},

@@ -26,14 +26,14 @@ func CheckVerdict(r *Report) string {
 	}
 	line := status + ": " + findings
 	switch {
-	case len(r.Accelerators) == 0 && r.Summary.SkippedFunctions > 0:
-		return line + "; no accelerators " + FragmentShows(r.Summary.SkippedAccelerators, "accelerator")
+	case len(r.Accelerators) == 0 && r.Summary.Partial != "":
+		return line + "; no accelerators" + PartialShows(r.Summary, r.Summary.SkippedAccelerators, "accelerator", "")
 	case len(r.Accelerators) == 0 && r.Summary.UnidentifiedFunctions > 0:
 		return line + "; no accelerators identified among " + Unidentified(r.Graph)
 	case len(r.Accelerators) == 0:
 		return line + "; no accelerators"
-	case len(r.NICs) == 0 && r.Summary.SkippedFunctions > 0:
-		return line + "; no NICs " + FragmentShows(r.Summary.SkippedNICs, "NIC")
+	case len(r.NICs) == 0 && r.Summary.Partial != "":
+		return line + "; no NICs" + PartialShows(r.Summary, r.Summary.SkippedNICs, "NIC", "")
 	case len(r.NICs) == 0:
 		return line + "; no NICs for GPUDirect RDMA"
 	case len(r.Plan.Assignments) == 0:
@@ -55,18 +55,20 @@ func CheckVerdict(r *Report) string {
 	return line
 }
 
-// FragmentShows completes "no NICs ..." for a tree fragment that names
-// skipped functions of the kind, whose bus is not in the input: "placed:
-// 6 NIC functions skipped, their bus not in the input", or "in this tree
-// fragment" where skipped is 0.
-func FragmentShows(skipped int, kind string) string {
+// PartialShows completes "no NICs..." for a source that holds part of
+// the machine (Summary.Partial), given how many functions of the kind it
+// names but skipped, and among what, if anything, none was found ("
+// among 4 PCI functions"): " among ... in this partial input (a tree
+// fragment: give the whole lspci -tv)", or " placed among ...: 6 NIC
+// functions skipped, their bus not in the input (...)".
+func PartialShows(s Summary, skipped int, kind, among string) string {
 	switch skipped {
 	case 0:
-		return "in this tree fragment"
+		return among + " in this partial input (" + s.Partial + ")"
 	case 1:
-		return "placed: 1 " + kind + " function skipped, its bus not in the input"
+		return " placed" + among + ": 1 " + kind + " function skipped, its bus not in the input (" + s.Partial + ")"
 	}
-	return "placed: " + words.Count(skipped, kind+" function") + " skipped, their bus not in the input"
+	return " placed" + among + ": " + words.Count(skipped, kind+" function") + " skipped, their bus not in the input (" + s.Partial + ")"
 }
 
 // NoteGroup is one note of the accelerator-NIC pairs and the pairs it is

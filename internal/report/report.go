@@ -106,6 +106,9 @@ type Summary struct {
 	// name or class for that would tell an accelerator from the rest
 	// (topology.Device.Unidentified): accelerators may be among them.
 	UnidentifiedFunctions int `json:"unidentified_functions"`
+	// Partial is topology.Graph.Partial: why the source holds only part of
+	// the machine, and what would hold it all; "" where it may hold all.
+	Partial string `json:"partial"`
 	// SkippedFunctions counts the functions the source names but does not
 	// place (topology.Graph.Skipped), such as an lspci -tv fragment's lines
 	// whose bus the input lacks; SkippedAccelerators and SkippedNICs are
