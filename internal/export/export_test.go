@@ -132,7 +132,7 @@ func TestNCCLXMLRoundTrip(t *testing.T) {
 }
 
 // TestNCCLXMLCorpus: NCCL's and the clouds' own files, read and written
-// again, keep every pair's NCCL label.
+// again, keep every pair's NCCL label; fragments of them are refused.
 func TestNCCLXMLCorpus(t *testing.T) {
 	files, _ := filepath.Glob("../../../shared/corpus/nccl-xml/*.xml")
 	if len(files) == 0 {
@@ -151,7 +151,14 @@ func TestNCCLXMLCorpus(t *testing.T) {
 			continue // graph files and the like are not topologies
 		}
 		var buf bytes.Buffer
-		if err := NCCLXML(&buf, g); err != nil {
+		err = NCCLXML(&buf, g)
+		if g.Partial != "" { // the fragments pasted in issues
+			if err == nil {
+				t.Errorf("%s: a partial topology exported", filepath.Base(f))
+			}
+			continue
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 		wellFormed(t, f, buf.Bytes())
@@ -195,7 +202,8 @@ func TestWritePictures(t *testing.T) {
 
 // TestNCCLXMLRefusesWhatHasNoBusID checks that a graph holding a bridge
 // known only by its position, or functions with no hierarchy, is refused:
-// an NCCL topology names every PCI node by its bus ID.
+// an NCCL topology names every PCI node by its bus ID. So is a partial
+// source, whose topology would pin part of a machine as all of it.
 func TestNCCLXMLRefusesWhatHasNoBusID(t *testing.T) {
 	bridge := topology.NewPositional(0, 29, "in.txt line 29")
 	bridge.Kind = topology.KindBridge
@@ -203,6 +211,8 @@ func TestNCCLXMLRefusesWhatHasNoBusID(t *testing.T) {
 	for name, g := range map[string]*topology.Graph{
 		"positional":   {Devices: []*topology.Device{gpu, bridge}},
 		"no hierarchy": {Devices: []*topology.Device{{Addr: topology.BDF{Bus: 2}, Kind: topology.KindNIC, PlaceUnknown: true, NUMANode: -1, RawNUMANode: -1}}},
+		"partial": {Partial: "a tree fragment: give the whole lspci -tv",
+			Devices: []*topology.Device{{Addr: topology.BDF{Bus: 2}, Kind: topology.KindNIC, NUMANode: -1, RawNUMANode: -1}}},
 	} {
 		var buf bytes.Buffer
 		if err := NCCLXML(&buf, g); err == nil || buf.Len() != 0 {

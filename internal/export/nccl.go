@@ -90,8 +90,12 @@ func buildNCCLTree(g *topology.Graph) ncclTree {
 // NIC's gdr unless the source shows a GPUDirect peer-memory module (or is
 // an NCCL topology that gives it), and a Grace GPU's <c2c> link count
 // and bandwidth, which are NVML's (ncclTopoGetXmlFromGpu probes them for a
-// GPU whose <gpu> has no <c2c>).
+// GPU whose <gpu> has no <c2c>). A partial source (topology.Graph.Partial)
+// is refused.
 func NCCLXML(w io.Writer, g *topology.Graph) error {
+	if g.Partial != "" {
+		return fmt.Errorf("the source holds part of the machine (%s), and an NCCL topology file pins the layout of all of it", g.Partial)
+	}
 	for _, d := range g.Devices {
 		switch {
 		case d.Positional != "":
