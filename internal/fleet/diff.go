@@ -17,7 +17,8 @@ type Difference struct {
 	// NIC's netdev is enslaved to, RoCE LAG), acs, iommu (a device's IOMMU
 	// group), label (a pair's nvidia-smi or NCCL label), gdr, throughput (a
 	// pair's expected Gb/s), finding_added, finding_missing,
-	// finding_severity, host_iommu.
+	// finding_severity, host_iommu, partial (the source holds part of the
+	// machine: topology.Graph.Partial).
 	What     string `json:"what"`
 	Device   string `json:"device,omitempty"` // the device's address (the majority's, for moved)
 	Kind     string `json:"kind,omitempty"`   // accelerator, nic, bridge, other (unidentified)
@@ -61,6 +62,8 @@ func (d Difference) String() string {
 		return "finding " + d.Code + ": " + d.Node + ", majority " + d.Majority
 	case "host_iommu":
 		return "host IOMMU: " + orNone(d.Node) + ", majority " + orNone(d.Majority)
+	case "partial":
+		return "the source holds part of the machine: " + orNone(d.Node) + ", majority " + orNone(d.Majority)
 	}
 	return fmt.Sprintf("%s: %s %s, majority %s", subject, strings.ReplaceAll(d.What, "_", " "), orNone(d.Node), orNone(d.Majority))
 }
@@ -182,6 +185,9 @@ func Compare(ref, node *Topo) []Difference {
 	}
 	if ref.IOMMU != node.IOMMU {
 		out = append(out, Difference{What: "host_iommu", Majority: ref.IOMMU, Node: node.IOMMU})
+	}
+	if ref.Partial != node.Partial {
+		out = append(out, Difference{What: "partial", Majority: ref.Partial, Node: node.Partial})
 	}
 	return out
 }

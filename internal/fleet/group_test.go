@@ -161,3 +161,24 @@ func TestUnidentified(t *testing.T) {
 		t.Errorf("groups %+v", r.Groups)
 	}
 }
+
+// TestPartial: a source that holds part of a machine (a tree fragment) is
+// never grouped with a whole machine of the same devices, and the
+// difference says why.
+func TestPartial(t *testing.T) {
+	rp := &topology.Device{Addr: topology.BDF{Bus: 0x5b}, Kind: topology.KindBridge}
+	gpu := &topology.Device{Addr: topology.BDF{Bus: 0x5c}, Kind: topology.KindAccelerator, Parent: rp}
+	whole := NewTopo(&topology.Graph{Devices: []*topology.Device{rp, gpu}}, nil, nil)
+	part := NewTopo(&topology.Graph{Devices: []*topology.Device{rp, gpu}, Partial: "a tree fragment: give the whole lspci -tv"}, nil, nil)
+	diffs := Compare(&whole, &part)
+	if len(diffs) != 1 || diffs[0].String() != "the source holds part of the machine: a tree fragment: give the whole lspci -tv, majority none" {
+		t.Errorf("differences %q", diffs)
+	}
+	f := NewFleet(3)
+	for i, m := range []Topo{whole, whole, part} {
+		f.Add(i, &m)
+	}
+	if r := f.Result([]string{"a", "b", "c"}); len(r.Groups) != 2 || r.Groups[1].Topology.Partial == "" {
+		t.Errorf("groups %+v: want the fragment apart", r.Groups)
+	}
+}

@@ -23,6 +23,9 @@ type Topo struct {
 	Pairs    []TopoPair    `json:"pairs"`    // accelerator–NIC, by accelerator then NIC
 	Findings []TopoFinding `json:"findings"` // by code, severity, devices
 	IOMMU    string        `json:"iommu"`    // the kernel command line's IOMMU settings and the IOMMU units, in words
+	// Partial is topology.Graph.Partial: why the source holds only part of
+	// the machine. A partial source is never the same shape as a whole one.
+	Partial string `json:"partial,omitempty"`
 }
 
 // TopoDevice is one PCI function of a Topo.
@@ -152,7 +155,7 @@ func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo
 	slices.SortFunc(t.Findings, func(a, b TopoFinding) int {
 		return cmpStrings(a.Code, b.Code, a.Severity, b.Severity, strings.Join(a.Devices, ","), strings.Join(b.Devices, ","))
 	})
-	t.IOMMU = iommuState(g)
+	t.IOMMU, t.Partial = iommuState(g), g.Partial
 	return t
 }
 
@@ -189,9 +192,13 @@ func iommuState(g *topology.Graph) string {
 }
 
 // shapeKey is what makes two machines the same hardware: every device's
-// place, kind, model and parent. Machines of one shape form a group.
+// place, kind, model and parent, and whether the source holds all of it.
+// Machines of one shape form a group.
 func (t *Topo) shapeKey() string {
 	var b strings.Builder
+	if t.Partial != "" {
+		b.WriteString("partial: " + t.Partial + "\n")
+	}
 	for _, d := range t.Devices {
 		b.WriteString(d.BDF)
 		b.WriteByte(' ')

@@ -29,8 +29,12 @@ func Fleet(w io.Writer, r *fleet.Result, style Style) error {
 		if g.Accelerators == 0 && g.Unidentified > 0 {
 			accelerators = "no accelerator identified among " + words.Count(g.Unidentified, "unidentified function")
 		}
-		p.Lines(fmt.Sprintf("group %d: %s (%s, %s), %d alike, like %s",
-			g.Group, words.Count(g.Sources, "source"), accelerators, words.Count(g.NICs, "NIC"), g.Alike, g.Reference), "", "  ")
+		shown := accelerators + ", " + words.Count(g.NICs, "NIC")
+		if g.Topology.Partial != "" {
+			shown += " in a partial source: " + g.Topology.Partial
+		}
+		p.Lines(fmt.Sprintf("group %d: %s (%s), %d alike, like %s",
+			g.Group, words.Count(g.Sources, "source"), shown, g.Alike, g.Reference), "", "  ")
 		switch {
 		case g.OtherHardware(&r.Groups[0]):
 			p.Lines(fmt.Sprintf("other hardware than group %d: %d of its %d devices are at the same address with the same model there, of %d in group %d (-o json lists the differences)",

@@ -37,6 +37,7 @@ func TestFleet(t *testing.T) {
 			{Group: 3, Sources: 1, Accelerators: 7, Alike: 1, Reference: "c", Topology: devices(7, "10de:2330"),
 				ComparedWith: 1, Differences: diffs[7:8], SharedDevices: 7},
 			{Group: 4, Sources: 1, Unidentified: 6, Alike: 1, Reference: "e", Topology: &fleet.Topo{}},
+			{Group: 5, Sources: 1, Accelerators: 2, Alike: 1, Reference: "f", Topology: &fleet.Topo{Partial: "a tree fragment: give the whole lspci -tv"}},
 		},
 		Errors: []fleet.Error{{Source: "d", Error: "d: not a sysfs tree"}}}
 	var b strings.Builder
@@ -45,13 +46,14 @@ func TestFleet(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"30 sources: 4 groups, 27 unlike the majority, 1 unreadable\n",
+		"30 sources: 5 groups, 27 unlike the majority, 1 unreadable\n",
 		"group 1: 3 sources (8 accelerators, 0 NICs), 2 alike, like a\n",
 		"  n00 n01 n02 n03 n04 n05 n06 n07 n08 n09 n10 n11 n12 n13 n14 n15 n16 n17 n18 n19 and 5 more:\n",
 		"    ... and 10 more differences (-o json lists them all)\n",
 		"group 2: 1 source (8 accelerators, 0 NICs), 1 alike, like b\n  other hardware than group 1: 0 of its 8 devices are at the same address with the same model there, of 8 in group 1",
 		"group 3: 1 source (7 accelerators, 0 NICs), 1 alike, like c\n  unlike group 1:\n    accelerator 0000:07:00.0: missing (majority: 10de:2330)\n",
 		"group 4: 1 source (no accelerator identified among 6 unidentified functions, 0 NICs), 1 alike, like e\n",
+		"group 5: 1 source (2 accelerators, 0 NICs in a partial source: a tree fragment: give the whole lspci -tv), 1 alike, like f\n",
 		"unreadable:\n  d: not a sysfs tree\n",
 	} {
 		if !strings.Contains(out, want) {
