@@ -41,6 +41,14 @@ either end) ranks below one whose paths are all known, and two such servers
 tie. A partial source that shows no accelerator or no NIC may have them in
 the part it lacks: against a server that cannot do GPUDirect RDMA nothing
 ranks it.
+
+Head to head, these rules are not transitive (a measure unknown for one
+server decides nothing against it), so with three servers or more the
+ranks do not follow the order given: each server counts the servers it
+ranks above less those ranked above it, the highest count ranks first, and
+equal counts are settled the same way among themselves. Servers equal on
+both share a rank; the verdict says when the first two were ranked by the
+counts rather than head to head, or tie in a cycle.
 -o markdown makes a report to send; -o json is for tools.
 
 Text fits the terminal (or COLUMNS): servers whose names are too long are

@@ -1,9 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/gdtopo/gdtopo/internal/words"
@@ -216,30 +216,110 @@ func contains(s []string, v string) bool {
 	return false
 }
 
-// Compare ranks servers by Measures, in order: the first measure on which
-// two differ decides; servers equal on all share a rank.
+// Compare ranks servers by Measures. Two servers are compared by the
+// first measure on which they differ (decide), which is not transitive:
+// a measure unknown for one server, or counts of findings from sources
+// that show different things, decide nothing for some pairs and
+// something for others. So that the ranks do not depend on the order the
+// servers are given in, each server is scored by how many of the others
+// it ranks above less how many rank above it, head to head; servers are
+// ranked by that score, and servers of equal score by the same count
+// among themselves. Servers equal on both share a rank, listed as given.
 func Compare(servers []Server) *Comparison {
 	c := &Comparison{SchemaVersion: SchemaVersion, Servers: servers}
-	order := make([]int, len(servers))
-	for i := range order {
-		order[i] = i
+	n := len(servers)
+	beats := make([][]int, n) // beats[i][j]: +1 i above j, -1 below, 0 nothing decides
+	for i := range beats {
+		beats[i] = make([]int, n)
 	}
-	sort.SliceStable(order, func(i, j int) bool {
-		_, better := decide(servers[order[i]].Measures, servers[order[j]].Measures)
-		return better > 0
-	})
-	for k, i := range order {
-		servers[i].Rank = k + 1
-		if k > 0 {
-			if m, _ := decide(servers[order[k-1]].Measures, servers[i].Measures); m == nil {
-				servers[i].Rank = servers[order[k-1]].Rank
+	score := make([]int, n)
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			_, d := decide(servers[i].Measures, servers[j].Measures)
+			beats[i][j], beats[j][i] = d, -d
+			score[i] += d
+			score[j] -= d
+		}
+	}
+	within := make([]int, n) // the same count among the servers of equal score
+	for i := range n {
+		for j := range n {
+			if score[i] == score[j] {
+				within[i] += beats[i][j]
 			}
 		}
 	}
-	if len(order) >= 2 {
-		c.Verdict = verdict(servers[order[0]], servers[order[1]])
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	key := func(i int) [2]int { return [2]int{score[i], within[i]} }
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(score[b], score[a]), cmp.Compare(within[b], within[a]))
+	})
+	for k, i := range order {
+		servers[i].Rank = k + 1
+		if k > 0 && key(order[k-1]) == key(i) {
+			servers[i].Rank = servers[order[k-1]].Rank
+		}
+	}
+	if n < 2 {
+		return c
+	}
+	best, next := order[0], order[1]
+	switch {
+	case beats[best][next] > 0 && servers[best].Rank < servers[next].Rank, beats[best][next] == 0 && servers[best].Rank == servers[next].Rank:
+		c.Verdict = verdict(servers[best], servers[next])
+	case servers[best].Rank == servers[next].Rank: // head to head one decides, but the others even it out
+		c.Verdict = cycleVerdict(servers, order, beats)
+	default:
+		c.Verdict = scoreVerdict(servers[best], servers[next], [2]int{score[best], within[best]}, [2]int{score[next], within[next]}, n, beats[best][next])
 	}
 	return c
+}
+
+// scoreVerdict says why best ranks first when head to head it does not
+// rank above next (headToHead 0: nothing decides; -1: next ranks above):
+// of the others, it ranks above more, less those ranked above it (the
+// scores' first number), or, where that is equal, it does so among the
+// servers of that score (the second).
+func scoreVerdict(best, next Server, bestScore, nextScore [2]int, n, headToHead int) Verdict {
+	v := Verdict{Best: best.Source, RunnerUp: next.Source, Measure: "servers ranked below, less those ranked above",
+		BestValue: float64(bestScore[0]), OtherValue: float64(nextScore[0])}
+	pair := verdict(best, next)
+	if headToHead < 0 {
+		pair = verdict(next, best)
+	}
+	v.Sentence = fmt.Sprintf("%s ranks first: of the %d others, the servers it ranks above less those ranked above it come to %+d, against %+d for %s",
+		best.Source, n-1, bestScore[0], nextScore[0], next.Source)
+	if bestScore[0] == nextScore[0] {
+		v.Measure, v.BestValue, v.OtherValue = "servers ranked below, less those ranked above, among servers of equal count", float64(bestScore[1]), float64(nextScore[1])
+		v.Sentence = fmt.Sprintf("%s ranks first: of the %d others, the servers it ranks above less those ranked above it come to %+d, as for %s, and among the servers with that count to %+d against %+d",
+			best.Source, n-1, bestScore[0], next.Source, bestScore[1], nextScore[1])
+	}
+	v.Sentence += "; head to head, " + pair.Sentence
+	return v
+}
+
+// cycleVerdict says that the servers sharing the first rank do so though
+// some of them rank above others head to head: each is ranked above and
+// below as often as the others.
+func cycleVerdict(servers []Server, order []int, beats [][]int) Verdict {
+	var names, wins []string
+	for _, i := range order {
+		if servers[i].Rank != 1 {
+			break
+		}
+		names = append(names, servers[i].Source)
+		for _, j := range order {
+			if servers[j].Rank == 1 && beats[i][j] > 0 {
+				wins = append(wins, servers[i].Source+" above "+servers[j].Source)
+			}
+		}
+	}
+	return Verdict{RunnerUp: servers[order[1]].Source, Tie: true,
+		Sentence: fmt.Sprintf("%s share the first rank: head to head, %s, in a cycle, so nothing ranks one of them above the others.",
+			strings.Join(names, ", "), strings.Join(wins, "; "))}
 }
 
 // rdmaPossible is the measure that comes first: a server with

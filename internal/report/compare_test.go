@@ -1,6 +1,8 @@
 package report
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -117,5 +119,43 @@ func TestServerOfRoundsAsShown(t *testing.T) {
 	r := &Report{Plan: Plan{WorstGbps: 0.34, MeanGbps: 130.4}}
 	if m := ServerOf(r).Measures; m.WorstGbps != 0.3 || m.MeanGbps != 130 {
 		t.Errorf("worst %v, mean %v; want 0.3 and 130", m.WorstGbps, m.MeanGbps)
+	}
+}
+
+// TestCompareOrderFree: ranks do not depend on the order the servers are
+// given in, though head to head the servers form a cycle (x above y on
+// the worst pair, y above z and z above x on accelerators, z's throughput
+// being unknown). v, above x and z and tied with y, ranks first on its
+// count of servers ranked below; x, y and z alone share the first rank.
+func TestCompareOrderFree(t *testing.T) {
+	x := Server{Source: "x", Measures: Measures{WorstGbps: 200, MeanGbps: 200, Accelerators: 2, RailNICs: 1}}
+	y := Server{Source: "y", Measures: Measures{WorstGbps: 100, MeanGbps: 100, Accelerators: 8, RailNICs: 8}}
+	z := Server{Source: "z", Measures: Measures{Accelerators: 4, RailNICs: 4}}
+	v := Server{Source: "v", Measures: Measures{Accelerators: 8, RailNICs: 8}}
+	for _, perm := range [][]Server{{x, y, z, v}, {v, z, y, x}, {z, x, v, y}, {y, v, x, z}} {
+		c := Compare(slices.Clone(perm))
+		ranks := map[string]int{}
+		for _, s := range c.Servers {
+			ranks[s.Source] = s.Rank
+		}
+		if want := map[string]int{"v": 1, "y": 2, "z": 3, "x": 4}; !maps.Equal(ranks, want) {
+			t.Errorf("given %s%s%s%s: ranks %v, want %v", perm[0].Source, perm[1].Source, perm[2].Source, perm[3].Source, ranks, want)
+		}
+		want := "v ranks first: of the 3 others, the servers it ranks above less those ranked above it come to +2, against +0 for y; head to head, v and y tie"
+		if vd := c.Verdict; vd.Best != "v" || vd.RunnerUp != "y" || vd.Tie || !strings.HasPrefix(vd.Sentence, want) {
+			t.Errorf("verdict %+v, want best v, runner-up y, sentence %q...", vd, want)
+		}
+	}
+	for _, perm := range [][]Server{{x, y, z}, {z, y, x}} {
+		c := Compare(slices.Clone(perm))
+		for _, s := range c.Servers {
+			if s.Rank != 1 {
+				t.Errorf("%s: rank %d in a cycle, want 1", s.Source, s.Rank)
+			}
+		}
+		if vd := c.Verdict; !vd.Tie || vd.Best != "" || !strings.Contains(vd.Sentence, "in a cycle, so nothing ranks one of them above the others") ||
+			!strings.Contains(vd.Sentence, "x above y") || !strings.Contains(vd.Sentence, "z above x") {
+			t.Errorf("cycle verdict %+v", vd)
+		}
 	}
 }
