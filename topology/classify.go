@@ -156,10 +156,32 @@ func (g *Graph) AppendHops(dst []Hop, p Pair) []Hop {
 	if p.Hops != nil {
 		return append(dst, p.Hops...)
 	}
-	if (p.A.PlaceUnknown || p.B.PlaceUnknown) && !p.A.Addr.SameDevice(p.B.Addr) {
+	if placeUnknown(p.A, p.B) {
 		return dst
 	}
 	return g.appendHops(dst, p.A, pathEnd(p))
+}
+
+// placeUnknown reports whether the source does not say where the path
+// between a and b runs: an end hangs nowhere known (Device.PlaceUnknown),
+// or they meet only above a host bridge that stands for an unknown part of
+// the tree (HostBridge.PlaceUnknown).
+func placeUnknown(a, b *Device) bool {
+	if a.Addr.SameDevice(b.Addr) {
+		return false
+	}
+	if a.PlaceUnknown || b.PlaceUnknown {
+		return true
+	}
+	ha, hb := a.HostBridge, b.HostBridge
+	if (ha == nil || !ha.PlaceUnknown) && (hb == nil || !hb.PlaceUnknown) {
+		return false
+	}
+	if ha != hb {
+		return true
+	}
+	lca, _, _ := commonAncestor(a, b)
+	return lca == nil
 }
 
 // pathEnd is the device p's data path ends at: its Data Direct function
@@ -179,7 +201,7 @@ func (g *Graph) Classify(a, b *Device) Pair { return g.classify(a, b, g.NVLinkHi
 // same path that allocates nothing.
 func (g *Graph) classify(a, b *Device, hint string, withHops bool) Pair {
 	p := Pair{A: a, B: b}
-	if (a.PlaceUnknown || b.PlaceUnknown) && !a.Addr.SameDevice(b.Addr) {
+	if placeUnknown(a, b) {
 		// The graph's Lacks says why, once; no note per pair. Known, different
 		// NUMA nodes still decide SYS whatever the tree (nvidia-smi's SYS
 		// crosses NUMA nodes; NCCL's CPU nodes differ).

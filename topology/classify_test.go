@@ -372,3 +372,37 @@ func TestUnnamedDevice(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceUnknownHostBridge: under a host bridge that stands for the part
+// of the tree a partial source lacks (an NCCL dump whose text starts inside
+// the tree), functions that share a switch keep their label, and the path
+// between any others is unknown, not PHB: they may meet anywhere.
+func TestPlaceUnknownHostBridge(t *testing.T) {
+	b := newBuilder(twoSockets()...)
+	b.g.NCCLView = true
+	unplaced := b.hostBridge("cpu?", -1)
+	unplaced.PlaceUnknown = true
+	sw := b.dev("0000:45:00.0", unplaced, KindBridge, RoleUpstream)
+	sw.VendorID, sw.DeviceID, sw.SubVendorID, sw.SubDeviceID, sw.SubsystemKnown = 0x1000, 0xc030, 0x1000, 0x0100, true
+	gpu := b.gpu("0000:48:00.0", sw)
+	near := b.nic("0000:47:00.0", sw)
+	far := b.nic("0000:35:00.0", unplaced)
+	cpu := b.hostBridge("pci0000:00", 0)
+	placed := b.nic("0000:91:00.0", cpu)
+	for _, tt := range []struct {
+		a, b *Device
+		smi  Label
+	}{
+		{gpu, near, PIX},
+		{gpu, far, Unknown},
+		{gpu, placed, Unknown},
+	} {
+		p := b.g.Classify(tt.a, tt.b)
+		if p.SMI != tt.smi || (tt.smi == Unknown) != (p.NCCL == Unknown) {
+			t.Errorf("%s-%s: smi %s nccl %s, want smi %s", tt.a.BDF(), tt.b.BDF(), p.SMI, p.NCCL, tt.smi)
+		}
+		if hops := b.g.AppendHops(nil, p); (tt.smi == Unknown) != (len(hops) == 0) {
+			t.Errorf("%s-%s: %d hops", tt.a.BDF(), tt.b.BDF(), len(hops))
+		}
+	}
+}

@@ -272,6 +272,11 @@ type HostBridge struct {
 	Socket   int       // -1 unknown
 	Devices  []*Device // functions on the root bus
 	Inferred bool      // named from a device's bus because the capture lacked its /sys/devices path
+	// PlaceUnknown marks a host bridge that stands for the part of the tree
+	// a partial source does not hold (an NCCL dump's text starting inside
+	// the tree): two functions below it that share no bridge may meet
+	// anywhere, so the path between them is unknown.
+	PlaceUnknown bool
 }
 
 // NUMANode is one node of /sys/devices/system/node.

@@ -145,10 +145,13 @@ type link struct {
 }
 
 type parser struct {
-	name     string
-	g        *topology.Graph
-	stack    []frame
-	cpus     map[int]*topology.HostBridge
+	name  string
+	g     *topology.Graph
+	stack []frame
+	cpus  map[int]*topology.HostBridge
+	// unplaced is the host bridge "cpu?" that <pci> elements outside any
+	// <cpu> hang from: it stands for the part of the tree the text lacks.
+	unplaced *topology.HostBridge
 	devs     map[topology.BDF]*topology.Device
 	hasGPU   map[*topology.Device]bool
 	hasNIC   map[*topology.Device]bool
@@ -437,8 +440,12 @@ func (p *parser) pci(a map[string]string, desc string) *topology.Device {
 	case up != nil:
 		d.HostBridge = up.hb
 	default:
-		d.HostBridge = p.hostBridge(-1, "cpu?")
-		p.warn(addr.String(), "<pci> outside any <cpu> (the text starts inside the tree): put under cpu? with NUMA id -1; its real place is unknown")
+		if p.unplaced == nil {
+			p.unplaced = &topology.HostBridge{Name: "cpu?", NUMANode: -1, Socket: -1, Bus: uint8(min(len(p.cpus), 255)), PlaceUnknown: true}
+			p.g.HostBridges = append(p.g.HostBridges, p.unplaced)
+		}
+		d.HostBridge = p.unplaced
+		p.warn(addr.String(), "<pci> outside any <cpu> (the text starts inside the tree): put under cpu? with NUMA id -1; its real place, and its paths to what is not below it, are unknown")
 		p.partial("the text starts inside the tree")
 	}
 	if id := d.HostBridge.NUMANode; id >= 0 {
