@@ -558,6 +558,9 @@ func mayDoRDMA(s Server) string {
 	case 0:
 		return s.Source + " has " + lacking(s.Measures)
 	}
+	if pathsKnown.value(s.Measures) == 0 {
+		return unranked(s)
+	}
 	return s.Source + " has accelerators and a NIC that may do RDMA"
 }
 

@@ -88,6 +88,10 @@ func TestCompare(t *testing.T) {
 			server("a", Measures{RailNICs: 1, Partial: "the text starts inside the tree: give the whole NCCL_TOPO_DUMP_FILE output"})},
 			"", "whether b can do GPUDirect RDMA is unknown: its source holds part of the machine, with 6 NICs it does not place (a tree fragment: give the whole lspci -tv); " +
 				"whether a can do GPUDirect RDMA is unknown: its source holds part of the machine, with no accelerator (the text starts inside the tree", []int{1, 1}, true},
+		{"a fragment without accelerators against a server with unknown paths: nothing ranks them", []Server{
+			server("frag", Measures{RailNICs: 1, Partial: "a tree fragment: give the whole lspci -tv"}),
+			server("dump", Measures{Accelerators: 4, RailNICs: 4, UnknownPaths: 16})},
+			"", "; dump cannot be ranked: 16 of its accelerator–NIC paths are unknown", []int{1, 1}, true},
 		{"a partial source with accelerators and NICs is unranked", []Server{
 			server("cut", Measures{WorstGbps: 400, MeanGbps: 400, Accelerators: 1, RailNICs: 2, Partial: "the text starts inside the tree: give the whole NCCL_TOPO_DUMP_FILE output"}),
 			server("tree", Measures{WorstGbps: 230, MeanGbps: 379, Warning: 1, Accelerators: 8, RailNICs: 8})},
