@@ -364,21 +364,13 @@ func decide(x, y Measures) (*measure, int) {
 	switch a, b := rdmaPossible.value(x), rdmaPossible.value(y); {
 	case a == rdmaUnknown && b < 1, b == rdmaUnknown && a < 1:
 		return nil, 0
-	case a == rdmaUnknown || b == rdmaUnknown:
-	case a > b:
-		return &rdmaPossible, 1
-	case a < b:
-		return &rdmaPossible, -1
-	case a == 0:
-		return nil, 0
+	case a != rdmaUnknown && b != rdmaUnknown:
+		if m, d, done := gate(&rdmaPossible, a, b); done {
+			return m, d
+		}
 	}
-	switch a, b := pathsKnown.value(x), pathsKnown.value(y); {
-	case a > b:
-		return &pathsKnown, 1
-	case a < b:
-		return &pathsKnown, -1
-	case a == 0:
-		return nil, 0
+	if m, d, done := gate(&pathsKnown, pathsKnown.value(x), pathsKnown.value(y)); done {
+		return m, d
 	}
 	for i := range measures {
 		m := &measures[i]
@@ -392,6 +384,21 @@ func decide(x, y Measures) (*measure, int) {
 		return m, -1
 	}
 	return nil, 0
+}
+
+// gate compares two servers' values a and b (1 or 0) on the gate g: where
+// they differ g decides, and where both are 0 nothing ranks them (done);
+// where both are 1 the next measure decides.
+func gate(g *measure, a, b float64) (m *measure, d int, done bool) {
+	switch {
+	case a > b:
+		return g, 1, true
+	case a < b:
+		return g, -1, true
+	case a == 0:
+		return nil, 0, true
+	}
+	return nil, 0, false
 }
 
 func verdict(best, next Server) Verdict {
