@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/gdtopo/gdtopo/internal/pciconfig"
+	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -38,7 +39,7 @@ func Sniff(data []byte) bool {
 	}
 	p := newParser()
 	p.feed("", data)
-	return len(p.recs)+len(p.shorts) > 0 && p.mostlyLspci()
+	return len(p.recs)+len(p.shorts)+len(p.fragSkipped) > 0 && p.mostlyLspci()
 }
 
 // Parse reads one or more concatenated lspci dumps into a graph. name is
@@ -65,12 +66,16 @@ func ParseFiles(name string, files map[string][]byte) (*topology.Graph, error) {
 	for _, n := range names {
 		p.feed(n, files[n])
 	}
-	if len(p.recs) == 0 && len(p.shorts) == 0 {
+	if len(p.recs) == 0 && len(p.shorts) == 0 && len(p.fragSkipped) == 0 {
 		return nil, fmt.Errorf("%s: no lspci output found (expected lspci -tv, -vvv, -vmm, -PP or -xxx output)", name)
 	}
 	if !p.mostlyLspci() {
 		return nil, fmt.Errorf("%s: %d of %d lines are lspci output: not an lspci dump (expected lspci -tv, -vvv, -vmm, -PP or -xxx output)",
 			name, p.known, p.known+p.other)
+	}
+	if len(p.recs) == 0 && len(p.shorts) == 0 {
+		return nil, fmt.Errorf("%s: an lspci -tv fragment that shows no function's bus (%s named): nothing to place; give the whole lspci -tv",
+			name, words.Count(len(p.fragSkipped), "function"))
 	}
 	return p.build(), nil
 }

@@ -621,6 +621,21 @@ func TestTreeFragment(t *testing.T) {
 	}
 }
 
+// TestTreeFragmentNothingPlaced: a fragment cut below every bus line is
+// recognised as lspci, and refused with why, not taken for another format.
+func TestTreeFragmentNothingPlaced(t *testing.T) {
+	text := []byte(` |           |               +-03.4  Mellanox Technologies MT27800 Family [ConnectX-5 Virtual Function]
+ |           \-04.1  NVIDIA Corporation GV100GL [Tesla V100 PCIe 32GB]
+`)
+	if !Sniff(text) {
+		t.Error("Sniff = false")
+	}
+	_, err := Parse("frag", text)
+	if want := "frag: an lspci -tv fragment that shows no function's bus (2 functions named): nothing to place; give the whole lspci -tv"; err == nil || err.Error() != want {
+		t.Errorf("err %v, want %q", err, want)
+	}
+}
+
 // TestTreeFragmentAllPlaced: a fragment whose kept functions all have a
 // place still says the rest of the tree is missing, and keeps the kinds
 // of what it skipped.
