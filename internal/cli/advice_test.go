@@ -600,3 +600,23 @@ func TestFragmentNotNone(t *testing.T) {
 		t.Errorf("compare's verdict: %s", verdict)
 	}
 }
+
+// TestFragmentTree: tree of a fragment lists what it skipped and says the
+// source is partial; of a whole capture, neither.
+func TestFragmentTree(t *testing.T) {
+	b := corpusPath(t, "lspci", "nccl-246-8xv100pcie-cx5-skx.fragment-b.txt")
+	for _, tt := range []struct {
+		src  string
+		want bool
+	}{{b, true}, {filepath.Join("..", "..", "fixtures", "hgx-h100"), false}} {
+		code, out, errb := run("tree", tt.src)
+		if code != ExitOK {
+			t.Fatalf("tree %s: exit %d: %s", tt.src, code, errb)
+		}
+		skipped := strings.Contains(out, "\nskipped, their bus not in the input: 6 x Mellanox Technologies MT27800 Family [ConnectX-5 Virtual Function]\n")
+		partial := strings.Contains(out, "\nthe source holds part of the machine (a tree fragment: give the whole lspci -tv)\n")
+		if skipped != tt.want || partial != tt.want {
+			t.Errorf("tree %s: skipped line %v, partial line %v, want %v:\n%s", tt.src, skipped, partial, tt.want, out)
+		}
+	}
+}

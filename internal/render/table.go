@@ -707,8 +707,15 @@ func treeText(p *Printer, t *report.Tree) error {
 		branch(p, byBDF, shown, unplaced, "")
 		n++
 	}
+	if t.Skipped != "" {
+		p.Lines("skipped, their bus not in the input: "+t.Skipped, "", "  ")
+		n++
+	}
 	if n == 0 {
 		p.Lines(fmt.Sprintf("no accelerators, NICs, NVMe drives or NVSwitches among %d PCI functions (--all shows them all)", len(t.Devices)), "", "  ")
+	}
+	if t.Partial != "" {
+		p.Lines("the source holds part of the machine ("+t.Partial+")", "", "  ")
 	}
 	if f == Markdown {
 		p.Printf("```\n")

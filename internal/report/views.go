@@ -3,6 +3,7 @@ package report
 import (
 	"time"
 
+	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -208,6 +209,12 @@ type Tree struct {
 	// PlaceUnknown are the shown functions whose place the source does not
 	// say (plain lspci): the tree lists them apart.
 	PlaceUnknown []string `json:"place_unknown"`
+	// Skipped counts by name the functions, of the kinds the tree shows,
+	// that the source names without a bus to place them on (a tree
+	// fragment's: topology.Graph.Skipped): "6 x ...".
+	Skipped string `json:"skipped"`
+	// Partial is the summary's: why the source holds part of the machine.
+	Partial string `json:"partial"`
 }
 
 // TreeOf is r's tree; all shows every function.
@@ -231,6 +238,16 @@ func TreeOf(r *Report, all bool) *Tree {
 				t.PlaceUnknown = append(t.PlaceUnknown, d.BDF)
 			}
 		}
+	}
+	t.Partial = r.Summary.Partial
+	if r.Graph != nil {
+		var skipped []string
+		for _, s := range r.Graph.Skipped {
+			if all || interesting(string(s.Kind)) {
+				skipped = append(skipped, s.Name)
+			}
+		}
+		t.Skipped = words.CountedNames(skipped)
 	}
 	return t
 }
