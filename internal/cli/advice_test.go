@@ -620,3 +620,18 @@ func TestFragmentTree(t *testing.T) {
 		}
 	}
 }
+
+// TestFragmentPath: path between two functions of an NCCL dump that starts
+// inside the tree, which meet only in the part the dump lacks, is unknown
+// and says so, with no hops and no PHB.
+func TestFragmentPath(t *testing.T) {
+	src := corpusPath(t, "nccl-xml", "nccl-1505-dgxa100.fragment.xml")
+	code, out, errb := run("path", "GPU0", "NIC0", src)
+	if code != ExitOK {
+		t.Fatalf("path: exit %d: %s", code, errb)
+	}
+	want := "nvidia-smi ?, NCCL ?, unknown\nNote: the source holds part of the machine, not where this pair's paths meet (the text starts inside the tree: give the whole NCCL_TOPO_DUMP_FILE output)\n"
+	if !strings.HasSuffix(out, want) {
+		t.Errorf("path:\n%s\nwant it to end %q", out, want)
+	}
+}

@@ -794,7 +794,11 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	p := v.Pair
 	pr.Lines(fmt.Sprintf("%s -> %s: nvidia-smi %s, NCCL %s, %s",
 		labelAndBDF(&v.From), labelAndBDF(&v.To), report.Label(&p), report.NCCLLabel(&p), p.Path), "", "  ")
-	if v.PlaceUnknown {
+	switch {
+	case v.PlaceUnknown && v.Partial != "":
+		pr.Lines("the source holds part of the machine, not where this pair's paths meet ("+v.Partial+")", "Note: ", "  ")
+		return nil
+	case v.PlaceUnknown:
 		pr.Lines("the source shows no PCI hierarchy for this pair: capture the whole lspci -tv, or sudo lspci -vvv", "Note: ", "  ")
 		return nil
 	}

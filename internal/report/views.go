@@ -274,8 +274,11 @@ type PathView struct {
 	Pair          Pair   `json:"pair"` // A is From
 	NCCLVersion   string `json:"nccl_version"`
 	// PlaceUnknown is set when the source shows no PCI hierarchy for the
-	// pair (plain lspci): there are no hops to show.
+	// pair (plain lspci), or not where the pair's paths meet (a partial
+	// source): there are no hops to show.
 	PlaceUnknown bool `json:"place_unknown"`
+	// Partial is the summary's: why the source holds part of the machine.
+	Partial string `json:"partial"`
 }
 
 // Aliases are the graph's devices' table names (GPU0, NIC0), for the
@@ -311,6 +314,7 @@ func NewPathView(r *Report, p topology.Pair) *PathView {
 	if rp := r.Pair(p.A.BDF(), p.B.BDF()); rp != nil {
 		v.Pair.Prediction = rp.Prediction
 	}
-	v.PlaceUnknown = len(p.Hops) == 0 && (p.A.PlaceUnknown || p.B.PlaceUnknown)
+	v.PlaceUnknown = len(p.Hops) == 0 && (p.A.PlaceUnknown || p.B.PlaceUnknown || p.Path == topology.PathUnknown)
+	v.Partial = r.Summary.Partial
 	return v
 }
