@@ -313,7 +313,8 @@ func cycleVerdict(servers []Server, order []int, beats [][]int) Verdict {
 		names = append(names, servers[i].Source)
 		for _, j := range order {
 			if servers[j].Rank == 1 && beats[i][j] > 0 {
-				wins = append(wins, servers[i].Source+" above "+servers[j].Source)
+				m, _ := decide(servers[i].Measures, servers[j].Measures)
+				wins = append(wins, servers[i].Source+" above "+servers[j].Source+" ("+m.name+")")
 			}
 		}
 	}
