@@ -419,7 +419,8 @@ func (p *parser) system(g *topology.Graph) {
 	}
 }
 
-// lacks says what the dump did not tell.
+// lacks says what the dump did not tell, and sets g.Partial where it is a
+// tree fragment.
 func (p *parser) lacks(g *topology.Graph, guessed int) {
 	numa, acs, link := false, false, false
 	unplaced := 0

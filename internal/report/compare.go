@@ -513,10 +513,12 @@ func unranked(s Server) string {
 	switch {
 	case rdmaPossible.value(m) == rdmaUnknown:
 		return fmt.Sprintf("%s cannot be ranked: its source holds part of the machine, with %s (%s)", s.Source, partialShows(m), m.Partial)
-	case m.SkippedAccelerators+m.SkippedNICs == 1:
-		return fmt.Sprintf("%s cannot be ranked: it names %s it does not place, so its paths are unknown (%s)", s.Source, skippedCount(m), m.Partial)
-	case m.SkippedAccelerators+m.SkippedNICs > 1:
-		return fmt.Sprintf("%s cannot be ranked: it names %s it does not place, so their paths are unknown (%s)", s.Source, skippedCount(m), m.Partial)
+	case m.SkippedAccelerators+m.SkippedNICs > 0:
+		whose := "their"
+		if m.SkippedAccelerators+m.SkippedNICs == 1 {
+			whose = "its"
+		}
+		return fmt.Sprintf("%s cannot be ranked: it names %s it does not place, so %s paths are unknown (%s)", s.Source, skippedCount(m), whose, m.Partial)
 	case m.Partial != "":
 		return fmt.Sprintf("%s cannot be ranked: its source holds part of the machine (%s)", s.Source, m.Partial)
 	}

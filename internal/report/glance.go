@@ -62,13 +62,14 @@ func CheckVerdict(r *Report) string {
 // fragment: give the whole lspci -tv)", or " placed among ...: 6 NIC
 // functions skipped, their bus not in the input (...)".
 func PartialShows(s Summary, skipped int, kind, among string) string {
-	switch skipped {
-	case 0:
+	if skipped == 0 {
 		return among + " in this partial input (" + s.Partial + ")"
-	case 1:
-		return " placed" + among + ": 1 " + kind + " function skipped, its bus not in the input (" + s.Partial + ")"
 	}
-	return " placed" + among + ": " + words.Count(skipped, kind+" function") + " skipped, their bus not in the input (" + s.Partial + ")"
+	whose := "their"
+	if skipped == 1 {
+		whose = "its"
+	}
+	return " placed" + among + ": " + words.Count(skipped, kind+" function") + " skipped, " + whose + " bus not in the input (" + s.Partial + ")"
 }
 
 // NoteGroup is one note of the accelerator-NIC pairs and the pairs it is
