@@ -284,20 +284,21 @@ func Compare(servers []Server) *Comparison {
 // scores' first number), or, where that is equal, it does so among the
 // servers of that score (the second).
 func scoreVerdict(best, next Server, bestScore, nextScore [2]int, n, headToHead int) Verdict {
-	v := Verdict{Best: best.Source, RunnerUp: next.Source, Measure: "servers ranked below, less those ranked above",
-		BestValue: float64(bestScore[0]), OtherValue: float64(nextScore[0])}
-	pair := verdict(best, next)
-	if headToHead < 0 {
-		pair = verdict(next, best)
-	}
-	v.Sentence = fmt.Sprintf("%s ranks first: of the %d others, the servers it ranks above less those ranked above it come to %+d, against %+d for %s",
-		best.Source, n-1, bestScore[0], nextScore[0], next.Source)
+	v := Verdict{Best: best.Source, RunnerUp: next.Source}
 	if bestScore[0] == nextScore[0] {
 		v.Measure, v.BestValue, v.OtherValue = "servers ranked below, less those ranked above, among servers of equal count", float64(bestScore[1]), float64(nextScore[1])
 		v.Sentence = fmt.Sprintf("%s ranks first: of the %d others, the servers it ranks above less those ranked above it come to %+d, as for %s, and among the servers with that count to %+d against %+d",
 			best.Source, n-1, bestScore[0], next.Source, bestScore[1], nextScore[1])
+	} else {
+		v.Measure, v.BestValue, v.OtherValue = "servers ranked below, less those ranked above", float64(bestScore[0]), float64(nextScore[0])
+		v.Sentence = fmt.Sprintf("%s ranks first: of the %d others, the servers it ranks above less those ranked above it come to %+d, against %+d for %s",
+			best.Source, n-1, bestScore[0], nextScore[0], next.Source)
 	}
-	v.Sentence += "; head to head, " + pair.Sentence
+	above, below := best, next
+	if headToHead < 0 {
+		above, below = next, best
+	}
+	v.Sentence += "; head to head, " + verdict(above, below).Sentence
 	return v
 }
 
