@@ -160,6 +160,7 @@ func merge(dst, src *rec) {
 	dst.noCaps = dst.noCaps || src.noCaps
 	dst.denied = dst.denied || src.denied
 	dst.looped = dst.looped || src.looped
+	dst.cut = dst.cut || src.cut
 	if dst.bars == nil {
 		dst.bars = src.bars
 	}
@@ -233,7 +234,7 @@ func (p *parser) build() *topology.Graph {
 		d.SubVendorID, d.SubDeviceID, d.SubsystemKnown = r.subVendor, r.subDevice, r.subKnown
 		d.Driver, d.IOMMUGroup, d.Link = r.driver, r.iommu, r.link
 		d.ConfigLen, d.BARs = r.configLen, r.bars
-		d.ACSKnown, d.ACSRedirect = r.acsKnown || r.noCaps || r.capsSeen && !r.denied && !r.looped, r.acsRedirect
+		d.ACSKnown, d.ACSRedirect = r.acsKnown || r.noCaps || r.capsSeen && !r.denied && !r.looped && !r.cut, r.acsRedirect
 		d.MaxPayload, d.MaxReadRequest, d.RelaxedOrdering, d.DevCtlKnown = r.maxPayload, r.maxReadReq, r.relaxedOrdering, r.devCtlKnown
 		d.Kind = topology.KindOf(d.Class, d.VendorID)
 		d.Seen = r.at
@@ -420,7 +421,7 @@ func (p *parser) system(g *topology.Graph) {
 }
 
 // lacks says what the dump did not tell, and sets g.Partial where it is a
-// tree fragment.
+// tree fragment or lines were left out of it.
 func (p *parser) lacks(g *topology.Graph, guessed int) {
 	numa, acs, link := false, false, false
 	unplaced := 0
@@ -439,6 +440,12 @@ func (p *parser) lacks(g *topology.Graph, guessed int) {
 		g.Lacks = append(g.Lacks, "the PCI hierarchy (this lspci output lists functions, not how they connect: no path labels; capture lspci -tv, or sudo lspci -vvv of every function)")
 	case len(p.fragSkipped) > 0:
 		g.Lacks = append(g.Lacks, fmt.Sprintf("the rest of the PCI tree (a tree fragment: %s whose bus is not in the input skipped; give the whole lspci -tv)", words.Count(len(p.fragSkipped), "function")))
+	}
+	if p.cutAt != "" {
+		if g.Partial == "" {
+			g.Partial = "lines left out at " + p.cutAt + ": give the whole lspci output"
+		}
+		g.Lacks = append(g.Lacks, "the functions left out at "+p.cutAt+` (a line such as "..." stands for lines cut from the output; give it whole)`)
 	}
 	for _, d := range g.Devices {
 		numa = numa || d.RawNUMANode >= 0

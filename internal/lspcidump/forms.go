@@ -354,6 +354,21 @@ type tctx struct {
 	hasParent bool
 }
 
+// isElision matches a line that stands for lines left out, as people write
+// it when they paste part of a long output: "...", "…", "[...]", "<snip>",
+// "-- snip --", "(truncated)".
+func isElision(s string) bool {
+	dots := strings.Count(s, ".") >= 3 || strings.Contains(s, "…")
+	rest := strings.ToLower(strings.Trim(s, " .…[]()<>-"))
+	switch rest {
+	case "":
+		return dots
+	case "snip", "snipped", "truncated", "cut", "omitted", "output truncated", "output omitted":
+		return true
+	}
+	return false
+}
+
 // isTreeLine matches lines of lspci -t: "-+-[0000:00]-+-00.0 ...",
 // " |           +-01.0-[01-04]----00.0 ...", " \-[0000:80]-...".
 func isTreeLine(s string) bool {

@@ -120,6 +120,7 @@ type rec struct {
 	noCaps                 bool // Status: Cap-, the function has no capability list
 	denied                 bool // Capabilities: <access denied>
 	looped                 bool // Capabilities: [..] <chain looped>: the list ends unread
+	cut                    bool // a line of its details stands for lines left out ("..."): its registers are not all shown
 	bars                   []topology.BAR
 	configLen              int
 	hex                    []string
@@ -142,6 +143,10 @@ type parser struct {
 	// so, filled in once all are read.
 	fragSkipped []*rec
 	fragWarning int
+	// cutAt is where a line outside any function's details stands for
+	// lines left out of the input ("...", "[snip]"), the first such line:
+	// functions may be missing.
+	cutAt string
 
 	file  string
 	line  int
@@ -249,6 +254,8 @@ func (p *parser) feedLine(s string) {
 		p.endBlock()
 		p.inDistance = false
 		return
+	case isElision(strings.TrimLeft(t, " |")):
+		p.elide(t != s)
 	case isTreeLine(s):
 		p.endBlock()
 		p.treeLine(s)
@@ -273,6 +280,21 @@ func (p *parser) feedLine(s string) {
 		p.header(h)
 	}
 	p.known++
+}
+
+// elide notes a line that stands for lines left out of the input: within
+// a function's -vvv details (indented), the rest of its registers are not
+// all shown; elsewhere, functions may be missing.
+func (p *parser) elide(indented bool) {
+	if indented && p.cur != nil {
+		p.cur.cut = true
+		p.warn("cut "+p.cur.addr.String(), fmt.Sprintf("%s: its details are cut (a line stands for lines left out): ACS and the registers not shown unknown", p.cur.addr.Short()))
+		return
+	}
+	p.endBlock()
+	if p.cutAt == "" {
+		p.cutAt = p.where()
+	}
 }
 
 func clip(s string) string {

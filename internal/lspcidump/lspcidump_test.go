@@ -138,7 +138,10 @@ func TestCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	partial := map[string]bool{"nccl-246-8xv100pcie-cx5-skx.fragment-a.txt": true, "nccl-246-8xv100pcie-cx5-skx.fragment-b.txt": true}
+	// The captures pasted in part: two tree fragments, and a tree whose
+	// root bus ends in "...".
+	partial := map[string]bool{"nccl-246-8xv100pcie-cx5-skx.fragment-a.txt": true, "nccl-246-8xv100pcie-cx5-skx.fragment-b.txt": true,
+		"nccl-tests-256-h200-vm.partial.lspci-tv.txt": true}
 	for _, e := range entries {
 		t.Run(e.Name(), func(t *testing.T) {
 			data := read(t, filepath.Join(dir, e.Name()))
@@ -152,8 +155,8 @@ func TestCorpus(t *testing.T) {
 			if len(g.Devices) == 0 {
 				t.Fatal("no devices")
 			}
-			if partial[e.Name()] && len(g.Warnings) == 0 {
-				t.Errorf("a partial tree read without warnings")
+			if got := g.Partial != ""; got != partial[e.Name()] {
+				t.Errorf("Partial %q, want partial %v", g.Partial, partial[e.Name()])
 			}
 		})
 	}
@@ -577,6 +580,58 @@ func TestVvvChainLooped(t *testing.T) {
 		warned := slices.ContainsFunc(g.Warnings, func(w topology.Warning) bool { return strings.Contains(w.Message, "<chain looped>") })
 		if warned == tt.acsKnown {
 			t.Errorf("%s: <chain looped> warning %v, want %v", tt.name, warned, !tt.acsKnown)
+		}
+	}
+}
+
+// TestElision: a line that stands for lines left out ("...", as people
+// paste long output) makes a tree partial, not complete, and within a
+// function's -vvv details leaves its ACS unknown rather than absent.
+func TestElision(t *testing.T) {
+	tree := "-+-[0000:64]-+-00.0-[65]----00.0  Mellanox Technologies MT2910 Family [ConnectX-7]\n" +
+		" |           \\-01.0-[66]----00.0  NVIDIA Corporation Device 2335\n" +
+		" \\-[0000:00]-+-00.0  Intel Corporation 82G33/G31/P35/P31 Express DRAM Controller\n"
+	vvv := "00:01.0 PCI bridge: Intel Corporation Device 09ab (prog-if 00 [Normal decode])\n" +
+		"\tBus: primary=00, secondary=01, subordinate=01, sec-latency=0\n" +
+		"\tCapabilities: [40] Express (v2) Root Port (Slot+), MSI 00\n"
+	for _, tt := range []struct {
+		name, text     string
+		partial        bool
+		acsKnown, warn bool // of 00:01.0 in the -vvv cases
+	}{
+		{"whole tree", tree, false, false, false},
+		{"tree cut", tree + "             +-01.0  Device 1234:1111\n...\n", true, false, false},
+		{"tree cut inside a branch", tree + " |           ...\n", true, false, false},
+		{"tree cut with an ellipsis", tree + "[…]\n", true, false, false},
+		{"tree snipped", tree + "-- snip --\n", true, false, false},
+		{"vvv whole", vvv, false, true, false},
+		{"vvv details cut", vvv + "\t...\n", false, false, true},
+		{"vvv functions cut", vvv + "\n...\n", true, true, false},
+		{"two dots are not a cut", tree + "..\n", false, false, false},
+	} {
+		g, err := Parse(tt.name, []byte(tt.text))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := g.Partial != ""; got != tt.partial {
+			t.Errorf("%s: Partial %q, want partial %v", tt.name, g.Partial, tt.partial)
+		}
+		if lacks := strings.Join(g.Lacks, "; "); strings.Contains(lacks, "left out at") != tt.partial {
+			t.Errorf("%s: Lacks %q", tt.name, lacks)
+		}
+		if !strings.HasPrefix(tt.name, "vvv") {
+			continue
+		}
+		d := g.Device(topology.BDF{Device: 1})
+		if d == nil {
+			t.Fatalf("%s: 00:01.0 not read", tt.name)
+		}
+		if d.ACSKnown != tt.acsKnown {
+			t.Errorf("%s: ACSKnown %v, want %v", tt.name, d.ACSKnown, tt.acsKnown)
+		}
+		warned := slices.ContainsFunc(g.Warnings, func(w topology.Warning) bool { return strings.Contains(w.Message, "its details are cut") })
+		if warned != tt.warn {
+			t.Errorf("%s: details-cut warning %v, want %v", tt.name, warned, tt.warn)
 		}
 	}
 }
