@@ -117,8 +117,12 @@ type Prediction struct {
 	// HostStagedGbps is the throughput when NCCL stages through host
 	// memory: set when !GDR, or for the send side when !GDRRead; else 0.
 	HostStagedGbps float64
-	Uncertain      []string // what the prediction assumed because data was unknown
-	Explain        []Step
+	// AtMost says the NIC's port rate is unknown: its own PCIe link was
+	// taken as its limit, so every figure above is a ceiling, not an
+	// estimate (a 200 Gb/s port on a Gen4 x16 link runs at most 200).
+	AtMost    bool
+	Uncertain []string // what the prediction assumed because data was unknown
+	Explain   []Step
 }
 
 // Options for Analyze.

@@ -14,7 +14,10 @@ import (
 type Plan struct {
 	Assignments []Assignment // one per accelerator, in address order
 	WorstGbps   float64      // the lowest ShareGbps
-	MeanGbps    float64      // the mean ShareGbps
+	MeanGbps    float64      // the mean ShareGbps; 0 (unknown) where one is unknown
+	// AtMost says WorstGbps and MeanGbps are ceilings: an assignment's NIC
+	// has no known port rate (Assignment.AtMost).
+	AtMost bool
 	// NCCLIBHCA is the one NCCL_IB_HCA value for every rank of the node:
 	// the plan's RDMA devices, exact names ('='). NCCL's maintainers: all
 	// ranks on a node must get the same list, and NCCL picks the nearest
@@ -30,6 +33,7 @@ type Assignment struct {
 	Shared       int     // accelerators on this NIC's card, Socket Direct halves together (1: its own)
 	ShareGbps    float64 // ExpectedGbps / Shared: what each gets when all send at once
 	Known        bool    // the figure rests on a known label, link and GDR verdict
+	AtMost       bool    // the figure is a ceiling: the NIC's port rate is unknown (Prediction.AtMost)
 }
 
 // EnvVar is one environment variable of a rank.
@@ -184,12 +188,13 @@ func (a *analysis) plan() Plan {
 		}
 	}
 	w, gbps, known := rows(make([]float64, len(pred)), len(nics)), rows(make([]float64, len(pred)), len(nics)), rows(make([]bool, len(pred)), len(nics))
+	atMost := rows(make([]bool, len(pred)), len(nics))
 	values := make([]float64, 0, len(pred))
 	for i, g := range gpus {
 		for j, n := range nics {
 			v := -1.0 // not among the pairs given: never chosen
 			if p := pred[i*len(nics)+j]; p != nil {
-				gbps[i][j], known[i][j] = runGbps(p), predictionKnown(p)
+				gbps[i][j], known[i][j], atMost[i][j] = runGbps(p), predictionKnown(p), p.AtMost
 				v = gbps[i][j]
 				switch {
 				case known[i][j]:
@@ -247,7 +252,8 @@ func (a *analysis) plan() Plan {
 	for i, g := range gpus {
 		j := slots[i] / capacity
 		load[j]++
-		pl.Assignments = append(pl.Assignments, Assignment{GPU: g, NIC: nics[j], ExpectedGbps: gbps[i][j], Known: known[i][j]})
+		pl.Assignments = append(pl.Assignments, Assignment{GPU: g, NIC: nics[j], ExpectedGbps: gbps[i][j], Known: known[i][j], AtMost: atMost[i][j]})
+		pl.AtMost = pl.AtMost || atMost[i][j] && gbps[i][j] > 0
 	}
 	var hcas []string
 	used := map[*topology.Device]bool{}
@@ -262,12 +268,13 @@ func (a *analysis) plan() Plan {
 	if len(hcas) > 0 {
 		pl.NCCLIBHCA = "=" + strings.Join(hcas, ",")
 	}
-	sum := 0.0
+	sum, unknown := 0.0, false
 	for i := range pl.Assignments {
 		as := &pl.Assignments[i]
 		as.Shared = cardLoad(a.g, nics, load, slots[i]/capacity)
 		as.ShareGbps = max(as.ExpectedGbps, 0) / float64(as.Shared)
 		sum += as.ShareGbps
+		unknown = unknown || as.ShareGbps <= 0
 		if i == 0 || as.ShareGbps < pl.WorstGbps {
 			pl.WorstGbps = as.ShareGbps
 		}
@@ -280,6 +287,9 @@ func (a *analysis) plan() Plan {
 		}
 	}
 	pl.MeanGbps = sum / float64(len(pl.Assignments))
+	if unknown { // a figure the source cannot give is not a zero to average
+		pl.MeanGbps = 0
+	}
 	return pl
 }
 

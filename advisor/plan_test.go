@@ -268,3 +268,23 @@ func TestPlanWithoutLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanMeanPartlyUnknown: where one accelerator's figure is unknown the
+// plan's mean is unknown too, not the known figures averaged with a zero.
+func TestPlanMeanPartlyUnknown(t *testing.T) {
+	b, gpus, nics := rails(2, 2)
+	a := &analysis{g: b.graph(), m: DefaultModel()}
+	for i := range gpus {
+		for j := range nics {
+			p := Prediction{GPU: gpus[i], NIC: nics[j], GDR: true, GDRRead: true}
+			if i == 0 {
+				p.ExpectedGbps, p.PathGbps = 200, 200
+			}
+			a.preds = append(a.preds, p)
+		}
+	}
+	pl := a.plan()
+	if len(pl.Assignments) != 2 || pl.WorstGbps != 0 || pl.MeanGbps != 0 {
+		t.Errorf("worst %.1f, mean %.1f of %+v: want both unknown (0)", pl.WorstGbps, pl.MeanGbps, pl.Assignments)
+	}
+}

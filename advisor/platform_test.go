@@ -251,3 +251,22 @@ func TestSocketDirectPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestDataDirectPortRate: a pair whose DMA runs through a ConnectX-8 Data
+// Direct function takes the NIC function's port rate (800 Gb/s in the
+// fixture), not the DMA function's, which has no port: its figures are
+// estimates, not ceilings, and the NIC's healthy figure is its port's.
+func TestDataDirectPortRate(t *testing.T) {
+	_, res := analyzeFixture(t, "grace-cx8-dd", "")
+	if len(res.Predictions) == 0 {
+		t.Fatal("no predictions")
+	}
+	for _, p := range res.Predictions {
+		if p.AtMost || p.NICGbps != 800 {
+			t.Errorf("%s–%s: AtMost %v, NIC %.3f Gb/s; want an estimate against the 800 Gb/s port", p.GPU.BDF(), p.NIC.BDF(), p.AtMost, p.NICGbps)
+		}
+	}
+	if res.Plan.AtMost {
+		t.Error("the rail plan is a ceiling")
+	}
+}

@@ -355,14 +355,16 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	}
 	nicNow := own
 	pr.NICGbps = healthy
-	if nic.PortRateGbps > 0 {
-		nicNow = minKnown(nic.PortRateGbps, own)
-		pr.NICGbps = minKnown(nic.PortRateGbps, healthy)
+	port := p.B // the NIC function with the port; nic is its Data Direct function where it has one
+	if port.PortRateGbps > 0 {
+		nicNow = minKnown(port.PortRateGbps, own)
+		pr.NICGbps = minKnown(port.PortRateGbps, healthy)
 	} else {
-		note(fmt.Sprintf("port rate of %s unknown: its own PCIe link taken as its limit", nic.BDF()))
+		pr.AtMost = true
+		note(fmt.Sprintf("port rate of %s unknown: its own PCIe link taken as its limit, so the figures are ceilings", port.BDF()))
 	}
 	step(pr.NICGbps, "Gb/s", "ports/*/rate or net speed; the NIC's link at its max", func() string {
-		return fmt.Sprintf("NIC %s on a healthy link: port %g Gb/s, own link now %.1f Gb/s, at its max %.1f Gb/s", nic.BDF(), nic.PortRateGbps, own, healthy)
+		return fmt.Sprintf("NIC %s on a healthy link: port %g Gb/s, own link now %.1f Gb/s, at its max %.1f Gb/s", nic.BDF(), port.PortRateGbps, own, healthy)
 	})
 
 	x := minKnown(bn, nicNow)

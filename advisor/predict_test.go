@@ -201,7 +201,13 @@ func TestPredict(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b, g, n := tt.build()
-			p := pred(t, analyze(t, b.graph(), Options{}), g, n)
+			r := analyze(t, b.graph(), Options{})
+			p := pred(t, r, g, n)
+			// Without the NIC's port rate the figures are ceilings, and so
+			// is the rail plan that uses them.
+			if ceiling := n.PortRateGbps <= 0; p.AtMost != ceiling || r.Plan.AtMost != ceiling || len(r.Plan.Assignments) != 1 || r.Plan.Assignments[0].AtMost != ceiling {
+				t.Errorf("AtMost %v, plan %v %+v; want %v", p.AtMost, r.Plan.AtMost, r.Plan.Assignments, ceiling)
+			}
 			if !near(p.ExpectedGbps, tt.expected) || !near(p.NICGbps, tt.nic) {
 				t.Errorf("expected %.3f, NIC %.3f; want %.3f, %.3f\n%s", p.ExpectedGbps, p.NICGbps, tt.expected, tt.nic, explain(p))
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/fixtures"
+	"github.com/gdtopo/gdtopo/internal/report"
 )
 
 // writeVariant writes a fault variant of the test server to a temporary
@@ -633,5 +634,58 @@ func TestFragmentPath(t *testing.T) {
 	want := "nvidia-smi ?, NCCL ?, unknown\nNote: the source holds part of the machine, not where this pair's paths meet (the text starts inside the tree: give the whole NCCL_TOPO_DUMP_FILE output)\n"
 	if !strings.HasSuffix(out, want) {
 		t.Errorf("path:\n%s\nwant it to end %q", out, want)
+	}
+}
+
+// TestCeilingNotEstimate: Azure's NDv5 topology file gives no NIC port
+// rate, so its NICs' Gen5 x16 links bound the rail plan: check says "≤"
+// and why, and compare does not rank it above a capture whose 400 Gb/s
+// NICs are known, on a ceiling above their figure.
+func TestCeilingNotEstimate(t *testing.T) {
+	src := corpusPath(t, "nccl-xml", "azure-ndv5-topo.xml")
+	code, out, errb := run("check", src)
+	if code != ExitOK {
+		t.Fatalf("check %s: exit %d: %s", src, code, errb)
+	}
+	if first, _, _ := strings.Cut(out, "\n"); !strings.HasSuffix(first, ", worst ≤ 461 Gb/s") {
+		t.Errorf("check %s opens with %q", src, first)
+	}
+	if !strings.Contains(out, "Rail plan (worst ≤ 461 Gb/s, mean ≤ 461 Gb/s)") || !strings.Contains(out, "\n≤: a ceiling, not an estimate") {
+		t.Errorf("check %s: the rail plan does not say its figures are ceilings:\n%s", src, out)
+	}
+	b200 := filepath.Join("..", "..", "fixtures", "hgx-b200")
+	code, out, errb = run("compare", "-o", "json", src, b200)
+	if code != ExitOK {
+		t.Fatalf("compare: exit %d: %s", code, errb)
+	}
+	var c report.Comparison
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Verdict.Best != b200 || !c.Servers[0].Measures.AtMost || !strings.Contains(c.Verdict.Sentence, "ceilings that do not decide") {
+		t.Errorf("compare: %+v", c.Verdict)
+	}
+}
+
+// TestElidedTreePartial: an lspci -tv pasted with its root bus cut at
+// "..." (nccl-tests#256) is partial: check says so in its first line, and
+// compare does not rank it above a whole capture.
+func TestElidedTreePartial(t *testing.T) {
+	src := corpusPath(t, "lspci", "nccl-tests-256-h200-vm.partial.lspci-tv.txt")
+	code, out, errb := run("check", src)
+	if code != ExitOK {
+		t.Fatalf("check %s: exit %d: %s", src, code, errb)
+	}
+	if first, _, _ := strings.Cut(out, "\n"); !strings.HasSuffix(first, "; partial input (lines left out at "+src+" line 19: give the whole lspci output)") {
+		t.Errorf("check %s opens with %q", src, first)
+	}
+	h100 := filepath.Join("..", "..", "fixtures", "hgx-h100")
+	code, out, errb = run("compare", src, h100)
+	if code != ExitOK {
+		t.Fatalf("compare: exit %d: %s", code, errb)
+	}
+	_, verdict, _ := strings.Cut(out, "\nVerdict\n")
+	if !strings.HasPrefix(verdict, h100+" ranks first") || !strings.Contains(verdict, "cannot be ranked: its source holds part of the machine") {
+		t.Errorf("compare's verdict: %s", verdict)
 	}
 }

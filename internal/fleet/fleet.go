@@ -57,9 +57,10 @@ func nicName(d *report.Device) string {
 // labelRank orders nvidia-smi labels best first; "?" marks a guess.
 func labelRank(l string) int { return topology.Label(strings.TrimSuffix(l, "?")).Rank() }
 
-// gbpsOf is a pair's expected throughput, 0 when not predicted.
+// gbpsOf is a pair's expected throughput, 0 when not predicted or only a
+// ceiling (the NIC's port rate unknown).
 func gbpsOf(p *report.Pair) float64 {
-	if p.Prediction == nil {
+	if p.Prediction == nil || p.Prediction.AtMost {
 		return 0
 	}
 	return p.Prediction.ExpectedGbps

@@ -26,12 +26,12 @@ const NFDPrefix = "feature.node.kubernetes.io/"
 //	gdtopo.gpu<N>.best-nic=mlx5_0        the rail plan's NIC (RDMA name, else netdev)
 //	gdtopo.gpu<N>.best-path=PIX          its nvidia-smi label
 //	gdtopo.gpu<N>.gdr=true               NCCL would use GPUDirect RDMA on it
-//	gdtopo.gpu<N>.expected-gbps=400      its expected throughput, whole Gb/s
+//	gdtopo.gpu<N>.expected-gbps=400      its expected throughput, whole Gb/s (left out where the NIC's port rate is unknown)
 //	gdtopo.gpu<N>.pcie-root=pci0000-15   its PCIe root (DRA's resource.kubernetes.io/pcieRoot, ':' as '-')
 //	gdtopo.gpu<N>.nic-same-pcie-root=true  its NIC has the same PCIe root
 //	gdtopo.pcie-root-aligned=true        every accelerator's NIC has its PCIe root
 //	gdtopo.worst-path=PXB                the worst best-path of all accelerators
-//	gdtopo.worst-gbps=230                the rail plan's worst throughput, whole Gb/s
+//	gdtopo.worst-gbps=230                the rail plan's worst throughput, whole Gb/s (likewise)
 //	gdtopo.gdr=true                      every accelerator's NIC has GDR
 //	gdtopo.findings.critical=0           and .warning, .info
 //	gdtopo.finding.<code>=critical       each code found, at its worst severity
@@ -109,7 +109,10 @@ func WriteNFD(w io.Writer, r *report.Report) error {
 	}
 	if len(best) > 0 && worst != "" {
 		put("gdtopo.worst-path", worst)
-		if r.Plan.WorstGbps > 0 {
+		switch {
+		case r.Plan.AtMost: // a ceiling, a NIC's port rate unknown: no figure to place by
+			worstGbps = math.Inf(1)
+		case r.Plan.WorstGbps > 0:
 			worstGbps = r.Plan.WorstGbps
 		}
 		if !math.IsInf(worstGbps, 1) {

@@ -240,7 +240,7 @@ func htmlDataOf(r *report.Report) (*htmlData, error) {
 		if d := r.Device(nic); d != nil {
 			nic = labelAndBDF(d)
 		}
-		data.Plan = append(data.Plan, []string{acc, nic, words.Gbps(as.ExpectedGbps), strconv.Itoa(as.Shared)})
+		data.Plan = append(data.Plan, []string{acc, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost), strconv.Itoa(as.Shared)})
 	}
 	return data, nil
 }
@@ -268,9 +268,12 @@ func htmlPairOf(i int, r *report.Report, p *report.Pair, a, n *report.Device) ht
 			if lo <= 0 {
 				return words.Gbps(lo) // unknown
 			}
+			if x.AtMost {
+				return "≤ " + gbpsSpan(lo, hi) + " Gb/s"
+			}
 			return gbpsSpan(lo, hi) + " Gb/s"
 		}
-		pr := &htmlPrediction{P: x, Expected: words.Gbps(x.ExpectedGbps), Write: span(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps),
+		pr := &htmlPrediction{P: x, Expected: words.GbpsAtMost(x.ExpectedGbps, x.AtMost), Write: span(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps),
 			Read: span(x.ExpectedReadGbps, x.ExpectedReadMaxGbps), Efficiency: "unknown", GDR: gdrText(x)}
 		if x.Efficiency > 0 {
 			pr.Efficiency = fmt.Sprintf("%.0f%%", 100*x.Efficiency)

@@ -423,7 +423,7 @@ func pairsTable(pr *Printer, r *report.Report) error {
 func gdrText(x *report.Prediction) string {
 	staged := ""
 	if x.HostStagedGbps > 0 {
-		staged = ", staged " + words.Gbps(x.HostStagedGbps)
+		staged = ", staged " + words.GbpsAtMost(x.HostStagedGbps, x.AtMost)
 	}
 	doubt := ""
 	if x.GDRUnknown != "" {
@@ -439,21 +439,28 @@ func gdrText(x *report.Prediction) string {
 }
 
 // expectedHeading is the lower direction's figure, with both directions
-// when they differ: "143 Gb/s (w 333 / r 143-300 Gb/s)".
+// when they differ: "143 Gb/s (w 333 / r 143-300 Gb/s)"; "≤" before
+// ceilings (report.Prediction.AtMost).
 func expectedHeading(x *report.Prediction) string {
-	if both := expectedText(x); both != words.Gbps(x.ExpectedGbps) {
-		return words.Gbps(x.ExpectedGbps) + " (" + both + ")"
+	lower := words.GbpsAtMost(x.ExpectedGbps, x.AtMost)
+	if both := expectedText(x); both != lower {
+		return lower + " (" + both + ")"
 	}
-	return words.Gbps(x.ExpectedGbps)
+	return lower
 }
 
 // expectedText shows the prediction per direction when they differ:
-// "w 192 / r 83-173 Gb/s" (write: the NIC writes GPU memory).
+// "w 192 / r 83-173 Gb/s" (write: the NIC writes GPU memory); "≤ w 192 /
+// r 83-173 Gb/s" where they are ceilings.
 func expectedText(x *report.Prediction) string {
 	if x.ExpectedWriteGbps <= 0 || x.ExpectedReadGbps <= 0 || x.ExpectedWriteGbps == x.ExpectedReadGbps && x.ExpectedReadMaxGbps == x.ExpectedReadGbps && x.ExpectedWriteMaxGbps == x.ExpectedWriteGbps {
-		return words.Gbps(x.ExpectedGbps)
+		return words.GbpsAtMost(x.ExpectedGbps, x.AtMost)
 	}
-	return "w " + gbpsSpan(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps) + " / r " + gbpsSpan(x.ExpectedReadGbps, x.ExpectedReadMaxGbps) + " Gb/s"
+	both := "w " + gbpsSpan(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps) + " / r " + gbpsSpan(x.ExpectedReadGbps, x.ExpectedReadMaxGbps) + " Gb/s"
+	if x.AtMost {
+		return "≤ " + both
+	}
+	return both
 }
 
 // gbpsSpan is a predicted throughput from lo to hi without its unit,
@@ -472,7 +479,7 @@ func planTable(p *Printer, r *report.Report) error {
 	if len(plan.Assignments) == 0 {
 		return nil
 	}
-	p.Heading(fmt.Sprintf("Rail plan (worst %s, mean %s)", words.Gbps(plan.WorstGbps), words.Gbps(plan.MeanGbps)))
+	p.Heading(fmt.Sprintf("Rail plan (worst %s, mean %s)", words.GbpsAtMost(plan.WorstGbps, plan.AtMost), words.GbpsAtMost(plan.MeanGbps, plan.AtMost)))
 	var rows [][]string
 	for _, as := range plan.Assignments {
 		shared := "own"
@@ -483,10 +490,14 @@ func planTable(p *Printer, r *report.Report) error {
 			shared += ", unsure"
 		}
 		g, n := r.Device(as.Accelerator), r.Device(as.NIC)
-		rows = append(rows, []string{g.Alias + " " + g.BDF, deviceLabel(n), words.Gbps(as.ExpectedGbps), words.Gbps(as.ShareGbps), shared})
+		rows = append(rows, []string{g.Alias + " " + g.BDF, deviceLabel(n), words.GbpsAtMost(as.ExpectedGbps, as.AtMost), words.GbpsAtMost(as.ShareGbps, as.AtMost), shared})
 	}
 	if err := p.Table([]string{"Accelerator", "NIC", "Expected", "Each", "NIC use"}, rows); err != nil {
 		return err
+	}
+	if plan.AtMost {
+		p.Printf("\n")
+		p.Lines("≤: a ceiling, not an estimate: the source does not give the NIC's port rate, so its own PCIe link is taken as its limit.", "", "")
 	}
 	if !p.style.Verbose {
 		return nil

@@ -135,7 +135,7 @@ func accelerators(g *topology.Graph, aliases map[*topology.Device]string, pl adv
 		a := Accelerator{BDF: d.BDF(), Alias: aliases[d], CPUAffinity: d.LocalCPUs, NUMAAffinity: d.NUMANode, NUMAFrom: d.NUMAFrom}
 		if as, ok := nicOf[d]; ok && as.NIC != nil {
 			a.BestNIC, a.BestNICAlias, a.BestNICName = as.NIC.BDF(), aliases[as.NIC], NICName(as.NIC)
-			a.ExpectedGbps = Round(as.ExpectedGbps)
+			a.ExpectedGbps, a.ExpectedAtMost = Round(as.ExpectedGbps), as.AtMost && as.ExpectedGbps > 0
 			if p := r.Pair(a.BDF, a.BestNIC); p != nil {
 				a.BestPath = p.SMI
 				if p.LabelUncertain {
@@ -352,8 +352,8 @@ func prediction(p *advisor.Prediction, out *Prediction) {
 		ExpectedWriteGbps: Round(p.ExpectedWriteGbps), ExpectedReadGbps: Round(p.ExpectedReadGbps),
 		ExpectedWriteMaxGbps: Round(p.ExpectedWriteMaxGbps), ExpectedReadMaxGbps: Round(p.ExpectedReadMaxGbps), PathGbps: Round(p.PathGbps),
 		GDR: p.GDR, GDRRead: p.GDRRead, GDRReason: p.GDRReason, GDRUnknown: p.GDRUnknown, GDRMechanism: p.GDRMechanism,
-		HostStagedGbps: Round(p.HostStagedGbps),
-		Assumed:        nonNil(p.Uncertain), Steps: make([]Step, 0, len(p.Explain))}
+		HostStagedGbps: Round(p.HostStagedGbps), AtMost: p.AtMost,
+		Assumed: nonNil(p.Uncertain), Steps: make([]Step, 0, len(p.Explain))}
 	for _, s := range p.Explain {
 		out.Steps = append(out.Steps, Step{What: s.What, Value: math.Round(s.Value*1e4) / 1e4, Unit: s.Unit, Source: s.Source})
 	}
@@ -369,11 +369,11 @@ func finding(f advisor.Finding) Finding {
 }
 
 func plan(p advisor.Plan) Plan {
-	out := Plan{Assignments: make([]Assignment, 0, len(p.Assignments)), WorstGbps: Round(p.WorstGbps), MeanGbps: Round(p.MeanGbps), NCCLIBHCA: p.NCCLIBHCA,
+	out := Plan{Assignments: make([]Assignment, 0, len(p.Assignments)), WorstGbps: Round(p.WorstGbps), MeanGbps: Round(p.MeanGbps), AtMost: p.AtMost, NCCLIBHCA: p.NCCLIBHCA,
 		Ranks: make([]Rank, 0, len(p.Ranks))}
 	for _, a := range p.Assignments {
 		out.Assignments = append(out.Assignments, Assignment{Accelerator: a.GPU.BDF(), NIC: a.NIC.BDF(), ExpectedGbps: Round(a.ExpectedGbps),
-			Shared: a.Shared, ShareGbps: Round(a.ShareGbps), Known: a.Known})
+			Shared: a.Shared, ShareGbps: Round(a.ShareGbps), Known: a.Known, AtMost: a.AtMost})
 	}
 	for _, r := range p.Ranks {
 		out.Ranks = append(out.Ranks, Rank{LocalRank: r.LocalRank, Env: r.Env(), Numactl: r.Numactl})

@@ -36,13 +36,17 @@ type Server struct {
 // Measures are what servers are ranked by, in this order; each as the
 // table prints it (throughput rounded by RoundGbps).
 type Measures struct {
-	WorstGbps    float64 `json:"worst_gbps"`   // the rail plan's worst pair: what a collective waits for; more is better
-	MeanGbps     float64 `json:"mean_gbps"`    // more is better
-	Critical     int     `json:"critical"`     // fewer is better
-	Warning      int     `json:"warning"`      // fewer is better
-	Accelerators int     `json:"accelerators"` // more is better
-	RailNICs     int     `json:"rail_nics"`    // more is better
-	Info         int     `json:"info"`         // fewer is better
+	WorstGbps float64 `json:"worst_gbps"` // the rail plan's worst pair: what a collective waits for; more is better
+	MeanGbps  float64 `json:"mean_gbps"`  // more is better
+	// AtMost is the plan's: WorstGbps and MeanGbps are ceilings, a NIC's
+	// port rate unknown. A ceiling ranks a server below one whose figure
+	// is above it, and decides nothing else.
+	AtMost       bool `json:"at_most"`
+	Critical     int  `json:"critical"`     // fewer is better
+	Warning      int  `json:"warning"`      // fewer is better
+	Accelerators int  `json:"accelerators"` // more is better
+	RailNICs     int  `json:"rail_nics"`    // more is better
+	Info         int  `json:"info"`         // fewer is better
 	// UnknownPaths counts the accelerator–rail NIC pairs whose path the
 	// source cannot tell ("?"): a server with any is never ranked above
 	// one with none, nor ranked at all against another with some.
@@ -75,16 +79,33 @@ type measure struct {
 	more       bool
 	mayBeZero  bool // else 0 means unknown: such a measure decides nothing
 	finding    bool // a count of findings: compared only where both sources show the same (Measures.Unseen)
+	gbps       bool // a rail plan figure: a ceiling where Measures.AtMost
 }
 
-// comparable reports whether m can rank x against y: known for both, and
-// for a count of findings, drawn from sources that show the same.
+// comparable reports whether m can rank x against y: known for both, for
+// a count of findings drawn from sources that show the same, and for a
+// plan figure that is a ceiling (Measures.AtMost), below the other's
+// figure, so that the other's is the better for certain.
 func (m *measure) comparable(x, y Measures) bool {
 	if !m.mayBeZero && (m.value(x) == 0 || m.value(y) == 0) {
 		return false
 	}
+	if m.gbps {
+		switch {
+		case x.AtMost && y.AtMost:
+			return false
+		case x.AtMost:
+			return m.value(x) < m.value(y)
+		case y.AtMost:
+			return m.value(y) < m.value(x)
+		}
+	}
 	return !m.finding || sameUnseen(x, y)
 }
+
+// ceiling reports whether m is a plan figure that is a ceiling for x or y
+// (Measures.AtMost).
+func (m *measure) ceiling(x, y Measures) bool { return m.gbps && (x.AtMost || y.AtMost) }
 
 // sameUnseen reports whether x's and y's sources leave out the same of
 // what findings rest on (Measures.Unseen): only then are their findings
@@ -92,13 +113,13 @@ func (m *measure) comparable(x, y Measures) bool {
 func sameUnseen(x, y Measures) bool { return slices.Equal(x.Unseen, y.Unseen) }
 
 var measures = []measure{
-	{"worst planned accelerator–NIC pair", "Gb/s", func(m Measures) float64 { return m.WorstGbps }, true, false, false},
-	{"mean planned pair", "Gb/s", func(m Measures) float64 { return m.MeanGbps }, true, false, false},
-	{"critical findings", "", func(m Measures) float64 { return float64(m.Critical) }, false, true, true},
-	{"warning findings", "", func(m Measures) float64 { return float64(m.Warning) }, false, true, true},
-	{"accelerators", "", func(m Measures) float64 { return float64(m.Accelerators) }, true, true, false},
-	{"rail NICs", "", func(m Measures) float64 { return float64(m.RailNICs) }, true, true, false},
-	{"info findings", "", func(m Measures) float64 { return float64(m.Info) }, false, true, true},
+	{"worst planned accelerator–NIC pair", "Gb/s", func(m Measures) float64 { return m.WorstGbps }, true, false, false, true},
+	{"mean planned pair", "Gb/s", func(m Measures) float64 { return m.MeanGbps }, true, false, false, true},
+	{"critical findings", "", func(m Measures) float64 { return float64(m.Critical) }, false, true, true, false},
+	{"warning findings", "", func(m Measures) float64 { return float64(m.Warning) }, false, true, true, false},
+	{"accelerators", "", func(m Measures) float64 { return float64(m.Accelerators) }, true, true, false, false},
+	{"rail NICs", "", func(m Measures) float64 { return float64(m.RailNICs) }, true, true, false, false},
+	{"info findings", "", func(m Measures) float64 { return float64(m.Info) }, false, true, true, false},
 }
 
 // Verdict says which server wins, on which measure, by how much.
@@ -156,7 +177,7 @@ func ServerOf(r *Report) Server {
 			s.Critical = append(s.Critical, f.Code)
 		}
 	}
-	s.Measures = Measures{WorstGbps: words.RoundGbps(r.Plan.WorstGbps), MeanGbps: words.RoundGbps(r.Plan.MeanGbps),
+	s.Measures = Measures{WorstGbps: words.RoundGbps(r.Plan.WorstGbps), MeanGbps: words.RoundGbps(r.Plan.MeanGbps), AtMost: r.Plan.AtMost,
 		Critical: r.Counts.Critical, Warning: r.Counts.Warning, Info: r.Counts.Info,
 		Accelerators: len(r.Accelerators), RailNICs: railNICs, UnknownPaths: unknownPaths,
 		UnidentifiedFunctions: r.Summary.UnidentifiedFunctions, Partial: r.Summary.Partial,
@@ -440,12 +461,17 @@ func verdict(best, next Server) Verdict {
 	}
 	v.Measure, v.BestValue, v.OtherValue = m.name, m.value(best.Measures), m.value(next.Measures)
 	if m.unit != "" {
-		v.Sentence = fmt.Sprintf("%s ranks first: its %s is %s against %s for %s (+%s",
-			best.Source, m.name, words.Gbps(v.BestValue), words.Gbps(v.OtherValue), next.Source, words.Gbps(v.BestValue-v.OtherValue))
-		if v.OtherValue > 0 {
-			v.Sentence += fmt.Sprintf(", %.2fx", v.BestValue/v.OtherValue)
+		if next.Measures.AtMost { // a ceiling: the difference is at least
+			v.Sentence = fmt.Sprintf("%s ranks first: its %s is %s against at most %s for %s, whose NICs' port rates are not all known",
+				best.Source, m.name, words.Gbps(v.BestValue), words.Gbps(v.OtherValue), next.Source)
+		} else {
+			v.Sentence = fmt.Sprintf("%s ranks first: its %s is %s against %s for %s (+%s",
+				best.Source, m.name, words.Gbps(v.BestValue), words.Gbps(v.OtherValue), next.Source, words.Gbps(v.BestValue-v.OtherValue))
+			if v.OtherValue > 0 {
+				v.Sentence += fmt.Sprintf(", %.2fx", v.BestValue/v.OtherValue)
+			}
+			v.Sentence += ")"
 		}
-		v.Sentence += ")"
 	} else {
 		v.Sentence = fmt.Sprintf("%s ranks first: it has %.0f %s against %.0f for %s", best.Source, v.BestValue, m.name, v.OtherValue, next.Source)
 	}
@@ -460,7 +486,7 @@ func verdict(best, next Server) Verdict {
 // decide: tied, unknown, or counts of findings from sources that do not
 // show the same.
 func notDeciding(before []measure, best, next Server) string {
-	var tied, unknown, unseen []string
+	var tied, unknown, ceilings, unseen []string
 	for i := range before {
 		x := &before[i]
 		switch {
@@ -468,6 +494,8 @@ func notDeciding(before []measure, best, next Server) string {
 			unseen = append(unseen, x.name)
 		case x.value(best.Measures) == x.value(next.Measures) && x.comparable(best.Measures, next.Measures):
 			tied = append(tied, x.name)
+		case x.ceiling(best.Measures, next.Measures) && x.value(best.Measures) > 0 && x.value(next.Measures) > 0:
+			ceilings = append(ceilings, x.name)
 		default:
 			unknown = append(unknown, x.name)
 		}
@@ -478,6 +506,9 @@ func notDeciding(before []measure, best, next Server) string {
 	}
 	if len(unknown) > 0 {
 		out += "; unknown for one or both, so not compared: " + strings.Join(unknown, ", ")
+	}
+	if len(ceilings) > 0 {
+		out += "; ceilings that do not decide (a NIC's port rate unknown): " + strings.Join(ceilings, ", ")
 	}
 	if len(unseen) > 0 {
 		out += fmt.Sprintf("; not compared, as fewer findings may be fewer seen: %s (%s; %s)",

@@ -33,6 +33,20 @@ func TestCompare(t *testing.T) {
 			server("a", Measures{WorstGbps: 196, MeanGbps: 300, Accelerators: 8, RailNICs: 4}),
 			server("b", Measures{WorstGbps: 392, MeanGbps: 392, Accelerators: 4, RailNICs: 4})},
 			"b", "its worst planned accelerator–NIC pair is 392 Gb/s against 196 Gb/s for a (+196 Gb/s, 2.00x)", []int{2, 1}, false},
+		{"a ceiling above a figure decides nothing", []Server{
+			server("xml", Measures{WorstGbps: 461, MeanGbps: 461, AtMost: true, Accelerators: 8, RailNICs: 8}),
+			server("tree", Measures{WorstGbps: 400, MeanGbps: 400, Accelerators: 8, RailNICs: 10})},
+			"tree", "it has 10 rail NICs against 8 for xml; they tie on critical findings, warning findings, accelerators; " +
+				"ceilings that do not decide (a NIC's port rate unknown): worst planned accelerator–NIC pair, mean planned pair", []int{2, 1}, false},
+		{"a ceiling below a figure ranks lower", []Server{
+			server("xml", Measures{WorstGbps: 230, MeanGbps: 230, AtMost: true, Accelerators: 8, RailNICs: 10}),
+			server("tree", Measures{WorstGbps: 400, MeanGbps: 400, Warning: 1, Accelerators: 8, RailNICs: 8})},
+			"tree", "its worst planned accelerator–NIC pair is 400 Gb/s against at most 230 Gb/s for xml, whose NICs' port rates are not all known", []int{2, 1}, false},
+		{"two ceilings decide nothing", []Server{
+			server("x1", Measures{WorstGbps: 461, MeanGbps: 461, AtMost: true, Accelerators: 8, RailNICs: 8}),
+			server("x2", Measures{WorstGbps: 230, MeanGbps: 230, AtMost: true, Accelerators: 4, RailNICs: 4})},
+			"x1", "it has 8 accelerators against 4 for x2; they tie on critical findings, warning findings; " +
+				"ceilings that do not decide (a NIC's port rate unknown): worst planned accelerator–NIC pair, mean planned pair", []int{1, 2}, false},
 		{"same throughput: fewer warnings", []Server{
 			server("pxb4", Measures{WorstGbps: 200, MeanGbps: 200, Warning: 1, Accelerators: 4, RailNICs: 4}),
 			server("pix8", Measures{WorstGbps: 200, MeanGbps: 200, Accelerators: 8, RailNICs: 8}),

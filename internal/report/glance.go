@@ -38,9 +38,9 @@ func CheckVerdict(r *Report) string {
 		return line + "; no NICs for GPUDirect RDMA"
 	case len(r.Plan.Assignments) == 0:
 		if unknown, all := UnknownPaths(r); unknown > 0 {
-			return line + fmt.Sprintf("; no rail plan: %d of %s unknown", unknown, words.Count(all, "accelerator–NIC path"))
+			line += fmt.Sprintf("; no rail plan: %d of %s unknown", unknown, words.Count(all, "accelerator–NIC path"))
 		}
-		return line
+		return line + partialInput(r.Summary)
 	}
 	gdr := 0
 	for _, a := range r.Accelerators {
@@ -50,9 +50,18 @@ func CheckVerdict(r *Report) string {
 	}
 	line += fmt.Sprintf("; rail plan: GPUDirect RDMA for %d of %d accelerators", gdr, len(r.Accelerators))
 	if r.Plan.WorstGbps > 0 {
-		line += ", worst " + words.Gbps(r.Plan.WorstGbps)
+		line += ", worst " + words.GbpsAtMost(r.Plan.WorstGbps, r.Plan.AtMost)
 	}
-	return line
+	return line + partialInput(r.Summary)
+}
+
+// partialInput is "; partial input (why)" for a source that holds part of
+// the machine: what the line says is of the part shown. "" otherwise.
+func partialInput(s Summary) string {
+	if s.Partial == "" {
+		return ""
+	}
+	return "; partial input (" + s.Partial + ")"
 }
 
 // PartialShows completes "no NICs..." for a source that holds part of

@@ -157,7 +157,10 @@ type Accelerator struct {
 	BestNICName  string  `json:"best_nic_name"` // RDMA or network name, "" unknown
 	BestPath     string  `json:"best_path"`     // nvidia-smi label of the pair, "?" suffixed when uncertain
 	ExpectedGbps float64 `json:"expected_gbps"` // 0 unknown
-	GDR          bool    `json:"gdr"`
+	// ExpectedAtMost: expected_gbps is a ceiling, the NIC's port rate
+	// unknown (Prediction.AtMost).
+	ExpectedAtMost bool `json:"expected_at_most"`
+	GDR            bool `json:"gdr"`
 }
 
 // Finding is one problem the advisor found, with its remedy as steps.
@@ -184,6 +187,7 @@ type Plan struct {
 	Assignments []Assignment `json:"assignments"`
 	WorstGbps   float64      `json:"worst_gbps"` // per accelerator, after sharing a NIC
 	MeanGbps    float64      `json:"mean_gbps"`
+	AtMost      bool         `json:"at_most"`     // worst_gbps and mean_gbps are ceilings: an assignment's NIC has no known port rate
 	NCCLIBHCA   string       `json:"nccl_ib_hca"` // the same on every rank (NVIDIA/nccl#1478); "" without RDMA NICs
 	Ranks       []Rank       `json:"ranks"`
 }
@@ -196,6 +200,7 @@ type Assignment struct {
 	Shared       int     `json:"shared"`        // accelerators on this NIC
 	ShareGbps    float64 `json:"share_gbps"`    // expected_gbps / shared
 	Known        bool    `json:"known"`         // the figure rests on a known link and a decided GDR verdict
+	AtMost       bool    `json:"at_most"`       // the figures are ceilings: the NIC's port rate is unknown
 }
 
 // Rank is the environment of one local rank.
@@ -329,21 +334,24 @@ type Prediction struct {
 	// Per direction: write is the NIC writing GPU memory (receive side),
 	// read the NIC reading it (send side); *_max_gbps the high end of a
 	// range, equal to the low end where one measurement applies.
-	ExpectedWriteGbps    float64  `json:"expected_write_gbps"`
-	ExpectedReadGbps     float64  `json:"expected_read_gbps"`
-	ExpectedWriteMaxGbps float64  `json:"expected_write_max_gbps"`
-	ExpectedReadMaxGbps  float64  `json:"expected_read_max_gbps"`
-	PathGbps             float64  `json:"path_gbps"` // the path's narrowest link as predicted (idle accelerators at max speed); 0 unknown
-	NICGbps              float64  `json:"nic_gbps"`
-	Efficiency           float64  `json:"efficiency"` // 0..1; 0 when the NIC's rate is unknown
-	GDR                  bool     `json:"gdr"`
-	GDRRead              bool     `json:"gdr_read"`
-	GDRReason            string   `json:"gdr_reason"`
-	GDRUnknown           string   `json:"gdr_unknown"`   // what the verdict rests on that the source could not show; "" when certain
-	GDRMechanism         string   `json:"gdr_mechanism"` // nvidia-peermem, dma-buf, or "" when unknown
-	HostStagedGbps       float64  `json:"host_staged_gbps"`
-	Assumed              []string `json:"assumed"` // what the prediction took for granted
-	Steps                []Step   `json:"steps"`   // the arithmetic; path --explain only
+	ExpectedWriteGbps    float64 `json:"expected_write_gbps"`
+	ExpectedReadGbps     float64 `json:"expected_read_gbps"`
+	ExpectedWriteMaxGbps float64 `json:"expected_write_max_gbps"`
+	ExpectedReadMaxGbps  float64 `json:"expected_read_max_gbps"`
+	PathGbps             float64 `json:"path_gbps"` // the path's narrowest link as predicted (idle accelerators at max speed); 0 unknown
+	NICGbps              float64 `json:"nic_gbps"`
+	Efficiency           float64 `json:"efficiency"` // 0..1; 0 when the NIC's rate is unknown
+	GDR                  bool    `json:"gdr"`
+	GDRRead              bool    `json:"gdr_read"`
+	GDRReason            string  `json:"gdr_reason"`
+	GDRUnknown           string  `json:"gdr_unknown"`   // what the verdict rests on that the source could not show; "" when certain
+	GDRMechanism         string  `json:"gdr_mechanism"` // nvidia-peermem, dma-buf, or "" when unknown
+	HostStagedGbps       float64 `json:"host_staged_gbps"`
+	// AtMost: the NIC's port rate is unknown and its own PCIe link was
+	// taken as its limit, so the figures are ceilings, not estimates.
+	AtMost  bool     `json:"at_most"`
+	Assumed []string `json:"assumed"` // what the prediction took for granted
+	Steps   []Step   `json:"steps"`   // the arithmetic; path --explain only
 }
 
 // Step is one line of a prediction's arithmetic: Value is the running

@@ -34,6 +34,15 @@ func Gbps(v float64) string {
 	return strconv.FormatFloat(RoundGbps(v), 'f', -1, 64) + " Gb/s"
 }
 
+// GbpsAtMost is Gbps, as a ceiling where atMost: "≤ 461 Gb/s" (the NIC's
+// port rate unknown, its own PCIe link taken as its limit).
+func GbpsAtMost(v float64, atMost bool) string {
+	if atMost && v > 0 {
+		return "≤ " + Gbps(v)
+	}
+	return Gbps(v)
+}
+
 // CountedNames is names counted, in the order each first comes: "6 x
 // ConnectX-5 Virtual Function, 2 x bridge", at most five names, then how
 // many more.
