@@ -40,6 +40,11 @@ a verdict line (the worst severity found, the findings by severity, what the
 rail plan gives), a summary of the host, the accelerator x NIC matrix laid out
 as nvidia-smi topo -m lays it out, the rail plan (which NIC each accelerator
 should use), one line per finding and the pairs' notes, each said once.
+A figure after "≤" is a ceiling, not an estimate: the source gives no port
+rate for that NIC (NCCL topology files from providers, lspci dumps), so its
+own PCIe link is taken as its limit. A source that holds part of a machine
+(a tree fragment, output with lines left out at "...") says so in the
+verdict line and the summary.
 
 With -v (--verbose) it adds one row per accelerator-NIC pair (nvidia-smi's
 label, NCCL's label, the path in plain words, its narrowest PCIe link, the
