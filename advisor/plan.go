@@ -3,6 +3,7 @@ package advisor
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +35,11 @@ type Assignment struct {
 	ShareGbps    float64 // ExpectedGbps / Shared: what each gets when all send at once
 	Known        bool    // the figure rests on a known label, link and GDR verdict
 	AtMost       bool    // the figure is a ceiling: the NIC's port rate is unknown (Prediction.AtMost)
+	// MoreNICs are the further NICs NCCL spreads this accelerator's
+	// channels over, each as near as NIC and planned for no other
+	// accelerator (multiRail); ExpectedGbps is then the sum over all of
+	// them, capped by the accelerator's own link.
+	MoreNICs []*topology.Device
 }
 
 // EnvVar is one environment variable of a rank.
@@ -253,16 +259,22 @@ func (a *analysis) plan() Plan {
 		j := slots[i] / capacity
 		load[j]++
 		pl.Assignments = append(pl.Assignments, Assignment{GPU: g, NIC: nics[j], ExpectedGbps: gbps[i][j], Known: known[i][j], AtMost: atMost[i][j]})
-		pl.AtMost = pl.AtMost || atMost[i][j] && gbps[i][j] > 0
+	}
+	a.multiRail(pl.Assignments, nics, nicAt, pred, gbps, known, atMost)
+	for _, as := range pl.Assignments {
+		pl.AtMost = pl.AtMost || as.AtMost && as.ExpectedGbps > 0
 	}
 	var hcas []string
 	used := map[*topology.Device]bool{}
+	for _, as := range pl.Assignments {
+		used[as.NIC] = true
+		for _, n := range as.MoreNICs {
+			used[n] = true
+		}
+	}
 	for _, n := range nics { // address order
-		for i := range pl.Assignments {
-			if pl.Assignments[i].NIC == n && !used[n] && len(n.RDMA) > 0 {
-				used[n] = true
-				hcas = append(hcas, n.RDMA[0])
-			}
+		if used[n] && len(n.RDMA) > 0 {
+			hcas = append(hcas, n.RDMA[0])
 		}
 	}
 	if len(hcas) > 0 {
@@ -281,7 +293,13 @@ func (a *analysis) plan() Plan {
 		r := &pl.Ranks[i]
 		switch n := as.NIC; {
 		case len(n.RDMA) > 0:
-			r.Vars = append(r.Vars, EnvVar{"NCCL_IB_HCA", pl.NCCLIBHCA}, EnvVar{"UCX_NET_DEVICES", n.RDMA[0] + ":1"})
+			devs := []string{n.RDMA[0] + ":1"}
+			for _, m := range as.MoreNICs {
+				if len(m.RDMA) > 0 {
+					devs = append(devs, m.RDMA[0]+":1")
+				}
+			}
+			r.Vars = append(r.Vars, EnvVar{"NCCL_IB_HCA", pl.NCCLIBHCA}, EnvVar{"UCX_NET_DEVICES", strings.Join(devs, ",")})
 		case len(n.Netdevs) > 0:
 			r.Vars = append(r.Vars, EnvVar{"NCCL_SOCKET_IFNAME", "=" + n.Netdevs[0]}, EnvVar{"UCX_NET_DEVICES", n.Netdevs[0]})
 		}
@@ -291,6 +309,81 @@ func (a *analysis) plan() Plan {
 		pl.MeanGbps = 0
 	}
 	return pl
+}
+
+// multiRail gives each planned accelerator the further NICs NCCL spreads
+// its channels over (src/graph/topo.cc, ncclTopoGetLocalNetType under the
+// default NCCL_NETDEVS_POLICY=AUTO): its local NICs are those of its
+// nearest NCCL path type with the highest throughput (known: where no
+// figure is, nothing says the NICs are alike), and it uses
+// ceil(local NICs / accelerators local to the first of them), as on AWS
+// p5 (four 100 Gb/s EFA NICs under each H100's switch). Only NICs no other
+// accelerator is planned on are added, in address order. The figure
+// becomes the sum over its NICs, capped by the accelerator's own link, as
+// ncclTopoGetLocalNetCountByBw stops adding NICs at the GPU's bandwidth.
+func (a *analysis) multiRail(as []Assignment, nics []*topology.Device, nicAt map[*topology.Device]int, pred []*Prediction, gbps [][]float64, known, atMost [][]bool) {
+	if len(nics) <= len(as) {
+		return
+	}
+	n := len(nics)
+	local := make([][]int, len(as)) // [accelerator] the indices of its local NICs
+	rank := make([]int, n)
+	for i, x := range as {
+		best, top := -1, 0.0
+		for j, nic := range nics {
+			rank[j] = -1
+			if pred[i*n+j] == nil {
+				continue
+			}
+			if r, ok := ncclRank(a.g.Classify(x.GPU, nic).NCCL); ok {
+				rank[j] = r
+				if best < 0 || r < best || r == best && gbps[i][j] > top {
+					best, top = r, gbps[i][j]
+				}
+			}
+		}
+		for j := range nics {
+			if top > 0 && rank[j] == best && gbps[i][j] == top { // equal unknown figures are not equal throughput
+				local[i] = append(local[i], j)
+			}
+		}
+	}
+	taken := make([]bool, n)
+	for _, x := range as {
+		taken[nicAt[x.NIC]] = true
+	}
+	for i := range as {
+		if len(local[i]) < 2 {
+			continue
+		}
+		sharers := 0 // accelerators the first local NIC is local to
+		for k := range as {
+			if slices.Contains(local[k], local[i][0]) {
+				sharers++
+			}
+		}
+		per := (len(local[i]) + sharers - 1) / sharers
+		if !slices.Contains(local[i], nicAt[as[i].NIC]) {
+			continue // the plan put it elsewhere: it is not where NCCL spreads
+		}
+		for _, j := range local[i] {
+			if len(as[i].MoreNICs)+1 >= per {
+				break
+			}
+			if !taken[j] {
+				taken[j] = true
+				as[i].MoreNICs = append(as[i].MoreNICs, nics[j])
+				as[i].ExpectedGbps += gbps[i][j]
+				as[i].Known = as[i].Known && known[i][j]
+				as[i].AtMost = as[i].AtMost || atMost[i][j]
+			}
+		}
+		if len(as[i].MoreNICs) > 0 {
+			if own, _, _ := a.narrowest(upLinks(as[i].GPU, as[i].GPU.Parent)); own > 0 && as[i].ExpectedGbps > own {
+				as[i].ExpectedGbps = own
+			}
+		}
+	}
 }
 
 // indexOf maps each of ds to its index.

@@ -288,3 +288,71 @@ func TestPlanMeanPartlyUnknown(t *testing.T) {
 		t.Errorf("worst %.1f, mean %.1f of %+v: want both unknown (0)", pl.WorstGbps, pl.MeanGbps, pl.Assignments)
 	}
 }
+
+// multiRailMachine puts each of nGPU accelerators under a switch of its
+// own with perGPU NICs of rate Gb/s beside it, as AWS p5 holds four EFA
+// NICs under each H100's switch.
+func multiRailMachine(nGPU, perGPU int, rate float64) (*builder, []*topology.Device) {
+	b := newBuilder()
+	var gpus []*topology.Device
+	for i := range nGPU {
+		_, rp := b.hb(0)
+		usp := b.sw(rp)
+		p0 := b.port(usp, 0)
+		gpus = append(gpus, b.gpu(below(p0, 0), p0))
+		for k := 1; k <= perGPU; k++ {
+			p := b.port(usp, k)
+			b.nic(below(p, k), p, fmt.Sprintf("mlx5_%d", i*perGPU+k-1)).PortRateGbps = rate
+		}
+	}
+	return b, gpus
+}
+
+// TestPlanMultiRail: where each accelerator has several NICs as near as
+// its best one and no other accelerator does, NCCL spreads its channels
+// over them (ncclTopoGetLocalNetType): the plan gives it all of them, sums
+// their figures up to the accelerator's own link, and names every one in
+// NCCL_IB_HCA and the rank's UCX_NET_DEVICES. Two accelerators and two
+// NICs under one switch stay one NIC each.
+func TestPlanMultiRail(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		rate, expect float64
+	}{
+		{"four 50 Gb/s NICs each", 50, 200},
+		{"capped by the accelerator's Gen4 x16 link", 100, 230.456},
+	} {
+		b, gpus := multiRailMachine(2, 4, tt.rate)
+		pl := analyze(t, b.graph(), Options{}).Plan
+		if len(pl.Assignments) != 2 {
+			t.Fatalf("%s: %d assignments", tt.name, len(pl.Assignments))
+		}
+		seen := map[*topology.Device]bool{}
+		for i, as := range pl.Assignments {
+			if as.GPU != gpus[i] || len(as.MoreNICs) != 3 || !near(as.ExpectedGbps, tt.expect) {
+				t.Errorf("%s: %s -> %s + %d more, %.3f Gb/s; want 3 more, %.3f", tt.name, as.GPU.BDF(), as.NIC.BDF(), len(as.MoreNICs), as.ExpectedGbps, tt.expect)
+			}
+			for _, n := range append([]*topology.Device{as.NIC}, as.MoreNICs...) {
+				if seen[n] || n.Parent.Parent != as.GPU.Parent.Parent {
+					t.Errorf("%s: %s planned twice, or not under %s's switch", tt.name, n.BDF(), as.GPU.BDF())
+				}
+				seen[n] = true
+			}
+			if env := strings.Join(pl.Ranks[i].Env(), " "); !strings.Contains(env, "UCX_NET_DEVICES=") || strings.Count(env, ":1") != 4 {
+				t.Errorf("%s: rank %d: %s", tt.name, i, env)
+			}
+		}
+		if want := "=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7"; pl.NCCLIBHCA != want {
+			t.Errorf("%s: NCCL_IB_HCA %s, want %s", tt.name, pl.NCCLIBHCA, want)
+		}
+	}
+	b, _ := multiRailMachine(1, 2, 200)
+	usp := b.g.OfKind(topology.KindAccelerator)[0].Parent.Parent
+	p := b.port(usp, 3)
+	b.gpu(below(p, 3), p)
+	for _, as := range analyze(t, b.graph(), Options{}).Plan.Assignments {
+		if len(as.MoreNICs) != 0 {
+			t.Errorf("two accelerators, two NICs under one switch: %s got %d more NICs", as.GPU.BDF(), len(as.MoreNICs))
+		}
+	}
+}

@@ -689,3 +689,33 @@ func TestElidedTreePartial(t *testing.T) {
 		t.Errorf("compare's verdict: %s", verdict)
 	}
 }
+
+// TestMultiRailP5: AWS p5.48xlarge's topology puts four 100 Gb/s EFA NICs
+// under each H100's switch; NCCL spreads each GPU's channels over all four
+// (ncclTopoGetLocalNetType), so the plan gives each accelerator four NICs
+// and 400 Gb/s, and NCCL_IB_HCA names all 32 rather than cutting NCCL to 8.
+func TestMultiRailP5(t *testing.T) {
+	src := corpusPath(t, "nccl-xml", "aws-p5.48xl-topo.xml")
+	code, out, errb := run("check", "-o", "json", src)
+	if code != ExitOK {
+		t.Fatalf("check %s: exit %d: %s", src, code, errb)
+	}
+	var doc struct {
+		Sources []struct{ Report report.Report } `json:"sources"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Sources) != 1 {
+		t.Fatalf("check -o json: %v", err)
+	}
+	pl := doc.Sources[0].Report.Plan
+	if pl.WorstGbps != 400 || len(pl.Assignments) != 8 {
+		t.Errorf("plan worst %.1f Gb/s, %d assignments; want 400, 8", pl.WorstGbps, len(pl.Assignments))
+	}
+	for _, as := range pl.Assignments {
+		if len(as.MoreNICs) != 3 {
+			t.Errorf("%s: %s + %v, want 3 more NICs", as.Accelerator, as.NIC, as.MoreNICs)
+		}
+	}
+	if n := strings.Count(pl.NCCLIBHCA, "rdmap"); n != 32 {
+		t.Errorf("NCCL_IB_HCA names %d NICs, want 32: %s", n, pl.NCCLIBHCA)
+	}
+}

@@ -240,6 +240,9 @@ func htmlDataOf(r *report.Report) (*htmlData, error) {
 		if d := r.Device(nic); d != nil {
 			nic = labelAndBDF(d)
 		}
+		if len(as.MoreNICs) > 0 {
+			nic += " + " + moreNICs(r, as.MoreNICs)
+		}
 		data.Plan = append(data.Plan, []string{acc, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost), strconv.Itoa(as.Shared)})
 	}
 	return data, nil

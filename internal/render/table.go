@@ -368,6 +368,19 @@ func deviceLabel(d *report.Device) string {
 	return d.Alias
 }
 
+// moreNICs names an assignment's further NICs by table name ("NIC1 NIC2
+// NIC3"), or by address where one has none.
+func moreNICs(r *report.Report, more []string) string {
+	names := make([]string, len(more))
+	for i, bdf := range more {
+		names[i] = bdf
+		if d := r.Device(bdf); d != nil && d.Alias != "" {
+			names[i] = d.Alias
+		}
+	}
+	return strings.Join(names, " ")
+}
+
 // labelAndBDF is "NIC0 mlx5_0 0000:1b:00.0", or the BDF alone for a
 // device without a table name.
 func labelAndBDF(d *report.Device) string {
@@ -490,7 +503,12 @@ func planTable(p *Printer, r *report.Report) error {
 			shared += ", unsure"
 		}
 		g, n := r.Device(as.Accelerator), r.Device(as.NIC)
-		rows = append(rows, []string{g.Alias + " " + g.BDF, deviceLabel(n), words.GbpsAtMost(as.ExpectedGbps, as.AtMost), words.GbpsAtMost(as.ShareGbps, as.AtMost), shared})
+		nic := deviceLabel(n)
+		if len(as.MoreNICs) > 0 {
+			shared += fmt.Sprintf(", %d NICs", 1+len(as.MoreNICs))
+			nic += " + " + moreNICs(r, as.MoreNICs)
+		}
+		rows = append(rows, []string{g.Alias + " " + g.BDF, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost), words.GbpsAtMost(as.ShareGbps, as.AtMost), shared})
 	}
 	if err := p.Table([]string{"Accelerator", "NIC", "Expected", "Each", "NIC use"}, rows); err != nil {
 		return err

@@ -201,6 +201,10 @@ type Assignment struct {
 	ShareGbps    float64 `json:"share_gbps"`    // expected_gbps / shared
 	Known        bool    `json:"known"`         // the figure rests on a known link and a decided GDR verdict
 	AtMost       bool    `json:"at_most"`       // the figures are ceilings: the NIC's port rate is unknown
+	// MoreNICs are the further NICs NCCL spreads the accelerator's channels
+	// over, as near as NIC (AWS p5: four per GPU); expected_gbps is then
+	// their sum, capped by the accelerator's own link. [] for one NIC.
+	MoreNICs []string `json:"more_nics"`
 }
 
 // Rank is the environment of one local rank.
