@@ -188,9 +188,16 @@ func (a *analysis) plan() Plan {
 	// expected alike, and where no throughput is known (no link speeds in
 	// the source), the nearer NIC wins.
 	near := make([]int64, len(gpus)*len(nics))
+	path := make([]int, len(gpus)*len(nics)) // NCCL's path type, ncclRank; -1 unknown
+	for k := range path {
+		path[k] = -1
+	}
 	for _, p := range a.pairs {
 		if k, ok := cell(p.A, p.B); ok {
 			near[k] = int64(max(0, topology.SYS.Rank()+1-p.SMI.Rank()))
+			if r, ok := ncclRank(p.NCCL); ok {
+				path[k] = r
+			}
 		}
 	}
 	w, gbps, known := rows(make([]float64, len(pred)), len(nics)), rows(make([]float64, len(pred)), len(nics)), rows(make([]bool, len(pred)), len(nics))
@@ -260,7 +267,7 @@ func (a *analysis) plan() Plan {
 		load[j]++
 		pl.Assignments = append(pl.Assignments, Assignment{GPU: g, NIC: nics[j], ExpectedGbps: gbps[i][j], Known: known[i][j], AtMost: atMost[i][j]})
 	}
-	a.multiRail(pl.Assignments, nics, nicAt, pred, gbps, known, atMost)
+	a.multiRail(pl.Assignments, nics, nicAt, path, gbps, known, atMost)
 	for _, as := range pl.Assignments {
 		pl.AtMost = pl.AtMost || as.AtMost && as.ExpectedGbps > 0
 	}
@@ -321,25 +328,21 @@ func (a *analysis) plan() Plan {
 // accelerator is planned on are added, in address order. The figure
 // becomes the sum over its NICs, capped by the accelerator's own link, as
 // ncclTopoGetLocalNetCountByBw stops adding NICs at the GPU's bandwidth.
-func (a *analysis) multiRail(as []Assignment, nics []*topology.Device, nicAt map[*topology.Device]int, pred []*Prediction, gbps [][]float64, known, atMost [][]bool) {
+//
+// path is NCCL's path type of each [accelerator][NIC] cell (ncclRank, -1
+// unknown), the matrices are plan's.
+func (a *analysis) multiRail(as []Assignment, nics []*topology.Device, nicAt map[*topology.Device]int, path []int, gbps [][]float64, known, atMost [][]bool) {
 	if len(nics) <= len(as) {
 		return
 	}
 	n := len(nics)
 	local := make([][]int, len(as)) // [accelerator] the indices of its local NICs
-	rank := make([]int, n)
-	for i, x := range as {
+	for i := range as {
+		rank := path[i*n : (i+1)*n]
 		best, top := -1, 0.0
-		for j, nic := range nics {
-			rank[j] = -1
-			if pred[i*n+j] == nil {
-				continue
-			}
-			if r, ok := ncclRank(a.g.Classify(x.GPU, nic).NCCL); ok {
-				rank[j] = r
-				if best < 0 || r < best || r == best && gbps[i][j] > top {
-					best, top = r, gbps[i][j]
-				}
+		for j, r := range rank {
+			if r >= 0 && (best < 0 || r < best || r == best && gbps[i][j] > top) {
+				best, top = r, gbps[i][j]
 			}
 		}
 		for j := range nics {
