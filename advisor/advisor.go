@@ -117,6 +117,9 @@ type Prediction struct {
 	// HostStagedGbps is the throughput when NCCL stages through host
 	// memory: set when !GDR, or for the send side when !GDRRead; else 0.
 	HostStagedGbps float64
+	// stagedGbps is the host-staged figure also where GDR is on but the
+	// verdict undecided: the planner ranks such a pair by its worse outcome.
+	stagedGbps float64
 	// AtMost says the NIC's port rate is unknown: its own PCIe link was
 	// taken as its limit, so every figure above is a ceiling, not an
 	// estimate (a 200 Gb/s port on a Gen4 x16 link runs at most 200).

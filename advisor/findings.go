@@ -341,6 +341,9 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 			}
 			seen[r.dev] = true
 			dev, port, cur := r.dev, r.dev.Parent, r.link
+			if port == nil { // a link to the host bridge (LinkToHost): no port to read or retrain
+				continue
+			}
 			retrain := command("setpci -s "+port.BDF()+" CAP_EXP+0x10.w=0020:0020", "then retrain the link: Link Control bit 5 of the port above "+dev.BDF())
 			if w := capOf(float64(dev.Link.MaxWidth), float64(port.Link.MaxWidth)); cur.CurrentWidth > 0 && float64(cur.CurrentWidth) < w {
 				width.add([]*topology.Device{dev, port}, fmt.Sprintf("%s x%d (both ends support x%g)", dev.BDF(), cur.CurrentWidth, w), retrain,

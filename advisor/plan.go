@@ -137,6 +137,17 @@ func runGbps(p *Prediction) float64 {
 	return p.ExpectedGbps
 }
 
+// bothOutcomes is the lower of a pair's figures with GDR on and off, where
+// its link is known and only the GDR verdict is undecided (GDRUnknown);
+// 0 otherwise. The direct figure of a pair NCCL would stage is what
+// forcing GDR gives.
+func bothOutcomes(p *Prediction) float64 {
+	if p.PathGbps <= 0 || p.GDRUnknown == "" || p.stagedGbps <= 0 || p.ExpectedGbps <= 0 {
+		return 0
+	}
+	return min(p.ExpectedGbps, p.stagedGbps)
+}
+
 // predictionKnown reports a figure that rests on a known link and a decided
 // GDR verdict (an uncertain label leaves the verdict undecided).
 func predictionKnown(p *Prediction) bool {
@@ -209,9 +220,14 @@ func (a *analysis) plan() Plan {
 			if p := pred[i*len(nics)+j]; p != nil {
 				gbps[i][j], known[i][j], atMost[i][j] = runGbps(p), predictionKnown(p), p.AtMost
 				v = gbps[i][j]
-				switch {
+				switch low := bothOutcomes(p); {
 				case known[i][j]:
 					v += tier
+				case low > 0:
+					// An undecided verdict with both outcomes figured: its
+					// worse one competes with known figures, so a same-socket
+					// pair whose label is a guess still beats a known SYS one.
+					v = low + tier
 				case v <= 0:
 					// No figure at all (a dump without link speeds): rank by
 					// what is known, GDR on first, then the nearer NCCL path.

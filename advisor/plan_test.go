@@ -356,3 +356,33 @@ func TestPlanMultiRail(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanUndecidedByWorseOutcome: a pair whose GDR verdict rests on a
+// guess (an NCCL file's PHB?, same socket) but whose figures with GDR on
+// and off are both known competes with known pairs by the worse of the
+// two: it beats a known cross-socket pair below both, and loses to one
+// above its worse outcome.
+func TestPlanUndecidedByWorseOutcome(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		knownGbps  float64 // the known pair's staged figure
+		wantSocket bool    // the undecided same-socket NIC wins
+	}{
+		{"a known SYS pair below both outcomes", 71, true},
+		{"a known pair above the worse outcome", 150, false},
+	} {
+		b, gpus, nics := rails(1, 1)
+		p1 := b.port(gpus[0].Parent.Parent, 2)
+		far := b.nic(below(p1, 2), p1, "mlx5_9")
+		nics = append(nics, far)
+		a := &analysis{g: b.graph(), m: DefaultModel()}
+		a.preds = []Prediction{
+			{GPU: gpus[0], NIC: nics[0], PathGbps: 200, ExpectedGbps: 143, HostStagedGbps: 260, stagedGbps: 260, GDRUnknown: "the path's label rests on a guess"},
+			{GPU: gpus[0], NIC: far, PathGbps: 200, ExpectedGbps: 90, HostStagedGbps: tt.knownGbps, stagedGbps: tt.knownGbps},
+		}
+		as := a.plan().Assignments
+		if len(as) != 1 || (as[0].NIC == nics[0]) != tt.wantSocket {
+			t.Errorf("%s: planned %+v, want the undecided NIC %v", tt.name, as, tt.wantSocket)
+		}
+	}
+}

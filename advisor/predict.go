@@ -25,11 +25,11 @@ func upLinks(d, stop *topology.Device) []linkRef {
 // appendUpLinks is upLinks appending to buf.
 func appendUpLinks(buf []linkRef, d, stop *topology.Device) []linkRef {
 	for x := d; x != nil && x != stop; x = x.Parent {
-		if x.Parent == nil || x.Role == topology.RoleDownstream || x.Role == topology.RoleRootPort || x.BroadcomSubSwitch() {
+		if x.Parent == nil && !x.LinkToHost || x.Role == topology.RoleDownstream || x.Role == topology.RoleRootPort || x.BroadcomSubSwitch() {
 			continue
 		}
 		l := x.Link
-		if !l.Known() {
+		if !l.Known() && x.Parent != nil {
 			l = x.Parent.Link
 		}
 		buf = append(buf, linkRef{x, l})
@@ -437,7 +437,12 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	})
 
 	a.gdr(p, &pr, note)
-	if !pr.GDR || !pr.GDRRead {
+	// The host-staged figure: reported where NCCL stages, and kept for the
+	// planner where the verdict is undecided (stagedGbps).
+	if reported := !pr.GDR || !pr.GDRRead; reported || pr.GDRUnknown != "" {
+		if !reported {
+			step = func(float64, string, string, func() string) {}
+		}
 		h := nicNow
 		for _, d := range []*topology.Device{gpu, nic} {
 			refs := upLinks(d, nil)
@@ -452,8 +457,8 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		if p.SMI == topology.SYS && cpu.inter != nil && cpu.inter.Value < h {
 			h, inter = cpu.inter.Value, true
 		}
-		pr.HostStagedGbps = h * a.m.HostStagedFactor.Value
-		step(pr.HostStagedGbps, "Gb/s", a.m.HostStagedFactor.Source, func() string {
+		staged := h * a.m.HostStagedFactor.Value
+		step(staged, "Gb/s", a.m.HostStagedFactor.Source, func() string {
 			what := "min(NIC, GPU and NIC links to the CPU)"
 			if inter {
 				what = "inter-socket link (" + cpu.name + ")"
@@ -462,11 +467,15 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		})
 		// Across sockets staging crosses the same inter-socket link and
 		// was measured below GDR (ucx#11121): never rank it above.
-		if c := pr.ExpectedWriteGbps * a.m.SYSStagedPerGDR.Value; p.SMI == topology.SYS && c > 0 && c < pr.HostStagedGbps {
-			pr.HostStagedGbps = c
+		if c := pr.ExpectedWriteGbps * a.m.SYSStagedPerGDR.Value; p.SMI == topology.SYS && c > 0 && c < staged {
+			staged = c
 			step(c, "Gb/s", a.m.SYSStagedPerGDR.Source, func() string {
 				return fmt.Sprintf("host-staged across sockets: at most %.3g × the direct write figure", a.m.SYSStagedPerGDR.Value)
 			})
+		}
+		pr.stagedGbps = staged
+		if reported {
+			pr.HostStagedGbps = staged
 		}
 	}
 	return pr

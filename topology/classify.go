@@ -597,7 +597,7 @@ func upstreamHop(d *Device, to string) Hop {
 	switch {
 	case d.Role == RoleDownstream:
 		h.Kind = HopSwitch
-	case d.Role == RoleRootPort || d.Parent == nil:
+	case d.Role == RoleRootPort || d.Parent == nil && !d.LinkToHost:
 		h.Kind = HopRootComplex
 	default:
 		h.Kind = HopPCIe
@@ -609,7 +609,7 @@ func upstreamHop(d *Device, to string) Hop {
 // pcieHop reports whether the step from d to the node above it is a PCIe
 // link (upstreamHop's HopPCIe).
 func pcieHop(d *Device) bool {
-	return d.Role != RoleDownstream && d.Role != RoleRootPort && d.Parent != nil
+	return d.Role != RoleDownstream && d.Role != RoleRootPort && (d.Parent != nil || d.LinkToHost)
 }
 
 // hopLink is the link of a PCIe hop from d up to its parent: d's own, or

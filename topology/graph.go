@@ -191,6 +191,12 @@ type Device struct {
 	// hangs (plain lspci): Parent and HostBridge are nil and every path to
 	// it is unknown.
 	PlaceUnknown bool
+	// LinkToHost is set on a function with no bridge above it whose Link
+	// runs to its host bridge: an NCCL topology's <pci> straight under
+	// <cpu>, whose link_speed NCCL counts on the path to the CPU. Such a
+	// link is a PCIe hop. A sysfs function on a root bus has no link to
+	// count (a root-complex integrated endpoint, or a VM's emulated one).
+	LinkToHost bool
 	// Unidentified is set, by Graph.Finish, on an endpoint the source gives
 	// no vendor ID, device ID or name for, whose class leaves an accelerator
 	// possible: a display controller (a GPU or a BMC's graphics: only the

@@ -719,3 +719,44 @@ func TestMultiRailP5(t *testing.T) {
 		t.Errorf("NCCL_IB_HCA names %d NICs, want 32: %s", n, pl.NCCLIBHCA)
 	}
 }
+
+// TestProviderFilesPlan: provider NCCL files list GPUs and NICs straight
+// under <cpu> (Azure NDv2, an MI300X VM's file): their links count on the
+// path, as NCCL counts them, and where that makes a cross-socket pair's
+// figure known, the rail plan still keeps each accelerator on a NIC of its
+// own socket (PHB?, GDR off either way) rather than cross sockets.
+func TestProviderFilesPlan(t *testing.T) {
+	for _, tt := range []struct {
+		file string
+		sys  bool // a planned pair may cross sockets
+	}{
+		{"azure-ndv2-topo.xml", true}, // one NIC for eight GPUs on two sockets
+		{"rccl-topo_8p_940vm.xml", false},
+	} {
+		src := corpusPath(t, "nccl-xml", tt.file)
+		code, out, errb := run("check", "-o", "json", src)
+		if code != ExitOK && code != ExitFindings {
+			t.Fatalf("check %s: exit %d: %s", src, code, errb)
+		}
+		var doc struct {
+			Sources []struct{ Report report.Report } `json:"sources"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Sources) != 1 {
+			t.Fatalf("check -o json %s: %v", src, err)
+		}
+		r := &doc.Sources[0].Report
+		for _, p := range r.Pairs {
+			if p.Prediction != nil && p.BottleneckGbps <= 0 {
+				t.Errorf("%s: %s–%s: no bottleneck, though the file gives every link", tt.file, p.A, p.B)
+			}
+		}
+		if len(r.Plan.Assignments) == 0 || r.Plan.WorstGbps <= 0 {
+			t.Fatalf("%s: plan %+v", tt.file, r.Plan)
+		}
+		for _, as := range r.Plan.Assignments {
+			if p := r.Pair(as.Accelerator, as.NIC); p == nil || !tt.sys && p.SMI == "SYS" {
+				t.Errorf("%s: %s planned on %s across sockets", tt.file, as.Accelerator, as.NIC)
+			}
+		}
+	}
+}

@@ -438,7 +438,7 @@ func (p *parser) pci(a map[string]string, desc string) *topology.Device {
 		d.Parent, d.HostBridge = up.dev, up.dev.HostBridge
 		up.dev.Role = topology.RoleUpstream
 	case up != nil:
-		d.HostBridge = up.hb
+		d.HostBridge, d.LinkToHost = up.hb, true // NCCL counts its link to the CPU
 	default:
 		if p.unplaced == nil {
 			p.unplaced = &topology.HostBridge{Name: "cpu?", NUMANode: -1, Socket: -1, Bus: uint8(min(len(p.cpus), 255)), PlaceUnknown: true}

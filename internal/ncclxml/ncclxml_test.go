@@ -500,3 +500,33 @@ func TestGPUModel(t *testing.T) {
 		t.Errorf("gcn gfx942: %q", got)
 	}
 }
+
+// TestLinkToHost: a <pci> straight under <cpu>, as provider files list
+// GPUs and NICs (Azure NDv2), keeps its link_speed on the path: NCCL counts
+// that link to the CPU, so the pair's bottleneck is known.
+func TestLinkToHost(t *testing.T) {
+	in := `<system version="1">
+  <cpu numaid="0" affinity="0000ffff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85">
+    <pci busid="0001:00:00.0" class="0x030200" link_speed="8.0 GT/s PCIe" link_width="16"/>
+    <pci busid="0101:00:00.0" class="0x020700" link_speed="8.0 GT/s PCIe" link_width="8"/>
+  </cpu>
+</system>`
+	g, err := Parse("in.xml", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu, nic := g.Device(topology.BDF{Domain: 1}), g.Device(topology.BDF{Domain: 0x101})
+	if gpu == nil || nic == nil || !gpu.LinkToHost || !nic.LinkToHost {
+		t.Fatalf("devices %v %v: want both read, linked to the host", gpu, nic)
+	}
+	p := g.Classify(gpu, nic)
+	want := topology.DataGbps(8, 8, topology.DefaultMPSBytes, topology.TLPOverheadBytes) // the NIC's x8 link
+	if p.BottleneckGbps != want || len(p.Hops) == 0 {
+		t.Errorf("bottleneck %.3f Gb/s over %d hops, want %.3f", p.BottleneckGbps, len(p.Hops), want)
+	}
+	for _, h := range g.AppendHops(nil, p) {
+		if h.Kind != topology.HopPCIe && h.Kind != topology.HopHostBridges {
+			t.Errorf("hop %+v: want PCIe links to the host bridge", h)
+		}
+	}
+}
