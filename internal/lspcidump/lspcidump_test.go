@@ -570,18 +570,24 @@ func TestVvvChainLooped(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		d := g.Device(topology.BDF{Device: 1})
-		if d == nil {
-			t.Fatalf("%s: 00:01.0 not read", tt.name)
-		}
-		if d.ACSKnown != tt.acsKnown {
-			t.Errorf("%s: ACSKnown %v, want %v", tt.name, d.ACSKnown, tt.acsKnown)
-		}
-		warned := slices.ContainsFunc(g.Warnings, func(w topology.Warning) bool { return strings.Contains(w.Message, "<chain looped>") })
-		if warned == tt.acsKnown {
+		if warned := bridgeACS(t, tt.name, g, tt.acsKnown, "<chain looped>"); warned == tt.acsKnown {
 			t.Errorf("%s: <chain looped> warning %v, want %v", tt.name, warned, !tt.acsKnown)
 		}
 	}
+}
+
+// bridgeACS checks that g read 00:01.0 with ACSKnown as want, and reports
+// whether a warning holds warning.
+func bridgeACS(t *testing.T, name string, g *topology.Graph, want bool, warning string) bool {
+	t.Helper()
+	d := g.Device(topology.BDF{Device: 1})
+	if d == nil {
+		t.Fatalf("%s: 00:01.0 not read", name)
+	}
+	if d.ACSKnown != want {
+		t.Errorf("%s: ACSKnown %v, want %v", name, d.ACSKnown, want)
+	}
+	return slices.ContainsFunc(g.Warnings, func(w topology.Warning) bool { return strings.Contains(w.Message, warning) })
 }
 
 // TestElision: a line that stands for lines left out ("...", as people
@@ -622,15 +628,7 @@ func TestElision(t *testing.T) {
 		if !strings.HasPrefix(tt.name, "vvv") {
 			continue
 		}
-		d := g.Device(topology.BDF{Device: 1})
-		if d == nil {
-			t.Fatalf("%s: 00:01.0 not read", tt.name)
-		}
-		if d.ACSKnown != tt.acsKnown {
-			t.Errorf("%s: ACSKnown %v, want %v", tt.name, d.ACSKnown, tt.acsKnown)
-		}
-		warned := slices.ContainsFunc(g.Warnings, func(w topology.Warning) bool { return strings.Contains(w.Message, "its details are cut") })
-		if warned != tt.warn {
+		if warned := bridgeACS(t, tt.name, g, tt.acsKnown, "its details are cut"); warned != tt.warn {
 			t.Errorf("%s: details-cut warning %v, want %v", tt.name, warned, tt.warn)
 		}
 	}

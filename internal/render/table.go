@@ -371,14 +371,20 @@ func deviceLabel(d *report.Device) string {
 // moreNICs names an assignment's further NICs by table name ("NIC1 NIC2
 // NIC3"), or by address where one has none.
 func moreNICs(r *report.Report, more []string) string {
-	names := make([]string, len(more))
-	for i, bdf := range more {
-		names[i] = bdf
-		if d := r.Device(bdf); d != nil && d.Alias != "" {
-			names[i] = d.Alias
+	return strings.Join(aliases(r, more), " ")
+}
+
+// aliases names each device by its table name, or its address where it has
+// none.
+func aliases(r *report.Report, bdfs []string) []string {
+	out := make([]string, len(bdfs))
+	for i, b := range bdfs {
+		out[i] = b
+		if d := r.Device(b); d != nil && d.Alias != "" {
+			out[i] = d.Alias
 		}
 	}
-	return strings.Join(names, " ")
+	return out
 }
 
 // labelAndBDF is "NIC0 mlx5_0 0000:1b:00.0", or the BDF alone for a
@@ -629,14 +635,7 @@ func shortDeviceList(r *report.Report, bdfs []string) string {
 	if len(bdfs) > 3 {
 		return fmt.Sprintf("%d devices", len(bdfs))
 	}
-	out := make([]string, len(bdfs))
-	for i, b := range bdfs {
-		out[i] = b
-		if d := r.Device(b); d != nil && d.Alias != "" {
-			out[i] = d.Alias
-		}
-	}
-	return strings.Join(out, ", ")
+	return strings.Join(aliases(r, bdfs), ", ")
 }
 
 // clip cuts s to width columns (fallback when width is 0), ending it with
