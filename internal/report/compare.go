@@ -461,7 +461,7 @@ func verdict(best, next Server) Verdict {
 	}
 	v.Measure, v.BestValue, v.OtherValue = m.name, m.value(best.Measures), m.value(next.Measures)
 	if m.unit != "" {
-		if next.Measures.AtMost { // a ceiling: the difference is at least
+		if next.Measures.AtMost { // a ceiling: by how much is unknown, only that it is less
 			v.Sentence = fmt.Sprintf("%s ranks first: its %s is %s against at most %s for %s, whose NICs' port rates are not all known",
 				best.Source, m.name, words.Gbps(v.BestValue), words.Gbps(v.OtherValue), next.Source)
 		} else {
