@@ -372,8 +372,8 @@ func (a *analysis) multiRail(as []Assignment, nics []*topology.Device, nicAt map
 		taken[nicAt[x.NIC]] = true
 	}
 	for i := range as {
-		if len(local[i]) < 2 {
-			continue
+		if len(local[i]) < 2 || !slices.Contains(local[i], nicAt[as[i].NIC]) {
+			continue // one local NIC, or the plan put it elsewhere: not where NCCL spreads
 		}
 		sharers := 0 // accelerators the first local NIC is local to
 		for k := range as {
@@ -382,9 +382,6 @@ func (a *analysis) multiRail(as []Assignment, nics []*topology.Device, nicAt map
 			}
 		}
 		per := (len(local[i]) + sharers - 1) / sharers
-		if !slices.Contains(local[i], nicAt[as[i].NIC]) {
-			continue // the plan put it elsewhere: it is not where NCCL spreads
-		}
 		for _, j := range local[i] {
 			if len(as[i].MoreNICs)+1 >= per {
 				break

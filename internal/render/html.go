@@ -271,10 +271,7 @@ func htmlPairOf(i int, r *report.Report, p *report.Pair, a, n *report.Device) ht
 			if lo <= 0 {
 				return words.Gbps(lo) // unknown
 			}
-			if x.AtMost {
-				return "≤ " + gbpsSpan(lo, hi) + " Gb/s"
-			}
-			return gbpsSpan(lo, hi) + " Gb/s"
+			return words.Ceiling(gbpsSpan(lo, hi)+" Gb/s", x.AtMost)
 		}
 		pr := &htmlPrediction{P: x, Expected: words.GbpsAtMost(x.ExpectedGbps, x.AtMost), Write: span(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps),
 			Read: span(x.ExpectedReadGbps, x.ExpectedReadMaxGbps), Efficiency: "unknown", GDR: gdrText(x)}

@@ -475,11 +475,7 @@ func expectedText(x *report.Prediction) string {
 	if x.ExpectedWriteGbps <= 0 || x.ExpectedReadGbps <= 0 || x.ExpectedWriteGbps == x.ExpectedReadGbps && x.ExpectedReadMaxGbps == x.ExpectedReadGbps && x.ExpectedWriteMaxGbps == x.ExpectedWriteGbps {
 		return words.GbpsAtMost(x.ExpectedGbps, x.AtMost)
 	}
-	both := "w " + gbpsSpan(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps) + " / r " + gbpsSpan(x.ExpectedReadGbps, x.ExpectedReadMaxGbps) + " Gb/s"
-	if x.AtMost {
-		return "≤ " + both
-	}
-	return both
+	return words.Ceiling("w "+gbpsSpan(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps)+" / r "+gbpsSpan(x.ExpectedReadGbps, x.ExpectedReadMaxGbps)+" Gb/s", x.AtMost)
 }
 
 // gbpsSpan is a predicted throughput from lo to hi without its unit,

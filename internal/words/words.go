@@ -37,10 +37,16 @@ func Gbps(v float64) string {
 // GbpsAtMost is Gbps, as a ceiling where atMost: "≤ 461 Gb/s" (the NIC's
 // port rate unknown, its own PCIe link taken as its limit).
 func GbpsAtMost(v float64, atMost bool) string {
-	if atMost && v > 0 {
-		return "≤ " + Gbps(v)
+	return Ceiling(Gbps(v), atMost && v > 0)
+}
+
+// Ceiling marks a figure's text as a ceiling where ceiling: "≤ w 192 / r
+// 83-173 Gb/s".
+func Ceiling(text string, ceiling bool) string {
+	if ceiling {
+		return "≤ " + text
 	}
-	return Gbps(v)
+	return text
 }
 
 // CountedNames is names counted, in the order each first comes: "6 x
