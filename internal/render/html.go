@@ -110,7 +110,7 @@ func htmlTemplate() (*template.Template, error) {
 
 // htmlRemedy is a finding's remedy as the page shows it.
 func htmlRemedy(steps []report.RemedyStep) string {
-	return strings.Join(remedyScript(steps), "\n")
+	return strings.Join(report.RemedyScript(steps), "\n")
 }
 
 // htmlData is what htmlPage shows.
@@ -200,7 +200,7 @@ func htmlDataOf(r *report.Report) (*htmlData, error) {
 		Script:     trustedJS(htmlScript),
 		SVG:        trustedHTML(pic.String()),
 		Verdict:    report.CheckVerdict(r),
-		Summary:    summaryRows(r),
+		Summary:    report.SummaryRows(r),
 	}
 	for _, bdf := range r.NICs {
 		if d := r.Device(bdf); d != nil {
@@ -235,13 +235,13 @@ func htmlDataOf(r *report.Report) (*htmlData, error) {
 	for _, as := range r.Plan.Assignments {
 		acc, nic := as.Accelerator, as.NIC
 		if d := r.Device(acc); d != nil {
-			acc = labelAndBDF(d)
+			acc = d.TableNameAndBDF()
 		}
 		if d := r.Device(nic); d != nil {
-			nic = labelAndBDF(d)
+			nic = d.TableNameAndBDF()
 		}
 		if len(as.MoreNICs) > 0 {
-			nic += " + " + moreNICs(r, as.MoreNICs)
+			nic += " + " + strings.Join(r.TableNames(as.MoreNICs), " ")
 		}
 		data.Plan = append(data.Plan, []string{acc, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost), strconv.Itoa(as.Shared)})
 	}
@@ -250,7 +250,7 @@ func htmlDataOf(r *report.Report) (*htmlData, error) {
 
 // htmlPairOf is pair p's detail block.
 func htmlPairOf(i int, r *report.Report, p *report.Pair, a, n *report.Device) htmlPair {
-	out := htmlPair{Index: i, Pair: p, From: labelAndBDF(a), To: labelAndBDF(n),
+	out := htmlPair{Index: i, Pair: p, From: a.TableNameAndBDF(), To: n.TableNameAndBDF(),
 		SMI: report.Label(p), NCCL: report.NCCLLabel(p), Bottleneck: "unknown"}
 	if p.BottleneckGbps > 0 {
 		out.Bottleneck = fmt.Sprintf("%g Gb/s (the narrowest current PCIe link)", p.BottleneckGbps)
@@ -271,10 +271,10 @@ func htmlPairOf(i int, r *report.Report, p *report.Pair, a, n *report.Device) ht
 			if lo <= 0 {
 				return words.Gbps(lo) // unknown
 			}
-			return words.Ceiling(gbpsSpan(lo, hi)+" Gb/s", x.AtMost)
+			return words.Ceiling(words.GbpsSpan(lo, hi)+" Gb/s", x.AtMost)
 		}
 		pr := &htmlPrediction{P: x, Expected: words.GbpsAtMost(x.ExpectedGbps, x.AtMost), Write: span(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps),
-			Read: span(x.ExpectedReadGbps, x.ExpectedReadMaxGbps), Efficiency: "unknown", GDR: gdrText(x)}
+			Read: span(x.ExpectedReadGbps, x.ExpectedReadMaxGbps), Efficiency: "unknown", GDR: x.GDRText()}
 		if x.Efficiency > 0 {
 			pr.Efficiency = fmt.Sprintf("%.0f%%", 100*x.Efficiency)
 		}

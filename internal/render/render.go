@@ -5,7 +5,8 @@
 // every format it offers), and the exports ncclxml.go, svg.go, dot.go and
 // html.go. A renderer takes a report and a
 // writer and decides nothing: findings, best NICs, verdicts and exit
-// statuses are the report's.
+// statuses are the report's, and check's tables draw the report's
+// CheckView, built once a source.
 package render
 
 import (

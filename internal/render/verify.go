@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/gdtopo/gdtopo/internal/report"
@@ -38,7 +37,7 @@ func verifyTables(p *Printer, v *report.Verification) error {
 		{"nvidia-smi", c.File + ": " + c.Matrix},
 		{"GPUs", matchedBy(c.GPUsBy)},
 		{"NICs", matchedBy(c.NICsBy)},
-		{"Cells", cellCounts(c)},
+		{"Cells", c.CellCounts()},
 	}
 	for _, n := range c.Notes {
 		rows = append(rows, []string{"Note", n})
@@ -57,17 +56,4 @@ func verifyTables(p *Printer, v *report.Verification) error {
 		t = append(t, []string{d.Row + " " + d.A, strings.TrimSpace(d.Column + " " + d.B), d.Driver, d.Source, d.Why})
 	}
 	return p.Table([]string{"Row", "Column", "nvidia-smi", "Source", "Why it may differ"}, t)
-}
-
-// cellCounts counts the compared cells in words: "72 compared: 64 agree,
-// 0 differ; 56 NV# the source cannot show".
-func cellCounts(c *report.NVSMICheck) string {
-	s := strconv.Itoa(c.Compared) + " compared: " + strconv.Itoa(c.Agree) + " agree, " + strconv.Itoa(len(c.Differ)) + " differ"
-	if c.NVLink > 0 {
-		s += "; " + strconv.Itoa(c.NVLink) + " NV# the source cannot show"
-	}
-	if len(c.Differ) > 0 {
-		s += " (gdtopo verify lists them)"
-	}
-	return s
 }

@@ -430,12 +430,12 @@ func partialCensus(census string, skipped []string, partial string) string {
 	return census
 }
 
-// Unidentified says in words which functions may be accelerators that the
+// unidentified says in words which functions may be accelerators that the
 // source does not identify (topology.Device.Unidentified): "6 display
 // controllers of unknown vendor"; "" when there are none.
-func Unidentified(g *topology.Graph) string { return unidentifiedWords(g.Unidentified()) }
+func unidentified(g *topology.Graph) string { return unidentifiedWords(g.Unidentified()) }
 
-// unidentifiedWords is Unidentified's sentence for the counts it takes.
+// unidentifiedWords is unidentified's sentence for the counts it takes.
 func unidentifiedWords(display, classless int) string {
 	var parts []string
 	if display > 0 {
@@ -448,7 +448,7 @@ func unidentifiedWords(display, classless int) string {
 }
 
 // unidentifiedLacks are the summary's lines on what the source lacks to
-// tell what the functions Unidentified counts are.
+// tell what the functions unidentified counts are.
 func unidentifiedLacks(g *topology.Graph) []string {
 	display, classless := g.Unidentified()
 	var lines []string

@@ -151,7 +151,7 @@ func UnknownPaths(r *Report) (unknown, all int) {
 
 // ServerOf condenses a report for the comparison.
 func ServerOf(r *Report) Server {
-	s := Server{Source: r.Source.Name, Format: r.Source.Format, CPU: CPUText(r.System), NUMANodes: len(r.System.NUMANodes),
+	s := Server{Source: r.Source.Name, Format: r.Source.Format, CPU: cpuText(r.System), NUMANodes: len(r.System.NUMANodes),
 		Accelerators: r.Summary.AcceleratorLinks, NICs: r.Summary.RailNICLinks, PCIeSwitches: r.Summary.PCIeSwitches,
 		PairsByLabel: map[string]int{}, FindingCodes: []string{}, Critical: []string{}}
 	for _, a := range r.Accelerators {
@@ -615,9 +615,9 @@ func indexOf(m *measure) int {
 	return -1
 }
 
-// CPUText describes the CPU: "2 x Intel Xeon ... (GenuineIntel family 6
+// cpuText describes the CPU: "2 x Intel Xeon ... (GenuineIntel family 6
 // model 143), 224 logical CPUs"; "unknown" parts where unknown.
-func CPUText(s System) string {
+func cpuText(s System) string {
 	cpu := s.CPUModel
 	if cpu == "" {
 		cpu = "unknown"

@@ -13,7 +13,14 @@ import (
 // CheckVerdict is the one line a check opens with: the worst severity found,
 // the findings by severity, and what the rail plan gives.
 func CheckVerdict(r *Report) string {
-	status := "OK"
+	status, rest := verdictParts(r)
+	return status + ": " + rest
+}
+
+// verdictParts is CheckVerdict's status ("OK", "WARNING", "CRITICAL") and what
+// follows it.
+func verdictParts(r *Report) (status, rest string) {
+	status = "OK"
 	switch {
 	case r.Counts.Critical > 0:
 		status = "CRITICAL"
@@ -24,23 +31,23 @@ func CheckVerdict(r *Report) string {
 	if findings == "" {
 		findings = "no findings"
 	}
-	line := status + ": " + findings
+	line := findings
 	switch {
 	case len(r.Accelerators) == 0 && r.Summary.Partial != "":
-		return line + "; no accelerators" + PartialShows(r.Summary, r.Summary.SkippedAccelerators, "accelerator", "")
+		return status, line + "; no accelerators" + noneInPartial(r.Summary, r.Summary.SkippedAccelerators, "accelerator", "")
 	case len(r.Accelerators) == 0 && r.Summary.UnidentifiedFunctions > 0:
-		return line + "; no accelerators identified among " + Unidentified(r.Graph)
+		return status, line + "; no accelerators identified among " + unidentified(r.Graph)
 	case len(r.Accelerators) == 0:
-		return line + "; no accelerators"
+		return status, line + "; no accelerators"
 	case len(r.NICs) == 0 && r.Summary.Partial != "":
-		return line + "; no NICs" + PartialShows(r.Summary, r.Summary.SkippedNICs, "NIC", "")
+		return status, line + "; no NICs" + noneInPartial(r.Summary, r.Summary.SkippedNICs, "NIC", "")
 	case len(r.NICs) == 0:
-		return line + "; no NICs for GPUDirect RDMA"
+		return status, line + "; no NICs for GPUDirect RDMA"
 	case len(r.Plan.Assignments) == 0:
 		if unknown, all := UnknownPaths(r); unknown > 0 {
 			line += fmt.Sprintf("; no rail plan: %d of %s unknown", unknown, words.Count(all, "accelerator–NIC path"))
 		}
-		return line + partialInput(r.Summary)
+		return status, line + partialInput(r.Summary)
 	}
 	gdr := 0
 	for _, a := range r.Accelerators {
@@ -52,7 +59,7 @@ func CheckVerdict(r *Report) string {
 	if r.Plan.WorstGbps > 0 {
 		line += ", worst " + words.GbpsAtMost(r.Plan.WorstGbps, r.Plan.AtMost)
 	}
-	return line + partialInput(r.Summary)
+	return status, line + partialInput(r.Summary)
 }
 
 // partialInput is "; partial input (why)" for a source that holds part of
@@ -64,13 +71,13 @@ func partialInput(s Summary) string {
 	return "; partial input (" + s.Partial + ")"
 }
 
-// PartialShows completes "no NICs..." for a source that holds part of
+// noneInPartial completes "no NICs..." for a source that holds part of
 // the machine (Summary.Partial), given how many functions of the kind it
 // names but skipped, and among what, if anything, none was found ("
 // among 4 PCI functions"): " among ... in this partial input (a tree
 // fragment: give the whole lspci -tv)", or " placed among ...: 6 NIC
 // functions skipped, their bus not in the input (...)".
-func PartialShows(s Summary, skipped int, kind, among string) string {
+func noneInPartial(s Summary, skipped int, kind, among string) string {
 	if skipped == 0 {
 		return among + " in this partial input (" + s.Partial + ")"
 	}
@@ -81,17 +88,17 @@ func PartialShows(s Summary, skipped int, kind, among string) string {
 	return " placed" + among + ": " + words.Count(skipped, kind+" function") + " skipped, " + whose + " bus not in the input (" + s.Partial + ")"
 }
 
-// NoteGroup is one note of the accelerator-NIC pairs and the pairs it is
+// noteGroup is one note of the accelerator-NIC pairs and the pairs it is
 // about ("GPU0-NIC1"), said once for all of them.
-type NoteGroup struct {
+type noteGroup struct {
 	Note  string
 	Pairs []string
 }
 
-// NoteGroups gathers the notes of the shown accelerator-NIC pairs: notes
+// noteGroups gathers the notes of the shown accelerator-NIC pairs: notes
 // with the same text, or the same text before their first ": " where the
 // rest names each pair's devices, are one group, in first-seen order.
-func NoteGroups(r *Report) []NoteGroup {
+func noteGroups(r *Report) []noteGroup {
 	type seen struct {
 		full  string // the whole note while every pair's is the same
 		pairs []string
@@ -122,9 +129,9 @@ func NoteGroups(r *Report) []NoteGroup {
 			}
 		}
 	}
-	out := make([]NoteGroup, 0, len(order))
+	out := make([]noteGroup, 0, len(order))
 	for _, k := range order {
-		out = append(out, NoteGroup{Note: groups[k].full, Pairs: groups[k].pairs})
+		out = append(out, noteGroup{Note: groups[k].full, Pairs: groups[k].pairs})
 	}
 	return out
 }
@@ -153,12 +160,12 @@ func WarningGroups(r *Report) []WarningGroup {
 	return out
 }
 
-// SwitchText says how many PCIe switch chips there are and how they are
+// switchText says how many PCIe switch chips there are and how they are
 // built: "5 x Broadcom PEX89000 Gen5 switch; 5 chips holding 13
 // switches, 2 levels deep". A chip is a top-level switch with the
 // switches of its own model below it (topology.Graph.TopSwitches); a chip
 // below another chip's downstream port is said to be cascaded.
-func SwitchText(r *Report) string {
+func switchText(r *Report) string {
 	s := r.Summary
 	g := r.Graph
 	if g == nil || s.PCIeSwitches == "none" {

@@ -17,12 +17,12 @@ func TestNoteGroups(t *testing.T) {
 			{A: "a1", B: "n0", Notes: []string{"link speeds unknown: no bottleneck computed", "no NUMA nodes: NODE if a1 and n0 share one"}},
 		},
 	}
-	want := []NoteGroup{
+	want := []noteGroup{
 		{Note: "link speeds unknown: no bottleneck computed", Pairs: []string{"GPU0-NIC0", "GPU1-NIC0"}},
 		{Note: "no NUMA nodes", Pairs: []string{"GPU0-NIC0", "GPU1-NIC0"}},
 	}
-	if got := NoteGroups(r); !reflect.DeepEqual(got, want) {
-		t.Errorf("NoteGroups = %+v, want %+v", got, want)
+	if got := noteGroups(r); !reflect.DeepEqual(got, want) {
+		t.Errorf("noteGroups = %+v, want %+v", got, want)
 	}
 }
 

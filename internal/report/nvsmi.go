@@ -1,6 +1,10 @@
 package report
 
-import "github.com/gdtopo/gdtopo/internal/nvsmi"
+import (
+	"strconv"
+
+	"github.com/gdtopo/gdtopo/internal/nvsmi"
+)
 
 // NVSMICheck is the host's own nvidia-smi topo -m set against the source's
 // tree (gdtopo verify, and check with the matrix given).
@@ -15,6 +19,19 @@ type NVSMICheck struct {
 	Differ   []NVSMICell `json:"differ"`
 	Partial  []string    `json:"partial"` // what a cut-off matrix lacks
 	Notes    []string    `json:"notes"`
+}
+
+// CellCounts counts the compared cells in words: "72 compared: 64 agree,
+// 0 differ; 56 NV# the source cannot show".
+func (c *NVSMICheck) CellCounts() string {
+	s := strconv.Itoa(c.Compared) + " compared: " + strconv.Itoa(c.Agree) + " agree, " + strconv.Itoa(len(c.Differ)) + " differ"
+	if c.NVLink > 0 {
+		s += "; " + strconv.Itoa(c.NVLink) + " NV# the source cannot show"
+	}
+	if len(c.Differ) > 0 {
+		s += " (gdtopo verify lists them)"
+	}
+	return s
 }
 
 // NVSMICell is one cell where the driver's label and the source's differ.

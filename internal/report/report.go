@@ -3,7 +3,7 @@
 // (advisor/findings.go); Build gathers them with everything else a format
 // shows and decides the rest once: each accelerator's best NIC, the NICs the
 // tables show, the exit status. The renderers in internal/render only print
-// it; the views (Matrix, Tree, PathView, Comparison, Check) are cut from it. The structs are gdtopo's own, with stable snake_case JSON
+// it; the views (Matrix, Tree, PathView, Comparison, Check, CheckView) are cut from it. The structs are gdtopo's own, with stable snake_case JSON
 // fields that change only with SchemaVersion (schema/gdtopo.schema.json).
 package report
 

@@ -5,10 +5,10 @@ import (
 	"github.com/gdtopo/gdtopo/topology"
 )
 
-// StorageRow is one accelerator's GPUDirect Storage view for a table: how
+// storageRow is one accelerator's GPUDirect Storage view for a table: how
 // many NVMe drives sit in its switch, behind the root complex and on
 // another NUMA node, and the nearest ones.
-type StorageRow struct {
+type storageRow struct {
 	Accelerator, Alias         string
 	InSwitch, RootComplex, Far int
 	NearestLabel, NearestRoute string
@@ -16,8 +16,8 @@ type StorageRow struct {
 	BottleneckGbps             float64  // of the first nearest drive's path
 }
 
-// StorageRows groups r.StoragePairs by accelerator, in their order.
-func StorageRows(r *Report) []StorageRow {
+// storageRows groups r.StoragePairs by accelerator, in their order.
+func storageRows(r *Report) []storageRow {
 	aliases := map[string]string{} // only the few aliased among thousands of devices
 	for _, d := range r.Devices {
 		if d.Alias != "" {
@@ -26,14 +26,14 @@ func StorageRows(r *Report) []StorageRow {
 			delete(aliases, d.BDF) // a later device of the same BDF, as before
 		}
 	}
-	var out []StorageRow
+	var out []storageRow
 	index := map[string]int{}
 	for _, s := range r.StoragePairs {
 		i, ok := index[s.Accelerator]
 		if !ok {
 			i = len(out)
 			index[s.Accelerator] = i
-			out = append(out, StorageRow{Accelerator: s.Accelerator, Alias: aliases[s.Accelerator]})
+			out = append(out, storageRow{Accelerator: s.Accelerator, Alias: aliases[s.Accelerator]})
 		}
 		row := &out[i]
 		switch s.Route {

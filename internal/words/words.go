@@ -34,6 +34,16 @@ func Gbps(v float64) string {
 	return strconv.FormatFloat(RoundGbps(v), 'f', -1, 64) + " Gb/s"
 }
 
+// GbpsSpan is a throughput from lo to hi without its unit, each end
+// rounded by RoundGbps: "83-173", or "83" where the two meet.
+func GbpsSpan(lo, hi float64) string {
+	n := func(v float64) string { return strconv.FormatFloat(RoundGbps(v), 'f', -1, 64) }
+	if hi > lo+0.5 {
+		return n(lo) + "-" + n(hi)
+	}
+	return n(lo)
+}
+
 // GbpsAtMost is Gbps, as a ceiling where atMost: "≤ 461 Gb/s" (the NIC's
 // port rate unknown, its own PCIe link taken as its limit).
 func GbpsAtMost(v float64, atMost bool) string {

@@ -22,6 +22,17 @@ func TestGbps(t *testing.T) {
 	}
 }
 
+func TestGbpsSpan(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{{83.2, 172.6, "83-173"}, {83, 83.4, "83"}, {9.44, 9.44, "9.4"}, {192, 150, "192"}} {
+		if got := GbpsSpan(c.lo, c.hi); got != c.want {
+			t.Errorf("GbpsSpan(%v, %v) = %q, want %q", c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
 func TestCountedNames(t *testing.T) {
 	for _, c := range []struct {
 		names []string

@@ -1,0 +1,387 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gdtopo/gdtopo/internal/termsafe"
+	"github.com/gdtopo/gdtopo/internal/words"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// CheckView is what gdtopo check shows of one source as tables (-o table
+// and -o markdown), decided here once: the renderer lays it out and
+// decides nothing. Text is as said, not escaped for a terminal.
+type CheckView struct {
+	Source string // the source's name
+	// Verbose: the view holds the details check -v shows (every pair,
+	// the label legend, each finding's evidence and remedy, each rank's
+	// settings, the pairs of each note).
+	Verbose bool
+	// Severity and Verdict are the line the check opens with
+	// (CheckVerdict): the worst severity found ("critical", "warning",
+	// "ok") and what follows it.
+	Severity, Verdict string
+	Summary           [][]string // name and value, one row an item (SummaryRows)
+	// NoPairs says why there are no accelerator-NIC pairs to show ("no
+	// NICs found among 12 PCI functions: ..."); "" when there are.
+	NoPairs string
+	// Matrix is the accelerators against the shown NICs: MatrixRows and
+	// MatrixCols index its Devices. Nil with NoPairs.
+	Matrix                 *Matrix
+	MatrixRows, MatrixCols []int
+	// Pairs are the cells of the pair table, one row an accelerator and a
+	// shown NIC (Verbose only).
+	Pairs      [][]string
+	HiddenNICs []string // NIC functions without an RDMA device, not shown
+	// SetAside are the NICs set aside from the compute rails ("NIC3:
+	// why"), less those HiddenNICs already names for that alone.
+	SetAside []string
+	Storage  [][]string // each accelerator's NVMe drives for GPUDirect Storage
+	Plan     *CheckPlan // nil without a rail plan
+	Counts   string     // the findings by severity: "1 warning, 1 info"
+	Findings []CheckFinding
+	Notes    []string   // each note of the pairs once, after whom it is about
+	Warnings [][]string // where and what could not be read
+	// Details: the view leaves details out that check -v shows.
+	Details bool
+}
+
+// CheckPlan is the rail plan as check shows it.
+type CheckPlan struct {
+	Worst, Mean string     // per accelerator, "≤ " before ceilings
+	Rows        [][]string // accelerator, NIC(s), expected, each, NIC use
+	AtMost      bool       // the figures are ceilings (Plan.AtMost)
+	Ranks       []CheckRank
+}
+
+// CheckRank is one local rank's settings, quoted for a shell.
+type CheckRank struct {
+	LocalRank int
+	Settings  string
+}
+
+// CheckFinding is a finding as check lists it.
+type CheckFinding struct {
+	Severity, Code string
+	// Devices names the devices: by table name up to three, else how
+	// many; with Verbose each by table name and address.
+	Devices           string
+	Message, Evidence string
+	Remedy            []string // Verbose: the remedy as shell lines (RemedyScript)
+}
+
+// CheckViewOptions says what a CheckView holds.
+type CheckViewOptions struct {
+	Verbose bool // the details check -v shows (CheckView.Verbose)
+}
+
+// NewCheckView is what gdtopo check shows of r as tables.
+func NewCheckView(r *Report, opts CheckViewOptions) *CheckView {
+	v := &CheckView{Source: r.Source.Name, Verbose: opts.Verbose, Summary: SummaryRows(r), HiddenNICs: r.HiddenNICs, Counts: r.Counts.String()}
+	status, rest := verdictParts(r)
+	v.Severity, v.Verdict = strings.ToLower(status), rest
+	among := fmt.Sprintf(" among %d PCI functions", len(r.Devices))
+	switch {
+	case len(r.Accelerators) == 0 && r.Summary.Partial != "":
+		v.NoPairs = "no accelerators" + noneInPartial(r.Summary, r.Summary.SkippedAccelerators, "accelerator", among)
+	case len(r.Accelerators) == 0 && r.Summary.UnidentifiedFunctions > 0:
+		v.NoPairs = "no accelerators identified" + among + ": the source does not say what " + unidentified(r.Graph) + " are"
+	case len(r.Accelerators) == 0:
+		v.NoPairs = "no accelerators found" + among
+	case len(r.NICs) == 0 && r.Summary.Partial != "":
+		v.NoPairs = "no NICs" + noneInPartial(r.Summary, r.Summary.SkippedNICs, "NIC", among)
+	case len(r.NICs) == 0:
+		v.NoPairs = "no NICs found" + among + ": nothing for GPUDirect RDMA to use"
+	default:
+		v.Matrix = MatrixOf(r)
+		for i, d := range v.Matrix.Devices {
+			if d.Kind == string(topology.KindAccelerator) {
+				v.MatrixRows = append(v.MatrixRows, i)
+			} else {
+				v.MatrixCols = append(v.MatrixCols, i)
+			}
+		}
+		if opts.Verbose {
+			v.Pairs = pairRows(r)
+		}
+	}
+	for _, s := range r.SetAsideNICs {
+		if !slices.Contains(r.HiddenNICs, s.NIC) || !s.NoRDMAOnly() {
+			v.SetAside = append(v.SetAside, s.NIC+": "+s.Reason)
+		}
+	}
+	for _, s := range storageRows(r) {
+		v.Storage = append(v.Storage, []string{strings.TrimSpace(s.Alias + " " + s.Accelerator), strconv.Itoa(s.InSwitch), strconv.Itoa(s.RootComplex),
+			strconv.Itoa(s.Far), fmt.Sprintf("%s %s: %s", s.NearestLabel, s.NearestRoute, strings.Join(s.Nearest, ", ")), words.Gbps(s.BottleneckGbps)})
+	}
+	v.Plan = checkPlan(r, opts.Verbose)
+	for _, f := range r.Findings {
+		cf := CheckFinding{Severity: f.Severity, Code: f.Code, Message: f.Message}
+		if opts.Verbose {
+			cf.Devices, cf.Evidence, cf.Remedy = deviceList(r, f.Devices), f.Evidence, RemedyScript(f.Remedy)
+		} else {
+			cf.Devices = shortDeviceList(r, f.Devices)
+		}
+		v.Findings = append(v.Findings, cf)
+	}
+	for _, g := range noteGroups(r) {
+		who := fmt.Sprintf("%d pairs", len(g.Pairs))
+		if len(g.Pairs) == 1 {
+			who = g.Pairs[0]
+		} else if opts.Verbose {
+			who += " (" + strings.Join(g.Pairs, ", ") + ")"
+		}
+		v.Notes = append(v.Notes, who+": "+g.Note)
+	}
+	for _, w := range r.Warnings {
+		v.Warnings = append(v.Warnings, []string{w.Subject, w.Message})
+	}
+	v.Details = !opts.Verbose && len(r.Accelerators) > 0
+	return v
+}
+
+// SummaryRows are the items of the check's first table, each a name and
+// its value.
+func SummaryRows(r *Report) [][]string {
+	s := r.System
+	host := s.Hostname
+	if host == "" {
+		host = "unknown"
+	}
+	lacks := "nothing"
+	if len(r.Lacks) > 0 {
+		lacks = strings.Join(r.Lacks, "; ")
+	}
+	rows := [][]string{
+		{"Source", fmt.Sprintf("%s (%s)", r.Source.Name, r.Source.Format)},
+		{"Host", host},
+		{"CPU", cpuText(s)},
+		{"NUMA nodes", numaText(s)},
+		{"Accelerators", r.Summary.Accelerators},
+		{"NICs", r.Summary.NICs},
+		{"PCIe switches", switchText(r)},
+		{"PCI functions", strconv.Itoa(r.Summary.Functions)},
+		{"Source lacks", lacks},
+	}
+	if len(r.Summary.Platform) > 0 {
+		rows = append(rows, []string{"Platform", strings.Join(r.Summary.Platform, "; ")})
+	}
+	if r.NVSMI != nil {
+		rows = append(rows, []string{"nvidia-smi", r.NVSMI.CellCounts()})
+	}
+	return rows
+}
+
+// numaText is "2 (0: socket 0, 1: socket 1)", or "unknown".
+func numaText(s System) string {
+	if len(s.NUMANodes) == 0 {
+		return "unknown"
+	}
+	var per []string
+	for _, node := range s.NUMANodes {
+		sock := "socket ?"
+		if node.MemoryOnly {
+			sock = "memory only"
+		}
+		if node.Socket >= 0 {
+			sock = "socket " + strconv.Itoa(node.Socket)
+		}
+		per = append(per, fmt.Sprintf("%d: %s", node.ID, sock))
+	}
+	return fmt.Sprintf("%d (%s)", len(s.NUMANodes), strings.Join(per, ", "))
+}
+
+// pairRows are the pair table's cells: one row an accelerator and a shown
+// NIC.
+func pairRows(r *Report) [][]string {
+	var rows [][]string
+	for _, a := range r.Accelerators {
+		for _, n := range r.NICs {
+			p := r.Pair(a.BDF, n)
+			if p == nil {
+				continue
+			}
+			da, dn := r.Device(a.BDF), r.Device(n)
+			bottleneck := words.Gbps(p.BottleneckGbps)
+			expected, eff, gdr := "", "", ""
+			if x := p.Prediction; x != nil {
+				expected, gdr = x.ExpectedText(), x.GDRText()
+				if x.PathGbps > p.BottleneckGbps+0.5 { // an idle accelerator's link, predicted at its max speed
+					bottleneck += ", " + words.Gbps(x.PathGbps) + " loaded"
+				}
+				if x.Efficiency > 0 {
+					eff = fmt.Sprintf("%.0f%%", 100*x.Efficiency)
+				}
+			}
+			rows = append(rows, []string{
+				da.Alias + " " + da.BDF, dn.TableName() + " " + dn.BDF,
+				Label(p), NCCLLabel(p), p.Path, bottleneck, strconv.Itoa(len(p.Hops)),
+				expected, eff, gdr,
+			})
+		}
+	}
+	return rows
+}
+
+// checkPlan is the rail plan as check shows it, each rank's settings with
+// verbose; nil without assignments.
+func checkPlan(r *Report, verbose bool) *CheckPlan {
+	plan := r.Plan
+	if len(plan.Assignments) == 0 {
+		return nil
+	}
+	out := &CheckPlan{Worst: words.GbpsAtMost(plan.WorstGbps, plan.AtMost), Mean: words.GbpsAtMost(plan.MeanGbps, plan.AtMost), AtMost: plan.AtMost}
+	for _, as := range plan.Assignments {
+		shared := "own"
+		if as.Shared > 1 {
+			shared = fmt.Sprintf("shared by %d", as.Shared)
+		}
+		if !as.Known {
+			shared += ", unsure"
+		}
+		g, n := r.Device(as.Accelerator), r.Device(as.NIC)
+		nic := n.TableName()
+		if len(as.MoreNICs) > 0 {
+			shared += fmt.Sprintf(", %d NICs", 1+len(as.MoreNICs))
+			nic += " + " + strings.Join(r.TableNames(as.MoreNICs), " ")
+		}
+		out.Rows = append(out.Rows, []string{g.Alias + " " + g.BDF, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost), words.GbpsAtMost(as.ShareGbps, as.AtMost), shared})
+	}
+	if !verbose {
+		return out
+	}
+	for _, rk := range plan.Ranks {
+		settings := make([]string, len(rk.Env))
+		for i, w := range rk.Env {
+			settings[i] = termsafe.Assignment(w) // names from the input, pasted into a shell
+		}
+		line := strings.Join(settings, " ")
+		if rk.Numactl != "" {
+			line += " " + rk.Numactl
+		}
+		out.Ranks = append(out.Ranks, CheckRank{LocalRank: rk.LocalRank, Settings: line})
+	}
+	return out
+}
+
+// RemedyScript writes remedy steps as shell lines: a command as it is,
+// after its comment; the other kinds as comments saying what they are.
+func RemedyScript(steps []RemedyStep) []string {
+	var out []string
+	said := "" // the comment above the last command, said once for a run of them
+	for _, s := range steps {
+		comment := ""
+		if s.Comment != "" {
+			comment = "; " + s.Comment
+		}
+		switch s.Kind {
+		case "command":
+			if s.Comment != "" && s.Comment != said {
+				out = append(out, "# "+s.Comment)
+			}
+			said = s.Comment
+			out = append(out, s.Text)
+			continue
+		case "kernel_parameter":
+			out = append(out, "# kernel parameter: "+s.Text+comment)
+		case "bios":
+			out = append(out, "# BIOS: "+s.Text+comment)
+		default:
+			out = append(out, "# by hand: "+s.Text+comment)
+		}
+		said = ""
+	}
+	return out
+}
+
+// shortDeviceList names a finding's devices in a few words: their table
+// names ("GPU0, NIC5", the address where there is none) up to three, else
+// how many.
+func shortDeviceList(r *Report, bdfs []string) string {
+	if len(bdfs) > 3 {
+		return fmt.Sprintf("%d devices", len(bdfs))
+	}
+	return strings.Join(r.TableNames(bdfs), ", ")
+}
+
+// deviceList names devices by alias where they have one: "GPU0 0000:1a:00.0".
+func deviceList(r *Report, bdfs []string) string {
+	out := make([]string, len(bdfs))
+	for i, b := range bdfs {
+		if d := r.Device(b); d != nil && d.Alias != "" {
+			out[i] = d.Alias + " " + b
+		} else {
+			out[i] = b
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// TableNames names each device by its table name (GPU0, NIC3), or its
+// address where it has none.
+func (r *Report) TableNames(bdfs []string) []string {
+	out := make([]string, len(bdfs))
+	for i, b := range bdfs {
+		out[i] = b
+		if d := r.Device(b); d != nil && d.Alias != "" {
+			out[i] = d.Alias
+		}
+	}
+	return out
+}
+
+// TableName names a device in tables: "NIC0 mlx5_0", "GPU0", or its BDF.
+func (d *Device) TableName() string {
+	if d.Alias == "" {
+		return d.BDF
+	}
+	if d.Kind == string(topology.KindNIC) {
+		if n := deviceName(d); n != "" {
+			return d.Alias + " " + n
+		}
+	}
+	return d.Alias
+}
+
+// TableNameAndBDF is "NIC0 mlx5_0 0000:1b:00.0", or the BDF alone for a
+// device without a table name.
+func (d *Device) TableNameAndBDF() string {
+	if d.Alias == "" {
+		return d.BDF
+	}
+	return d.TableName() + " " + d.BDF
+}
+
+// GDRText says whether NCCL would use GPUDirect RDMA for the pair and,
+// when it would not, what staging through host memory gives: "yes",
+// "recv only?", "no, staged 100 Gb/s".
+func (x *Prediction) GDRText() string {
+	staged := ""
+	if x.HostStagedGbps > 0 {
+		staged = ", staged " + words.GbpsAtMost(x.HostStagedGbps, x.AtMost)
+	}
+	doubt := ""
+	if x.GDRUnknown != "" {
+		doubt = "?"
+	}
+	switch {
+	case !x.GDR:
+		return "no" + doubt + staged
+	case !x.GDRRead:
+		return "recv only" + doubt + staged
+	}
+	return "yes" + doubt
+}
+
+// ExpectedText is the prediction, per direction where they differ: "w
+// 192 / r 83-173 Gb/s" (write: the NIC writes GPU memory); "≤ w 192 / r
+// 83-173 Gb/s" where they are ceilings.
+func (x *Prediction) ExpectedText() string {
+	if x.ExpectedWriteGbps <= 0 || x.ExpectedReadGbps <= 0 || x.ExpectedWriteGbps == x.ExpectedReadGbps && x.ExpectedReadMaxGbps == x.ExpectedReadGbps && x.ExpectedWriteMaxGbps == x.ExpectedWriteGbps {
+		return words.GbpsAtMost(x.ExpectedGbps, x.AtMost)
+	}
+	return words.Ceiling("w "+words.GbpsSpan(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps)+" / r "+words.GbpsSpan(x.ExpectedReadGbps, x.ExpectedReadMaxGbps)+" Gb/s", x.AtMost)
+}
