@@ -4,9 +4,9 @@
 // module proxy beside the module cache's own downloads, installs from there
 // into a private module cache, and runs the installed gdtopo.
 //
-// Usage, from the repository (.ci/install-check runs it):
+// Usage (.ci/install-check builds and runs it):
 //
-//	go run ./scripts/installcheck [-rev HEAD] [-version v0.0.0-ci] [-fixture fixtures/hgx-h100.tar.gz]
+//	.ci/install-check [-rev HEAD] [-version v0.0.0-ci] [-fixture fixtures/hgx-h100.tar.gz] [-keep]
 //
 // It reads the commit, never the working tree: commit what it should check.
 package main
@@ -34,8 +34,8 @@ import (
 	"golang.org/x/mod/zip"
 )
 
-// mainPackage is what users install.
-const mainPackage = "github.com/gdtopo/gdtopo/cmd/gdtopo"
+// command is the folder, in the module, of what users install.
+const command = "cmd/gdtopo"
 
 func main() {
 	rev := flag.String("rev", "HEAD", "git revision to make the module zip of")
@@ -78,6 +78,7 @@ func run(rev, version, fixture string, keep bool) error {
 		return fmt.Errorf("%s:go.mod names no module", rev)
 	}
 	mod := module.Version{Path: mf.Module.Mod.Path, Version: version}
+	pkg := mod.Path + "/" + command
 
 	// Every reason go install would refuse the module, or the check could
 	// not run, at once.
@@ -97,7 +98,7 @@ func run(rev, version, fixture string, keep bool) error {
 		fmt.Printf("install-check: note: %s\n", line)
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("%s cannot be installed with go install %s@%s:\n  %s", rev, mainPackage, version, strings.Join(problems, "\n  "))
+		return fmt.Errorf("%s cannot be installed with go install %s@%s:\n  %s", rev, pkg, version, strings.Join(problems, "\n  "))
 	}
 
 	proxy := filepath.Join(work, "proxy")
@@ -109,7 +110,7 @@ func run(rev, version, fixture string, keep bool) error {
 		return err
 	}
 	bin := filepath.Join(work, "bin")
-	install := exec.Command("go", "install", mainPackage+"@"+version)
+	install := exec.Command("go", "install", pkg+"@"+version)
 	install.Dir = work // outside any module, as a user's go install runs
 	install.Env = append(os.Environ(),
 		// the module from the proxy above; its dependencies from this
@@ -125,7 +126,7 @@ func run(rev, version, fixture string, keep bool) error {
 		"GOFLAGS=-trimpath -modcacherw",
 	)
 	if out, err := install.CombinedOutput(); err != nil {
-		return fmt.Errorf("go install %s@%s: %w\n%s", mainPackage, version, err, out)
+		return fmt.Errorf("go install %s@%s: %w\n%s", pkg, version, err, out)
 	}
 	gdtopo := filepath.Join(bin, "gdtopo")
 
@@ -143,8 +144,7 @@ func run(rev, version, fixture string, keep bool) error {
 	if err := check.Run(); err != nil {
 		return fmt.Errorf("installed gdtopo check %s: %w\n%s", fixture, err, stderr.Bytes())
 	}
-	fmt.Printf("install-check: go install %s@%s from a module proxy: ok (%s", mainPackage, version, strings.SplitN(string(out), "\n", 2)[0])
-	fmt.Printf("; check %s: ok)\n", fixture)
+	fmt.Printf("install-check: go install %s@%s from a module proxy: ok (%s; check %s: ok)\n", pkg, version, strings.SplitN(string(out), "\n", 2)[0], fixture)
 	return nil
 }
 
@@ -257,15 +257,20 @@ func installable(mf *modfile.File, checked zip.CheckedFiles) []string {
 	}
 	var directives []string
 	for _, r := range mf.Replace {
-		directives = append(directives, "replace "+r.Old.String()+" => "+r.New.String())
+		directives = append(directives, "replace "+goModSyntax(r.Old)+" => "+goModSyntax(r.New))
 	}
 	for _, e := range mf.Exclude {
-		directives = append(directives, "exclude "+e.Mod.String())
+		directives = append(directives, "exclude "+goModSyntax(e.Mod))
 	}
 	if len(directives) > 0 {
 		problems = append(problems, "go.mod has directives go install MODULE@VERSION refuses (they would make the module build otherwise than as the main module):\n    "+strings.Join(directives, "\n    "))
 	}
 	return problems
+}
+
+// goModSyntax writes m as go.mod does: the path, then the version if any.
+func goModSyntax(m module.Version) string {
+	return strings.TrimSpace(m.Path + " " + m.Version)
 }
 
 // omitted describes the files a module zip leaves out (other modules'
