@@ -9,6 +9,11 @@ import (
 	"github.com/gdtopo/gdtopo/internal/cli"
 )
 
+// version is the release version, stamped at build time with
+// -ldflags "-X main.version=v1.2.3" (scripts/release); empty, gdtopo
+// reports the module version Go recorded.
+var version string
+
 func main() {
-	os.Exit(cli.MainTerminal(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+	os.Exit(cli.MainTerminal(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv, version))
 }

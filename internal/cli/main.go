@@ -50,6 +50,9 @@ type Streams struct {
 	// Style is how text output is laid out: width, colour (MainTerminal
 	// sets them for a terminal); the zero value is plain and unwrapped.
 	Style render.Style
+	// Version is the version a release build was stamped with (-ldflags
+	// "-X main.version=v1.2.3"); empty, gdtopo reports the one Go recorded.
+	Version string
 }
 
 // open opens a SOURCE that is a folder or archive, through op (which keeps

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -10,9 +11,6 @@ import (
 	"github.com/gdtopo/gdtopo/internal/names"
 	"github.com/gdtopo/gdtopo/internal/render"
 )
-
-// version is gdtopo's version, shown by --version.
-const version = "0.1.0-dev"
 
 // globalOptions are the flags every command shares.
 type globalOptions struct {
@@ -75,7 +73,6 @@ Every command writes its output in the format -o names (table by default);
 "gdtopo completion bash|zsh|fish|powershell" writes a shell completion script.
 
 Exit status: 0 ok, 1 error, 2 usage, 3 problems found at or above --fail-on.`,
-		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -85,10 +82,10 @@ Exit status: 0 ok, 1 error, 2 usage, 3 problems found at or above --fail-on.`,
 	root.SetUsageTemplate(strings.ReplaceAll(root.UsageTemplate(), ".FlagUsages", ".FlagUsagesWrapped "+strconv.Itoa(io.Style.Width)))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.PersistentFlags().StringVar(&opts.PCIIDs, "pci-ids", "", "pci.ids file for device names (default: the system's, never downloaded)")
-	all := commands()
+	all, whole := commands(), true
 	for _, c := range all {
 		if len(args) > 0 && args[0] == c.name {
-			all = []command{c}
+			all, whole = []command{c}, false
 			root.CompletionOptions.DisableDefaultCmd = true
 			break
 		}
@@ -96,7 +93,15 @@ Exit status: 0 ok, 1 error, 2 usage, 3 problems found at or above --fail-on.`,
 	for _, c := range all {
 		root.AddCommand(c.new(opts))
 	}
-	if io.Style.Width > 0 && !root.CompletionOptions.DisableDefaultCmd {
+	if whole {
+		// --version, a flag of the whole tree's root alone, prints what
+		// gdtopo version prints (a template of one quoted string, so that
+		// nothing in it is read as template)
+		v := readVersion(io.Version, debug.ReadBuildInfo)
+		root.Version = v.Version
+		root.SetVersionTemplate("{{" + strconv.Quote(v.String()) + "}}")
+	}
+	if io.Style.Width > 0 && whole {
 		// gdtopo's own help is written to 80 columns; cobra's completion
 		// help is not, and is wrapped to the width
 		root.InitDefaultCompletionCmd()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -90,7 +91,7 @@ func snapshotRun(opts *snapshotOptions) error {
 		var err error
 		st, err = snapshot.Capture(src.Root, w, snapshot.Options{
 			Redact:  !opts.NoRedact,
-			Version: version,
+			Version: readVersion(opts.IO.Version, debug.ReadBuildInfo).Version,
 			Source:  src.Name,
 			Root:    src.Kind == source.KindLive && os.Geteuid() == 0,
 		})

@@ -11,10 +11,11 @@ import (
 // MainTerminal is Main for the gdtopo binary: text output fits the
 // terminal standard output is (or COLUMNS, when set, whatever it is), with
 // colour only on a terminal and never with NO_COLOR set; output that is not
-// a terminal is plain and unwrapped unless COLUMNS says otherwise.
-func MainTerminal(args []string, stdin io.Reader, stdout *os.File, stderr io.Writer, getenv func(string) string) int {
+// a terminal is plain and unwrapped unless COLUMNS says otherwise. version
+// is the version the binary was stamped with, if any (Streams.Version).
+func MainTerminal(args []string, stdin io.Reader, stdout *os.File, stderr io.Writer, getenv func(string) string, version string) int {
 	collectLate(getenv)
-	return mainStreams(args, &Streams{In: stdin, Out: stdout, Err: stderr, Style: terminalStyle(stdout, getenv)})
+	return mainStreams(args, &Streams{In: stdin, Out: stdout, Err: stderr, Style: terminalStyle(stdout, getenv), Version: version})
 }
 
 // terminalStyle is the layout for output to out.

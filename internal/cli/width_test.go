@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -89,25 +88,6 @@ func TestNotesGrouped(t *testing.T) {
 		if strings.Contains(out, "GPU0-NIC0: ") {
 			t.Errorf("check %s gives a note to one pair at a time:\n%s", v, out)
 		}
-	}
-}
-
-// TestVersion: gdtopo version names the module version Go recorded and the
-// install line.
-func TestVersion(t *testing.T) {
-	var out bytes.Buffer
-	opts := &versionOptions{globalOptions: &globalOptions{IO: &Streams{Out: &out}},
-		BuildInfo: func() (*debug.BuildInfo, bool) {
-			return &debug.BuildInfo{GoVersion: "go1.25.0", Main: debug.Module{Path: "github.com/gdtopo/gdtopo", Version: "v0.2.0"}}, true
-		}}
-	if err := versionRun(opts); err != nil {
-		t.Fatal(err)
-	}
-	if want := "gdtopo v0.2.0, go1.25.0\ninstall from a checkout: go install ./cmd/gdtopo\n"; out.String() != want {
-		t.Errorf("version:\n%q\nwant\n%q", out.String(), want)
-	}
-	if code, stdout, _ := run("version"); code != ExitOK || !strings.HasPrefix(stdout, "gdtopo ") {
-		t.Errorf("gdtopo version: exit %d %q", code, stdout)
 	}
 }
 

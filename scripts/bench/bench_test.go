@@ -20,7 +20,7 @@ const asGdtopo = "GDTOPO_BENCH_TEST_AS_GDTOPO"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(asGdtopo) == "1" {
-		os.Exit(cli.MainTerminal(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+		os.Exit(cli.MainTerminal(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv, ""))
 	}
 	os.Exit(m.Run())
 }
