@@ -43,8 +43,8 @@ func (w workload) String() string {
 	return "workload " + strconv.Itoa(int(w))
 }
 
-// goal is the largest ratio of gdtopo's time to the peer's that meets the
-// workload's goal (issue 18).
+// goal is the largest ratio of gdtopo's time to the peer's that the table
+// marks as met (docs/performance.md says which goals still count).
 func (w workload) goal() float64 {
 	switch w {
 	case checkLspci:
