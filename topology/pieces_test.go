@@ -93,8 +93,8 @@ func TestConfigInPiecesReadsAsWhole(t *testing.T) {
 }
 
 // BenchmarkLiveConfig reads this machine's live /sys with config whole
-// (the captured-tree path) and in pieces (the live path). On a VM each 4
-// bytes of config is a VM exit: see docs/performance.md for the numbers.
+// (the captured-tree path) and in pieces (the live path), since on a VM
+// every 4 bytes of config read is a VM exit.
 func BenchmarkLiveConfig(b *testing.B) {
 	if _, err := fs.Stat(source.Live().Root, "sys/bus/pci/devices"); err != nil {
 		b.Skip("no live sys/bus/pci/devices:", err)

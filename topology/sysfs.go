@@ -30,11 +30,8 @@ func ReadSysfs(fsys fs.FS) (*Graph, error) {
 }
 
 // functionsPerWorker is the fewest PCI functions a goroutine of
-// ReadSysfsOn is started for: a function's folder takes 15-20 system
-// calls, tens of microseconds, and starting goroutines that other threads
-// run costs more than a smaller tree's reading saves (paired runs in the
-// development VM: 1.01-1.04 of the time on 10-30 functions with them,
-// 0.93-0.95 on 70-80; docs/performance.md).
+// ReadSysfsOn is started for: on a smaller tree, starting goroutines costs
+// more than reading on them saves.
 const functionsPerWorker = 16
 
 // ReadSysfsOn is ReadSysfs on at most workers goroutines, for a tree of at

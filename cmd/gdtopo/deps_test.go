@@ -8,9 +8,8 @@ import (
 	"testing"
 )
 
-// leftOut are packages gdtopo's binary no longer links, each with what
-// took it out; every one was initialised in every run, a cost paid at each
-// start (docs/performance.md, "Start-up").
+// leftOut are packages gdtopo's binary must not link, each with what keeps
+// it out: a linked package is initialised at every start.
 var leftOut = map[string]string{
 	"net":                                 "pflag's IP flags, left out of third_party/pflag",
 	"database/sql":                        "tablewriter's error package and sql.Null cases, left out of third_party/tablewriter",

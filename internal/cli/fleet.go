@@ -61,14 +61,11 @@ func (opts *checkOptions) checkSources(names []string, f render.Format, emit fun
 
 // fleetGC collects the garbage of a run over several sources when the heap
 // reaches a set size (a memory limit, GOGC off), not a multiple of the live
-// heap. Each source allocates a few megabytes and keeps none of them; at
-// GOGC 400 the heap's target swung with the little the workers held at
-// each collection, and the runtime gave memory back to the system after a
-// low target only to fault it in again: in the development VM a page fault
-// costs about 10 µs, and faults and madvise took a tenth of the CPU. With a
-// steady target, 400 snapshots of hgx-h100 take 0.68 s there instead of
-// 0.76 s at GOGC 400, for a peak RSS of 53 MB instead of 52. The size
-// grows with sources that hold more (see adjust).
+// heap. Each source allocates a few megabytes and keeps none of them; with
+// GOGC the heap's target swings with the little the workers hold at each
+// collection, and the runtime gives memory back after a low target only to
+// fault it in again. The size grows with sources that hold more (see
+// adjust).
 type fleetGC struct {
 	mu       sync.Mutex
 	limit    int64  // the memory limit set
@@ -110,12 +107,11 @@ func (g *fleetGC) afterNextGC() {
 // limit the live heap nears makes the collector run all the time. It runs
 // after each collection and reads the heap in use (runtime.ReadMemStats'
 // HeapAlloc), which then holds the live heap, what the workers allocated
-// since, and any garbage not yet swept; over 2,000 snapshots the readings
-// were all 3-7 MB of a 48 MiB limit, but one taken early in a sweep could
-// be near the limit, so the lower of the last two readings counts: one
+// since, and any garbage not yet swept; a reading taken early in a sweep
+// can be near the limit, so the lower of the last two readings counts: one
 // early reading raises nothing. (runtime/metrics has the live heap alone,
-// but the init of its package costs every run of gdtopo 0.7 ms:
-// docs/performance.md.) It reports false once stop has run.
+// but the init of its package would run at every start of gdtopo.) It
+// reports false once stop has run.
 func (g *fleetGC) adjust() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -9,24 +9,18 @@ import (
 // lateGCLimit is the memory (the runtime's total, as GOMEMLIMIT counts it)
 // a run of the gdtopo binary reaches before its first garbage collection.
 // No fixture or corpus input comes near it (the largest allocate a few
-// megabytes); a check of a generated tree of 10,000 functions allocates
-// about 40 MB, most of it garbage of the reader, and collecting at 24 MiB
-// rather than 32 lets it reuse more of that memory instead of faulting in
-// fresh pages: 9,600 page faults instead of 11,400 and a peak RSS of 39 MB
-// instead of 46, for one or two more collections that cost about what
-// those faults did (docs/performance.md, "Memory of a large tree"). Lower
-// limits collect more often for fewer faults, and at 16 MiB reach inputs
-// of the corpus.
+// megabytes); a large tree's check passes it with the reader's garbage,
+// and collecting then lets it reuse that memory rather than touch fresh
+// pages. Lower limits collect more often, and reach inputs of the corpus.
 const lateGCLimit = 24 << 20
 
 // collectLate makes a run of the binary collect no garbage until it holds
 // lateGCLimit, and from its first collection on collect as Go does by
 // default (GOGC=100, no memory limit). Most runs end long before: a check of
-// an 8-GPU server allocates 2-3 MB in all, and at Go's default a
-// collection starts at the 4 MB minimum goal in part of the runs, on the
-// way to the exit, for nothing it would give back (docs/performance.md,
-// "The fixed cost of a run"). A run that needs more (a tree of 10,000
-// functions) collects at the limit, then as before. GOGC or GOMEMLIMIT in
+// an 8-GPU server allocates a few megabytes in all, and at Go's default it
+// would collect at the 4 MB minimum goal on the way to the exit, for
+// nothing it would give back. A run that needs more (a tree of 10,000
+// functions) collects at the limit, then as Go does. GOGC or GOMEMLIMIT in
 // the environment leave the runtime's policy alone; a fleet run sets its
 // own while it reads (startFleetGC).
 func collectLate(getenv func(string) string) {

@@ -20,10 +20,10 @@ import (
 	"github.com/gdtopo/gdtopo/internal/hwloc"
 )
 
-// The bounds each hostile input is held to: the time to be refused or read
-// (measured here, on 2 shared cores: under 0.6 s each), the bomb's (which
-// inflates MaxExpanded, 512 MiB, to find out: 1.3 s here), and what one
-// check may allocate (measured: under 1 MiB each).
+// The bounds each hostile input is held to, with room over what a run
+// takes on a shared machine: the time to be refused or read, the bomb's
+// (which inflates MaxExpanded, 512 MiB, to find out), and what one check
+// may allocate.
 const (
 	hostileBound = 2 * time.Second
 	bombBound    = 10 * time.Second
@@ -33,7 +33,7 @@ const (
 	hostileTextAlloc = 4 << 20
 	// hostileKeptAlloc: an archive of members at the member limit is read
 	// up to source.DefaultLimits().MaxKept (64 MiB) before it is refused;
-	// each member's buffer doubles as its content arrives (measured: 128 MiB).
+	// each member's buffer doubles as its content arrives (up to twice that).
 	hostileKeptAlloc = 160 << 20
 )
 

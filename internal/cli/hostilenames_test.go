@@ -123,8 +123,8 @@ func TestHostileFlagFiles(t *testing.T) {
 
 // TestPairEndsBound gives lspci text of many accelerators and NICs: past
 // topology.MaxPairEnds it is one line and exit 1, read in time and memory
-// that grow with the text, not with the square of it (600 ends took 500 MB
-// and 13 s before the bound); at the bound it is analysed.
+// that grow with the text, not with the square of it; at the bound it is
+// analysed.
 func TestPairEndsBound(t *testing.T) {
 	text := func(acc, nic int) string {
 		var b strings.Builder

@@ -46,10 +46,8 @@ func NewRootCmd(io *Streams) *cobra.Command { return newRootCmdFor(io, nil) }
 // runs it, and its help and errors read the same, as they name no other
 // command) and no completion command; otherwise (help, completion, a flag
 // first, a mistyped name that cobra suggests a command for) the whole tree.
-// Building the other ten commands and their flags, and the completion
-// command cobra adds to a root with subcommands, took about 25 of the 410
-// page faults of "gdtopo version" (docs/performance.md, "Start-up: one
-// command").
+// Building the other ten commands, their flags and cobra's completion
+// command would cost every run's start for nothing.
 func newRootCmdFor(io *Streams, args []string) *cobra.Command {
 	opts := &globalOptions{IO: io}
 	root := &cobra.Command{

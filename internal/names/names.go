@@ -4,8 +4,8 @@
 // a name outside the table is asked for. The network is never used.
 //
 // pci.ids is read here rather than through pcidb: pcidb links net/http for
-// a download gdtopo never makes (on the development VM, 1.1 ms more for
-// every start and 4.8 MB more binary), parses the whole file into maps, and
+// a download gdtopo never makes (a cost at every start, and a larger
+// binary), parses the whole file into maps, and
 // panics on a line shorter than it expects (gdtopo --pci-ids FILE with a
 // damaged FILE). Tests check this reader against pcidb.
 package names

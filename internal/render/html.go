@@ -96,7 +96,7 @@ const htmlPage = `<!DOCTYPE html>
 
 // htmlTemplate parses htmlPage and gives its interpolations their
 // escapers (htmlEscape). It is parsed when a page is drawn, not at
-// start-up: every other command would pay for it (about 3 M instructions).
+// start-up: every other command would pay for it.
 func htmlTemplate() (*template.Template, error) {
 	t, err := template.New("page").Funcs(htmlEscapers()).Funcs(template.FuncMap{"remedy": htmlRemedy}).Parse(htmlPage)
 	if err != nil {

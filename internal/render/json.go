@@ -12,10 +12,9 @@ import (
 
 // writeJSON writes v as indented JSON (-o json): the bytes an Encoder with
 // SetIndent("", "  ") writes, built with less memory. That Encoder indents
-// into a slice grown by append, a quarter at a time at this size, which
-// allocated five times the output in all (100 MB for the 20 MB report of
-// a 10,000-function tree); json.Indent grows its buffer once, to twice the
-// compact encoding.
+// into a slice grown by append, which allocates several times a large
+// report's size; json.Indent grows its buffer once, to twice the compact
+// encoding.
 func writeJSON(w io.Writer, v any) error {
 	var compact, out bytes.Buffer
 	enc := json.NewEncoder(&compact)

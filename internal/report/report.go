@@ -16,7 +16,7 @@ import (
 	"github.com/gdtopo/gdtopo/topology"
 )
 
-// SchemaVersion is the version of the JSON contract (README "JSON").
+// SchemaVersion is the version of the JSON contract (docs/json.md).
 const SchemaVersion = 2
 
 // Exit statuses, as the command line returns them.

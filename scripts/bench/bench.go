@@ -34,7 +34,6 @@ type options struct {
 	FleetRuns int            // timed fleet runs
 	Corpus    string         // corpus folder; "" is ../shared/corpus beside the module
 	Gdtopo    string         // binary to time; "" builds ./cmd/gdtopo
-	Update    bool           // rewrite the marked tables in README.md and docs/performance.md
 	Root      string         // module root; "" finds it from the working directory
 	Log       io.Writer      // progress lines; nil for none
 	mode      string         // "full" or "quick", for the table's header
@@ -189,18 +188,8 @@ func run(o options, out io.Writer) error {
 	}
 
 	doc := render(m, res)
-	if _, err := io.WriteString(out, doc.summary+"\n"+doc.detail); err != nil {
-		return err
-	}
-	if o.Update {
-		if err := updateFile(filepath.Join(o.Root, "README.md"), map[string]string{summaryMarker: doc.summary}); err != nil {
-			return err
-		}
-		if err := updateFile(filepath.Join(o.Root, "docs", "performance.md"), map[string]string{summaryMarker: doc.summary, detailMarker: doc.detail}); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err = io.WriteString(out, doc.summary+"\n"+doc.detail)
+	return err
 }
 
 // findInputs lists the fixtures (folders under fixtures/ holding sys/) and

@@ -124,50 +124,6 @@ func parseTable(t *testing.T, text, marker string, header []string) [][]string {
 	return rows[2:]
 }
 
-// TestUpdateFile checks that -update replaces exactly the marked blocks and
-// refuses a file without them.
-func TestUpdateFile(t *testing.T) {
-	p := t.TempDir() + "/doc.md"
-	before := "# Doc\n\n<!-- bench:summary begin -->\nold\n<!-- bench:summary end -->\n\nafter\n"
-	if err := os.WriteFile(p, []byte(before), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	text := block(summaryMarker, "head", "| a |\n")
-	if err := updateFile(p, map[string]string{summaryMarker: text}); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "# Doc\n\n" + text + "\nafter\n"; string(b) != want {
-		t.Errorf("updated file:\n%s\nwant:\n%s", b, want)
-	}
-	if err := updateFile(p, map[string]string{detailMarker: text}); err == nil {
-		t.Error("a file without the detail block: no error")
-	}
-}
-
-// TestDocsHaveMarkedBlocks checks that the README and docs/performance.md
-// keep the blocks -update rewrites.
-func TestDocsHaveMarkedBlocks(t *testing.T) {
-	for p, markers := range map[string][]string{
-		"../../README.md":           {summaryMarker},
-		"../../docs/performance.md": {summaryMarker, detailMarker},
-	} {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range markers {
-			begin, end := "<!-- "+m+" begin -->", "<!-- "+m+" end -->\n"
-			if i, j := strings.Index(string(b), begin), strings.Index(string(b), end); i < 0 || j < i || strings.Count(string(b), begin) != 1 {
-				t.Errorf("%s: want one %q block", p, m)
-			}
-		}
-	}
-}
-
 // TestLspciCannotRead: an input lspci cannot read (a function with
 // neither a vendor nor a config file, as in the corpus POWER capture) gets
 // a note with lspci's words and no rows against it; one it can read gets

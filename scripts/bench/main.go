@@ -1,6 +1,6 @@
 // Command bench times gdtopo side by side with the peer tools, lspci
-// (pciutils) and lstopo (hwloc), in one sitting, and prints one Markdown
-// table of paired ratios against the speed goals in docs/performance.md:
+// (pciutils) and lstopo (hwloc), in one run, and prints Markdown tables of
+// paired ratios, CPU time and peak memory (docs/performance.md):
 //
 //   - `gdtopo check DIR` against `lspci -A linux-sysfs -O sysfs.path=DIR/sys/bus/pci -tv`
 //     and `lstopo-no-graphics --input DIR`, and `gdtopo tree DIR` against
@@ -26,7 +26,6 @@
 //
 //	go run ./scripts/bench            # full run: 15 pairs after 3 warm-ups
 //	go run ./scripts/bench -quick     # a quick run, for CI and a first look
-//	go run ./scripts/bench -update    # also rewrite the tables in README.md and docs/performance.md
 //	go run ./scripts/bench -gen DIR   # only write the generated tree into DIR
 //
 // gdtopo is built once (`go build ./cmd/gdtopo`) into a temporary folder,
@@ -57,7 +56,6 @@ func main() {
 	flag.IntVar(&opts.Fleet, "fleet", -1, "snapshots in the fleet run (default 10000, -quick 1000; 0 leaves it out)")
 	flag.StringVar(&opts.Corpus, "corpus", "", "the corpus folder (default ../shared/corpus beside the repository; a missing one is left out)")
 	flag.StringVar(&opts.Gdtopo, "gdtopo", "", "time this gdtopo binary instead of building ./cmd/gdtopo")
-	flag.BoolVar(&opts.Update, "update", false, "rewrite the marked tables in README.md and docs/performance.md")
 	flag.StringVar(&gen, "gen", "", "write the generated tree of -functions functions into this folder and exit")
 	flag.Parse()
 	if flag.NArg() > 0 {

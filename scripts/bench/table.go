@@ -43,8 +43,8 @@ func (w workload) String() string {
 	return "workload " + strconv.Itoa(int(w))
 }
 
-// goal is the largest ratio of gdtopo's time to the peer's that meets the
-// workload's goal (issue 18).
+// goal is the largest ratio of gdtopo's time to the peer's that the table
+// marks as met (docs/performance.md says which goals still count).
 func (w workload) goal() float64 {
 	switch w {
 	case checkLspci:
@@ -122,7 +122,7 @@ func header(detail bool) []string {
 	return h
 }
 
-// Markers around the blocks -update rewrites.
+// Markers around the printed tables, for whoever reads them back.
 const (
 	summaryMarker = "bench:summary"
 	detailMarker  = "bench:detail"
@@ -358,24 +358,4 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-// updateFile replaces, in the file at p, each marked block (from its begin
-// comment to its end comment) with the new block.
-func updateFile(p string, blocks map[string]string) error {
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return err
-	}
-	s := string(b)
-	for marker, text := range blocks {
-		begin, end := fmt.Sprintf("<!-- %s begin -->", marker), fmt.Sprintf("<!-- %s end -->\n", marker)
-		i := strings.Index(s, begin)
-		j := strings.Index(s, end)
-		if i < 0 || j < i {
-			return fmt.Errorf("%s: no %q ... %q block to replace", p, begin, strings.TrimSpace(end))
-		}
-		s = s[:i] + text + s[j+len(end):]
-	}
-	return os.WriteFile(p, []byte(s), 0o644)
 }
