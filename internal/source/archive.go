@@ -11,10 +11,11 @@ import (
 	"path"
 	"strings"
 
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/gdtopo/gdtopo/internal/tarfmt"
-	"github.com/gdtopo/gdtopo/third_party/flate"
-	"github.com/gdtopo/gdtopo/third_party/gzip"
-	"github.com/gdtopo/gdtopo/third_party/zstd"
 )
 
 // readArchive reads the snapshot archive f, named name, into memory. The
@@ -60,13 +61,16 @@ func (o *Opener) readArchive(name string, f io.Reader) (*Source, error) {
 		format, stream = "tar.bz2", bzip2.NewReader(br)
 	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 		format = "tar.zst"
-		// Decoded as it is read, in this goroutine, with a window of at
-		// most zstd.MaxWindowSize (64 MiB); the decoder and its buffers are
-		// kept for the next archive.
 		if o.zst == nil {
-			o.zst = new(zstd.Reader)
+			dec, err := newZstdDecoder()
+			if err != nil {
+				return nil, fmt.Errorf("%s: zstd decoder: %w", name, err)
+			}
+			o.zst = dec
 		}
-		o.zst.Reset(br)
+		if err := o.zst.Reset(br); err != nil {
+			return nil, fmt.Errorf("%s: corrupt zstd stream: %w", name, err)
+		}
 		defer o.zst.Reset(nil) // holds no file once done
 		stream = o.zst
 	case bytes.HasPrefix(head, []byte("\xfd7zXZ\x00")):
@@ -94,6 +98,21 @@ func (o *Opener) readArchive(name string, f io.Reader) (*Source, error) {
 		return nil, err
 	}
 	return r.source()
+}
+
+// maxZstdWindow bounds the window, and so the memory, a zstd frame may ask
+// for: zstd(1) writes windows of at most 8 MiB unless told --long, and a
+// snapshot is a few MB. A single-segment frame's content is its window, so
+// the same bound holds it.
+const maxZstdWindow = 64 << 20
+
+// newZstdDecoder makes a zstd decoder for one stream at a time, decoded as
+// it is read in the caller's goroutine (no goroutines of its own, so it is
+// kept for the next archive without Close), with memory bounded by
+// maxZstdWindow.
+func newZstdDecoder() (*zstd.Decoder, error) {
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderMaxMemory(maxZstdWindow))
 }
 
 // isTar reports whether the first block of a file is a tar header.

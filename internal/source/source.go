@@ -19,8 +19,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/gdtopo/gdtopo/third_party/gzip"
-	"github.com/gdtopo/gdtopo/third_party/zstd"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 )
 
 // FS is a read-only file tree with symbolic links, as every gdtopo reader takes it.
@@ -119,7 +119,7 @@ type Opener struct {
 	whole  bytes.Reader  // the archive file, when it fits in that buffer
 	stream *bufio.Reader // the decompressed stream's buffer, which tar headers are parsed in
 	gz     *gzip.Reader
-	zst    *zstd.Reader
+	zst    *zstd.Decoder
 	mem    *arena // the memory of the last tree, with ReuseMemory
 }
 
