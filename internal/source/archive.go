@@ -1,6 +1,7 @@
 package source
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
 	"compress/bzip2"
@@ -14,8 +15,6 @@ import (
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/gdtopo/gdtopo/internal/tarfmt"
 )
 
 // readArchive reads the snapshot archive f, named name, into memory. The
@@ -152,7 +151,7 @@ func (r *archiveReader) readAll(br *bufio.Reader) error {
 			break
 		}
 		if err != nil {
-			if count == 0 && errors.Is(err, tarfmt.ErrHeader) && r.in.left >= 0 {
+			if count == 0 && errors.Is(err, tar.ErrHeader) && r.in.left >= 0 {
 				return fmt.Errorf("%s: the %s stream holds no tar archive: %w", r.name, compression(r.format), ErrUnrecognized)
 			}
 			return r.streamErr(err)
@@ -174,7 +173,7 @@ func (r *archiveReader) readAll(br *bufio.Reader) error {
 }
 
 // add stores the member hdr, whose content tr is positioned at.
-func (r *archiveReader) add(hdr *tarfmt.Header, tr io.Reader) error {
+func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
 	p, err := r.memberPath(hdr.Name)
 	if err != nil {
 		return r.refuse(err.Error())
@@ -184,9 +183,9 @@ func (r *archiveReader) add(hdr *tarfmt.Header, tr io.Reader) error {
 	}
 	n := r.m.newNode(fs.FileMode(hdr.Mode)&fs.ModePerm, hdr.ModTime)
 	switch hdr.Typeflag {
-	case tarfmt.TypeDir:
+	case tar.TypeDir:
 		n.mode |= fs.ModeDir
-	case tarfmt.TypeReg:
+	case tar.TypeReg:
 		if hdr.Size > r.lim.MaxMember {
 			r.warn("skipped: its %s are over the %s member limit", size(hdr.Size), size(r.lim.MaxMember))
 			if _, err := io.Copy(io.Discard, tr); err != nil {
@@ -205,7 +204,7 @@ func (r *archiveReader) add(hdr *tarfmt.Header, tr io.Reader) error {
 		}
 		r.kept += int64(len(data))
 		n.data = data
-	case tarfmt.TypeSymlink:
+	case tar.TypeSymlink:
 		n.mode |= fs.ModeSymlink
 		n.target = hdr.Linkname
 		if path.IsAbs(n.target) {
@@ -215,7 +214,7 @@ func (r *archiveReader) add(hdr *tarfmt.Header, tr io.Reader) error {
 		if climbsAbove(p, n.target) {
 			return r.refuse(fmt.Sprintf("symbolic link to %q climbs above the archive root", n.target))
 		}
-	case tarfmt.TypeLink:
+	case tar.TypeLink:
 		t, err := memberPath(hdr.Linkname)
 		if err != nil {
 			return r.refuse("hard link: " + err.Error())
@@ -226,7 +225,7 @@ func (r *archiveReader) add(hdr *tarfmt.Header, tr io.Reader) error {
 			r.warn("skipped: hard link to %q, which is not an earlier regular file", hdr.Linkname)
 			return nil
 		}
-	case tarfmt.TypeChar, tarfmt.TypeBlock, tarfmt.TypeFifo, tarfmt.TypeXGlobalHeader:
+	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo, tar.TypeXGlobalHeader:
 		return nil
 	default:
 		r.warn("skipped: unsupported tar type %q", hdr.Typeflag)
