@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/gdtopo/gdtopo/internal/faultfs"
 	"github.com/gdtopo/gdtopo/internal/source"
@@ -110,11 +109,7 @@ func TestVanishingTree(t *testing.T) {
 					}
 					for _, after := range append(points, total) { // the last: nothing vanishes during the read
 						v := &faultfs.Vanish{FS: src.Root, After: after, Gone: sc.gone, ReadErr: sc.readErr}
-						start := time.Now()
 						g, err := topology.ReadSysfs(v)
-						if took := time.Since(start); took > 5*time.Second {
-							t.Errorf("after %d: took %v", after, took)
-						}
 						if v.Ops() > 2*total+10 {
 							t.Errorf("after %d: %d operations, against %d for the whole tree", after, v.Ops(), total)
 						}

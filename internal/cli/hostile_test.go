@@ -20,13 +20,11 @@ import (
 	"github.com/gdtopo/gdtopo/internal/hwloc"
 )
 
-// The bounds each hostile input is held to, with room over what a run
-// takes on a shared machine: the time to be refused or read, the bomb's
-// (which inflates MaxExpanded, 512 MiB, to find out), and what one check
-// may allocate.
+// The bounds each hostile input is held to: what one check may allocate.
+// Time is not bounded, since a loaded machine stretches it; what makes a
+// hostile input slow (reading it whole, expanding it) shows in the bytes
+// allocated, and a gzip bomb is stopped by source.Limits.MaxExpanded.
 const (
-	hostileBound = 2 * time.Second
-	bombBound    = 10 * time.Second
 	hostileAlloc = 1 << 20
 	// hostileTextAlloc: a text source of 512 KiB is read whole (io.ReadAll
 	// grows its buffer by doubling) before it is refused.
@@ -255,7 +253,7 @@ func peakRSS() int64 {
 // TestHostileSources runs gdtopo check on inputs built to hurt it. For each:
 // no panic and no usage exit; a refusal is exit 1 with one stderr line naming
 // the input; a read is exit 0 or 3 with the problem among the JSON warnings;
-// it ends within hostileBound; it allocates within a bound; and it writes
+// it allocates within a bound; and it writes
 // nothing outside the test's private folders.
 func TestHostileSources(t *testing.T) {
 	if testing.Short() && os.Getenv("CI") == "" {
@@ -488,14 +486,6 @@ func TestHostileSources(t *testing.T) {
 			t.Logf("exit %d in %v; allocated %d KiB, heap reserved %d MiB, process peak RSS %d MiB",
 				code, took.Round(time.Millisecond), (m1.TotalAlloc-m0.TotalAlloc)>>10, m1.HeapSys>>20, peakRSS()>>10)
 
-			bound := hostileBound
-			if strings.Contains(tt.name, "gzip bomb") {
-				bound = bombBound
-			}
-			bound *= time.Duration(raceScale(10))
-			if took > bound {
-				t.Errorf("took %v; want under %v", took, bound)
-			}
 			alloc := uint64(hostileAlloc)
 			if strings.Contains(tt.name, "hwloc XML") {
 				alloc = hostileTextAlloc // text sources are read whole first

@@ -122,9 +122,8 @@ func TestHostileFlagFiles(t *testing.T) {
 }
 
 // TestPairEndsBound gives lspci text of many accelerators and NICs: past
-// topology.MaxPairEnds it is one line and exit 1, read in time and memory
-// that grow with the text, not with the square of it; at the bound it is
-// analysed.
+// topology.MaxPairEnds it is one line and exit 1, read in memory that grows
+// with the text, not with the square of it; at the bound it is analysed.
 func TestPairEndsBound(t *testing.T) {
 	text := func(acc, nic int) string {
 		var b strings.Builder
@@ -147,15 +146,13 @@ func TestPairEndsBound(t *testing.T) {
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	start := time.Now()
 	code, _, errOut := run("check", over)
-	took := time.Since(start)
 	runtime.ReadMemStats(&after)
 	if code != ExitError || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "300 accelerators and 300 NICs") {
 		t.Errorf("600 ends: exit %d, %q; want exit 1 and one line", code, errOut)
 	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 || took > 2*time.Second {
-		t.Errorf("600 ends: %d MiB allocated in %v; want under 32 MiB and 2 s", alloc>>20, took)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+		t.Errorf("600 ends: %d MiB allocated; want under 32 MiB", alloc>>20)
 	}
 	if code, _, errOut := run("check", at); code != ExitOK && code != ExitFindings {
 		t.Errorf("%d ends: exit %d, %s; want it analysed", 2*half, code, errOut)

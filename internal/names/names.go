@@ -4,15 +4,13 @@
 // a name outside the table is asked for. The network is never used.
 //
 // pci.ids is read here rather than through pcidb: pcidb links net/http for
-// a download gdtopo never makes (a cost at every start, and a larger
-// binary), parses the whole file into maps, and
+// a download gdtopo never makes, parses the whole file into maps, and
 // panics on a line shorter than it expects (gdtopo --pci-ids FILE with a
 // damaged FILE). Tests check this reader against pcidb.
 package names
 
 import (
 	"fmt"
-	"runtime/debug"
 	"sync"
 )
 
@@ -83,24 +81,12 @@ func (r *Resolver) Device(vendor, device uint16) string {
 }
 
 // lookup returns a vendor's name and its device's from pci.ids, "" for
-// either that it does not list or when there is no pci.ids. The file is
-// mapped, so a file cut short while gdtopo runs faults where a lookup reads
-// past its new end: that fault is recovered here, and the names are ""
-// (the caller names the device by its IDs), instead of ending the program.
+// either that it does not list or when there is no pci.ids.
 func (r *Resolver) lookup(vendor, device uint16) (v, d string) {
 	db, err := r.load()
 	if err != nil {
 		return "", ""
 	}
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if e := recover(); e != nil {
-			if _, fault := e.(interface{ Addr() uintptr }); !fault {
-				panic(e)
-			}
-			v, d = "", ""
-		}
-	}()
 	if v, _ = db.vendor(vendor); v != "" {
 		d, _ = db.device(vendor, device)
 	}

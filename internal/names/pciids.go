@@ -18,8 +18,8 @@ import (
 // 1.4 MB, so anything past this is not one.
 const maxPCIIDsBytes = 16 << 20
 
-// pciIDs is a pci.ids file held in memory (mapped, for a plain file), read
-// only where a lookup leads: nothing is parsed or indexed in advance.
+// pciIDs is a pci.ids file held in memory, read only where a lookup leads:
+// nothing is parsed or indexed in advance.
 //
 // The format (https://pci-ids.ucw.cz, the file's own header): comment lines
 // start with '#'; a vendor line is "vvvv  Vendor name"; the vendor's device
@@ -56,11 +56,10 @@ func searchPaths() []string {
 		"/usr/share/hwdata/pci.ids.gz", "/usr/share/misc/pci.ids.gz")
 }
 
-// loadPCIIDs opens the pci.ids at path (gunzipped when its name ends in
-// .gz), or the first of searchPaths that exists when path is "". A plain
-// file is mapped rather than read: a lookup touches a few dozen of its
-// pages, where reading it would copy all 1.4 MB into fresh memory, each
-// page of which faults once.
+// loadPCIIDs reads the pci.ids at path (gunzipped when its name ends in
+// .gz), or the first of searchPaths that exists when path is "", whole into
+// memory: at most maxPCIIDsBytes, whatever its size said when it was
+// opened, so a file that grows while read is refused too.
 func loadPCIIDs(path string) (*pciIDs, error) {
 	if path == "" {
 		for _, p := range searchPaths() {
@@ -91,13 +90,8 @@ func loadPCIIDs(path string) (*pciIDs, error) {
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
 	tooBig := fmt.Errorf("%s: over %d MiB: not a pci.ids file", path, maxPCIIDsBytes>>20)
-	if !strings.HasSuffix(path, ".gz") {
-		if fi.Size() > maxPCIIDsBytes {
-			return nil, tooBig
-		}
-		if ids, ok := mapPCIIDs(f, fi.Size()); ok {
-			return ids, nil
-		}
+	if !strings.HasSuffix(path, ".gz") && fi.Size() > maxPCIIDsBytes {
+		return nil, tooBig
 	}
 	var r io.Reader = f
 	if strings.HasSuffix(path, ".gz") {
@@ -107,14 +101,16 @@ func loadPCIIDs(path string) (*pciIDs, error) {
 		}
 		r = zr
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxPCIIDsBytes+1))
-	if err != nil {
+	// Sized for the file as it was opened, as os.ReadFile does; one more
+	// byte than the bound tells a file over it.
+	buf := bytes.NewBuffer(make([]byte, 0, min(fi.Size(), maxPCIIDsBytes)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(r, maxPCIIDsBytes+1)); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(data) > maxPCIIDsBytes {
+	if buf.Len() > maxPCIIDsBytes {
 		return nil, tooBig
 	}
-	return &pciIDs{data: data}, nil
+	return &pciIDs{data: buf.Bytes()}, nil
 }
 
 // lineAt returns the line starting at off, without its newline, and the

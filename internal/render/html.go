@@ -3,10 +3,10 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"io"
 	"strconv"
 	"strings"
-	"text/template"
 
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/words"
@@ -94,15 +94,12 @@ const htmlPage = `<!DOCTYPE html>
 </html>
 `
 
-// htmlTemplate parses htmlPage and gives its interpolations their
-// escapers (htmlEscape). It is parsed when a page is drawn, not at
-// start-up: every other command would pay for it.
+// htmlTemplate parses htmlPage, with html/template's escaping by context.
+// It is parsed when a page is drawn, not at start-up: every other command
+// would pay for it.
 func htmlTemplate() (*template.Template, error) {
-	t, err := template.New("page").Funcs(htmlEscapers()).Funcs(template.FuncMap{"remedy": htmlRemedy}).Parse(htmlPage)
+	t, err := template.New("page").Funcs(template.FuncMap{"remedy": htmlRemedy}).Parse(htmlPage)
 	if err != nil {
-		return nil, fmt.Errorf("html page: %w", err)
-	}
-	if err := htmlEscape(t); err != nil {
 		return nil, fmt.Errorf("html page: %w", err)
 	}
 	return t, nil
@@ -117,9 +114,9 @@ func htmlRemedy(steps []report.RemedyStep) string {
 type htmlData struct {
 	Report        *report.Report
 	ScriptHash    string
-	Style         trustedCSS
-	Script        trustedJS
-	SVG           trustedHTML // drawn by svg, which escapes every name it prints
+	Style         template.CSS  // gdtopo's own style sheet
+	Script        template.JS   // gdtopo's own script
+	SVG           template.HTML // drawn by svg, which escapes every name it prints
 	Verdict       string
 	Summary, Plan [][]string
 	NICs          []*report.Device
@@ -168,8 +165,7 @@ type htmlRow struct {
 // html writes one self-contained page: the summary, the matrix whose
 // cells open each pair's path and prediction, the rail plan, the findings
 // and the picture svg draws, with no reference to anything outside it.
-// Every string from the source is escaped as html/template would
-// (htmlEscape).
+// Every string from the source is escaped by html/template.
 func html(w io.Writer, r *report.Report) error {
 	data, err := htmlDataOf(r)
 	if err != nil {
@@ -196,9 +192,9 @@ func htmlDataOf(r *report.Report) (*htmlData, error) {
 	data := &htmlData{
 		Report:     r,
 		ScriptHash: htmlScriptHash,
-		Style:      trustedCSS(htmlStyle),
-		Script:     trustedJS(htmlScript),
-		SVG:        trustedHTML(pic.String()),
+		Style:      template.CSS(htmlStyle),
+		Script:     template.JS(htmlScript),
+		SVG:        template.HTML(pic.String()),
 		Verdict:    report.CheckVerdict(r),
 		Summary:    report.SummaryRows(r),
 	}

@@ -21,8 +21,7 @@ import (
 // tablewriter table, when it draws its first, and resets it between
 // tables: a new tablewriter table sets up its caches and configuration
 // afresh, which a short-lived command pays for each table, and a printer
-// that draws no table (gdtopo tree) makes none. (gdtopo builds tablewriter
-// from third_party/tablewriter, whose caches are not sized up front.)
+// that draws no table (gdtopo tree) makes none.
 type Printer struct {
 	w     io.Writer
 	f     Format

@@ -9,6 +9,7 @@
 package snapshot
 
 import (
+	"archive/tar"
 	"bytes"
 	"errors"
 	"fmt"
@@ -20,7 +21,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gdtopo/gdtopo/internal/tarfmt"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -67,7 +67,7 @@ type Manifest struct {
 
 // entry is one member of the archive being built.
 type entry struct {
-	typ    byte // tarfmt.TypeDir, tarfmt.TypeReg or tarfmt.TypeSymlink
+	typ    byte // tar.TypeDir, tar.TypeReg or tar.TypeSymlink
 	data   []byte
 	target string
 }
@@ -194,7 +194,7 @@ func (c *capturer) recheck() {
 	}
 	slices.Sort(c.vanished)
 	for p, e := range c.tree {
-		if under(p) || e.typ == tarfmt.TypeSymlink && under(path.Join(path.Dir(p), e.target)) {
+		if under(p) || e.typ == tar.TypeSymlink && under(path.Join(path.Dir(p), e.target)) {
 			delete(c.tree, p)
 		}
 	}
@@ -215,7 +215,7 @@ func (c *capturer) classes() {
 			if !ok || strings.Contains(dir, "/virtual/") {
 				continue // loopback, bridges and other software devices
 			}
-			if !c.put(name, &entry{typ: tarfmt.TypeSymlink, target: target}) || !c.dir(dir) {
+			if !c.put(name, &entry{typ: tar.TypeSymlink, target: target}) || !c.dir(dir) {
 				continue
 			}
 			c.files(dir, files)

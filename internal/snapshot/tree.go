@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"archive/tar"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -11,8 +12,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/gdtopo/gdtopo/internal/tarfmt"
 )
 
 // dir makes p and the folders above it. It fails when p or a folder above
@@ -21,7 +20,7 @@ func (c *capturer) dir(p string) bool {
 	var missing []string
 	for q := p; q != "." && q != "/" && q != ""; q = path.Dir(q) {
 		if e, ok := c.tree[q]; ok {
-			if e.typ != tarfmt.TypeDir {
+			if e.typ != tar.TypeDir {
 				return false
 			}
 			break // the folders above an existing one exist
@@ -29,7 +28,7 @@ func (c *capturer) dir(p string) bool {
 		missing = append(missing, q)
 	}
 	for _, q := range missing {
-		c.tree[q] = &entry{typ: tarfmt.TypeDir}
+		c.tree[q] = &entry{typ: tar.TypeDir}
 	}
 	return true
 }
@@ -58,7 +57,7 @@ func (c *capturer) file(name string, limit int64) {
 	if err != nil {
 		return // a folder, or a read the kernel refused: the reader sees an error, the snapshot no file
 	}
-	c.put(name, &entry{typ: tarfmt.TypeReg, data: b})
+	c.put(name, &entry{typ: tar.TypeReg, data: b})
 }
 
 // files captures the named files of folder dir.
@@ -99,7 +98,7 @@ func (c *capturer) link(name string) (string, bool) {
 
 // putLink adds the link name to target and the folder resolved it points to.
 func (c *capturer) putLink(name, target, resolved string) (string, bool) {
-	if !c.put(name, &entry{typ: tarfmt.TypeSymlink, target: target}) {
+	if !c.put(name, &entry{typ: tar.TypeSymlink, target: target}) {
 		return "", false
 	}
 	return resolved, c.dir(resolved)
@@ -120,7 +119,7 @@ func (c *capturer) linkOrDir(name string) (string, bool) {
 // backLink makes name a relative link to the folder dir, as the kernel
 // links a driver or an IOMMU group back to its functions.
 func (c *capturer) backLink(name, dir string) {
-	c.put(name, &entry{typ: tarfmt.TypeSymlink, target: rel(path.Dir(name), dir)})
+	c.put(name, &entry{typ: tar.TypeSymlink, target: rel(path.Dir(name), dir)})
 }
 
 // rel is the relative path from folder from to to; both are clean in-tree paths.
@@ -157,9 +156,9 @@ func (c *capturer) write(w io.Writer, at time.Time) (Stats, error) {
 	for p, e := range c.tree {
 		names = append(names, p)
 		switch e.typ {
-		case tarfmt.TypeReg:
+		case tar.TypeReg:
 			st.Files++
-		case tarfmt.TypeSymlink:
+		case tar.TypeSymlink:
 			st.Links++
 		}
 	}
@@ -172,13 +171,13 @@ func (c *capturer) write(w io.Writer, at time.Time) (Stats, error) {
 	}
 	cw := &countWriter{w: w}
 	zw := gzip.NewWriter(cw) // the default level: BestCompression saves little for much more time
-	tw := tarfmt.NewWriter(zw)
+	tw := tar.NewWriter(zw)
 	add := func(name string, e *entry) error {
-		h := &tarfmt.Header{Name: name, Typeflag: e.typ, ModTime: at, Mode: 0o644, Size: int64(len(e.data)), Linkname: e.target}
+		h := &tar.Header{Name: name, Typeflag: e.typ, ModTime: at, Mode: 0o644, Size: int64(len(e.data)), Linkname: e.target}
 		switch e.typ {
-		case tarfmt.TypeDir:
+		case tar.TypeDir:
 			h.Name, h.Mode = name+"/", 0o755
-		case tarfmt.TypeSymlink:
+		case tar.TypeSymlink:
 			h.Mode = 0o777
 		}
 		if err := tw.WriteHeader(h); err != nil {
@@ -189,13 +188,13 @@ func (c *capturer) write(w io.Writer, at time.Time) (Stats, error) {
 		}
 		return nil
 	}
-	if err := add(ManifestName, &entry{typ: tarfmt.TypeReg, data: append(m, '\n')}); err != nil {
+	if err := add(ManifestName, &entry{typ: tar.TypeReg, data: append(m, '\n')}); err != nil {
 		return Stats{}, err
 	}
 	for i, p := range names {
 		// A folder with members below it is implied by them: leaving its own
 		// entry out makes the archive a tenth smaller and faster to read.
-		if c.tree[p].typ == tarfmt.TypeDir && i+1 < len(names) && strings.HasPrefix(names[i+1], p+"/") {
+		if c.tree[p].typ == tar.TypeDir && i+1 < len(names) && strings.HasPrefix(names[i+1], p+"/") {
 			continue
 		}
 		if err := add(p, c.tree[p]); err != nil {

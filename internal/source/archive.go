@@ -1,6 +1,7 @@
 package source
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
 	"compress/bzip2"
@@ -11,10 +12,9 @@ import (
 	"path"
 	"strings"
 
-	"github.com/gdtopo/gdtopo/internal/tarfmt"
-	"github.com/gdtopo/gdtopo/third_party/flate"
-	"github.com/gdtopo/gdtopo/third_party/gzip"
-	"github.com/gdtopo/gdtopo/third_party/zstd"
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 )
 
 // readArchive reads the snapshot archive f, named name, into memory. The
@@ -59,13 +59,16 @@ func (o *Opener) readArchive(name string, f io.Reader) (*Source, error) {
 		format, stream = "tar.bz2", bzip2.NewReader(br)
 	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 		format = "tar.zst"
-		// Decoded as it is read, in this goroutine, with a window of at
-		// most zstd.MaxWindowSize (64 MiB); the decoder and its buffers are
-		// kept for the next archive.
 		if o.zst == nil {
-			o.zst = new(zstd.Reader)
+			dec, err := newZstdDecoder()
+			if err != nil {
+				return nil, fmt.Errorf("%s: zstd decoder: %w", name, err)
+			}
+			o.zst = dec
 		}
-		o.zst.Reset(br)
+		if err := o.zst.Reset(br); err != nil {
+			return nil, fmt.Errorf("%s: corrupt zstd stream: %w", name, err)
+		}
 		defer o.zst.Reset(nil) // holds no file once done
 		stream = o.zst
 	case bytes.HasPrefix(head, []byte("\xfd7zXZ\x00")):
@@ -93,6 +96,21 @@ func (o *Opener) readArchive(name string, f io.Reader) (*Source, error) {
 		return nil, err
 	}
 	return r.source()
+}
+
+// maxZstdWindow bounds the window, and so the memory, a zstd frame may ask
+// for: zstd(1) writes windows of at most 8 MiB unless told --long, and a
+// snapshot is a few MB. A single-segment frame's content is its window, so
+// the same bound holds it.
+const maxZstdWindow = 64 << 20
+
+// newZstdDecoder makes a zstd decoder for one stream at a time, decoded as
+// it is read in the caller's goroutine (no goroutines of its own, so it is
+// kept for the next archive without Close), with memory bounded by
+// maxZstdWindow.
+func newZstdDecoder() (*zstd.Decoder, error) {
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderMaxMemory(maxZstdWindow))
 }
 
 // isTar reports whether the first block of a file is a tar header.
@@ -132,7 +150,7 @@ func (r *archiveReader) readAll(br *bufio.Reader) error {
 			break
 		}
 		if err != nil {
-			if count == 0 && errors.Is(err, tarfmt.ErrHeader) && r.in.left >= 0 {
+			if count == 0 && errors.Is(err, tar.ErrHeader) && r.in.left >= 0 {
 				return fmt.Errorf("%s: the %s stream holds no tar archive: %w", r.name, compression(r.format), ErrUnrecognized)
 			}
 			return r.streamErr(err)
@@ -154,7 +172,7 @@ func (r *archiveReader) readAll(br *bufio.Reader) error {
 }
 
 // add stores the member hdr, whose content tr is positioned at.
-func (r *archiveReader) add(hdr *tarfmt.Header, tr io.Reader) error {
+func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
 	p, err := r.memberPath(hdr.Name)
 	if err != nil {
 		return r.refuse(err.Error())
@@ -164,9 +182,9 @@ func (r *archiveReader) add(hdr *tarfmt.Header, tr io.Reader) error {
 	}
 	n := r.m.newNode(fs.FileMode(hdr.Mode)&fs.ModePerm, hdr.ModTime)
 	switch hdr.Typeflag {
-	case tarfmt.TypeDir:
+	case tar.TypeDir:
 		n.mode |= fs.ModeDir
-	case tarfmt.TypeReg:
+	case tar.TypeReg:
 		if hdr.Size > r.lim.MaxMember {
 			r.warn("skipped: its %s are over the %s member limit", size(hdr.Size), size(r.lim.MaxMember))
 			if _, err := io.Copy(io.Discard, tr); err != nil {
@@ -185,7 +203,7 @@ func (r *archiveReader) add(hdr *tarfmt.Header, tr io.Reader) error {
 		}
 		r.kept += int64(len(data))
 		n.data = data
-	case tarfmt.TypeSymlink:
+	case tar.TypeSymlink:
 		n.mode |= fs.ModeSymlink
 		n.target = hdr.Linkname
 		if path.IsAbs(n.target) {
@@ -195,7 +213,7 @@ func (r *archiveReader) add(hdr *tarfmt.Header, tr io.Reader) error {
 		if climbsAbove(p, n.target) {
 			return r.refuse(fmt.Sprintf("symbolic link to %q climbs above the archive root", n.target))
 		}
-	case tarfmt.TypeLink:
+	case tar.TypeLink:
 		t, err := memberPath(hdr.Linkname)
 		if err != nil {
 			return r.refuse("hard link: " + err.Error())
@@ -206,7 +224,7 @@ func (r *archiveReader) add(hdr *tarfmt.Header, tr io.Reader) error {
 			r.warn("skipped: hard link to %q, which is not an earlier regular file", hdr.Linkname)
 			return nil
 		}
-	case tarfmt.TypeChar, tarfmt.TypeBlock, tarfmt.TypeFifo, tarfmt.TypeXGlobalHeader:
+	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo, tar.TypeXGlobalHeader:
 		return nil
 	default:
 		r.warn("skipped: unsupported tar type %q", hdr.Typeflag)

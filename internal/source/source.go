@@ -19,8 +19,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/gdtopo/gdtopo/third_party/gzip"
-	"github.com/gdtopo/gdtopo/third_party/zstd"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 )
 
 // FS is a read-only file tree with symbolic links, as every gdtopo reader takes it.
@@ -117,9 +117,9 @@ type Opener struct {
 
 	file   *bufio.Reader // the archive file's buffer
 	whole  bytes.Reader  // the archive file, when it fits in that buffer
-	stream *bufio.Reader // the decompressed stream's buffer, which tar headers are parsed in
+	stream *bufio.Reader // the decompressed stream's buffer, which archive/tar reads
 	gz     *gzip.Reader
-	zst    *zstd.Reader
+	zst    *zstd.Decoder
 	mem    *arena // the memory of the last tree, with ReuseMemory
 }
 

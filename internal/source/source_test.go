@@ -387,12 +387,17 @@ func TestOpenRefused(t *testing.T) {
 			b := zst(t, tarBytes(t, goodTree("")))
 			b[len(b)-1] ^= 0xff // the frame's last byte: its checksum's
 			return b
-		}, Limits{}, "corrupt tar.zst archive: zstd decompression error at", nil, ErrUnrecognized},
+		}, Limits{}, "corrupt tar.zst archive: CRC check failed", zstd.ErrCRCMismatch, ErrUnrecognized},
 		// 128 MiB, where the decoder stops at 64 MiB: zstd --long=27 writes
 		// such a frame header.
 		{"zstd window over 64 MiB", func(t *testing.T) []byte {
 			return append([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 17 << 3, 0x01, 0x80, 0x00}, random(t)...)
-		}, Limits{}, "corrupt tar.zst archive: zstd decompression error at 5: window size exceeded", nil, ErrUnrecognized},
+		}, Limits{}, "corrupt tar.zst archive: window size exceeded", zstd.ErrWindowSizeExceeded, ErrUnrecognized},
+		// A single-segment frame's content is its window: one that says it
+		// holds 128 MiB is refused before any of it is decoded.
+		{"zstd single segment over 64 MiB", func(t *testing.T) []byte {
+			return append([]byte{0x28, 0xb5, 0x2f, 0xfd, 0xe0, 0, 0, 0, 0x08, 0, 0, 0, 0}, random(t)...)
+		}, Limits{}, "corrupt tar.zst archive: decompressed size exceeds configured limit", zstd.ErrDecoderSizeExceeded, ErrUnrecognized},
 		// A raw zstd block of random bytes decodes: the stream is sound
 		// and what it holds is not a tar archive.
 		{"zstd of random bytes", func(t *testing.T) []byte {

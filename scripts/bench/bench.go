@@ -131,7 +131,7 @@ func run(o options, out io.Writer) error {
 	}
 	if t.gdtopo = o.Gdtopo; t.gdtopo == "" {
 		t.gdtopo = filepath.Join(tmp, "gdtopo")
-		// Built as the README installs it: the default build, static.
+		// Built as the README installs it: the default build.
 		o.logf("go build -o %s ./cmd/gdtopo", t.gdtopo)
 		build := exec.Command("go", "build", "-o", t.gdtopo, "./cmd/gdtopo")
 		build.Dir = o.Root

@@ -1,0 +1,76 @@
+package render
+
+import (
+	"bytes"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/internal/reporttest"
+	"github.com/gdtopo/gdtopo/topology"
+)
+
+// hostile is what a stranger's capture might name things: markup, both
+// quotes, entities, '+', NUL, invalid UTF-8, non-ASCII, a line separator,
+// template and comment syntax.
+const hostile = "<script>alert('x\"&amp;+1')</script>\x00\xff\xfe\xc3 é中\u2028{{.}}<!--]]>-->"
+
+// spoil appends hostile to every exported string v reaches (all alike, so
+// that lookups by BDF still match), but for the topology graph's.
+func spoil(v reflect.Value, seen map[uintptr]bool) {
+	switch v.Kind() {
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(v.String() + hostile)
+		}
+	case reflect.Pointer:
+		if v.IsNil() || seen[v.Pointer()] || v.Type() == reflect.TypeFor[*topology.Graph]() {
+			return
+		}
+		seen[v.Pointer()] = true
+		spoil(v.Elem(), seen)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				spoil(v.Field(i), seen)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			spoil(v.Index(i), seen)
+		}
+	}
+}
+
+// TestHTMLHostile: hostile text in every string of a fixture's report
+// reaches the page escaped: no markup of its own, every character of it
+// shown as text.
+func TestHTMLHostile(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("..", "..", "fixtures", "*", "sys"))
+	if err != nil || len(dirs) < 7 {
+		t.Fatalf("fixtures: %d, %v", len(dirs), err)
+	}
+	for _, dir := range dirs {
+		name := filepath.Base(filepath.Dir(dir))
+		t.Run(name, func(t *testing.T) {
+			r := reporttest.Fixture(t, name)
+			spoil(reflect.ValueOf(r), map[uintptr]bool{})
+			r.Source.Name = hostile
+			var b bytes.Buffer
+			if err := html(&b, r); err != nil {
+				t.Fatal(err)
+			}
+			page := b.String()
+			if strings.Contains(page, "<script>alert") || strings.Contains(page, "{{.}}<!--") {
+				t.Error("the hostile text reached the page as markup")
+			}
+			if !strings.Contains(page, "<title>gdtopo: &lt;script&gt;alert(&#39;x&#34;&amp;amp;&#43;1&#39;)") {
+				t.Error("the hostile source name is not escaped in the title")
+			}
+			if n := strings.Count(page, "<script>"); n != 1 {
+				t.Errorf("%d <script> elements; want the page's own one", n)
+			}
+		})
+	}
+}
