@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	htmltemplate "html/template"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"text/template"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/reporttest"
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -87,12 +87,7 @@ func spoil(v reflect.Value, seen map[uintptr]bool) {
 // html/template writes, for every bundled fixture and for each with
 // hostile text in every string of its report.
 func TestHTMLEscaper(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("..", "..", "fixtures", "*", "sys"))
-	if err != nil || len(dirs) < 7 {
-		t.Fatalf("fixtures: %d, %v", len(dirs), err)
-	}
-	for _, dir := range dirs {
-		name := filepath.Base(filepath.Dir(dir))
+	for _, name := range fixturetest.Names(t) {
 		for _, spoilt := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/hostile=%v", name, spoilt), func(t *testing.T) {
 				r := reporttest.Fixture(t, name)
