@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -18,14 +19,9 @@ import (
 // rank of a node gets the same NCCL_IB_HCA (NVIDIA/nccl#1478); the pair's
 // bottleneck is the prediction's path figure.
 func TestFixtureInvariants(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("..", "fixtures", "*", "sys"))
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
-	for _, d := range dirs {
-		dir := filepath.Dir(d)
-		t.Run(filepath.Base(dir), func(t *testing.T) {
-			src, err := source.Open(dir)
+	for _, name := range fixturetest.Names(t) {
+		t.Run(name, func(t *testing.T) {
+			src, err := source.Open(filepath.Join("..", "fixtures", name+".tar.gz"))
 			if err != nil {
 				t.Fatal(err)
 			}

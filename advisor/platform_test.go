@@ -13,7 +13,7 @@ import (
 // fixtureGraph reads a bundled fixture for a fault case.
 func fixtureGraph(name string) func() *topology.Graph {
 	return func() *topology.Graph {
-		src, err := source.Open(filepath.Join("..", "fixtures", name))
+		src, err := source.Open(filepath.Join("..", "fixtures", name+".tar.gz"))
 		if err != nil {
 			panic(err)
 		}
@@ -37,7 +37,7 @@ func init() {
 
 func analyzeFixture(t *testing.T, name, nccl string) (*topology.Graph, *Result) {
 	t.Helper()
-	src, err := source.Open(filepath.Join("..", "fixtures", name))
+	src, err := source.Open(filepath.Join("..", "fixtures", name+".tar.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

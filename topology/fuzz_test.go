@@ -3,12 +3,12 @@ package topology_test
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -72,9 +72,13 @@ func fuzzTree(a fuzzAttrs) fstest.MapFS {
 // hgxSeed reads the attribute values of one accelerator and one NIC of the
 // hgx-h100 fixture, so the fuzzer starts from what the kernel writes.
 func hgxSeed(f *testing.F) (fuzzAttrs, bool) {
-	base := filepath.Join("..", "fixtures", "hgx-h100")
+	base := filepath.Join("..", "fixtures", "hgx-h100.tar.gz")
+	src, err := source.Open(base)
+	if err != nil {
+		return fuzzAttrs{}, false
+	}
 	read := func(p string, limit int) string {
-		b, err := os.ReadFile(filepath.Join(base, p))
+		b, err := fs.ReadFile(src.Root, p)
 		if err != nil {
 			return ""
 		}
@@ -83,7 +87,7 @@ func hgxSeed(f *testing.F) (fuzzAttrs, bool) {
 		}
 		return string(b)
 	}
-	devs, err := os.ReadDir(filepath.Join(base, "sys", "bus", "pci", "devices"))
+	devs, err := fs.ReadDir(src.Root, "sys/bus/pci/devices")
 	if err != nil {
 		return fuzzAttrs{}, false
 	}

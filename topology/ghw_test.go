@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/jaypipes/ghw"
 	"github.com/jaypipes/ghw/pkg/pci"
 	"github.com/jaypipes/pcidb"
@@ -19,9 +20,9 @@ func TestAgreesWithGhw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	roots, _ := filepath.Glob(filepath.Join("..", "fixtures", "*", "sys"))
-	for i := range roots {
-		roots[i] = filepath.Dir(roots[i])
+	var roots []string
+	for _, name := range fixturetest.Names(t) {
+		roots = append(roots, fixturetest.Unpack(t, name))
 	}
 	if _, err := os.Stat("/sys/bus/pci/devices"); err == nil {
 		roots = append(roots, "/")

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -15,13 +16,9 @@ import (
 // warnings and their order. Run with -race, it also checks that the
 // goroutines share nothing they write.
 func TestReadSysfsOnSameGraph(t *testing.T) {
-	fixtures, err := filepath.Glob(filepath.Join("..", "fixtures", "*", "sys"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var names []string
-	for _, f := range fixtures {
-		names = append(names, filepath.Dir(f))
+	for _, f := range fixturetest.Names(t) {
+		names = append(names, filepath.Join("..", "fixtures", f+".tar.gz"))
 	}
 	dir := corpusDir(t)
 	for _, pattern := range []string{"hwloc/*.tar.bz2", "ghw/*.tar.gz"} {

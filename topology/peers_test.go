@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/peers"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
@@ -24,19 +25,16 @@ func skipWithoutTool(t *testing.T, err error) {
 	}
 }
 
-// TestFixturesAgreeWithPeers reads every bundled fixture with gdtopo, lspci
-// and lstopo, and requires the same functions, parents and IDs from all
-// three, and the same host bridge locality from hwloc.
+// TestFixturesAgreeWithPeers reads every bundled fixture with gdtopo (the
+// archive), lspci and lstopo (the archive unpacked), and requires the same
+// functions, parents and IDs from all three, and the same host bridge
+// locality from hwloc.
 func TestFixturesAgreeWithPeers(t *testing.T) {
-	dirs, _ := filepath.Glob(filepath.Join("..", "fixtures", "*", "sys"))
-	if len(dirs) < 7 {
-		t.Fatalf("found %d fixtures, want at least 7", len(dirs))
-	}
-	for _, sys := range dirs {
-		dir := filepath.Dir(sys)
-		t.Run(filepath.Base(dir), func(t *testing.T) {
+	for _, name := range fixturetest.Names(t) {
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			src, err := source.Open(dir)
+			dir := fixturetest.Unpack(t, name)
+			src, err := source.Open(filepath.Join("..", "fixtures", name+".tar.gz"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -69,12 +70,12 @@ func (countingFile) Close() error { return nil }
 // files whole and in pieces as on a live machine, and requires the same
 // graph from a fraction of the bytes.
 func TestConfigInPiecesReadsAsWhole(t *testing.T) {
-	dirs, _ := filepath.Glob(filepath.Join("..", "fixtures", "*", "sys"))
+	names := fixturetest.Names(t)
 	var read, whole int
-	for _, sys := range dirs {
-		dir := filepath.Dir(sys)
-		want := readTree(t, dir)
-		src, err := source.Open(dir)
+	for _, name := range names {
+		archive := filepath.Join("..", "fixtures", name+".tar.gz")
+		want := readTree(t, archive)
+		src, err := source.Open(archive)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,13 +84,13 @@ func TestConfigInPiecesReadsAsWhole(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: config read in pieces gives another graph", filepath.Base(dir))
+			t.Errorf("%s: config read in pieces gives another graph", name)
 		}
 	}
 	if whole == 0 || read*10 > whole {
 		t.Errorf("%d of %d config bytes read", read, whole)
 	}
-	t.Logf("%d fixtures: %d of %d config bytes read", len(dirs), read, whole)
+	t.Logf("%d fixtures: %d of %d config bytes read", len(names), read, whole)
 }
 
 // BenchmarkLiveConfig reads this machine's live /sys with config whole

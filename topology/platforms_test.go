@@ -10,7 +10,7 @@ import (
 
 func readFixture(t *testing.T, name string) *topology.Graph {
 	t.Helper()
-	src, err := source.Open(filepath.Join("..", "fixtures", name))
+	src, err := source.Open(filepath.Join("..", "fixtures", name+".tar.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

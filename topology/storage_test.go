@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gdtopo/gdtopo/fixtures"
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -14,13 +15,8 @@ import (
 // bottleneck included, on every fixture and a generated tree of cascaded
 // switches with drives at every depth.
 func TestStoragePairsAsClassify(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("..", "fixtures", "*", "sys"))
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
 	graphs := map[string]*topology.Graph{}
-	for _, d := range dirs {
-		name := filepath.Base(filepath.Dir(d))
+	for _, name := range fixturetest.Names(t) {
 		graphs[name] = readFixture(t, name)
 	}
 	dir := filepath.Join(t.TempDir(), "scale")
@@ -52,13 +48,8 @@ func TestStoragePairsAsClassify(t *testing.T) {
 // (Data Direct pairs, unplaced functions and NVLink pairs included), on
 // every fixture.
 func TestPairsWithoutHopsAsPairs(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("..", "fixtures", "*", "sys"))
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
 	total, dataDirect := 0, 0
-	for _, d := range dirs {
-		name := filepath.Base(filepath.Dir(d))
+	for _, name := range fixturetest.Names(t) {
 		g := readFixture(t, name)
 		full, bare := g.Pairs(), g.PairsWithoutHops()
 		if len(full) != len(bare) {

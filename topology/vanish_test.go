@@ -43,7 +43,7 @@ func deviceSig(d *topology.Device) string {
 func TestVanishingTree(t *testing.T) {
 	for _, fixture := range []string{"recorded-vm", "hgx-h100", "dgx-a100"} {
 		t.Run(fixture, func(t *testing.T) {
-			src, err := source.Open(filepath.Join("..", "fixtures", fixture))
+			src, err := source.Open(filepath.Join("..", "fixtures", fixture+".tar.gz"))
 			if err != nil {
 				t.Fatal(err)
 			}

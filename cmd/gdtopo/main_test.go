@@ -73,7 +73,7 @@ func gdtopo(t *testing.T, setup string, stdout *os.File, args ...string) result 
 
 // outputs are commands that write a file, less the file's name.
 func outputs() [][]string {
-	src := filepath.Join("..", "..", "fixtures", "dgx-a100")
+	src := filepath.Join("..", "..", "fixtures", "dgx-a100.tar.gz")
 	return [][]string{
 		{"snapshot", src, "--output-file"},
 		{"export", "-o", "svg", src, "--output-file"},
@@ -132,7 +132,7 @@ func TestFileSizeLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r := gdtopo(t, limit, f, "export", "-o", "svg", filepath.Join("..", "..", "fixtures", "dgx-a100"))
+	r := gdtopo(t, limit, f, "export", "-o", "svg", filepath.Join("..", "..", "fixtures", "dgx-a100.tar.gz"))
 	if r.code != 1 || r.signal != 0 || r.stderr != "gdtopo: write standard output: file too large (over the file size limit, ulimit -f, or the largest file the file system allows: raise the limit or write elsewhere)\n" {
 		t.Errorf("stdout over the limit: exit %d (signal %v), stderr %q", r.code, r.signal, r.stderr)
 	}
@@ -172,7 +172,7 @@ func TestDiskFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r := gdtopo(t, "", f, "export", "-o", "svg", filepath.Join("..", "..", "fixtures", "dgx-a100"))
+	r := gdtopo(t, "", f, "export", "-o", "svg", filepath.Join("..", "..", "fixtures", "dgx-a100.tar.gz"))
 	if r.code != 1 || r.stderr != "gdtopo: write standard output: no space left on device (the disk is full: free some space or write elsewhere)\n" {
 		t.Errorf("stdout to a full disk: exit %d (signal %v), stderr %q", r.code, r.signal, r.stderr)
 	}
@@ -187,7 +187,7 @@ func TestClosedPipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs gdtopo as a subprocess")
 	}
-	src := filepath.Join("..", "..", "fixtures", "dgx-a100")
+	src := filepath.Join("..", "..", "fixtures", "dgx-a100.tar.gz")
 	for _, args := range [][]string{
 		{"check", src},
 		{"check", src, src, "-o", "jsonl"},

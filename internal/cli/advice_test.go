@@ -211,7 +211,7 @@ func TestEveryCodeDocumented(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
-	a, b := filepath.Join("..", "..", "fixtures", "sys-4029gp-v100"), filepath.Join("..", "..", "fixtures", "hgx-h100")
+	a, b := fx("sys-4029gp-v100"), fx("hgx-h100")
 	code, out, errb := run("compare", a, b, "-o", "json")
 	if code != ExitOK {
 		t.Fatalf("compare: exit %d: %s", code, errb)
@@ -247,8 +247,8 @@ func TestCompare(t *testing.T) {
 // TestCompareNoRDMA: the H200 microVM's only NIC is virtio-net, so it
 // has no NIC for GPUDirect RDMA: compare must not count it as a rail.
 func TestCompareNoRDMA(t *testing.T) {
-	h200 := filepath.Join("..", "..", "fixtures", "recorded-h200")
-	code, out, errb := run("compare", h200, filepath.Join("..", "..", "fixtures", "hgx-h100"), "-o", "json")
+	h200 := fx("recorded-h200")
+	code, out, errb := run("compare", h200, fx("hgx-h100"), "-o", "json")
 	if code != ExitOK {
 		t.Fatalf("compare: exit %d: %s", code, errb)
 	}
@@ -328,7 +328,7 @@ func catFiles(t *testing.T, files ...string) string {
 // TestExport: the NCCL topology file gdtopo writes reads back to the same
 // NCCL labels; files are written whole or not at all.
 func TestExport(t *testing.T) {
-	src := filepath.Join("..", "..", "fixtures", "hgx-h100")
+	src := fx("hgx-h100")
 	dir := t.TempDir()
 	xmlFile := filepath.Join(dir, "topo.xml")
 	if code, _, errb := run("export", "-o", "nccl-xml", src, "--output-file", xmlFile); code != ExitOK {
@@ -377,7 +377,6 @@ func TestExport(t *testing.T) {
 // TestFleet: several sources, one failing, in JSON lines; the exit status
 // is the highest of them.
 func TestFleet(t *testing.T) {
-	fx := func(n string) string { return filepath.Join("..", "..", "fixtures", n) }
 	code, out, errb := run("check", fx("hgx-h100"), fx("no-such-machine"), fx("sys-4029gp-v100"), "-o", "jsonl")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 3 {
@@ -442,7 +441,7 @@ func TestFleet(t *testing.T) {
 	if code, _, _ := run("check", fx("hgx-h100"), fx("dgx-a100"), "-o", "nfd"); code != ExitUsage {
 		t.Errorf("-o nfd with two sources: exit %d, want 2", code)
 	}
-	code, out, _ = run("check", filepath.Join("..", "..", "fixtures", "*-vm*"))
+	code, out, _ = run("check", filepath.Join("..", "..", "fixtures", "*-vm*.tar.gz"))
 	if code != ExitOK || strings.Count(out, "==> ") != 2 {
 		t.Errorf("a quoted glob: exit %d, %d sources reported:\n%s", code, strings.Count(out, "==> "), out)
 	}
@@ -450,7 +449,7 @@ func TestFleet(t *testing.T) {
 
 // TestSnapshot: a snapshot of a fixture analyses like the fixture.
 func TestSnapshot(t *testing.T) {
-	src := filepath.Join("..", "..", "fixtures", "dgx-a100")
+	src := fx("dgx-a100")
 	file := filepath.Join(t.TempDir(), "dgx.tar.gz")
 	if code, _, errb := run("snapshot", src, "--output-file", file); code != ExitOK {
 		t.Fatalf("snapshot: exit %d: %s", code, errb)
@@ -544,7 +543,7 @@ func TestUnidentifiedNotNone(t *testing.T) {
 			t.Errorf("check -o json %s: unidentified_functions %d, want %d", src, got, tt.count)
 		}
 	}
-	_, out, _ := run("compare", corpusPath(t, "hwloc", "nvidiagpunumanodes.tar.bz2"), filepath.Join("..", "..", "fixtures", "recorded-vm"))
+	_, out, _ := run("compare", corpusPath(t, "hwloc", "nvidiagpunumanodes.tar.bz2"), fx("recorded-vm"))
 	if !strings.Contains(out, "has no accelerator identified (6 functions the source does not identify)") {
 		t.Errorf("compare's verdict does not say the accelerators are unidentified:\n%s", out)
 	}
@@ -592,7 +591,7 @@ func TestFragmentNotNone(t *testing.T) {
 			t.Errorf("check %s: no line %q, or says nothing can use GPUDirect RDMA:\n%s", tt.src, tt.row, out)
 		}
 	}
-	code, out, errb := run("compare", b, filepath.Join("..", "..", "fixtures", "hgx-h100"), a)
+	code, out, errb := run("compare", b, fx("hgx-h100"), a)
 	if code != ExitOK {
 		t.Fatalf("compare: exit %d: %s", code, errb)
 	}
@@ -610,7 +609,7 @@ func TestFragmentTree(t *testing.T) {
 	for _, tt := range []struct {
 		src  string
 		want bool
-	}{{b, true}, {filepath.Join("..", "..", "fixtures", "hgx-h100"), false}} {
+	}{{b, true}, {fx("hgx-h100"), false}} {
 		code, out, errb := run("tree", tt.src)
 		if code != ExitOK {
 			t.Fatalf("tree %s: exit %d: %s", tt.src, code, errb)
@@ -654,7 +653,7 @@ func TestCeilingNotEstimate(t *testing.T) {
 	if !strings.Contains(out, "Rail plan (worst ≤ 461 Gb/s, mean ≤ 461 Gb/s)") || !strings.Contains(out, "\n≤: a ceiling, not an estimate") {
 		t.Errorf("check %s: the rail plan does not say its figures are ceilings:\n%s", src, out)
 	}
-	b200 := filepath.Join("..", "..", "fixtures", "hgx-b200")
+	b200 := fx("hgx-b200")
 	code, out, errb = run("compare", "-o", "json", src, b200)
 	if code != ExitOK {
 		t.Fatalf("compare: exit %d: %s", code, errb)
@@ -680,7 +679,7 @@ func TestElidedTreePartial(t *testing.T) {
 	if first, _, _ := strings.Cut(out, "\n"); !strings.HasSuffix(first, "; partial input (lines left out at "+src+" line 19: give the whole lspci output)") {
 		t.Errorf("check %s opens with %q", src, first)
 	}
-	h100 := filepath.Join("..", "..", "fixtures", "hgx-h100")
+	h100 := fx("hgx-h100")
 	code, out, errb = run("compare", src, h100)
 	if code != ExitOK {
 		t.Fatalf("compare: exit %d: %s", code, errb)

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/report"
 )
 
@@ -172,7 +173,7 @@ func htmlInBrowser(t *testing.T, ctx context.Context, dir string) {
 	// A NIC whose RDMA name is markup: it must stay text.
 	const evil = `mlx5_0<img src=x onerror=window.pwned=1><script>window.pwned=2<\script>"'&`
 	src := filepath.Join(dir, "hostile")
-	if err := os.CopyFS(src, os.DirFS(filepath.Join("..", "..", "fixtures", "hgx-h100"))); err != nil {
+	if err := fixturetest.ExtractFile(fx("hgx-h100"), src); err != nil {
 		t.Fatal(err)
 	}
 	renameRDMA(t, src, "mlx5_0", evil)
@@ -322,7 +323,7 @@ func renameRDMA(t *testing.T, root, old, name string) {
 // the page escaped, and the page refers to nothing outside itself.
 func TestHTMLEscapes(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "hostile")
-	if err := os.CopyFS(src, os.DirFS(filepath.Join("..", "..", "fixtures", "hgx-h100"))); err != nil {
+	if err := fixturetest.ExtractFile(fx("hgx-h100"), src); err != nil {
 		t.Fatal(err)
 	}
 	renameRDMA(t, src, "mlx5_0", `mlx5_0<img src=x onerror=alert(1)>`)

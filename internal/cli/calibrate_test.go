@@ -23,7 +23,7 @@ func TestCalibrate(t *testing.T) {
 		t.Fatal(err)
 	}
 	model := filepath.Join(dir, "model.json")
-	code, out, errb := run("calibrate", "../../fixtures/hgx-h100", run1, "--output-file", model)
+	code, out, errb := run("calibrate", "../../fixtures/hgx-h100.tar.gz", run1, "--output-file", model)
 	if code != ExitOK {
 		t.Fatalf("calibrate: exit %d: %s", code, errb)
 	}
@@ -31,7 +31,7 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("calibrate output:\n%s", out)
 	}
 	// Without --output-file the fitted numbers follow the table.
-	if code, out, errb := run("calibrate", "../../fixtures/hgx-h100", run1); code != ExitOK || !strings.Contains(out, "--model file:\n{") || !strings.Contains(out, `"phb_factor_intel"`) {
+	if code, out, errb := run("calibrate", "../../fixtures/hgx-h100.tar.gz", run1); code != ExitOK || !strings.Contains(out, "--model file:\n{") || !strings.Contains(out, `"phb_factor_intel"`) {
 		t.Errorf("calibrate to standard output: exit %d: %s\n%s", code, errb, out)
 	}
 	js, err := os.ReadFile(model)
@@ -42,10 +42,10 @@ func TestCalibrate(t *testing.T) {
 	if f := fitted["phb_factor_intel"]; err != nil || f < 0.959 || f > 0.961 {
 		t.Errorf("model file %s (%v): want phb_factor_intel 0.96 (5/6 × 384/333.3)", js, err)
 	}
-	if code, _, errb := run("check", "../../fixtures/hgx-h100", "--model", model); code != ExitOK && code != ExitFindings {
+	if code, _, errb := run("check", "../../fixtures/hgx-h100.tar.gz", "--model", model); code != ExitOK && code != ExitFindings {
 		t.Errorf("check --model the calibrated file: exit %d: %s", code, errb)
 	}
-	if code, _, errb := run("calibrate", "../../fixtures/hgx-h100", model); code != ExitError || !strings.Contains(errb, "not ib_write_bw") {
+	if code, _, errb := run("calibrate", "../../fixtures/hgx-h100.tar.gz", model); code != ExitError || !strings.Contains(errb, "not ib_write_bw") {
 		t.Errorf("calibrate on a non-perftest file: exit %d: %s", code, errb)
 	}
 }

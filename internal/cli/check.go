@@ -77,8 +77,8 @@ The throughput model's numbers, each replaceable with --model FILE (a JSON
 object of key: value, for example with your own ib_write_bw --use_cuda results):
 `, // and modelKeys(), added when help is shown (withModelKeys)
 		Example: `  $ gdtopo check
-  $ gdtopo check fixtures/hgx-h100
-  $ gdtopo check -v fixtures/hgx-h100
+  $ gdtopo check fixtures/hgx-h100.tar.gz
+  $ gdtopo check -v fixtures/hgx-h100.tar.gz
   $ gdtopo check host.tar.bz2 -o json
   $ gdtopo check --fail-on warning; echo $?
   $ gdtopo check 'snapshots/*.tar.gz' -o jsonl`,

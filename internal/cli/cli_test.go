@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/render"
 )
 
@@ -28,22 +29,19 @@ func run(args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// bundled lists the sysfs trees under fixtures/.
+// bundled lists the fixture archives, fixtures/NAME.tar.gz, as relative
+// paths.
 func bundled(t *testing.T) []string {
 	t.Helper()
-	dirs, err := filepath.Glob(filepath.Join("..", "..", "fixtures", "*", "sys"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, d := range dirs {
-		out = append(out, filepath.Dir(d))
-	}
-	if len(out) < 7 {
-		t.Fatalf("found %d fixtures under fixtures/, want at least 7", len(out))
+	for _, name := range fixturetest.Names(t) {
+		out = append(out, fx(name))
 	}
 	return out
 }
+
+// fx is the relative path of the fixture archive fixtures/NAME.tar.gz.
+func fx(name string) string { return filepath.Join("..", "..", "fixtures", name+".tar.gz") }
 
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
@@ -71,9 +69,8 @@ func golden(t *testing.T, name, got string) {
 // come from a pinned pci.ids extract so the host's copy does not matter.
 func TestGolden(t *testing.T) {
 	ids := filepath.Join("testdata", "pci.ids")
-	for _, dir := range bundled(t) {
-		name := filepath.Base(dir)
-		src := filepath.ToSlash(filepath.Join("..", "..", "fixtures", name))
+	for _, name := range fixturetest.Names(t) {
+		src := filepath.ToSlash(fx(name))
 		t.Run(name, func(t *testing.T) {
 			for _, c := range []struct {
 				file string
@@ -121,7 +118,7 @@ func TestExitCodesAndErrors(t *testing.T) {
 		{[]string{"chek\x1b[31m"}, ExitUsage, `unknown command "chek\x1b[31m"`},
 		{[]string{"check", "--bogus"}, ExitUsage, "unknown flag"},
 		{[]string{"path", "GPU0"}, ExitUsage, "accepts between 2 and 3 arg"},
-		{[]string{"path", "../../fixtures/hgx-h100", "GPU0", "NIC0"}, ExitUsage, "SOURCE comes after the two devices: gdtopo path GPU0 NIC0 ../../fixtures/hgx-h100"},
+		{[]string{"path", "../../fixtures/hgx-h100.tar.gz", "GPU0", "NIC0"}, ExitUsage, "SOURCE comes after the two devices: gdtopo path GPU0 NIC0 ../../fixtures/hgx-h100.tar.gz"},
 		{[]string{"matrix", "a", "b"}, ExitUsage, "accepts at most 1 arg"},
 		// A wrong -o lists every format that command offers.
 		{[]string{"check", "-o", "svg"}, ExitUsage, "valid formats are table, json, markdown, jsonl, prometheus, nfd"},
@@ -210,7 +207,7 @@ func TestHelpIsComplete(t *testing.T) {
 // BenchmarkCheck measures a whole gdtopo check (open, read, classify, name,
 // render) on the largest bundled fixture.
 func BenchmarkCheck(b *testing.B) {
-	dir := filepath.Join("..", "..", "fixtures", "dgx-a100") // 76 functions, the largest
+	dir := fx("dgx-a100") // 76 functions, the largest
 	if _, err := os.Stat(dir); err != nil {
 		b.Skip(err)
 	}
@@ -224,7 +221,7 @@ func BenchmarkCheck(b *testing.B) {
 // BenchmarkTree measures a whole gdtopo tree (open, read, name every
 // function from pci.ids, render) on the largest bundled fixture.
 func BenchmarkTree(b *testing.B) {
-	dir := filepath.Join("..", "..", "fixtures", "dgx-a100")
+	dir := fx("dgx-a100")
 	if _, err := os.Stat(dir); err != nil {
 		b.Skip(err)
 	}
@@ -240,7 +237,7 @@ func BenchmarkTree(b *testing.B) {
 // text and JSON on the GDS fixture (NVIDIA GDS design guide layout: four
 // drives in each GPU's switch).
 func TestStoragePairsShown(t *testing.T) {
-	src := filepath.Join("..", "..", "fixtures", "gds-storage")
+	src := fx("gds-storage")
 	code, out, errb := run("check", src)
 	if code != ExitOK && code != ExitFindings {
 		t.Fatalf("exit %d: %s", code, errb)

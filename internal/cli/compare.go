@@ -55,7 +55,8 @@ Text fits the terminal (or COLUMNS): servers whose names are too long are
 headed by short names a legend spells out, and when they cannot stand side
 by side each measure lists them one under another.`,
 		Example: `  $ gdtopo compare vendor-a.txt vendor-b.txt
-  $ gdtopo compare fixtures/hgx-h100 fixtures/sys-4029gp-v100 -o markdown`,
+  $ gdtopo compare -o markdown fixtures/hgx-h100.tar.gz \
+      fixtures/sys-4029gp-v100.tar.gz`,
 		Args: args(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			opts.Sources = a

@@ -16,7 +16,6 @@ import (
 // without LnkSta, ACSCtl or NUMA lines; the dump's findings are then not
 // counted against the capture's.
 func TestCompareUnseen(t *testing.T) {
-	fx := func(name string) string { return filepath.Join("..", "..", "fixtures", name) }
 	lenovo := filepath.Join("..", "..", "..", "shared", "corpus", "lspci", "lenovo-sd665n-v3-4xh100-genoa.lspci-t-vvv.txt")
 	sources := []string{fx("hgx-h100"), fx("recorded-vm")}
 	want := [][]string{{}, {"link state"}}

@@ -407,7 +407,7 @@ func verifyAgrees(t *testing.T) {
 	}
 	for _, c := range [][2]string{
 		{tv, nv}, {tv, changed},
-		{filepath.Join("..", "..", "fixtures", "dgx-a100"), corpusPath(t, "nvsmi", "dgxa100-like-epyc7742-8xa100-10nic.txt")},
+		{fx("dgx-a100"), corpusPath(t, "nvsmi", "dgxa100-like-epyc7742-8xa100-10nic.txt")},
 	} {
 		src, matrix := c[0], c[1]
 		_, out, _ := run("check", src, "--nvsmi", matrix, "-o", "json")

@@ -46,9 +46,9 @@ The file is --output-file FILE, or the argument after SOURCE; without one, or
 with -, standard output. A file is written whole or not at all: to a
 temporary name, then renamed.`,
 		Example: `  $ gdtopo export -o nccl-xml --output-file /etc/nccl-topo.xml
-  $ gdtopo export -o svg fixtures/hgx-h100 hgx.svg
-  $ gdtopo export -o dot fixtures/hgx-h100 | dot -Tpng > hgx.png
-  $ gdtopo export -o html fixtures/hgx-h100 hgx.html`,
+  $ gdtopo export -o svg fixtures/hgx-h100.tar.gz hgx.svg
+  $ gdtopo export -o dot fixtures/hgx-h100.tar.gz | dot -Tpng > hgx.png
+  $ gdtopo export -o html fixtures/hgx-h100.tar.gz hgx.html`,
 		Args: args(cobra.MaximumNArgs(2)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if len(a) >= 1 {

@@ -18,7 +18,7 @@ import (
 func BenchmarkFleet(b *testing.B) {
 	for _, fixture := range []string{"recorded-vm", "hgx-h100"} {
 		snap := filepath.Join(b.TempDir(), "snap.tar.gz")
-		if code, _, errb := run("snapshot", filepath.Join("..", "..", "fixtures", fixture), "--output-file", snap); code != ExitOK {
+		if code, _, errb := run("snapshot", fx(fixture), "--output-file", snap); code != ExitOK {
 			b.Fatalf("snapshot %s: exit %d: %s", fixture, code, errb)
 		}
 		data, err := os.ReadFile(snap)
@@ -86,7 +86,7 @@ func samplePeakHeap() func() uint64 {
 func BenchmarkFleetDiff(b *testing.B) {
 	const n = 200
 	snap := filepath.Join(b.TempDir(), "snap.tar.gz")
-	if code, _, errb := run("snapshot", filepath.Join("..", "..", "fixtures", "hgx-h100"), "--output-file", snap); code != ExitOK {
+	if code, _, errb := run("snapshot", fx("hgx-h100"), "--output-file", snap); code != ExitOK {
 		b.Fatalf("snapshot: exit %d: %s", code, errb)
 	}
 	data, err := os.ReadFile(snap)

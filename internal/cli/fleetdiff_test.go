@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gdtopo/gdtopo/fixtures"
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 )
 
 // fleetPlant is one deliberate difference a node of the test fleet has.
@@ -250,7 +251,7 @@ func TestFleetFindsThePlantedNodes(t *testing.T) {
 // and on standard error, the rest are grouped, and the exit status is 1
 // when no readable machine differs.
 func TestFleetUnreadable(t *testing.T) {
-	good := filepath.Join("..", "..", "fixtures", "hgx-h100")
+	good := fx("hgx-h100")
 	missing := filepath.Join(t.TempDir(), "gone.tar.gz")
 	code, out, errb := run("fleet", good, missing, good, "-o", "jsonl")
 	if code != ExitError || !strings.Contains(errb, "gone.tar.gz") {
@@ -277,7 +278,7 @@ func TestFleetBond(t *testing.T) {
 	var sources []string
 	for _, name := range []string{"a", "b", "c"} {
 		to := filepath.Join(dir, name)
-		if err := os.CopyFS(to, os.DirFS(filepath.Join("..", "..", "fixtures", "roce-lag-bond"))); err != nil {
+		if err := fixturetest.ExtractFile(fx("roce-lag-bond"), to); err != nil {
 			t.Fatal(err)
 		}
 		sources = append(sources, to)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/hwloc"
 )
 
@@ -64,34 +65,10 @@ func vmDevice(t *testing.T, root string) string {
 	return dir
 }
 
-// copyTree copies src to dst as cp -a would for a sysfs capture: folders,
-// regular files and symbolic links kept as links.
-func copyTree(t *testing.T, src, dst string) {
+// unpackTo unpacks the fixture archive src into the new folder dst.
+func unpackTo(t *testing.T, src, dst string) {
 	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(target, out)
-		case d.IsDir():
-			return os.MkdirAll(out, 0o755)
-		default:
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(out, data, 0o644)
-		}
-	})
-	if err != nil {
+	if err := fixturetest.ExtractFile(src, dst); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -259,8 +236,8 @@ func TestHostileSources(t *testing.T) {
 	if testing.Short() && os.Getenv("CI") == "" {
 		t.Skip("builds large sparse and compressed inputs (-short, outside CI)")
 	}
-	vm := filepath.Join("..", "..", "fixtures", "recorded-vm")
-	if _, err := os.Stat(filepath.Join(vm, "sys")); err != nil {
+	vm := fx("recorded-vm")
+	if _, err := os.Stat(vm); err != nil {
 		t.Fatalf("fixture %s: %v", vm, err)
 	}
 	sysTemp := os.TempDir()
@@ -343,7 +320,7 @@ func TestHostileSources(t *testing.T) {
 		}, true, "", "tags"},
 		{"symlink loop in bus/pci/devices", func(t *testing.T, dir string) string {
 			root := filepath.Join(dir, "loop")
-			copyTree(t, vm, root)
+			unpackTo(t, vm, root)
 			devs := filepath.Join(root, "sys", "bus", "pci", "devices")
 			if err := os.Remove(filepath.Join(devs, "0000:00:05.0")); err != nil {
 				t.Fatal(err)
@@ -358,7 +335,7 @@ func TestHostileSources(t *testing.T) {
 		}, false, "0000:00:05.0", ""},
 		{"bus/pci/devices is itself a loop", func(t *testing.T, dir string) string {
 			root := filepath.Join(dir, "loopdir")
-			copyTree(t, vm, root)
+			unpackTo(t, vm, root)
 			pci := filepath.Join(root, "sys", "bus", "pci")
 			if err := os.RemoveAll(filepath.Join(pci, "devices")); err != nil {
 				t.Fatal(err)
@@ -370,7 +347,7 @@ func TestHostileSources(t *testing.T) {
 		}, true, "", ""},
 		{"4 GiB sparse class file", func(t *testing.T, dir string) string {
 			root := filepath.Join(dir, "sparse")
-			copyTree(t, vm, root)
+			unpackTo(t, vm, root)
 			dev := filepath.Join(root, "sys", "devices", "pci0000:00", "0000:00:03.0")
 			// Without config and modalias the class comes from the class file.
 			for _, f := range []string{"config", "modalias"} {
@@ -385,7 +362,7 @@ func TestHostileSources(t *testing.T) {
 		}, false, "0000:00:03.0/class", ""},
 		{"4 GiB sparse config file", func(t *testing.T, dir string) string {
 			root := filepath.Join(dir, "sparsecfg")
-			copyTree(t, vm, root)
+			unpackTo(t, vm, root)
 			config := filepath.Join(root, "sys", "devices", "pci0000:00", "0000:00:03.0", "config")
 			if err := os.Truncate(config, 4<<30); err != nil {
 				t.Skipf("no sparse files here: %v", err)
@@ -405,7 +382,7 @@ func TestHostileSources(t *testing.T) {
 		}, true, "", "no such file"},
 		{"FIFO as an attribute file", func(t *testing.T, dir string) string {
 			root := filepath.Join(dir, "fifo")
-			copyTree(t, vm, root)
+			unpackTo(t, vm, root)
 			attr := filepath.Join(vmDevice(t, root), "numa_node")
 			if err := os.Remove(attr); err != nil {
 				t.Fatal(err)
@@ -417,7 +394,7 @@ func TestHostileSources(t *testing.T) {
 		}, false, "not a regular file", ""},
 		{"link to /proc/self/fd/0 as config", func(t *testing.T, dir string) string {
 			root := filepath.Join(dir, "stdin")
-			copyTree(t, vm, root)
+			unpackTo(t, vm, root)
 			cfg := filepath.Join(vmDevice(t, root), "config")
 			if err := os.Remove(cfg); err != nil {
 				t.Fatal(err)
@@ -429,7 +406,7 @@ func TestHostileSources(t *testing.T) {
 		}, false, "config", ""},
 		{"absolute link out of the folder to a secret", func(t *testing.T, dir string) string {
 			root := filepath.Join(dir, "secret")
-			copyTree(t, vm, root)
+			unpackTo(t, vm, root)
 			secret := writeBytes(t, filepath.Join(dir, "secret.txt"), []byte(hostileSecret))
 			attr := filepath.Join(vmDevice(t, root), "numa_node")
 			if err := os.Remove(attr); err != nil {
@@ -442,7 +419,7 @@ func TestHostileSources(t *testing.T) {
 		}, false, "numa_node", ""},
 		{"capability list that loops", func(t *testing.T, dir string) string {
 			root := filepath.Join(dir, "looped")
-			copyTree(t, vm, root)
+			unpackTo(t, vm, root)
 			cfg := filepath.Join(vmDevice(t, root), "config")
 			b, err := os.ReadFile(cfg)
 			if err != nil || len(b) < 0x40 || b[0x34] < 0x40 || int(b[0x34])+2 > len(b) {
@@ -454,7 +431,7 @@ func TestHostileSources(t *testing.T) {
 		}, false, "<chain looped>", ""},
 		{"garbage in every attribute", func(t *testing.T, dir string) string {
 			root := filepath.Join(dir, "garbage")
-			copyTree(t, vm, root)
+			unpackTo(t, vm, root)
 			err := filepath.WalkDir(filepath.Join(root, "sys", "devices"), func(p string, d fs.DirEntry, err error) error {
 				if err != nil || !d.Type().IsRegular() {
 					return err
@@ -573,7 +550,7 @@ func TestHostileSources(t *testing.T) {
 // the run succeeds; a missing one is exit 1 with one line naming it.
 func TestHostilePCIIDs(t *testing.T) {
 	dir := t.TempDir()
-	src := filepath.Join("..", "..", "fixtures", "sys-4029gp-v100")
+	src := fx("sys-4029gp-v100")
 	for name, data := range map[string]string{
 		"short.ids":  "abc\n12\n\t\n\t2\n8086\n\t2030\n",
 		"binary.ids": "\x00\xff\x7f\n\t\x00\x00\x00\x00  \xff\n8086  \xff\xfe\n\t2030  \x00\n",

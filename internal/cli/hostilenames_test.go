@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestHostileNames(t *testing.T) {
 	const evil = "mlx5_0;id;$(touch pwned)\x1b[2J"
 	dir := filepath.Join(t.TempDir(), "cap\nture\x1b]0;owned\x07")
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "fixtures", "hgx-h100"))); err != nil {
+	if err := fixturetest.ExtractFile(fx("hgx-h100"), dir); err != nil {
 		t.Fatal(err)
 	}
 	class := filepath.Join(dir, "sys", "class", "infiniband")
@@ -97,7 +98,7 @@ func TestHostileFlagFiles(t *testing.T) {
 	if err := os.WriteFile(trailing, []byte(`{} {"rest": 1} garbage`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fixture := filepath.Join("..", "..", "fixtures", "hgx-h100")
+	fixture := fx("hgx-h100")
 	for _, c := range []struct{ flag, file, want string }{
 		{"--model", fifo, "not a regular file"},
 		{"--model", huge, "over the 64 KiB"},
@@ -166,10 +167,10 @@ func TestPairEndsBound(t *testing.T) {
 // good sources' lines exactly as each gives alone.
 func TestFleetSurvivesHostileSource(t *testing.T) {
 	dir := t.TempDir()
-	good1 := filepath.Join("..", "..", "fixtures", "hgx-h100")
-	good2 := filepath.Join("..", "..", "fixtures", "dgx-a100")
+	good1 := fx("hgx-h100")
+	good2 := fx("dgx-a100")
 	fifoCap := filepath.Join(dir, "fifo")
-	if err := os.CopyFS(fifoCap, os.DirFS(filepath.Join("..", "..", "fixtures", "recorded-vm"))); err != nil {
+	if err := fixturetest.ExtractFile(fx("recorded-vm"), fifoCap); err != nil {
 		t.Fatal(err)
 	}
 	attr := filepath.Join(vmDevice(t, fifoCap), "numa_node")
@@ -223,13 +224,13 @@ func TestFleetSurvivesHostileSource(t *testing.T) {
 // as \n), and compare's verdict names it on one line.
 func TestMarkdownHeadingOneLine(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cap\nture")
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "fixtures", "hgx-h100"))); err != nil {
+	if err := fixturetest.ExtractFile(fx("hgx-h100"), dir); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{
 		{"check", "-o", "markdown", dir},
 		{"tree", "-o", "markdown", dir},
-		{"compare", "-o", "markdown", dir, "../../fixtures/sys-4029gp-v100"},
+		{"compare", "-o", "markdown", dir, "../../fixtures/sys-4029gp-v100.tar.gz"},
 	} {
 		code, out, errOut := run(args...)
 		if code != ExitOK && code != ExitFindings {

@@ -28,7 +28,7 @@ an NCCL topology file without NVLink elements) accelerator pairs read NV?,
 never a PCIe label stated as fact. An NCCL topology dump's NVLink elements,
 or the host's own nvidia-smi topo -m (concatenated with a text dump, or given
 with --nvsmi), give NV# counts.`,
-		Example: `  $ gdtopo matrix fixtures/dgx-a100`,
+		Example: `  $ gdtopo matrix fixtures/dgx-a100.tar.gz`,
 		Args:    args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if len(a) == 1 {

@@ -107,7 +107,7 @@ func sortedKeys(m map[string]string) []string {
 // saying what to do, nothing on stdout, and the folder as it was: no file,
 // no temporary file, and an existing file of that name unchanged.
 func TestOutputFileDiskFull(t *testing.T) {
-	src := filepath.Join("..", "..", "fixtures", "dgx-a100")
+	src := fx("dgx-a100")
 	commands := [][]string{
 		{"snapshot", src, "--output-file"},
 		{"export", "-o", "nccl-xml", src, "--output-file"},
@@ -216,7 +216,6 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 // A closed pipe: exit status 1 and nothing on stderr (the gdtopo binary
 // itself dies of SIGPIPE first, see TestBinaryOutputFailures).
 func TestStdoutFailures(t *testing.T) {
-	fx := func(n string) string { return filepath.Join("..", "..", "fixtures", n) }
 	commands := [][]string{
 		{"check", fx("dgx-a100")},
 		{"check", fx("sys-4029gp-v100")}, // critical findings: exit 3 when the output is fine
@@ -295,7 +294,7 @@ func (w errWriter) Write([]byte) (int, error) { return 0, w.err }
 // TestStdoutErrorKinds: the words for each kind of failed write to
 // standard output.
 func TestStdoutErrorKinds(t *testing.T) {
-	src := filepath.Join("..", "..", "fixtures", "recorded-vm")
+	src := fx("recorded-vm")
 	for _, c := range []struct {
 		err  error
 		want string

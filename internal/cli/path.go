@@ -36,7 +36,7 @@ interface name (mlx5_0, ibp24s0), or its index in gdtopo's tables (GPU0, NIC3).
 With --explain, for an accelerator and a NIC, it also shows the arithmetic of
 the predicted direct-RDMA throughput step by step, each number with its source.`,
 		Example: `  $ gdtopo path GPU0 mlx5_0
-  $ gdtopo path 18:00.0 NIC1 fixtures/hgx-h100 --explain`,
+  $ gdtopo path 18:00.0 NIC1 fixtures/hgx-h100.tar.gz --explain`,
 		Args: args(cobra.RangeArgs(2, 3)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			opts.A, opts.B = a[0], a[1]

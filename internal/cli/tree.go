@@ -29,7 +29,7 @@ in brackets where the link trained lower.
 
 By default only branches that lead to an accelerator, NIC, NVMe drive or
 NVSwitch are shown; --all shows every function.`,
-		Example: `  $ gdtopo tree fixtures/hgx-h100
+		Example: `  $ gdtopo tree fixtures/hgx-h100.tar.gz
   $ gdtopo tree --all`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {

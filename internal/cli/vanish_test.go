@@ -61,7 +61,6 @@ type fleetLine struct {
 // and in the JSON), the others are reported in full, and the exit status
 // is 1.
 func TestFleetSourceVanishes(t *testing.T) {
-	fx := func(n string) string { return filepath.Join("..", "..", "fixtures", n) }
 	// The operations a whole read of the folder source takes.
 	counted, err := source.Open(fx("cloud-vm-flat"))
 	if err != nil {
@@ -81,9 +80,9 @@ func TestFleetSourceVanishes(t *testing.T) {
 			t.Fatalf("snapshot: exit %d: %s", code, errb)
 		}
 		deleted, deleting, last := filepath.Join(dir, "b"), filepath.Join(dir, "c"), filepath.Join(dir, "d")
-		copyTree(t, fx("recorded-vm"), deleted)
-		copyTree(t, fx("cloud-vm-flat"), deleting)
-		copyTree(t, fx("recorded-vm"), last)
+		unpackTo(t, fx("recorded-vm"), deleted)
+		unpackTo(t, fx("cloud-vm-flat"), deleting)
+		unpackTo(t, fx("recorded-vm"), last)
 
 		var stdout, stderr bytes.Buffer
 		code := mainStreams([]string{"check", filepath.Join(dir, "*"), "-o", "jsonl"}, &Streams{In: strings.NewReader(""), Out: &stdout, Err: &stderr,
@@ -146,7 +145,7 @@ func TestFleetSourceVanishes(t *testing.T) {
 // (exit 0) identical to that of the whole tree. topology's
 // TestVanishingTree checks the graphs in detail, and unplugged devices.
 func TestVanishingSource(t *testing.T) {
-	src := filepath.Join("..", "..", "fixtures", "recorded-vm")
+	src := fx("recorded-vm")
 	code, want, errb := run("check", src, "-o", "json")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errb)
@@ -225,7 +224,7 @@ func withoutVanished(t *testing.T, report string) string {
 func TestTruncatedArchive(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "snap.tar.gz")
-	if code, _, errb := run("snapshot", filepath.Join("..", "..", "fixtures", "recorded-vm"), "--output-file", name); code != ExitOK {
+	if code, _, errb := run("snapshot", fx("recorded-vm"), "--output-file", name); code != ExitOK {
 		t.Fatalf("snapshot: exit %d: %s", code, errb)
 	}
 	whole, err := os.ReadFile(name)
@@ -265,7 +264,7 @@ func TestTruncatedArchive(t *testing.T) {
 // snapshot is written (exit 0), stands without the NIC, and a warning on
 // standard error names the function and the file.
 func TestSnapshotUnplugged(t *testing.T) {
-	fixture := filepath.Join("..", "..", "fixtures", "recorded-vm")
+	fixture := fx("recorded-vm")
 	opened, err := source.Open(fixture)
 	if err != nil {
 		t.Fatal(err)

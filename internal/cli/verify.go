@@ -46,7 +46,7 @@ holds when given the matrix.
 Exit status 3 when a cell disagrees; 0 when none does; 1 when the matrix's
 GPUs do not match the source's (another host, or GPUs hidden from one of them).`,
 		Example: `  $ nvidia-smi topo -m | gdtopo verify --nvsmi -
-  $ gdtopo verify fixtures/dgx-a100 nvsmi-topo.txt
+  $ gdtopo verify fixtures/dgx-a100.tar.gz nvsmi-topo.txt
   $ cat nvsmi-topo.txt lspci-tv.txt | gdtopo verify -
   $ gdtopo verify host.tar.gz --nvsmi nvsmi-topo.txt -o json`,
 		Args: args(cobra.RangeArgs(0, 2)),

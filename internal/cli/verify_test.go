@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/report"
 )
 
@@ -84,7 +85,7 @@ func TestVerify(t *testing.T) {
 // "Source lacks" no longer names NVLink; without it they read NV?.
 func TestNVSMIGivesNVLink(t *testing.T) {
 	nv := corpusPath(t, "nvsmi", "dgxa100-like-epyc7742-8xa100-10nic.txt")
-	fixture := filepath.Join("..", "..", "fixtures", "dgx-a100")
+	fixture := fx("dgx-a100")
 	code, out, errb := run("check", fixture)
 	if code != ExitOK || !strings.Contains(out, "Source lacks   NVLink (") {
 		t.Errorf("check without the matrix: exit %d %q, no NVLink in Source lacks", code, errb)
@@ -121,7 +122,13 @@ func TestNVSMIGivesNVLink(t *testing.T) {
 
 func TestVerifyErrors(t *testing.T) {
 	nv := corpusPath(t, "paired", "puget-wrx90-threadripper-2xrtx6000ada-cx7", "nvsmi-topo.txt")
-	fixture := filepath.Join("..", "..", "fixtures", "wrx90-threadripper")
+	fixture := fx("wrx90-threadripper")
+	// The fixture's README.md: text that is no matrix.
+	text := fixturetest.Files(t, "wrx90-threadripper", func(m string) bool { return m == "README.md" })["README.md"]
+	readme := filepath.Join(t.TempDir(), "README.md")
+	if err := os.WriteFile(readme, text, 0o644); err != nil || len(text) == 0 {
+		t.Fatalf("README.md of %s (%d bytes): %v", fixture, len(text), err)
+	}
 	for _, c := range []struct {
 		args  []string
 		stdin string
@@ -130,7 +137,7 @@ func TestVerifyErrors(t *testing.T) {
 	}{
 		{[]string{"verify", fixture}, "", ExitUsage, "verify needs the host's nvidia-smi topo -m"},
 		{[]string{"verify", fixture, nv, "--nvsmi", nv}, "", ExitUsage, "given twice"},
-		{[]string{"verify", fixture, filepath.Join(fixture, "README.md")}, "", ExitError, "README.md: no nvidia-smi topo -m matrix"},
+		{[]string{"verify", fixture, readme}, "", ExitError, "README.md: no nvidia-smi topo -m matrix"},
 		{[]string{"verify", fixture, "/nonexistent/nvsmi.txt"}, "", ExitError, "nvsmi.txt"},
 		{[]string{"matrix", "-"}, catFiles(t, nv), ExitError, "standard input: an nvidia-smi topo -m matrix alone"},
 		{[]string{"check", fixture, fixture, "--nvsmi", nv}, "", ExitUsage, "--nvsmi describes one host"},
@@ -148,11 +155,11 @@ func TestVerifyErrors(t *testing.T) {
 
 // TestVerifyRecordedH200 sets the recorded H200 machine's own nvidia-smi
 // topo -m, as nvidia-smi wrote it to a file (its header underlined with
-// terminal escapes), against the tree recorded beside it: one GPU and no
+// terminal escapes), against the tree recorded with it: one GPU and no
 // RDMA NIC leave no pair to compare, which is said, and is no error.
 func TestVerifyRecordedH200(t *testing.T) {
-	fixture := filepath.Join("..", "..", "fixtures", "recorded-h200")
-	nv := filepath.Join(fixture, "nvidia-smi-topo-m.txt")
+	fixture := fx("recorded-h200")
+	nv := filepath.Join("..", "..", "fixtures", "recorded-h200.nvidia-smi-topo-m.txt")
 	raw, err := os.ReadFile(nv)
 	if err != nil {
 		t.Fatal(err)
@@ -177,17 +184,17 @@ func TestVerifyRecordedH200(t *testing.T) {
 
 // TestEmptyRDMAClass reads the recorded H200 machine as gdtopo snapshot
 // took it there (its empty sys/class/infiniband and sys/class/iommu kept),
-// and the recorded folder with the empty sys/class/infiniband that git
-// cannot hold put back. The virtio NIC's missing RDMA device is then read
-// from the class folder, not from its model.
+// and the recorded tree, which lacks them, unpacked with the empty
+// sys/class/infiniband put back. The virtio NIC's missing RDMA device is
+// then read from the class folder, not from its model.
 func TestEmptyRDMAClass(t *testing.T) {
-	fixture := filepath.Join("..", "..", "fixtures", "recorded-h200")
+	fixture := fx("recorded-h200")
 	tree := filepath.Join(t.TempDir(), "h200")
-	copyTree(t, fixture, tree)
+	unpackTo(t, fixture, tree)
 	if err := os.MkdirAll(filepath.Join(tree, "sys", "class", "infiniband"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, src := range []string{filepath.Join(fixture, "snapshot.tar.gz"), tree} {
+	for _, src := range []string{filepath.Join("..", "..", "fixtures", "recorded-h200.snapshot.tar.gz"), tree} {
 		code, out, errb := run("check", src, "-o", "json")
 		if code != ExitOK {
 			t.Fatalf("check %s: exit %d: %s", src, code, errb)

@@ -14,12 +14,7 @@ import (
 // TestCheckFitsEighty: with an 80-column terminal (COLUMNS=80), check,
 // check -v and matrix draw no line wider than 80 columns on any fixture.
 func TestCheckFitsEighty(t *testing.T) {
-	dirs, err := filepath.Glob("../../fixtures/*/sys")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
-	for _, sys := range dirs {
-		dir := filepath.Dir(sys)
+	for _, dir := range bundled(t) {
 		for _, args := range [][]string{{"check", dir}, {"check", "-v", dir}, {"matrix", dir}} {
 			var out bytes.Buffer
 			code := mainStreams(args, &Streams{In: strings.NewReader(""), Out: &out, Err: &bytes.Buffer{}, Style: render.Style{Width: 80}})
@@ -38,7 +33,7 @@ func TestCheckFitsEighty(t *testing.T) {
 // TestCheckOneScreen: the default check of an 8-GPU, 8-NIC server fits one
 // screen, and -v holds the pair table it leaves out.
 func TestCheckOneScreen(t *testing.T) {
-	code, out, _ := run("check", "../../fixtures/hgx-h100")
+	code, out, _ := run("check", "../../fixtures/hgx-h100.tar.gz")
 	if code != ExitOK {
 		t.Fatalf("exit %d", code)
 	}
@@ -51,7 +46,7 @@ func TestCheckOneScreen(t *testing.T) {
 	if strings.Contains(out, "Accelerator-NIC pairs") {
 		t.Errorf("default check shows the pair table")
 	}
-	_, verbose, _ := run("check", "-v", "../../fixtures/hgx-h100")
+	_, verbose, _ := run("check", "-v", "../../fixtures/hgx-h100.tar.gz")
 	for _, want := range []string{"Accelerator-NIC pairs", "Settings per local rank", "remedy:", "Legend:"} {
 		if !strings.Contains(verbose, want) {
 			t.Errorf("check -v lacks %q", want)
@@ -97,7 +92,6 @@ func TestNotesGrouped(t *testing.T) {
 // alignment, short names through the legend), every server's every measure
 // and the verdict say what the unlimited-width table says.
 func TestCompareFitsEighty(t *testing.T) {
-	fx := func(name string) string { return filepath.Join("..", "..", "fixtures", name) }
 	corpus := filepath.Join("..", "..", "..", "shared", "corpus", "lspci")
 	lenovo := filepath.Join(corpus, "lenovo-sd665n-v3-4xh100-genoa.lspci-t-vvv.txt")
 	h200 := filepath.Join(corpus, "nccl-tests-256-h200-vm.partial.lspci-tv.txt")
@@ -259,14 +253,7 @@ func alignedCells(lines []string) [][]string {
 // check, verify, fleet and calibrate on every fixture, and the help of
 // every command.
 func TestEveryCommandFitsEighty(t *testing.T) {
-	dirs, err := filepath.Glob("../../fixtures/*/sys")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
-	var fixtures []string
-	for _, sys := range dirs {
-		fixtures = append(fixtures, filepath.Dir(sys))
-	}
+	fixtures := bundled(t)
 	perftest := filepath.Join(t.TempDir(), "write-server.txt")
 	text, err := os.ReadFile("../../advisor/testdata/ib_write_bw-server.txt")
 	if err == nil {
@@ -278,7 +265,7 @@ func TestEveryCommandFitsEighty(t *testing.T) {
 	}
 	commands := [][]string{
 		{"help"}, {"--help"}, {"fleet"}, append([]string{"fleet"}, fixtures...),
-		{"calibrate", "../../fixtures/hgx-h100", perftest},
+		{"calibrate", "../../fixtures/hgx-h100.tar.gz", perftest},
 	}
 	nvsmi := "../../../shared/corpus/nvsmi/dgxa100-like-epyc7742-8xa100-10nic.txt"
 	if _, err := os.Stat(nvsmi); err != nil {
@@ -287,8 +274,8 @@ func TestEveryCommandFitsEighty(t *testing.T) {
 		}
 		t.Logf("corpus not here, verify left out (it runs in CI): %v", err)
 	} else {
-		commands = append(commands, []string{"verify", "../../fixtures/dgx-a100", nvsmi},
-			[]string{"verify", "../../fixtures/hgx-h100", "../../../shared/corpus/nvsmi/nccl-1453-8xh100-9nic.partial.txt"})
+		commands = append(commands, []string{"verify", "../../fixtures/dgx-a100.tar.gz", nvsmi},
+			[]string{"verify", "../../fixtures/hgx-h100.tar.gz", "../../../shared/corpus/nvsmi/nccl-1453-8xh100-9nic.partial.txt"})
 	}
 	for _, c := range NewRootCmd(&Streams{}).Commands() {
 		commands = append(commands, []string{"help", c.Name()}, []string{c.Name(), "--help"})

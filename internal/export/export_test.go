@@ -10,33 +10,28 @@ import (
 	"testing"
 
 	"github.com/gdtopo/gdtopo/advisor"
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/ncclxml"
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
-// fixtures returns every fixture folder's graph, by name.
+// fixtures returns every fixture's graph, by name.
 func fixtures(t *testing.T) map[string]*topology.Graph {
 	t.Helper()
-	dirs, err := filepath.Glob("../../fixtures/*")
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]*topology.Graph{}
-	for _, dir := range dirs {
-		if _, err := os.Stat(filepath.Join(dir, "sys")); err != nil {
-			continue
-		}
-		src, err := source.Open(dir)
+	for _, name := range fixturetest.Names(t) {
+		archive := filepath.Join("..", "..", "fixtures", name+".tar.gz")
+		src, err := source.Open(archive)
 		if err != nil {
-			t.Fatalf("%s: %v", dir, err)
+			t.Fatalf("%s: %v", archive, err)
 		}
 		g, err := topology.ReadSysfs(src.Root)
 		if err != nil {
-			t.Fatalf("%s: %v", dir, err)
+			t.Fatalf("%s: %v", archive, err)
 		}
-		out[filepath.Base(dir)] = g
+		out[name] = g
 	}
 	if len(out) < 5 {
 		t.Fatalf("only %d fixtures found", len(out))

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -326,16 +327,9 @@ func TestLstopoFixtures(t *testing.T) {
 		{"console-v", []string{"--of", "console", "-v"}, true, true},
 		{"console", []string{"--of", "console"}, true, true},
 	}
-	fixtures, _ := filepath.Glob(filepath.Join("..", "..", "fixtures", "*", "sys"))
-	if len(fixtures) < 5 {
-		t.Fatalf("only %d fixtures", len(fixtures))
-	}
-	for _, sysDir := range fixtures {
-		dir, fx := filepath.Dir(sysDir), filepath.Base(filepath.Dir(sysDir))
-		if _, err := os.Stat(filepath.Join(dir, "sys")); err != nil {
-			continue
-		}
-		sys := readSysfs(t, dir)
+	for _, fx := range fixturetest.Names(t) {
+		dir := fixturetest.Unpack(t, fx)
+		sys := readSysfs(t, filepath.Join("..", "..", "fixtures", fx+".tar.gz"))
 		for _, f := range forms {
 			t.Run(fx+"/"+f.name, func(t *testing.T) {
 				args := append([]string{"--input", dir}, f.args...)
@@ -569,3 +563,6 @@ func TestArchitecture(t *testing.T) {
 		}
 	}
 }
+
+// TestMain lets the tests that run lstopo share unpacked fixtures.
+func TestMain(m *testing.M) { os.Exit(fixturetest.Run(m)) }

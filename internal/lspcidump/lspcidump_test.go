@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -232,8 +233,9 @@ func lspciOn(t *testing.T, dir string, args ...string) []byte {
 	return out
 }
 
-// lspciFixtures returns the bundled sysfs fixtures for tests that run lspci
-// on them, skipping when lspci is missing except in CI, which installs it.
+// lspciFixtures returns the bundled fixtures, unpacked, for tests that run
+// lspci on them, skipping when lspci is missing except in CI, which
+// installs it.
 func lspciFixtures(t *testing.T) []string {
 	t.Helper()
 	if _, err := exec.LookPath("lspci"); err != nil {
@@ -242,16 +244,15 @@ func lspciFixtures(t *testing.T) []string {
 		}
 		t.Skip("lspci is missing")
 	}
-	sys, _ := filepath.Glob("../../fixtures/*/sys")
-	if len(sys) == 0 {
-		t.Fatal("no fixtures under ../../fixtures")
-	}
-	dirs := make([]string, len(sys))
-	for i, s := range sys {
-		dirs[i] = filepath.Dir(s)
+	var dirs []string
+	for _, name := range fixturetest.Names(t) {
+		dirs = append(dirs, fixturetest.Unpack(t, name))
 	}
 	return dirs
 }
+
+// TestMain lets the tests that run lspci share unpacked fixtures.
+func TestMain(m *testing.M) { os.Exit(fixturetest.Run(m)) }
 
 // TestRoundTrip runs lspci on each sysfs fixture and reads its dumps back.
 func TestRoundTrip(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/hwloc"
 	"github.com/gdtopo/gdtopo/internal/lspcidump"
 	"github.com/gdtopo/gdtopo/internal/ncclxml"
@@ -105,8 +106,8 @@ func TestNoConfidentLabelContradictsNvidiaSmi(t *testing.T) {
 	}{
 		{"puget lspci -tv", []string{filepath.Join(puget, "lspci-tv.txt")}, filepath.Join(puget, "nvsmi-topo.txt"), 6, 0},
 		{"puget lspci -tv + -vvv", []string{filepath.Join(puget, "lspci-tv.txt"), filepath.Join(puget, "lspci-vvv.md")}, filepath.Join(puget, "nvsmi-topo.txt"), 6, 0},
-		{"fixture wrx90-threadripper", []string{filepath.Join("..", "..", "fixtures", "wrx90-threadripper")}, filepath.Join(puget, "nvsmi-topo.txt"), 6 + 4, 0},
-		{"fixture dgx-a100", []string{filepath.Join("..", "..", "fixtures", "dgx-a100")}, filepath.Join(dir, "nvsmi", "dgxa100-like-epyc7742-8xa100-10nic.txt"), 153 + 16, 8},
+		{"fixture wrx90-threadripper", []string{filepath.Join("..", "..", "fixtures", "wrx90-threadripper.tar.gz")}, filepath.Join(puget, "nvsmi-topo.txt"), 6 + 4, 0},
+		{"fixture dgx-a100", []string{filepath.Join("..", "..", "fixtures", "dgx-a100.tar.gz")}, filepath.Join(dir, "nvsmi", "dgxa100-like-epyc7742-8xa100-10nic.txt"), 153 + 16, 8},
 		// Two DGX-2s, not one host: the design fixes the GPU pairs (NV6); the
 		// hwloc XML has no NICs, and 4 CPUs where the other host's GPUs
 		// print 0-23,48-71. The matrix is cut after GPU4's row.
@@ -180,7 +181,7 @@ func TestVerifyReportsEveryChangedCell(t *testing.T) {
 // pairs its matrix holds, and only those.
 func TestApplyTakesNVLinkFromTheMatrix(t *testing.T) {
 	dir := corpus(t)
-	g := read(t, filepath.Join("..", "..", "fixtures", "dgx-a100"))
+	g := read(t, filepath.Join("..", "..", "fixtures", "dgx-a100.tar.gz"))
 	m := matrix(t, filepath.Join(dir, "nvsmi", "dgxa100-like-epyc7742-8xa100-10nic.txt"))
 	nvsmi.Apply(g, m, nvsmi.Map(g, m))
 	for _, p := range topology.PairsOf(g.Pairs(), topology.KindAccelerator, topology.KindAccelerator) {
@@ -194,7 +195,7 @@ func TestApplyTakesNVLinkFromTheMatrix(t *testing.T) {
 
 	// A matrix cut after GPU3's row (another 8-GPU host, used for its
 	// shape): pairs among GPU4-GPU7 stay NV?.
-	g = read(t, filepath.Join("..", "..", "fixtures", "hgx-h100"))
+	g = read(t, filepath.Join("..", "..", "fixtures", "hgx-h100.tar.gz"))
 	m = matrix(t, filepath.Join(dir, "nvsmi", "deepep-145-8xh-nv18-18nic.partial.txt"))
 	nvsmi.Apply(g, m, nvsmi.Map(g, m))
 	gpus := g.OfKind(topology.KindAccelerator)
@@ -336,11 +337,11 @@ func TestNVLinkNeverAPCIeLabel(t *testing.T) {
 		"32intel64-2p8co2t+8ve.console": true, "32intel64-2p8co2t+8ve.tar.bz2": true,
 	}
 	var inputs []string
-	fixtures, _ := filepath.Glob(filepath.Join("..", "..", "fixtures", "*"))
-	for _, f := range fixtures {
-		if st, err := os.Stat(filepath.Join(f, "sys")); err == nil && st.IsDir() {
-			inputs = append(inputs, f)
-		}
+	fixture := map[string]string{} // archive path -> fixture name
+	for _, name := range fixturetest.Names(t) {
+		in := filepath.Join("..", "..", "fixtures", name+".tar.gz")
+		inputs = append(inputs, in)
+		fixture[in] = name
 	}
 	for _, pat := range []string{"nccl-xml/*.xml", "hwloc/*.xml", "hwloc/*.console", "hwloc/*.tar.bz2", "lspci/*.txt", "ghw/*.tar.gz"} {
 		m, _ := filepath.Glob(filepath.Join(dir, pat))
@@ -349,6 +350,9 @@ func TestNVLinkNeverAPCIeLabel(t *testing.T) {
 	seen := 0
 	for _, in := range inputs {
 		name := filepath.Base(in)
+		if f, ok := fixture[in]; ok {
+			name = f
+		}
 		if name == "azure-ncv4-graph.xml" || strings.HasSuffix(name, ".numa.txt") || strings.Contains(name, "fragment-") {
 			continue // a graph file, a NUMA listing, lspci fragments without a GPU pair
 		}

@@ -205,7 +205,7 @@ func TestNotAMatrix(t *testing.T) {
 // TestEscapes: nvidia-smi underlines the header with ESC[4m ... ESC[0m
 // also when written to a file, as on the machine of fixtures/recorded-h200.
 func TestEscapes(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "recorded-h200", "nvidia-smi-topo-m.txt"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "recorded-h200.nvidia-smi-topo-m.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

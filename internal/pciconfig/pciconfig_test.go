@@ -5,10 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -17,6 +17,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 )
 
 // cfg is a test-only configuration space builder: set bytes at offsets.
@@ -524,22 +526,14 @@ func checkSparse(t *testing.T, whole []byte, f io.ReaderAt, size int64) {
 // whole, from a fraction of its bytes.
 func TestReadSparseFixtures(t *testing.T) {
 	var files, whole, read int
-	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.Name() != "config" || !d.Type().IsRegular() {
-			return err
+	for _, name := range fixturetest.Names(t) {
+		configs := fixturetest.Files(t, name, func(member string) bool { return path.Base(member) == "config" })
+		for _, b := range configs {
+			f := &configFile{b: b}
+			checkSparse(t, b, f, int64(len(b)))
+			checkSparse(t, b[:min(len(b), HeaderSize)], &configFile{b: b[:min(len(b), HeaderSize)]}, ExtendedSize)
+			files, whole, read = files+1, whole+len(b), read+f.read
 		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		f := &configFile{b: b}
-		checkSparse(t, b, f, int64(len(b)))
-		checkSparse(t, b[:min(len(b), HeaderSize)], &configFile{b: b[:min(len(b), HeaderSize)]}, ExtendedSize)
-		files, whole, read = files+1, whole+len(b), read+f.read
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if files < 100 || read*4 > whole {
 		t.Errorf("%d config files: %d of %d bytes read", files, read, whole)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,7 +21,7 @@ import (
 func BenchmarkAnalysis(b *testing.B) {
 	dirs := map[string]string{}
 	for _, name := range []string{"dgx-a100", "hgx-b200", "gds-storage"} {
-		dirs[name] = filepath.Join("..", "..", "fixtures", name)
+		dirs[name] = filepath.Join("..", "..", "fixtures", name+".tar.gz")
 	}
 	for _, name := range []string{"dgx-a100", "hgx-b200", "gds-storage", "scale-10000"} {
 		b.Run(name, func(b *testing.B) {
@@ -35,8 +36,12 @@ func BenchmarkAnalysis(b *testing.B) {
 			case testing.Short():
 				b.Skip("10,000-function tree skipped with -short")
 			default:
-				dir = filepath.Join(b.TempDir(), "m")
-				if err := fixtures.Write(dir, fixtures.Scale(10000, 2)); err != nil {
+				var buf bytes.Buffer
+				if err := fixtures.WriteArchive(&buf, fixtures.Scale(10000, 2)); err != nil {
+					b.Fatal(err)
+				}
+				dir = filepath.Join(b.TempDir(), "m.tar.gz")
+				if err := os.WriteFile(dir, buf.Bytes(), 0o644); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -12,12 +12,12 @@ import (
 	"github.com/gdtopo/gdtopo/topology"
 )
 
-// Fixture builds the report of fixtures/<name>, read from the test of a
-// package two folders below the repository root (internal/<package>),
+// Fixture builds the report of fixtures/<name>.tar.gz, read from the test
+// of a package two folders below the repository root (internal/<package>),
 // with the advisor's default options and --fail-on critical.
 func Fixture(t testing.TB, name string) *report.Report {
 	t.Helper()
-	src, err := source.Open(filepath.Join("..", "..", "fixtures", name))
+	src, err := source.Open(filepath.Join("..", "..", "fixtures", name+".tar.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/snapshot"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/topology"
@@ -26,19 +27,8 @@ import (
 
 var fixed = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 
-// fixtureDirs returns the bundled fixture folders that hold sys/.
-func fixtureDirs(t testing.TB) []string {
-	t.Helper()
-	all, _ := filepath.Glob(filepath.Join("..", "..", "fixtures", "*", "sys"))
-	var dirs []string
-	for _, d := range all {
-		dirs = append(dirs, filepath.Dir(d))
-	}
-	if len(dirs) < 5 {
-		t.Fatalf("found %d fixture folders, want the bundled ones", len(dirs))
-	}
-	return dirs
-}
+// fixture returns the path of the bundled fixture archive name.
+func fixture(name string) string { return filepath.Join("..", "..", "fixtures", name+".tar.gz") }
 
 // corpusCaptures returns the hwloc and ghw captures of ../../../shared/corpus,
 // skipping outside CI when the corpus is absent.
@@ -192,15 +182,16 @@ func size(t testing.TB, name string) int64 {
 }
 
 func TestSnapshotReadsLikeFixture(t *testing.T) {
-	for _, dir := range fixtureDirs(t) {
-		t.Run(filepath.Base(dir), func(t *testing.T) {
+	for _, name := range fixturetest.Names(t) {
+		t.Run(name, func(t *testing.T) {
+			fsys := open(t, fixture(name))
 			opts := snapshot.Options{Redact: true}
-			if vpd, _ := filepath.Glob(filepath.Join(dir, "sys", "bus", "pci", "devices", "*", "vpd")); len(vpd) > 0 {
+			if vpd, _ := fs.Glob(fsys, "sys/bus/pci/devices/*/vpd"); len(vpd) > 0 {
 				// Data Direct pairing rests on the VPD, which a redacted
 				// capture leaves out (it holds the serial number).
 				opts.Redact = false
 			}
-			out, st := requireSame(t, open(t, dir), opts)
+			out, st := requireSame(t, fsys, opts)
 			t.Logf("%d files, %d links, %d bytes", st.Files, st.Links, size(t, out))
 		})
 	}
@@ -287,7 +278,7 @@ func unpack(t testing.TB, name string) string {
 }
 
 func TestManifest(t *testing.T) {
-	out, st := snap(t, open(t, filepath.Join("..", "..", "fixtures", "hgx-h100")), snapshot.Options{Redact: true, Version: "1.2.3", Source: "fixtures/hgx-h100"})
+	out, st := snap(t, open(t, fixture("hgx-h100")), snapshot.Options{Redact: true, Version: "1.2.3", Source: "fixtures/hgx-h100"})
 	m := members(t, out)
 	var got snapshot.Manifest
 	if err := json.Unmarshal([]byte(m[snapshot.ManifestName]), &got); err != nil {
@@ -317,7 +308,7 @@ func TestManifest(t *testing.T) {
 }
 
 func TestRedaction(t *testing.T) {
-	fsys := open(t, filepath.Join("..", "..", "fixtures", "hgx-h100"))
+	fsys := open(t, fixture("hgx-h100"))
 	count := func(m map[string]string, base string) int {
 		n := 0
 		for p := range m {
@@ -388,9 +379,9 @@ func TestLspciReadsSnapshot(t *testing.T) {
 		}
 		t.Skip("lspci not installed")
 	}
-	fixture := filepath.Join("..", "..", "fixtures", "dgx-a100")
-	out, _ := snap(t, open(t, fixture), snapshot.Options{Redact: true})
+	out, _ := snap(t, open(t, fixture("dgx-a100")), snapshot.Options{Redact: true})
 	dir := unpack(t, out)
+	tree := fixturetest.Unpack(t, "dgx-a100")
 	run := func(root string, args ...string) string {
 		t.Helper()
 		cmd := exec.Command(lspci, append([]string{"-A", "linux-sysfs", "-O", "sysfs.path=" + filepath.Join(root, "sys", "bus", "pci")}, args...)...)
@@ -401,7 +392,7 @@ func TestLspciReadsSnapshot(t *testing.T) {
 		return string(b)
 	}
 	for _, args := range [][]string{{"-tv"}, {"-vvv"}} {
-		want, got := run(fixture, args...), run(dir, args...)
+		want, got := run(tree, args...), run(dir, args...)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("lspci %v on the snapshot differs from the fixture (-fixture +snapshot):\n%s", args, diff)
 		}
@@ -409,7 +400,7 @@ func TestLspciReadsSnapshot(t *testing.T) {
 }
 
 func TestWriteFileErrors(t *testing.T) {
-	fsys := open(t, filepath.Join("..", "..", "fixtures", "recorded-vm"))
+	fsys := open(t, fixture("recorded-vm"))
 	dir := t.TempDir()
 	file := filepath.Join(dir, "a-file")
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
@@ -441,7 +432,7 @@ func TestWriteFileErrors(t *testing.T) {
 }
 
 func TestWriteFileLeavesOneFile(t *testing.T) {
-	fsys := open(t, filepath.Join("..", "..", "fixtures", "recorded-vm"))
+	fsys := open(t, fixture("recorded-vm"))
 	dir := t.TempDir()
 	name := filepath.Join(dir, "snap.tar.gz")
 	for range 2 { // the second write replaces the first
@@ -464,7 +455,7 @@ func TestWriteFileLeavesOneFile(t *testing.T) {
 }
 
 func BenchmarkCapture(b *testing.B) {
-	fsys := open(b, filepath.Join("..", "..", "fixtures", "dgx-a100"))
+	fsys := open(b, fixture("dgx-a100"))
 	var st snapshot.Stats
 	for b.Loop() {
 		var err error
@@ -484,12 +475,9 @@ func TestLstopoReadsSnapshot(t *testing.T) {
 		}
 		t.Skip("lstopo-no-graphics not installed")
 	}
-	fixture, err := filepath.Abs(filepath.Join("..", "..", "fixtures", "hgx-h100"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := snap(t, open(t, fixture), snapshot.Options{Redact: true})
+	out, _ := snap(t, open(t, fixture("hgx-h100")), snapshot.Options{Redact: true})
 	dir := unpack(t, out)
+	tree := fixturetest.Unpack(t, "hgx-h100")
 	run := func(root string) string {
 		t.Helper()
 		// CPU caches are not captured: gdtopo does not read them.
@@ -500,7 +488,7 @@ func TestLstopoReadsSnapshot(t *testing.T) {
 		}
 		return string(b)
 	}
-	want, got := run(fixture), run(dir)
+	want, got := run(tree), run(dir)
 	if !strings.Contains(want, "OpenFabrics") {
 		t.Fatalf("lstopo shows no RDMA device on the fixture:\n%s", want)
 	}

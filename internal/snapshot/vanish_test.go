@@ -27,7 +27,7 @@ import (
 // so, or is the whole tree's, byte for byte. Never a smaller snapshot
 // taken for the machine.
 func TestCaptureVanishingTree(t *testing.T) {
-	fsys := open(t, filepath.Join("..", "..", "fixtures", "recorded-vm"))
+	fsys := open(t, fixture("recorded-vm"))
 	opts := snapshot.Options{Redact: true, Now: fixed}
 	counter := &faultfs.Vanish{FS: fsys, After: math.MaxInt64}
 	var whole bytes.Buffer
@@ -60,9 +60,9 @@ func TestCaptureVanishingTree(t *testing.T) {
 // whole tree, one it lacks went away and is named in Stats and the
 // manifest, and no link of the snapshot leads into a folder it lacks.
 func TestCaptureUnplugged(t *testing.T) {
-	for _, fixture := range []string{"recorded-vm", "hgx-h100"} {
-		t.Run(fixture, func(t *testing.T) {
-			fsys := open(t, filepath.Join("..", "..", "fixtures", fixture))
+	for _, name := range []string{"recorded-vm", "hgx-h100"} {
+		t.Run(name, func(t *testing.T) {
+			fsys := open(t, fixture(name))
 			whole := read(t, fsys)
 			ref := map[string]devView{}
 			for _, d := range project(whole).Devices {

@@ -78,7 +78,7 @@ func (o options) logf(format string, args ...any) {
 
 // input is one tree to compare on: a folder holding sys/ (and proc/).
 type input struct {
-	name string // "fixtures/hgx-h100", "corpus hwloc/NAME"
+	name string // "fixtures/hgx-h100" (fixtures/hgx-h100.tar.gz unpacked), "corpus hwloc/NAME"
 	dir  string
 }
 
@@ -192,24 +192,33 @@ func run(o options, out io.Writer) error {
 	return err
 }
 
-// findInputs lists the fixtures (folders under fixtures/ holding sys/) and
-// unpacks the corpus's archives that hold a PCI tree, keeping those whose
-// names match o.Only. notes say what was left out and why.
+// findInputs unpacks the fixtures (fixtures/NAME.tar.gz, named
+// "fixtures/NAME"; a NAME with a dot is a file kept beside a fixture) and
+// the corpus's archives that hold a PCI tree, keeping those whose names
+// match o.Only: lspci and lstopo read folders, so every tool reads the
+// unpacked folder. notes say what was left out and why.
 func findInputs(o options, tmp string) ([]input, []string, error) {
 	var inputs []input
 	var notes []string
 	keep := func(name string) bool { return o.Only == nil || o.Only.MatchString(name) }
-	ents, err := os.ReadDir(filepath.Join(o.Root, "fixtures"))
+	fixtureArchives, err := filepath.Glob(filepath.Join(o.Root, "fixtures", "*.tar.gz"))
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, e := range ents {
-		dir := filepath.Join(o.Root, "fixtures", e.Name())
-		name := "fixtures/" + e.Name()
-		if !e.IsDir() || !isDir(filepath.Join(dir, "sys", "bus", "pci")) || !keep(name) {
+	for _, a := range fixtureArchives {
+		base := archiveBase(filepath.Base(a))
+		name := "fixtures/" + base
+		if strings.Contains(base, ".") || !keep(name) {
 			continue
 		}
-		inputs = append(inputs, input{name, dir})
+		dest := filepath.Join(tmp, "fixtures", base)
+		if err := untar(a, dest); err != nil {
+			return nil, nil, err
+		}
+		if !isDir(filepath.Join(dest, "sys", "bus", "pci")) {
+			return nil, nil, fmt.Errorf("%s holds no sys/bus/pci", a)
+		}
+		inputs = append(inputs, input{name, dest})
 	}
 	if !isDir(o.Corpus) {
 		notes = append(notes, fmt.Sprintf("no corpus at %s: fixtures only", o.Corpus))
@@ -236,11 +245,8 @@ func findInputs(o options, tmp string) ([]input, []string, error) {
 			continue
 		}
 		dest := filepath.Join(tmp, "corpus", archiveBase(filepath.Base(a)))
-		if err := os.MkdirAll(dest, 0o755); err != nil {
+		if err := untar(a, dest); err != nil {
 			return nil, nil, err
-		}
-		if b, err := exec.Command("tar", "-xf", a, "-C", dest).CombinedOutput(); err != nil {
-			return nil, nil, fmt.Errorf("tar -xf %s: %w: %s", a, err, strings.TrimSpace(string(b)))
 		}
 		root := pciRoot(dest, 3)
 		if root == "" {
@@ -264,6 +270,17 @@ func (t tools) lspciReads(in input, notes *[]string) bool {
 	}
 	*notes = append(*notes, fmt.Sprintf("%s: no rows against lspci -tv, which cannot read it: %v", in.name, err))
 	return false
+}
+
+// untar unpacks the archive a into the folder dest with tar(1).
+func untar(a, dest string) error {
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return err
+	}
+	if b, err := exec.Command("tar", "-xf", a, "-C", dest).CombinedOutput(); err != nil {
+		return fmt.Errorf("tar -xf %s: %w: %s", a, err, strings.TrimSpace(string(b)))
+	}
+	return nil
 }
 
 func isArchive(p string) bool {

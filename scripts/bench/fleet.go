@@ -27,7 +27,7 @@ func measureFleet(o options, t tools, tmp string) (fleetResult, error) {
 		return r, err
 	}
 	base := filepath.Join(dir, "base.tar.gz")
-	snap := command{path: t.gdtopo, args: []string{"snapshot", filepath.Join(o.Root, "fixtures", fleetFixture), "--output-file", base}, ok: []int{0}}
+	snap := command{path: t.gdtopo, args: []string{"snapshot", filepath.Join(o.Root, "fixtures", fleetFixture+".tar.gz"), "--output-file", base}, ok: []int{0}}
 	if _, err := snap.run(); err != nil {
 		return r, err
 	}

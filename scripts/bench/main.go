@@ -4,9 +4,9 @@
 //
 //   - `gdtopo check DIR` against `lspci -A linux-sysfs -O sysfs.path=DIR/sys/bus/pci -tv`
 //     and `lstopo-no-graphics --input DIR`, and `gdtopo tree DIR` against
-//     that lspci -tv, on every fixture under fixtures/ and every sysfs
-//     capture in the corpus (../shared/corpus, archives unpacked into a
-//     temporary folder);
+//     that lspci -tv, on every fixture (fixtures/NAME.tar.gz) and every
+//     sysfs capture in the corpus (../shared/corpus), each unpacked into a
+//     temporary folder;
 //   - `gdtopo check X.xml` against `lstopo-no-graphics --input X.xml`, X.xml
 //     being what `lstopo-no-graphics --of xml --input DIR` writes for each of
 //     those trees;

@@ -1,0 +1,12 @@
+package snapshot_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
+)
+
+// TestMain lets the tests that run lspci and lstopo share unpacked
+// fixtures.
+func TestMain(m *testing.M) { os.Exit(fixturetest.Run(m)) }
