@@ -2,11 +2,11 @@ package render
 
 import (
 	"bytes"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/reporttest"
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -47,12 +47,7 @@ func spoil(v reflect.Value, seen map[uintptr]bool) {
 // reaches the page escaped: no markup of its own, every character of it
 // shown as text.
 func TestHTMLHostile(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("..", "..", "fixtures", "*", "sys"))
-	if err != nil || len(dirs) < 7 {
-		t.Fatalf("fixtures: %d, %v", len(dirs), err)
-	}
-	for _, dir := range dirs {
-		name := filepath.Base(filepath.Dir(dir))
+	for _, name := range fixturetest.Names(t) {
 		t.Run(name, func(t *testing.T) {
 			r := reporttest.Fixture(t, name)
 			spoil(reflect.ValueOf(r), map[uintptr]bool{})
