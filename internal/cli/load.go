@@ -11,6 +11,7 @@ import (
 	"github.com/gdtopo/gdtopo/internal/nvsmi"
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -97,7 +98,7 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 		if op != nil {
 			workers = 1
 		}
-		if g, err = topology.ReadSysfsOn(src.Root, workers); err != nil {
+		if g, err = sysfs.ReadOn(src.Root, workers); err != nil {
 			return nil, fmt.Errorf("%s: %w", src.Name, err)
 		}
 	}
