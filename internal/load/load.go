@@ -3,8 +3,9 @@
 // or a text dump recognised by its content (internal/ncclxml,
 // internal/hwloc, internal/lspcidump); then names its devices
 // (internal/names) and applies the host's nvidia-smi topo -m, pasted with
-// the dump or given on its own (internal/nvsmi). Every command reads its
-// SOURCE through Source.
+// the dump or given on its own (internal/nvsmi). The commands read their
+// SOURCE through Source; snapshot, which copies a tree, opens it with
+// internal/source alone.
 package load
 
 import (
