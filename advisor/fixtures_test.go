@@ -8,6 +8,7 @@ import (
 
 	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -25,7 +26,7 @@ func TestFixtureInvariants(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := topology.ReadSysfs(src.Root)
+			g, err := sysfs.Read(src.Root)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -17,7 +18,7 @@ func fixtureGraph(name string) func() *topology.Graph {
 		if err != nil {
 			panic(err)
 		}
-		g, err := topology.ReadSysfs(src.Root)
+		g, err := sysfs.Read(src.Root)
 		if err != nil {
 			panic(err)
 		}
@@ -41,7 +42,7 @@ func analyzeFixture(t *testing.T, name, nccl string) (*topology.Graph, *Result) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := topology.ReadSysfs(src.Root)
+	g, err := sysfs.Read(src.Root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,21 +111,3 @@ func ParseBDF(s string) (BDF, error) {
 	}
 	return BDF{Domain: uint32(dom), Bus: uint8(bus), Device: uint8(dev), Function: uint8(fn)}, nil
 }
-
-// parseHostBridge parses a sysfs host bridge folder name "pciDDDD:BB".
-func parseHostBridge(name string) (domain uint32, bus uint8, ok bool) {
-	rest, found := strings.CutPrefix(name, "pci")
-	if !found {
-		return 0, 0, false
-	}
-	d, b, found := strings.Cut(rest, ":")
-	if !found || len(b) != 2 || d == "" || len(d) > 8 {
-		return 0, 0, false
-	}
-	dv, err1 := strconv.ParseUint(d, 16, 32)
-	bv, err2 := strconv.ParseUint(b, 16, 8)
-	if err1 != nil || err2 != nil {
-		return 0, 0, false
-	}
-	return uint32(dv), uint8(bv), true
-}

@@ -85,8 +85,8 @@ func TestNodeOfCPUs(t *testing.T) {
 		"0-3": 0, "1,9-10": 0, " 8-11\n": 0, "4": 2, "12-15,64": 2, "201": 2, "200-201,7": 2,
 		"3-4": -1, "0-11": -1, "16": -1, "65": -1, "202": -1, "": -1, "x": -1, "3-1": -1, "0,": -1, "1-2,,3": -1, "70000": -1,
 	} {
-		if got := s.nodeOfCPUs(list); got != want {
-			t.Errorf("nodeOfCPUs(%q) = %d, want %d", list, got, want)
+		if got := s.NodeOfCPUs(list); got != want {
+			t.Errorf("NodeOfCPUs(%q) = %d, want %d", list, got, want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,9 @@ func newBuilder(nodes ...NUMANode) *builder {
 }
 
 func (b *builder) hostBridge(name string, numa int) *HostBridge {
-	dom, bus, _ := parseHostBridge(name)
+	var dom uint32
+	var bus uint8
+	_, _ = fmt.Sscanf(name, "pci%x:%x", &dom, &bus) // a name of another form: domain and bus 0
 	hb := &HostBridge{Name: name, Domain: dom, Bus: bus, NUMANode: numa, Socket: b.g.System.NodeSocket(numa)}
 	b.g.HostBridges = append(b.g.HostBridges, hb)
 	return hb

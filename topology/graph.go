@@ -2,8 +2,9 @@
 // endpoints read from sysfs, and the rules that label every path between two
 // devices the way nvidia-smi and NCCL do.
 //
-// The graph types carry no I/O: readers (ReadSysfs) fill them, and the label
-// rules (Classify) are tested on hand-built graphs.
+// The graph types carry no I/O: readers (internal/sysfs, and the text
+// readers internal/lspcidump, internal/ncclxml and internal/hwloc) fill
+// them, and the label rules (Classify) are tested on hand-built graphs.
 package topology
 
 import (
@@ -29,13 +30,17 @@ type Role string
 
 // Bridge roles. Endpoints have RoleNone.
 const (
-	RoleNone          Role = ""
-	RoleRootPort      Role = "root_port"
-	RoleUpstream      Role = "switch_upstream"
-	RoleDownstream    Role = "switch_downstream"
-	RolePCIBridge     Role = "pci_bridge"
-	roleFromConfig         = "config"
-	roleFromStructure      = "structure"
+	RoleNone       Role = ""
+	RoleRootPort   Role = "root_port"
+	RoleUpstream   Role = "switch_upstream"
+	RoleDownstream Role = "switch_downstream"
+	RolePCIBridge  Role = "pci_bridge"
+)
+
+// Where a bridge's role came from, for Device.RoleFrom.
+const (
+	RoleFromConfig    = "config"    // the PCIe port type in its config space (RoleOfPort)
+	RoleFromStructure = "structure" // where it sits in the tree (StructuralRole)
 )
 
 // Link is a PCIe link's trained (current) and capable (max) state. Zero
@@ -244,7 +249,15 @@ func NewPositional(n, line int, where string) *Device {
 // NewDevice returns the function at addr, its NUMA node unknown, for a
 // reader to fill in; its address is formatted once, for BDF.
 func NewDevice(addr BDF) *Device {
-	return &Device{Addr: addr, bdf: addr.String(), NUMANode: -1, RawNUMANode: -1}
+	d := new(Device)
+	InitDevice(d, addr)
+	return d
+}
+
+// InitDevice makes *d what NewDevice(addr) returns, in place: for a reader
+// that allocates a tree's devices together.
+func InitDevice(d *Device, addr BDF) {
+	*d = Device{Addr: addr, bdf: addr.String(), NUMANode: -1, RawNUMANode: -1}
 }
 
 // BDF returns the canonical lowercase address, e.g. "0000:01:00.0".

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -14,7 +15,7 @@ func readFixture(t *testing.T, name string) *topology.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := topology.ReadSysfs(src.Root)
+	g, err := sysfs.Read(src.Root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,44 +135,6 @@ func TestHGXB200(t *testing.T) {
 	}
 	if g.System.DefaultRouteIf != "enp39s0f0np0" {
 		t.Errorf("default route %q, want the BlueField-3 port", g.System.DefaultRouteIf)
-	}
-}
-
-// TestMI300XPartitions checks the 8x MI300X box (AMD Instinct MI300X
-// platform; RCCL's topo_8p_940vm model): every OAM is one PCI function
-// with its partition modes read from amdgpu's sysfs attributes, and its
-// own NIC below the same switch.
-func TestMI300XPartitions(t *testing.T) {
-	g := readFixture(t, "mi300x-8oam")
-	gpus := g.OfKind(topology.KindAccelerator)
-	if len(gpus) != 8 {
-		t.Fatalf("%d accelerators, want 8 physical MI300X", len(gpus))
-	}
-	for _, d := range gpus {
-		if d.DeviceID != 0x74a1 || d.ComputePartition != "CPX" || d.MemoryPartition != "NPS4" {
-			t.Errorf("%s: %04x %q/%q, want 74a1 CPX/NPS4", d.BDF(), d.DeviceID, d.ComputePartition, d.MemoryPartition)
-		}
-	}
-	if p := g.Classify(gpus[0], g.OfKind(topology.KindNIC)[0]); p.SMI != topology.PIX || p.NCCL != topology.PIX {
-		t.Errorf("GPU0-NIC0: %s/%s, want PIX/PIX", p.SMI, p.NCCL)
-	}
-}
-
-// TestRoCELAGBond checks the RoCE LAG box (NVIDIA MLNX_OFED/DOCA "RoCE
-// LAG"): both ports of a card are enslaved to one bond, the RDMA device
-// mlx5_bond_N sits on the first function.
-func TestRoCELAGBond(t *testing.T) {
-	g := readFixture(t, "roce-lag-bond")
-	for bdf, want := range map[string]string{"0000:17:00.0": "bond0", "0000:17:00.1": "bond0", "0000:99:00.1": "bond1", "0000:27:00.0": ""} {
-		if d := g.Device(mustBDF(t, bdf)); d.Bond != want {
-			t.Errorf("%s bond %q, want %q", bdf, d.Bond, want)
-		}
-	}
-	if d := g.Device(mustBDF(t, "0000:17:00.0")); len(d.RDMA) != 1 || d.RDMA[0] != "mlx5_bond_0" {
-		t.Errorf("RDMA %v, want mlx5_bond_0", d.RDMA)
-	}
-	if g.System.DefaultRouteIf != "ens1f0" {
-		t.Errorf("default route %q, want ens1f0", g.System.DefaultRouteIf)
 	}
 }
 

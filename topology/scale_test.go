@@ -7,6 +7,7 @@ import (
 
 	"github.com/gdtopo/gdtopo/fixtures"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -61,20 +62,20 @@ func TestScaleMachines(t *testing.T) {
 }
 
 // readTree reads the captured tree dir as gdtopo does: source.Open, then
-// ReadSysfs.
+// sysfs.Read.
 func readTree(tb testing.TB, dir string) *topology.Graph {
 	src, err := source.Open(dir)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	g, err := topology.ReadSysfs(src.Root)
+	g, err := sysfs.Read(src.Root)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return g
 }
 
-// BenchmarkScale measures how reading a tree (source.Open plus ReadSysfs)
+// BenchmarkScale measures how reading a tree (source.Open plus sysfs.Read)
 // grows with the number of PCI functions, and how Pairs grows with the
 // number of accelerators and NICs. Each machine is written once, outside the
 // timed loops.

@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/gdtopo/gdtopo/internal/load"
 	"github.com/gdtopo/gdtopo/internal/names"
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
@@ -73,7 +74,7 @@ func nameBranches(res *names.Resolver, g *topology.Graph) {
 			continue
 		}
 		for x := d; x != nil && !named[x]; x = x.Parent {
-			nameDevice(res, x, true)
+			load.NameDevice(res, x, true)
 			named[x] = true
 		}
 	}

@@ -84,8 +84,8 @@ func verifyRun(opts *verifyOptions) error {
 	if v == nil {
 		return usagef("verify needs the host's nvidia-smi topo -m: give it as NVSMI_FILE, with --nvsmi, or pasted with a text dump")
 	}
-	if r := v.result; r.GPUsBy == "" || r.Compared == 0 && len(v.matrix.Columns) > 1 {
-		return fmt.Errorf("%s: cannot be set against %s: %s", v.name, a.src.Name, strings.Join(r.Notes, "; "))
+	if r := v.Result; r.GPUsBy == "" || r.Compared == 0 && len(v.Matrix.Columns) > 1 {
+		return fmt.Errorf("%s: cannot be set against %s: %s", v.Name, a.src.Name, strings.Join(r.Notes, "; "))
 	}
 	r, err := a.buildReport(&adviceOptions{}, reportOptions{})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/gdtopo/gdtopo/internal/ncclxml"
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -27,7 +28,7 @@ func fixtures(t *testing.T) map[string]*topology.Graph {
 		if err != nil {
 			t.Fatalf("%s: %v", archive, err)
 		}
-		g, err := topology.ReadSysfs(src.Root)
+		g, err := sysfs.Read(src.Root)
 		if err != nil {
 			t.Fatalf("%s: %v", archive, err)
 		}

@@ -510,7 +510,7 @@ func (b *builder) link(subject, s string) topology.Link {
 // setRoles gives bridges their structural role, parents first.
 func setRoles(d *topology.Device) {
 	if d.Kind == topology.KindBridge {
-		d.Role, d.RoleFrom = topology.StructuralRole(d), "structure"
+		d.Role, d.RoleFrom = topology.StructuralRole(d), topology.RoleFromStructure
 	}
 	for _, c := range d.Children {
 		setRoles(c)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -279,7 +280,7 @@ func readSysfs(t *testing.T, path string) *topology.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := topology.ReadSysfs(src.Root)
+	g, err := sysfs.Read(src.Root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -242,7 +242,7 @@ func (p *parser) build() *topology.Graph {
 			d.Seen = r.verboseAt // where its link, ACS and DevCtl lines are
 		}
 		if r.roleKnown {
-			d.Role, d.RoleFrom = r.role, "config"
+			d.Role, d.RoleFrom = r.role, topology.RoleFromConfig
 		}
 		if r.numaKnown {
 			d.NUMANode, d.RawNUMANode, d.NUMAFrom = r.numa, r.numa, topology.NUMAFromFile
@@ -255,7 +255,7 @@ func (p *parser) build() *topology.Graph {
 	g.Finish()
 	for _, d := range g.Devices {
 		if d.Kind == topology.KindBridge && d.RoleFrom == "" {
-			d.Role, d.RoleFrom = topology.StructuralRole(d), "structure"
+			d.Role, d.RoleFrom = topology.StructuralRole(d), topology.RoleFromStructure
 		}
 	}
 	p.system(g)

@@ -332,7 +332,7 @@ func (p *parser) flushHex() {
 		r.bridge, r.sec, r.sub = true, int(cfg.SecondaryBus), int(cfg.SubordinateBus)
 	}
 	if x := cfg.Express; x != nil {
-		r.role, r.roleKnown = roleOfPort(x.PortType), true
+		r.role, r.roleKnown = topology.RoleOfPort(x.PortType), true
 		r.maxPayload, r.maxReadReq, r.relaxedOrdering, r.devCtlKnown = x.MaxPayload, x.MaxReadRequest, x.RelaxedOrdering, true
 		if x.LinkKnown {
 			maxCode := x.MaxSpeed
@@ -361,20 +361,6 @@ func (p *parser) flushHex() {
 		r.denied = true
 		p.sawDenied = true
 	}
-}
-
-func roleOfPort(t pciconfig.PortType) topology.Role {
-	switch t {
-	case pciconfig.RootPort:
-		return topology.RoleRootPort
-	case pciconfig.UpstreamPort:
-		return topology.RoleUpstream
-	case pciconfig.DownstreamPort:
-		return topology.RoleDownstream
-	case pciconfig.PCIeToPCIBridge, pciconfig.PCIToPCIeBridge:
-		return topology.RolePCIBridge
-	}
-	return topology.RoleNone
 }
 
 // parseBDF parses "dddd:bb:dd.f" or "bb:dd.f"; short is true without a domain.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -262,7 +263,7 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := topology.ReadSysfs(src.Root)
+			want, err := sysfs.Read(src.Root)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -84,7 +85,7 @@ func TestEveryFormNeverConfidentlyWrong(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := topology.ReadSysfs(src.Root)
+		want, err := sysfs.Read(src.Root)
 		if err != nil {
 			t.Fatal(err)
 		}

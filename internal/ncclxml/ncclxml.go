@@ -431,7 +431,7 @@ func (p *parser) pci(a map[string]string, desc string) *topology.Device {
 		return nil
 	}
 	d := topology.NewDevice(addr)
-	d.RoleFrom, d.Seen = "structure", p.name+" "+desc
+	d.RoleFrom, d.Seen = topology.RoleFromStructure, p.name+" "+desc
 	up := p.enclosing(func(f *frame) bool { return f.dev != nil || f.hb != nil })
 	switch {
 	case up != nil && up.dev != nil:

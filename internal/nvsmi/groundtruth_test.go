@@ -14,6 +14,7 @@ import (
 	"github.com/gdtopo/gdtopo/internal/ncclxml"
 	"github.com/gdtopo/gdtopo/internal/nvsmi"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -38,7 +39,7 @@ func read(t *testing.T, paths ...string) *topology.Graph {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := topology.ReadSysfs(src.Root)
+		g, err := sysfs.Read(src.Root)
 		if err != nil {
 			t.Fatal(err)
 		}

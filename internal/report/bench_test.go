@@ -9,7 +9,7 @@ import (
 	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/fixtures"
 	"github.com/gdtopo/gdtopo/internal/source"
-	"github.com/gdtopo/gdtopo/topology"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 )
 
 // BenchmarkAnalysis measures what check does after reading a source: label
@@ -49,7 +49,7 @@ func BenchmarkAnalysis(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			g, err := topology.ReadSysfs(src.Root)
+			g, err := sysfs.Read(src.Root)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -9,7 +9,7 @@ import (
 	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/source"
-	"github.com/gdtopo/gdtopo/topology"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 )
 
 // Fixture builds the report of fixtures/<name>.tar.gz, read from the test
@@ -21,7 +21,7 @@ func Fixture(t testing.TB, name string) *report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := topology.ReadSysfs(src.Root)
+	g, err := sysfs.Read(src.Root)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

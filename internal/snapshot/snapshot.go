@@ -1,7 +1,7 @@
 // Package snapshot writes a gdtopo snapshot: a gzip'd tar of exactly the part
 // of a sysfs/procfs tree that gdtopo reads, plus what lspci -A linux-sysfs and
 // lstopo --input need to read the copy. The list of what is kept comes from
-// topology.CaptureSpec, the same table the reader uses, so the two never
+// sysfs.CaptureSpec, the same table the reader uses, so the two never
 // drift.
 //
 // A snapshot is re-readable by source.Open like any capture: it holds sys/
@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -75,7 +76,7 @@ type entry struct {
 // capturer carries one Capture call's state.
 type capturer struct {
 	fsys fs.FS
-	spec topology.Spec
+	spec sysfs.Spec
 	opts Options
 	tree map[string]*entry // cleaned slash paths, without "."
 
@@ -98,7 +99,7 @@ type capturer struct {
 // without sys/bus/pci/devices, or whose sys/bus/pci/devices vanished while
 // it was being captured (a capture deleted meanwhile), is an error.
 func Capture(fsys fs.FS, w io.Writer, opts Options) (Stats, error) {
-	c := &capturer{fsys: fsys, spec: topology.CaptureSpec(), opts: opts, tree: map[string]*entry{}, functions: map[string]string{}}
+	c := &capturer{fsys: fsys, spec: sysfs.CaptureSpec(), opts: opts, tree: map[string]*entry{}, functions: map[string]string{}}
 	if err := c.pci(); err != nil {
 		return Stats{}, err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/snapshot"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -150,7 +151,7 @@ func project(g *topology.Graph) view {
 
 func read(t testing.TB, fsys fs.FS) *topology.Graph {
 	t.Helper()
-	g, err := topology.ReadSysfs(fsys)
+	g, err := sysfs.Read(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}

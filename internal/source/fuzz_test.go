@@ -14,7 +14,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/gdtopo/gdtopo/topology"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 )
 
 // fuzzLimits are small so that one fuzz input costs little.
@@ -166,7 +166,7 @@ func FuzzOpenArchive(f *testing.F) {
 		}
 		// The rest of the pipeline on what was kept, as check runs it:
 		// the sysfs reader, then every pair under the bound check keeps.
-		if g, err := topology.ReadSysfs(src.Root); err == nil && g.CheckPairEnds() == nil {
+		if g, err := sysfs.Read(src.Root); err == nil && g.CheckPairEnds() == nil {
 			g.Pairs()
 		}
 	})

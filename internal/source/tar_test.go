@@ -16,8 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gdtopo/gdtopo/topology"
 	kgzip "github.com/klauspost/compress/gzip"
+
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 )
 
 // writtenTars are archives written by archive/tar in each of its formats,
@@ -367,7 +368,7 @@ func BenchmarkArchiveStages(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := topology.ReadSysfs(src.Root); err != nil {
+			if _, err := sysfs.Read(src.Root); err != nil {
 				b.Fatal(err)
 			}
 		}

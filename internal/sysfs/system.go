@@ -1,4 +1,4 @@
-package topology
+package sysfs
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gdtopo/gdtopo/topology"
 )
 
 // readSystem reads NUMA nodes, CPUs, the kernel command line and the host
@@ -57,7 +59,7 @@ func (r *reader) readPlatform() {
 // that hold accelerators and NICs: whether their DMA is translated.
 func (r *reader) readIOMMUGroupTypes() {
 	for _, d := range r.g.Devices {
-		if d.IOMMUGroup == "" || d.Kind != KindAccelerator && d.Kind != KindNIC {
+		if d.IOMMUGroup == "" || d.Kind != topology.KindAccelerator && d.Kind != topology.KindNIC {
 			continue
 		}
 		p := &r.g.Platform
@@ -75,7 +77,7 @@ func (r *reader) readIOMMUGroupTypes() {
 
 // readCPUInfo parses /proc/cpuinfo (x86 "key<TABs>: value" blocks, one per
 // logical CPU) and returns each CPU's physical package.
-func (r *reader) readCPUInfo(s *System) map[int]int {
+func (r *reader) readCPUInfo(s *topology.System) map[int]int {
 	packages := map[int]int{}
 	b, err := r.read(pathCPUInfo, maxProcBytes)
 	if err != nil {
@@ -169,7 +171,7 @@ func atoiOr(s string, def int) int {
 
 // readNodes reads /sys/devices/system/node/node*/{cpulist,distance} and
 // places each node on the package of its first CPU.
-func (r *reader) readNodes(s *System, packages map[int]int) {
+func (r *reader) readNodes(s *topology.System, packages map[int]int) {
 	entries, err := fs.ReadDir(r.fsys, pathNodes)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -182,12 +184,12 @@ func (r *reader) readNodes(s *System, packages map[int]int) {
 		if !ok || err != nil || id < 0 {
 			continue
 		}
-		n := NUMANode{ID: id, Socket: -1}
+		n := topology.NUMANode{ID: id, Socket: -1}
 		dir := path.Join(pathNodes, e.Name())
 		folder := r.folder(dir) // cpulist and distance, read by name in it
 		if cl, err := r.textIn(folder, "cpulist"); err == nil {
 			n.CPUs, n.MemoryOnly = cl, cl == ""
-			if cpus, err := ParseCPUList(cl); err != nil {
+			if cpus, err := topology.ParseCPUList(cl); err != nil {
 				r.warn(dir+"/cpulist", err.Error())
 			} else if len(cpus) > 0 {
 				n.Socket = r.packageOf(cpus[0], packages)
@@ -233,83 +235,11 @@ func (r *reader) packageOf(cpu int, packages map[int]int) int {
 	return -1
 }
 
-// ParseCPUList parses a kernel cpulist such as "0-3,8,10-11".
-func ParseCPUList(s string) ([]int, error) {
-	var out []int
-	if err := cpuRanges(s, func(lo, hi int) {
-		for c := lo; c <= hi; c++ {
-			out = append(out, c)
-		}
-	}); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// cpuRanges calls fn with the first and last CPU of each part of a kernel
-// cpulist, in order, as far as the list is valid: a list ParseCPUList
-// refuses gives its error, perhaps after some calls.
-func cpuRanges(s string, fn func(lo, hi int)) error {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil
-	}
-	for n, rest, more := 0, s, true; more; {
-		var part string
-		part, rest, more = strings.Cut(rest, ",")
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		b := a
-		if err == nil && isRange {
-			b, err = strconv.Atoi(hi)
-		}
-		if err != nil || a < 0 || b < a || b >= maxCPUs || n+b-a >= maxCPUs {
-			return fmt.Errorf("invalid cpulist %q", s)
-		}
-		n += b - a + 1
-		fn(a, b)
-	}
-	return nil
-}
-
-// nodeOfCPUs returns the NUMA node holding every CPU of a cpulist, or -1
-// when they span nodes, are unknown, or the list is empty. It is asked for
-// every function: each node's CPUs are a bit set for the one question, and
-// the function's list is walked, never expanded.
-func (s *System) nodeOfCPUs(list string) int {
-	parts := 0
-	if err := cpuRanges(list, func(int, int) { parts++ }); err != nil || parts == 0 {
-		return -1
-	}
-	for _, n := range s.NUMANodes {
-		top := -1
-		if err := cpuRanges(n.CPUs, func(_, hi int) { top = max(top, hi) }); err != nil {
-			continue
-		}
-		set := make([]uint64, top/64+1)
-		_ = cpuRanges(n.CPUs, func(lo, hi int) {
-			for c := lo; c <= hi; c++ {
-				set[c/64] |= 1 << (c % 64)
-			}
-		})
-		all := true
-		_ = cpuRanges(list, func(lo, hi int) {
-			for c := lo; c <= hi && all; c++ {
-				all = c/64 < len(set) && set[c/64]&(1<<(c%64)) != 0
-			}
-		})
-		if all {
-			return n.ID
-		}
-	}
-	return -1
-}
-
 // maskToList turns a kernel cpumask ("ff,00000000": hex 32-bit words, most
 // significant first) into a cpulist ("32-39"); "" if it does not parse.
 func maskToList(mask string) string {
 	words := strings.Split(strings.TrimSpace(mask), ",")
-	if len(words)*32 > maxCPUs {
+	if len(words)*32 > topology.MaxCPUs {
 		return ""
 	}
 	var parts []string

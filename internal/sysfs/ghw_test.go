@@ -1,14 +1,15 @@
-package topology_test
+package sysfs_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/jaypipes/ghw"
 	"github.com/jaypipes/ghw/pkg/pci"
 	"github.com/jaypipes/pcidb"
+
+	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 )
 
 // TestAgreesWithGhw reads every fixture and this machine's /sys with ghw's
@@ -16,7 +17,7 @@ import (
 // IOMMU groups and NUMA nodes right (../shared/docs/libraries.md §1), and
 // requires gdtopo's reader to agree on all of them.
 func TestAgreesWithGhw(t *testing.T) {
-	db, err := pcidb.New(pcidb.WithPath(filepath.Join("..", "internal", "cli", "testdata", "pci.ids")))
+	db, err := pcidb.New(pcidb.WithPath(filepath.Join("..", "cli", "testdata", "pci.ids")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package topology_test
+package sysfs_test
 
 import (
 	"errors"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/gdtopo/gdtopo/internal/faultfs"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -43,16 +44,16 @@ func deviceSig(d *topology.Device) string {
 func TestVanishingTree(t *testing.T) {
 	for _, fixture := range []string{"recorded-vm", "hgx-h100", "dgx-a100"} {
 		t.Run(fixture, func(t *testing.T) {
-			src, err := source.Open(filepath.Join("..", "fixtures", fixture+".tar.gz"))
+			src, err := source.Open(filepath.Join("..", "..", "fixtures", fixture+".tar.gz"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref, err := topology.ReadSysfs(src.Root)
+			ref, err := sysfs.Read(src.Root)
 			if err != nil {
 				t.Fatal(err)
 			}
 			counter := &faultfs.Vanish{FS: src.Root, After: math.MaxInt64}
-			if _, err := topology.ReadSysfs(counter); err != nil {
+			if _, err := sysfs.Read(counter); err != nil {
 				t.Fatal(err)
 			}
 			total := counter.Ops()
@@ -109,7 +110,7 @@ func TestVanishingTree(t *testing.T) {
 					}
 					for _, after := range append(points, total) { // the last: nothing vanishes during the read
 						v := &faultfs.Vanish{FS: src.Root, After: after, Gone: sc.gone, ReadErr: sc.readErr}
-						g, err := topology.ReadSysfs(v)
+						g, err := sysfs.Read(v)
 						if v.Ops() > 2*total+10 {
 							t.Errorf("after %d: %d operations, against %d for the whole tree", after, v.Ops(), total)
 						}

@@ -1,4 +1,4 @@
-package topology_test
+package sysfs_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/source"
-	"github.com/gdtopo/gdtopo/topology"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 )
 
 // piecesTree is a captured tree whose folders read config at offsets, as
@@ -73,13 +73,13 @@ func TestConfigInPiecesReadsAsWhole(t *testing.T) {
 	names := fixturetest.Names(t)
 	var read, whole int
 	for _, name := range names {
-		archive := filepath.Join("..", "fixtures", name+".tar.gz")
-		want := readTree(t, archive)
+		archive := filepath.Join("..", "..", "fixtures", name+".tar.gz")
+		want := readSource(t, archive)
 		src, err := source.Open(archive)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := topology.ReadSysfs(piecesTree{FS: src.Root, read: &read, whole: &whole})
+		got, err := sysfs.Read(piecesTree{FS: src.Root, read: &read, whole: &whole})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func BenchmarkLiveConfig(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := topology.ReadSysfs(c.tree()); err != nil {
+				if _, err := sysfs.Read(c.tree()); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,4 @@
-package topology
+package sysfs
 
 import "testing"
 

@@ -1,4 +1,4 @@
-package topology
+package sysfs
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/gdtopo/gdtopo/topology"
 )
 
 // memTree builds an in-memory sysfs: files by path, and links by path to
@@ -80,15 +82,15 @@ func smallTree() memTree {
 }
 
 func TestReadSysfs(t *testing.T) {
-	g, err := ReadSysfs(fstest.MapFS(smallTree()))
+	g, err := Read(fstest.MapFS(smallTree()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(g.Devices) != 6 || len(g.HostBridges) != 1 {
 		t.Fatalf("%d devices, %d host bridges; want 6 and 1", len(g.Devices), len(g.HostBridges))
 	}
-	byBDF := func(s string) *Device {
-		a, _ := ParseBDF(s)
+	byBDF := func(s string) *topology.Device {
+		a, _ := topology.ParseBDF(s)
 		return g.Device(a)
 	}
 	gpu, nic, usp := byBDF("0000:03:00.0"), byBDF("0000:04:00.0"), byBDF("0000:01:00.0")
@@ -96,19 +98,19 @@ func TestReadSysfs(t *testing.T) {
 		what      string
 		got, want any
 	}{
-		{"rp role", byBDF("0000:00:01.0").Role, RoleRootPort},
-		{"usp role", usp.Role, RoleUpstream},
+		{"rp role", byBDF("0000:00:01.0").Role, topology.RoleRootPort},
+		{"usp role", usp.Role, topology.RoleUpstream},
 		{"usp role source", usp.RoleFrom, "config"},
-		{"dsp role", byBDF("0000:02:01.0").Role, RoleDownstream},
+		{"dsp role", byBDF("0000:02:01.0").Role, topology.RoleDownstream},
 		{"gpu parent", gpu.Parent.BDF(), "0000:02:00.0"},
-		{"gpu kind", gpu.Kind, KindAccelerator},
+		{"gpu kind", gpu.Kind, topology.KindAccelerator},
 		{"gpu driver", gpu.Driver, "nvidia"},
 		{"gpu numa from host bridge", gpu.NUMANode, 1},
-		{"gpu numa source", gpu.NUMAFrom, NUMAFromHostBridge},
+		{"gpu numa source", gpu.NUMAFrom, topology.NUMAFromHostBridge},
 		{"gpu raw numa", gpu.RawNUMANode, -1},
-		{"gpu link", gpu.Link, Link{CurrentGTs: 16, CurrentWidth: 16, MaxGTs: 32, MaxWidth: 16}},
+		{"gpu link", gpu.Link, topology.Link{CurrentGTs: 16, CurrentWidth: 16, MaxGTs: 32, MaxWidth: 16}},
 		{"gpu config bytes", gpu.ConfigLen, 64},
-		{"nic kind", nic.Kind, KindNIC},
+		{"nic kind", nic.Kind, topology.KindNIC},
 		{"nic rdma", strings.Join(nic.RDMA, ","), "mlx5_0"},
 		{"nic netdev", strings.Join(nic.Netdevs, ","), "ibp4s0"},
 		{"nic port rate", nic.PortRateGbps, 400.0},
@@ -130,7 +132,7 @@ func TestReadSysfs(t *testing.T) {
 	}
 	p := g.Classify(gpu, nic)
 	// Gen4 x16 at the link's MPS of 128 B: 16 × 16 × 128/130 × 128/152.
-	if want := 16 * 16 * 128.0 / 130 * 128 / 152; p.SMI != PIX || p.NCCL != PIX || p.BottleneckGbps-want > 1e-9 || want-p.BottleneckGbps > 1e-9 {
+	if want := 16 * 16 * 128.0 / 130 * 128 / 152; p.SMI != topology.PIX || p.NCCL != topology.PIX || p.BottleneckGbps-want > 1e-9 || want-p.BottleneckGbps > 1e-9 {
 		t.Errorf("gpu-nic: %s %s %v, want PIX PIX %v", p.SMI, p.NCCL, p.BottleneckGbps, want)
 	}
 }
@@ -149,7 +151,7 @@ func TestReadSysfsBadInput(t *testing.T) {
 					delete(m, k)
 				}
 			}
-		}, ErrNoPCI, ""},
+		}, topology.ErrNoPCI, ""},
 		{"garbage numa_node", func(m memTree) {
 			m.file("sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:04:00.0/numa_node", "\x00\xffbanana\n")
 		}, nil, "0000:04:00.0/numa_node: invalid value"},
@@ -174,7 +176,7 @@ func TestReadSysfsBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := smallTree()
 			tt.mutate(m)
-			g, err := ReadSysfs(fstest.MapFS(m))
+			g, err := Read(fstest.MapFS(m))
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("err = %v, want %v", err, tt.wantErr)
@@ -216,7 +218,7 @@ func TestMaskToList(t *testing.T) {
 // is recorded as not read rather than as either flavour.
 func TestNVIDIATaint(t *testing.T) {
 	m := smallTree()
-	g, err := ReadSysfs(fstest.MapFS(m))
+	g, err := Read(fstest.MapFS(m))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +226,7 @@ func TestNVIDIATaint(t *testing.T) {
 		t.Errorf("no sys/module/nvidia: taint %q read %v", g.Platform.NVIDIATaint, g.Platform.NVIDIATaintRead)
 	}
 	m.file("sys/module/nvidia/taint", "PO\n")
-	if g, err = ReadSysfs(fstest.MapFS(m)); err != nil {
+	if g, err = Read(fstest.MapFS(m)); err != nil {
 		t.Fatal(err)
 	}
 	if !g.Platform.NVIDIATaintRead || g.Platform.NVIDIATaint != "PO" {
@@ -243,13 +245,13 @@ func TestReadSysfsLoopedCapabilities(t *testing.T) {
 	b[0x34] = 0x50
 	b[0x50], b[0x51] = 0x01, 0x50 // a power-management capability pointing at itself
 	m.file(rp+"/config", string(b))
-	g, err := ReadSysfs(fstest.MapFS(m))
+	g, err := Read(fstest.MapFS(m))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := ParseBDF("0000:00:01.0")
+	a, _ := topology.ParseBDF("0000:00:01.0")
 	d := g.Device(a)
-	if d.RoleFrom == roleFromConfig || d.Role == RolePCIBridge || d.ACSKnown || d.DevCtlKnown {
+	if d.RoleFrom == topology.RoleFromConfig || d.Role == topology.RolePCIBridge || d.ACSKnown || d.DevCtlKnown {
 		t.Errorf("role %v from %q, ACS known %v, DevCtl known %v; want none taken from a looped list", d.Role, d.RoleFrom, d.ACSKnown, d.DevCtlKnown)
 	}
 	var warned bool
@@ -282,7 +284,7 @@ func TestReadSysfsBridgeSSVID(t *testing.T) {
 		m.file(dir+"/subsystem_vendor", "0x1000\n")
 		m.file(dir+"/subsystem_device", "0x10a1\n")
 	}
-	g, err := ReadSysfs(fstest.MapFS(m))
+	g, err := Read(fstest.MapFS(m))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +292,7 @@ func TestReadSysfsBridgeSSVID(t *testing.T) {
 		bdf  string
 		want uint16
 	}{{"0000:01:00.0", 0x00a1}, {"0000:02:00.0", 0x10a1}, {"0000:02:01.0", 0x10a1}} {
-		a, _ := ParseBDF(c.bdf)
+		a, _ := topology.ParseBDF(c.bdf)
 		d := g.Device(a)
 		if !d.SubsystemKnown || d.SubVendorID != 0x1000 || d.SubDeviceID != c.want {
 			t.Errorf("%s: subsystem %04x:%04x known %v, want 1000:%04x", c.bdf, d.SubVendorID, d.SubDeviceID, d.SubsystemKnown, c.want)

@@ -1,4 +1,8 @@
-package topology
+// Package sysfs reads a Linux sysfs tree, with the /proc files beside it,
+// into a topology.Graph: the live machine's or a capture's, as
+// internal/source opens them. The other sources have readers of their own
+// (internal/lspcidump, internal/ncclxml, internal/hwloc).
+package sysfs
 
 import (
 	"errors"
@@ -13,28 +17,26 @@ import (
 	"sync"
 
 	"github.com/gdtopo/gdtopo/internal/pciconfig"
+	"github.com/gdtopo/gdtopo/topology"
 )
 
-// ErrNoPCI means a source holds no PCI devices to analyse.
-var ErrNoPCI = errors.New("no PCI devices")
-
-// ReadSysfs reads the PCI hierarchy, RDMA and network names, NUMA nodes and
+// Read reads the PCI hierarchy, RDMA and network names, NUMA nodes and
 // CPUs from a sysfs tree. fsys is rooted where sys/ (and proc/) live: "/" for
 // the running machine, or a capture. Problems with single files or devices
 // become warnings (a function that vanishes while being read, hot-unplugged
 // or deleted from a capture, is left out with one); only a tree with no PCI
 // devices, or whose PCI index vanished while being read, is an error. It
-// reads on the calling goroutine; ReadSysfsOn reads on several.
-func ReadSysfs(fsys fs.FS) (*Graph, error) {
-	return ReadSysfsOn(fsys, 1)
+// reads on the calling goroutine; ReadOn reads on several.
+func Read(fsys fs.FS) (*topology.Graph, error) {
+	return ReadOn(fsys, 1)
 }
 
 // functionsPerWorker is the fewest PCI functions a goroutine of
-// ReadSysfsOn is started for: on a smaller tree, starting goroutines costs
+// ReadOn is started for: on a smaller tree, starting goroutines costs
 // more than reading on them saves.
 const functionsPerWorker = 16
 
-// ReadSysfsOn is ReadSysfs on at most workers goroutines, for a tree of at
+// ReadOn is Read on at most workers goroutines, for a tree of at
 // least two runs of functionsPerWorker functions: the PCI functions'
 // folders in equal runs of the index, and beside them the system (NUMA
 // nodes, CPUs) and the RDMA and network classes. A smaller tree, or
@@ -44,14 +46,14 @@ const functionsPerWorker = 16
 // the parts are joined in the order one goroutine reads them. With more
 // than one, fsys must allow reads from several goroutines at once, as
 // internal/source's trees and fstest.MapFS do.
-func ReadSysfsOn(fsys fs.FS, workers int) (*Graph, error) {
-	r := &reader{fsys: fsys, g: &Graph{}, missing: map[string][]string{}}
+func ReadOn(fsys fs.FS, workers int) (*topology.Graph, error) {
+	r := &reader{fsys: fsys, g: &topology.Graph{}, missing: map[string][]string{}}
 	index := r.folder(pathPCIDevices)
 	defer closeFolder(index)
 	entries, err := fs.ReadDir(index, ".")
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s is missing (a capture without PCI data?)", ErrNoPCI, pathPCIDevices)
+			return nil, fmt.Errorf("%w: %s is missing (a capture without PCI data?)", topology.ErrNoPCI, pathPCIDevices)
 		}
 		return nil, fmt.Errorf("read %s: %w", pathPCIDevices, err)
 	}
@@ -80,7 +82,7 @@ func ReadSysfsOn(fsys fs.FS, workers int) (*Graph, error) {
 	wg.Wait()
 	r.g.System, r.g.Platform = sys.g.System, sys.g.Platform
 	r.g.Warnings = append(sys.g.Warnings, r.g.Warnings...)
-	dirs, listed := make(map[BDF]string, len(r.found)), make(map[BDF]string, len(r.found))
+	dirs, listed := make(map[topology.BDF]string, len(r.found)), make(map[topology.BDF]string, len(r.found))
 	for _, f := range r.found {
 		dirs[f.d.Addr], listed[f.d.Addr] = f.dir, f.name
 		r.g.Devices = append(r.g.Devices, f.d)
@@ -88,8 +90,8 @@ func ReadSysfsOn(fsys fs.FS, workers int) (*Graph, error) {
 			// As hwloc does: local CPUs that all lie in one node place the
 			// device there. With numa_node -1 the kernel lists every CPU,
 			// so this never guesses on a multi-node machine.
-			if n := r.g.System.nodeOfCPUs(d.LocalCPUs); n >= 0 {
-				d.NUMANode, d.NUMAFrom = n, NUMAFromLocalCPUs
+			if n := r.g.System.NodeOfCPUs(d.LocalCPUs); n >= 0 {
+				d.NUMANode, d.NUMAFrom = n, topology.NUMAFromLocalCPUs
 			}
 		}
 	}
@@ -98,9 +100,9 @@ func ReadSysfsOn(fsys fs.FS, workers int) (*Graph, error) {
 			if err := r.recheck(listed); err != nil {
 				return nil, err
 			}
-			return nil, fmt.Errorf("%w: the folders of the %d functions in %s are gone (they vanished while being read, or are missing from the capture)", ErrNoPCI, r.gone, pathPCIDevices)
+			return nil, fmt.Errorf("%w: the folders of the %d functions in %s are gone (they vanished while being read, or are missing from the capture)", topology.ErrNoPCI, r.gone, pathPCIDevices)
 		}
-		return nil, fmt.Errorf("%w: %s is empty", ErrNoPCI, pathPCIDevices)
+		return nil, fmt.Errorf("%w: %s is empty", topology.ErrNoPCI, pathPCIDevices)
 	}
 	sort.Slice(r.g.Devices, func(i, j int) bool { return r.g.Devices[i].Addr.Less(r.g.Devices[j].Addr) })
 	r.link(dirs)
@@ -137,10 +139,10 @@ func (r *reader) readFunctions(index fs.FS, entries []fs.DirEntry) {
 	// The functions' Devices are allocated together, one slab for the
 	// tree: the graph holds every one of them, so the slab lives as long
 	// as the graph does and no longer.
-	r.slab = make([]Device, 0, len(entries))
+	r.slab = make([]topology.Device, 0, len(entries))
 	r.found = make([]foundFunction, 0, len(entries))
 	for _, e := range entries {
-		addr, err := ParseBDF(e.Name())
+		addr, err := topology.ParseBDF(e.Name())
 		if err != nil {
 			r.warn(path.Join(pathPCIDevices, e.Name()), "not a PCI address: skipped")
 			continue
@@ -163,7 +165,7 @@ func (r *reader) readFunctions(index fs.FS, entries []fs.DirEntry) {
 // part returns a reader for one part of the tree, read on a goroutine of
 // its own and joined into r after: the same tree, its own state.
 func (r *reader) part() *reader {
-	return &reader{fsys: r.fsys, g: &Graph{}, missing: map[string][]string{}}
+	return &reader{fsys: r.fsys, g: &topology.Graph{}, missing: map[string][]string{}}
 }
 
 // readFunctionsOn is readFunctions on runs goroutines, the calling one
@@ -208,7 +210,7 @@ func (r *reader) join(p *reader) {
 // foundFunction is a PCI function read from its folder dir, listed in the
 // PCI index as name.
 type foundFunction struct {
-	d         *Device
+	d         *topology.Device
 	dir, name string
 }
 
@@ -228,12 +230,12 @@ func (r *reader) vanished(bdf string) {
 // read later, may be missing: it is kept, with a warning. Other functions
 // were read whole (readDevice catches one that vanished on the way).
 // listed holds each function's name in the index.
-func (r *reader) recheck(listed map[BDF]string) error {
+func (r *reader) recheck(listed map[topology.BDF]string) error {
 	if _, err := fs.Stat(r.fsys, pathPCIDevices); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s vanished while being read (was the capture deleted?): run again on a stable copy", pathPCIDevices)
 	}
 	for _, d := range r.g.Devices {
-		if d.Kind != KindAccelerator && d.Kind != KindNIC {
+		if d.Kind != topology.KindAccelerator && d.Kind != topology.KindNIC {
 			continue
 		}
 		if _, err := fs.Lstat(r.fsys, path.Join(pathPCIDevices, listed[d.Addr])); errors.Is(err, fs.ErrNotExist) {
@@ -243,15 +245,15 @@ func (r *reader) recheck(listed map[BDF]string) error {
 	return nil
 }
 
-// reader carries one ReadSysfs call's state.
+// reader carries one Read call's state.
 type reader struct {
 	fsys    fs.FS
-	g       *Graph
+	g       *topology.Graph
 	missing map[string][]string // attribute file -> devices lacking it
 	short   []string            // devices whose config stopped at 64 bytes
 	looped  []string            // devices whose capability lists loop
 	scratch []byte              // readSmall's and readConfigBytes' buffer (scratchBuf)
-	slab    []Device            // where readFunction's Devices are allocated
+	slab    []topology.Device   // where readFunction's Devices are allocated
 	found   []foundFunction     // the functions read (readFunctions)
 	parts   []string            // splitPath's elements, reused
 	// linkExpected counts the functions that should have a PCIe link.
@@ -262,7 +264,7 @@ type reader struct {
 }
 
 func (r *reader) warn(subject, msg string) {
-	r.g.Warnings = append(r.g.Warnings, Warning{Subject: subject, Message: msg})
+	r.g.Warnings = append(r.g.Warnings, topology.Warning{Subject: subject, Message: msg})
 }
 
 // folderOpener is a tree that opens a folder once for reading the files in
@@ -510,16 +512,16 @@ func parseHex(s string, bits int) (uint64, error) {
 // readDevice reads one function's attribute files from its folder dir. It
 // returns nil, with a warning and nothing else recorded, when the folder went
 // away while being read.
-func (r *reader) readDevice(addr BDF, dir string) *Device {
-	bdf := addr.String()
+func (r *reader) readDevice(addr topology.BDF, dir string) *topology.Device {
 	failed, warnings, short, looped, linkExpected := r.failed, len(r.g.Warnings), len(r.short), len(r.looped), r.linkExpected
-	d := r.readFunction(addr, bdf, dir)
+	d := r.readFunction(addr, dir)
 	if r.failed == failed {
 		return d
 	}
 	if _, err := fs.Stat(r.fsys, dir); !errors.Is(err, fs.ErrNotExist) {
 		return d // files missing from a complete folder: a capture's gaps
 	}
+	bdf := d.BDF()
 	// Undo what was recorded of it: its warnings, short config, missing files.
 	r.g.Warnings, r.short, r.looped, r.linkExpected = r.g.Warnings[:warnings], r.short[:short], r.looped[:looped], linkExpected
 	for file, devs := range r.missing {
@@ -537,18 +539,19 @@ func (r *reader) readDevice(addr BDF, dir string) *Device {
 
 // newDevice returns a zero Device from the reader's slab, or a new one
 // when the slab is full.
-func (r *reader) newDevice() *Device {
+func (r *reader) newDevice() *topology.Device {
 	if len(r.slab) == cap(r.slab) {
-		return &Device{}
+		return &topology.Device{}
 	}
 	r.slab = r.slab[:len(r.slab)+1]
 	return &r.slab[len(r.slab)-1]
 }
 
 // readFunction reads one function's attribute files from its folder dir.
-func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
+func (r *reader) readFunction(addr topology.BDF, dir string) *topology.Device {
 	d := r.newDevice()
-	*d = Device{Addr: addr, bdf: bdf, NUMANode: -1, RawNUMANode: -1}
+	topology.InitDevice(d, addr)
+	bdf := d.BDF()
 	f := r.folder(dir)
 	defer closeFolder(f)
 	attr := func(file string) (string, bool) {
@@ -606,7 +609,7 @@ func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
 	// (64 bytes) does not reach; the files have them. Only Broadcom switches
 	// need them (NCCL's flattening), so only those, or any function whose
 	// config could not be read, pay for the two reads.
-	if !d.SubsystemKnown && (cfg == nil || d.VendorID == VendorBroadcom) {
+	if !d.SubsystemKnown && (cfg == nil || d.VendorID == topology.VendorBroadcom) {
 		sv, ok1 := hexField("subsystem_vendor", 16)
 		sd, ok2 := hexField("subsystem_device", 16)
 		if ok1 && ok2 {
@@ -616,7 +619,7 @@ func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
 	if !idsKnown || !classKnown || !d.SubsystemKnown && cfg == nil {
 		r.fromModalias(d, f, !idsKnown, !classKnown)
 	}
-	d.Kind = KindOf(d.Class, d.VendorID)
+	d.Kind = topology.KindOf(d.Class, d.VendorID)
 	// Links before numa_node, which is always read: a link missing because
 	// the folder vanished then shows as a failed read too (see readDevice).
 	d.Driver = linkBase(f, "driver")
@@ -634,24 +637,24 @@ func (r *reader) readFunction(addr BDF, bdf, dir string) *Device {
 	}
 	// Local CPUs matter for the endpoints gdtopo reports, and for placing a
 	// function whose numa_node says nothing.
-	if d.Kind == KindAccelerator || d.Kind == KindNIC || d.RawNUMANode < 0 {
+	if d.Kind == topology.KindAccelerator || d.Kind == topology.KindNIC || d.RawNUMANode < 0 {
 		if s, ok := attr("local_cpulist"); ok {
 			d.LocalCPUs = s
 		} else if s, err := r.textIn(f, "local_cpus"); err == nil {
 			d.LocalCPUs = maskToList(s)
 		}
 	}
-	if d.RawNUMANode >= 0 { // else placed by its CPUs once the system is read (ReadSysfsOn)
-		d.NUMANode, d.NUMAFrom = d.RawNUMANode, NUMAFromFile
+	if d.RawNUMANode >= 0 { // else placed by its CPUs once the system is read (ReadOn)
+		d.NUMANode, d.NUMAFrom = d.RawNUMANode, topology.NUMAFromFile
 	}
 	d.Link = r.readLink(d, attr, cfg)
-	if d.Kind == KindAccelerator {
+	if d.Kind == topology.KindAccelerator {
 		d.BARs = r.readBARs(d, f)
 	}
 	// Only PCI Express functions have links: count the unknown ones among
 	// those that should have one.
 	pcie := cfg != nil && cfg.Express != nil && cfg.Express.LinkKnown
-	if pcie || (cfg == nil || !cfg.CapsReadable) && (d.Kind == KindAccelerator || d.Kind == KindNIC || d.Kind == KindBridge) {
+	if pcie || (cfg == nil || !cfg.CapsReadable) && (d.Kind == topology.KindAccelerator || d.Kind == topology.KindNIC || d.Kind == topology.KindBridge) {
 		r.linkExpected++
 		if !d.Link.Known() {
 			r.missing[linkFiles] = append(r.missing[linkFiles], bdf)
@@ -670,12 +673,12 @@ const (
 // readBARs reads the memory regions of the resource file in the function's
 // folder: one "start end flags" line per BAR, then the ROM
 // (the kernel's resource_show, drivers/pci/pci-sysfs.c).
-func (r *reader) readBARs(d *Device, folder fs.FS) []BAR {
+func (r *reader) readBARs(d *topology.Device, folder fs.FS) []topology.BAR {
 	s, err := r.textIn(folder, "resource")
 	if err != nil {
 		return nil
 	}
-	var bars []BAR
+	var bars []topology.BAR
 	for i, line := range strings.Split(s, "\n") {
 		if i > 6 {
 			break // SR-IOV and bridge windows follow
@@ -688,7 +691,7 @@ func (r *reader) readBARs(d *Device, folder fs.FS) []BAR {
 		if flags&resourceMem == 0 || end <= start {
 			continue
 		}
-		bars = append(bars, BAR{Index: i, Size: end - start + 1, Prefetchable: flags&resourcePrefetch != 0, Is64: flags&resourceMem64 != 0})
+		bars = append(bars, topology.BAR{Index: i, Size: end - start + 1, Prefetchable: flags&resourcePrefetch != 0, Is64: flags&resourceMem64 != 0})
 	}
 	return bars
 }
@@ -745,7 +748,7 @@ func (r *reader) readConfigBytes(folder fs.FS) ([]byte, error) {
 
 // readConfig decodes the config file in the function's folder and records
 // what it shows; nil when absent or unreadable.
-func (r *reader) readConfig(d *Device, folder fs.FS) *pciconfig.Config {
+func (r *reader) readConfig(d *topology.Device, folder fs.FS) *pciconfig.Config {
 	b, err := r.readConfigBytes(folder)
 	if errors.Is(err, fs.ErrNotExist) {
 		r.missing["config"] = append(r.missing["config"], d.BDF())
@@ -772,10 +775,10 @@ func (r *reader) readConfig(d *Device, folder fs.FS) *pciconfig.Config {
 		r.short = append(r.short, d.BDF())
 	}
 	if x := cfg.Express; x != nil {
-		d.Role, d.RoleFrom = roleOfPort(x.PortType), roleFromConfig
+		d.Role, d.RoleFrom = topology.RoleOfPort(x.PortType), topology.RoleFromConfig
 		d.MaxPayload, d.MaxReadRequest, d.RelaxedOrdering, d.DevCtlKnown = x.MaxPayload, x.MaxReadRequest, x.RelaxedOrdering, true
 	} else if cfg.CapsReadable && cfg.HeaderType == 1 {
-		d.Role, d.RoleFrom = RolePCIBridge, roleFromConfig // a conventional PCI bridge
+		d.Role, d.RoleFrom = topology.RolePCIBridge, topology.RoleFromConfig // a conventional PCI bridge
 	}
 	if cfg.ACS != nil {
 		d.ACSKnown, d.ACSRedirect = true, cfg.ACS.Redirects()
@@ -789,7 +792,7 @@ func (r *reader) readConfig(d *Device, folder fs.FS) *pciconfig.Config {
 // fromModalias fills IDs or class from modalias
 // ("pci:v000010DEd00002330sv000010DEsd000016C1bc03sc02i00"), which ghw
 // snapshots keep when other files are missing.
-func (r *reader) fromModalias(d *Device, folder fs.FS, ids, class bool) {
+func (r *reader) fromModalias(d *topology.Device, folder fs.FS, ids, class bool) {
 	s, err := r.textIn(folder, "modalias")
 	if err != nil {
 		return
@@ -818,7 +821,7 @@ func (r *reader) fromModalias(d *Device, folder fs.FS, ids, class bool) {
 // sets nothing, when modalias is missing or does not parse; the files are
 // then read one by one (and modalias again for what they lack, with a
 // warning if it is invalid).
-func (r *reader) idsFromModalias(d *Device, folder fs.FS) bool {
+func (r *reader) idsFromModalias(d *topology.Device, folder fs.FS) bool {
 	s, err := r.textIn(folder, "modalias")
 	if err != nil {
 		return false
@@ -852,9 +855,9 @@ func parseModalias(s string) (modalias, bool) {
 // readLink takes the link from the config space's link registers when they
 // are readable (the kernel makes the *_link_* files from the same
 // registers), else from the files.
-func (r *reader) readLink(d *Device, attr func(string) (string, bool), cfg *pciconfig.Config) Link {
+func (r *reader) readLink(d *topology.Device, attr func(string) (string, bool), cfg *pciconfig.Config) topology.Link {
 	if cfg != nil && cfg.CapsReadable && (cfg.Express == nil || !cfg.Express.LinkKnown) {
-		return Link{} // conventional PCI or a root-complex integrated function: no link
+		return topology.Link{} // conventional PCI or a root-complex integrated function: no link
 	}
 	if cfg != nil && cfg.Express != nil && cfg.Express.LinkKnown {
 		x := cfg.Express
@@ -862,7 +865,7 @@ func (r *reader) readLink(d *Device, attr func(string) (string, bool), cfg *pcic
 		if x.SupportedSpeeds != 0 { // max_link_speed comes from LnkCap2 when set
 			maxCode = bits.Len8(x.SupportedSpeeds) - 1
 		}
-		return Link{CurrentGTs: pciconfig.SpeedGTs(x.CurSpeed), CurrentWidth: x.CurWidth,
+		return topology.Link{CurrentGTs: pciconfig.SpeedGTs(x.CurSpeed), CurrentWidth: x.CurWidth,
 			MaxGTs: pciconfig.SpeedGTs(maxCode), MaxWidth: x.MaxWidth}
 	}
 	speed := func(file string) float64 {
@@ -888,7 +891,7 @@ func (r *reader) readLink(d *Device, attr func(string) (string, bool), cfg *pcic
 		}
 		return w
 	}
-	return Link{CurrentGTs: speed("current_link_speed"), CurrentWidth: width("current_link_width"),
+	return topology.Link{CurrentGTs: speed("current_link_speed"), CurrentWidth: width("current_link_width"),
 		MaxGTs: speed("max_link_speed"), MaxWidth: width("max_link_width")}
 }
 
@@ -920,8 +923,8 @@ func (r *reader) splitPath(name string) []string {
 }
 
 // link builds parents, host bridges and roles from each device's folder.
-func (r *reader) link(dirs map[BDF]string) {
-	hbs := map[string]*HostBridge{}
+func (r *reader) link(dirs map[topology.BDF]string) {
+	hbs := map[string]*topology.HostBridge{}
 	for _, d := range r.g.Devices {
 		parts := r.splitPath(dirs[d.Addr])
 		hbAt := -1
@@ -942,7 +945,7 @@ func (r *reader) link(dirs map[BDF]string) {
 		hb := hbs[name]
 		if hb == nil {
 			dom, bus, _ := parseHostBridge(name)
-			hb = &HostBridge{Name: name, Domain: dom, Bus: bus, NUMANode: -1, Socket: -1, Inferred: hbAt < 0}
+			hb = &topology.HostBridge{Name: name, Domain: dom, Bus: bus, NUMANode: -1, Socket: -1, Inferred: hbAt < 0}
 			hbs[name] = hb
 			r.g.HostBridges = append(r.g.HostBridges, hb)
 		}
@@ -951,7 +954,7 @@ func (r *reader) link(dirs map[BDF]string) {
 		// parent; a bridge missing from a partial capture is skipped, as
 		// hwloc does.
 		for i := len(parts) - 2; i > hbAt && hbAt >= 0; i-- {
-			pa, err := ParseBDF(parts[i])
+			pa, err := topology.ParseBDF(parts[i])
 			if err != nil {
 				continue
 			}
@@ -964,74 +967,10 @@ func (r *reader) link(dirs map[BDF]string) {
 	}
 	r.g.Finish()
 	for _, d := range r.g.Devices {
-		if d.Kind == KindBridge && d.RoleFrom == "" {
-			d.Role, d.RoleFrom = StructuralRole(d), roleFromStructure
+		if d.Kind == topology.KindBridge && d.RoleFrom == "" {
+			d.Role, d.RoleFrom = topology.StructuralRole(d), topology.RoleFromStructure
 		}
 	}
-}
-
-// StructuralRole guesses a bridge's role from where it sits, for trees whose
-// config space (or dump) does not show the PCIe port type: a bridge on a
-// root bus is a root port, one below an upstream port a downstream port, one
-// with bridges below it an upstream port, any other a PCI bridge.
-func StructuralRole(d *Device) Role {
-	switch {
-	case d.Parent == nil:
-		return RoleRootPort
-	case d.Parent.Role == RoleUpstream:
-		return RoleDownstream
-	}
-	for _, c := range d.Children {
-		if c.Kind == KindBridge {
-			return RoleUpstream
-		}
-	}
-	return RolePCIBridge
-}
-
-func roleOfPort(t pciconfig.PortType) Role {
-	switch t {
-	case pciconfig.RootPort:
-		return RoleRootPort
-	case pciconfig.UpstreamPort:
-		return RoleUpstream
-	case pciconfig.DownstreamPort:
-		return RoleDownstream
-	case pciconfig.PCIeToPCIBridge, pciconfig.PCIToPCIeBridge:
-		return RolePCIBridge
-	}
-	return RoleNone
-}
-
-// PCI vendor IDs that matter to classification.
-const (
-	VendorNVIDIA   = 0x10de
-	VendorAMD      = 0x1002
-	VendorIntel    = 0x8086
-	VendorMellanox = 0x15b3
-	VendorBroadcom = 0x1000
-)
-
-// KindOf classifies a function by class code and vendor.
-func KindOf(class uint32, vendor uint16) Kind {
-	base, sub := class>>16, class>>8&0xff
-	switch {
-	case base == 0x03 && (vendor == VendorNVIDIA || vendor == VendorAMD):
-		return KindAccelerator // VGA, 3D and display controllers of GPU vendors
-	case base == 0x03 && vendor == VendorIntel && (sub == 0x02 || sub == 0x80):
-		return KindAccelerator // Intel data-centre GPUs; VGA-class Intel is integrated graphics
-	case base == 0x12, base == 0x0b && sub == 0x40:
-		return KindAccelerator // processing accelerators, co-processors
-	case base == 0x02 && (sub == 0x00 || sub == 0x07):
-		return KindNIC
-	case base == 0x01 && sub == 0x08:
-		return KindNVMe
-	case base == 0x06 && sub == 0x80 && vendor == VendorNVIDIA:
-		return KindNVSwitch
-	case base == 0x06 && (sub == 0x04 || sub == 0x09):
-		return KindBridge
-	}
-	return KindOther
 }
 
 // classLinks are the entries of the RDMA and network classes
@@ -1045,7 +984,7 @@ type classLinks struct {
 // an RDMA device's rate is its fastest active port's (ibRate).
 type classLink struct {
 	name     string
-	addr     BDF
+	addr     topology.BDF
 	rateGbps float64
 }
 
@@ -1085,7 +1024,7 @@ func (r *reader) readClass(dir string) (links []classLink, listed bool) {
 		// (hwloc_linuxfs_find_osdev_parent; virtio sits one level lower).
 		parts := r.splitPath(target)
 		for i := len(parts) - 1; i >= 0; i-- {
-			if addr, err := ParseBDF(parts[i]); err == nil {
+			if addr, err := topology.ParseBDF(parts[i]); err == nil {
 				links = append(links, classLink{name: e.Name(), addr: addr})
 				break
 			}
@@ -1181,4 +1120,22 @@ func (r *reader) summarize() {
 		}
 		r.warn(f, fmt.Sprintf("unknown for %d of %d functions (first %s)", len(devs), of, devs[0]))
 	}
+}
+
+// parseHostBridge parses a sysfs host bridge folder name "pciDDDD:BB".
+func parseHostBridge(name string) (domain uint32, bus uint8, ok bool) {
+	rest, found := strings.CutPrefix(name, "pci")
+	if !found {
+		return 0, 0, false
+	}
+	d, b, found := strings.Cut(rest, ":")
+	if !found || len(b) != 2 || d == "" || len(d) > 8 {
+		return 0, 0, false
+	}
+	dv, err1 := strconv.ParseUint(d, 16, 32)
+	bv, err2 := strconv.ParseUint(b, 16, 8)
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	return uint32(dv), uint8(bv), true
 }

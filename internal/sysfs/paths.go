@@ -1,4 +1,4 @@
-package topology
+package sysfs
 
 import "slices"
 
@@ -51,7 +51,6 @@ var DeviceLinks = []string{"driver", "iommu_group", "physfn"}
 const (
 	maxConfigBytes = 4096    // PCIe extended config space, and any attribute file
 	maxProcBytes   = 8 << 20 // /proc/cpuinfo of a large machine
-	maxCPUs        = 1 << 16 // CPUs named by one cpulist
 )
 
 // Per-entry files the reader opens inside the folders above. The reader
@@ -72,7 +71,7 @@ const (
 // topology-linux.c), as found by running both on generated trees.
 var peerToolFiles = []string{"irq", "resource", "local_cpus", "secondary_bus_number", "subordinate_bus_number", "numa_node"}
 
-// Spec lists what a capture keeps so that ReadSysfs, lspci -A linux-sysfs
+// Spec lists what a capture keeps so that Read, lspci -A linux-sysfs
 // and lstopo --input read the copy as they read the machine. Paths are
 // relative to the source root; file names are relative to the folder they
 // are read in. Lists marked private hold serial numbers and GUIDs, which a

@@ -1,4 +1,4 @@
-package cli
+package load
 
 import (
 	"bytes"
@@ -43,11 +43,11 @@ const maxStdin = 256 << 20
 // stdinName is how errors and reports name the input "-".
 const stdinName = "standard input"
 
-// readStdin reads the SOURCE "-": a snapshot archive (gdtopo snapshot
-// --output-file - | gdtopo check -) or one of the text formats.
-func (o *globalOptions) readStdin() (*source.Source, *topology.Graph, error) {
+// readStdin reads the SOURCE "-" from stdin: a snapshot archive (gdtopo
+// snapshot --output-file - | gdtopo check -) or one of the text formats.
+func readStdin(stdin io.Reader) (*source.Source, *topology.Graph, error) {
 	const display = stdinName
-	data, err := io.ReadAll(io.LimitReader(o.IO.In, maxStdin+1))
+	data, err := io.ReadAll(io.LimitReader(stdin, maxStdin+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", display, err)
 	}
@@ -67,7 +67,7 @@ func (o *globalOptions) readStdin() (*source.Source, *topology.Graph, error) {
 
 // readText reads a file that is not a sysfs tree or archive as one of the
 // text formats.
-func (o *globalOptions) readText(name string) (*source.Source, *topology.Graph, error) {
+func readText(name string) (*source.Source, *topology.Graph, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, nil, err

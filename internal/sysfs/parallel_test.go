@@ -1,4 +1,4 @@
-package topology_test
+package sysfs_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestReadSysfsOnSameGraph(t *testing.T) {
 	var names []string
 	for _, f := range fixturetest.Names(t) {
-		names = append(names, filepath.Join("..", "fixtures", f+".tar.gz"))
+		names = append(names, filepath.Join("..", "..", "fixtures", f+".tar.gz"))
 	}
 	dir := corpusDir(t)
 	for _, pattern := range []string{"hwloc/*.tar.bz2", "ghw/*.tar.gz"} {
@@ -32,7 +33,7 @@ func TestReadSysfsOnSameGraph(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			one, err := topology.ReadSysfsOn(src.Root, 1)
+			one, err := sysfs.ReadOn(src.Root, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,7 +41,7 @@ func TestReadSysfsOnSameGraph(t *testing.T) {
 				parallel++
 			}
 			for _, workers := range []int{2, 3, 8} {
-				g, err := topology.ReadSysfsOn(src.Root, workers)
+				g, err := sysfs.ReadOn(src.Root, workers)
 				if err != nil {
 					t.Fatalf("%d goroutines: %v", workers, err)
 				}

@@ -1,4 +1,4 @@
-package topology
+package sysfs
 
 import (
 	"io/fs"
@@ -67,8 +67,8 @@ func TestReadSysfsListedFolders(t *testing.T) {
 		}
 	}
 	for what, tree := range map[string]memTree{"whole": whole, "partial": partial} {
-		want, werr := ReadSysfs(fstest.MapFS(tree))
-		got, gerr := ReadSysfs(listedTree{fstest.MapFS(tree), t})
+		want, werr := Read(fstest.MapFS(tree))
+		got, gerr := Read(listedTree{fstest.MapFS(tree), t})
 		if werr != nil || gerr != nil {
 			t.Fatalf("%s: %v; name by name %v", what, gerr, werr)
 		}

@@ -1,4 +1,4 @@
-package topology_test
+package sysfs_test
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 	"github.com/gdtopo/gdtopo/internal/peers"
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -34,11 +35,11 @@ func TestFixturesAgreeWithPeers(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := fixturetest.Unpack(t, name)
-			src, err := source.Open(filepath.Join("..", "fixtures", name+".tar.gz"))
+			src, err := source.Open(filepath.Join("..", "..", "fixtures", name+".tar.gz"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := topology.ReadSysfs(src.Root)
+			g, err := sysfs.Read(src.Root)
 			if err != nil {
 				t.Fatal(err)
 			}

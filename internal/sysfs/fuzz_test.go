@@ -1,4 +1,4 @@
-package topology_test
+package sysfs_test
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -72,7 +73,7 @@ func fuzzTree(a fuzzAttrs) fstest.MapFS {
 // hgxSeed reads the attribute values of one accelerator and one NIC of the
 // hgx-h100 fixture, so the fuzzer starts from what the kernel writes.
 func hgxSeed(f *testing.F) (fuzzAttrs, bool) {
-	base := filepath.Join("..", "fixtures", "hgx-h100.tar.gz")
+	base := filepath.Join("..", "..", "fixtures", "hgx-h100.tar.gz")
 	src, err := source.Open(base)
 	if err != nil {
 		return fuzzAttrs{}, false
@@ -153,12 +154,12 @@ func FuzzReadSysfs(f *testing.F) {
 		config []byte, resource, rate, nodeCPUs, distance, cpuinfo, physfn string) {
 		tree := fuzzTree(fuzzAttrs{class, vendor, device, numa, curSpeed, curWidth, maxSpeed, maxWidth, cpus,
 			config, resource, rate, nodeCPUs, distance, cpuinfo, physfn})
-		g, err := topology.ReadSysfs(tree)
+		g, err := sysfs.Read(tree)
 		if err != nil {
 			if errors.Is(err, topology.ErrNoPCI) {
-				t.Fatalf("ReadSysfs: %v; the tree holds well-formed devices", err)
+				t.Fatalf("Read: %v; the tree holds well-formed devices", err)
 			}
-			t.Fatalf("ReadSysfs: %v; only ErrNoPCI may fail a read", err)
+			t.Fatalf("Read: %v; only ErrNoPCI may fail a read", err)
 		}
 		if len(g.Devices) < 3 {
 			t.Fatalf("%d devices read; want at least the root port, NIC and far accelerator", len(g.Devices))

@@ -1,4 +1,4 @@
-package topology_test
+package sysfs_test
 
 import (
 	"os"

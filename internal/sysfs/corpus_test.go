@@ -1,4 +1,4 @@
-package topology_test
+package sysfs_test
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -18,7 +19,7 @@ import (
 // (in CI it is always there, so its absence fails).
 func corpusDir(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "corpus"))
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "corpus"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func readSource(t *testing.T, name string) *topology.Graph {
 	if err != nil {
 		t.Fatalf("open %s: %v", name, err)
 	}
-	g, err := topology.ReadSysfs(src.Root)
+	g, err := sysfs.Read(src.Root)
 	if err != nil {
 		t.Fatalf("read %s: %v", name, err)
 	}

@@ -1,10 +1,12 @@
-package topology
+package sysfs
 
 import (
 	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/gdtopo/gdtopo/topology"
 )
 
 // openLog is a tree that records every name opened in it.
@@ -43,11 +45,11 @@ func TestIDsFromModalias(t *testing.T) {
 				tree.file(nic+"/modalias", tt.modalias)
 			}
 			log := openLog{fstest.MapFS(tree), map[string]bool{}}
-			g, err := ReadSysfs(log)
+			g, err := Read(log)
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := g.Device(BDF{Bus: 4})
+			d := g.Device(topology.BDF{Bus: 4})
 			if d == nil {
 				t.Fatal("no NIC")
 			}
