@@ -173,9 +173,7 @@ func (c *capturer) write(w io.Writer, at time.Time) (Stats, error) {
 	zw := gzip.NewWriter(cw) // the default level: BestCompression saves little for much more time
 	tw := tar.NewWriter(zw)
 	add := func(name string, e *entry) error {
-		// GNU headers: archive/tar scans a USTAR or PAX header rune by rune
-		// for non-ASCII bytes, a GNU one not, and a fleet reads thousands.
-		h := &tar.Header{Name: name, Typeflag: e.typ, ModTime: at, Mode: 0o644, Size: int64(len(e.data)), Linkname: e.target, Format: tar.FormatGNU}
+		h := &tar.Header{Name: name, Typeflag: e.typ, ModTime: at, Mode: 0o644, Size: int64(len(e.data)), Linkname: e.target}
 		switch e.typ {
 		case tar.TypeDir:
 			h.Name, h.Mode = name+"/", 0o755

@@ -150,7 +150,7 @@ func (r *archiveReader) readAll(br *bufio.Reader) error {
 			break
 		}
 		if err != nil {
-			if count == 0 && errors.Is(err, tar.ErrHeader) && r.in.left >= 0 {
+			if count == 0 && errors.Is(err, errTarHeader) && r.in.left >= 0 {
 				return fmt.Errorf("%s: the %s stream holds no tar archive: %w", r.name, compression(r.format), ErrUnrecognized)
 			}
 			return r.streamErr(err)
@@ -172,7 +172,7 @@ func (r *archiveReader) readAll(br *bufio.Reader) error {
 }
 
 // add stores the member hdr, whose content tr is positioned at.
-func (r *archiveReader) add(hdr *tar.Header, tr io.Reader) error {
+func (r *archiveReader) add(hdr *tarHeader, tr io.Reader) error {
 	p, err := r.memberPath(hdr.Name)
 	if err != nil {
 		return r.refuse(err.Error())

@@ -117,7 +117,7 @@ type Opener struct {
 
 	file   *bufio.Reader // the archive file's buffer
 	whole  bytes.Reader  // the archive file, when it fits in that buffer
-	stream *bufio.Reader // the decompressed stream's buffer, which archive/tar reads
+	stream *bufio.Reader // the decompressed stream's buffer, which tar headers are parsed in
 	gz     *gzip.Reader
 	zst    *zstd.Decoder
 	mem    *arena // the memory of the last tree, with ReuseMemory
