@@ -214,14 +214,30 @@ func (g *Graph) NVLinkLack() string {
 			}
 		}
 	}
-	const supply = "; the host's nvidia-smi topo -m supplies it: gdtopo verify)"
+	fabric, supply := "NVLink", "; the host's nvidia-smi topo -m supplies it: gdtopo verify)"
+	if allAMD(accels) {
+		// AMD's fabric is xGMI, and the host's matrix of it is rocm-smi's
+		// (ROCm/rocm_smi_lib python_smi_tools/rocm_smi.py, --showtopo),
+		// which gdtopo verify does not read.
+		fabric, supply = "xGMI", "; the host's rocm-smi --showtopo shows it)"
+	}
 	switch unknown {
 	case 0:
 		return ""
 	case all:
-		return "NVLink (" + hint + "; accelerator pairs read NV?" + supply
+		return fabric + " (" + hint + "; accelerator pairs read NV?" + supply
 	}
-	return fmt.Sprintf("NVLink of %d of %d accelerator pairs (%s; they read NV?%s", unknown, all, hint, supply)
+	return fmt.Sprintf("%s of %d of %d accelerator pairs (%s; they read NV?%s", fabric, unknown, all, hint, supply)
+}
+
+// allAMD reports accelerators that are all AMD's, by ID or by a dump's name.
+func allAMD(accels []*Device) bool {
+	for _, d := range accels {
+		if partID(d)>>16 != VendorAMD {
+			return false
+		}
+	}
+	return len(accels) > 0
 }
 
 // nvlinkPair applies what is known about NVLink to an accelerator pair p
