@@ -5,8 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -22,9 +20,13 @@ type Plan struct {
 	// NCCLIBHCA is the one NCCL_IB_HCA value for every rank of the node:
 	// the plan's RDMA devices, exact names ('='). NCCL's maintainers: all
 	// ranks on a node must get the same list, and NCCL picks the nearest
-	// NIC of it for each GPU (NVIDIA/nccl#1478). Empty without RDMA NICs.
+	// NIC of it for each GPU (NVIDIA/nccl#1478). Empty without RDMA NICs
+	// that NCCL's IB transport drives (EFA runs through a plugin: netPlugin).
 	NCCLIBHCA string
 	Ranks     []RankEnv // per local rank, ready to paste
+	// Notes are lines about the rank settings: why a rank lacks a
+	// variable, which plugin chooses the NICs (rankenv.go).
+	Notes []string
 }
 
 // Assignment is one accelerator's NIC.
@@ -49,11 +51,11 @@ type EnvVar struct{ Name, Value string }
 // LocalRank-th accelerator in address order.
 type RankEnv struct {
 	LocalRank int
-	// Vars in order: the device order and visible-device variables for the
-	// accelerator's runtime (CUDA for NVIDIA, HIP and ROCr for AMD; indices
-	// in PCI address order), then NCCL_IB_HCA (the same on every rank) and
-	// UCX_NET_DEVICES (this rank's NIC, port 1 assumed), or
-	// NCCL_SOCKET_IFNAME where the NIC has no RDMA device.
+	// Vars in order: the visible-device variables for the accelerator's
+	// runtime (CUDA for NVIDIA, ROCr for AMD: deviceVars), then
+	// NCCL_IB_HCA (the same on every rank; none where a net plugin drives
+	// the NIC) and UCX_NET_DEVICES (this rank's NIC, port 1 assumed), or
+	// NCCL_SOCKET_IFNAME where the NIC has no RDMA device (netVars).
 	Vars    []EnvVar
 	Numactl string // "numactl --cpunodebind=N --membind=N"; empty when the node is unknown
 }
@@ -75,21 +77,6 @@ func (r RankEnv) Get(name string) string {
 		}
 	}
 	return ""
-}
-
-// visibleVars are the variables that make accelerator index i (PCI address
-// order) the rank's only device. CUDA orders devices fastest first unless
-// CUDA_DEVICE_ORDER=PCI_BUS_ID; ROCm takes HIP_VISIBLE_DEVICES and
-// ROCR_VISIBLE_DEVICES, never CUDA's variables.
-func visibleVars(d *topology.Device, i int) []EnvVar {
-	idx := strconv.Itoa(i)
-	switch d.VendorID {
-	case topology.VendorNVIDIA:
-		return []EnvVar{{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"CUDA_VISIBLE_DEVICES", idx}}
-	case topology.VendorAMD:
-		return []EnvVar{{"HIP_VISIBLE_DEVICES", idx}, {"ROCR_VISIBLE_DEVICES", idx}}
-	}
-	return nil
 }
 
 // railNICs are the NICs worth planning with: the compute NICs (roles.go:
@@ -162,8 +149,10 @@ func predictionKnown(p *Prediction) bool {
 func (a *analysis) plan() Plan {
 	gpus, nics := a.g.OfKind(topology.KindAccelerator), a.railNICs()
 	var pl Plan
+	vars, notes := deviceVars(gpus)
+	pl.Notes = notes
 	for i, g := range gpus {
-		r := RankEnv{LocalRank: i, Vars: visibleVars(g, i)}
+		r := RankEnv{LocalRank: i, Vars: vars[i]}
 		if g.NUMANode >= 0 {
 			r.Numactl = fmt.Sprintf("numactl --cpunodebind=%d --membind=%d", g.NUMANode, g.NUMANode)
 		}
@@ -287,7 +276,6 @@ func (a *analysis) plan() Plan {
 	for _, as := range pl.Assignments {
 		pl.AtMost = pl.AtMost || as.AtMost && as.ExpectedGbps > 0
 	}
-	var hcas []string
 	used := map[*topology.Device]bool{}
 	for _, as := range pl.Assignments {
 		used[as.NIC] = true
@@ -295,13 +283,9 @@ func (a *analysis) plan() Plan {
 			used[n] = true
 		}
 	}
-	for _, n := range nics { // address order
-		if used[n] && len(n.RDMA) > 0 {
-			hcas = append(hcas, n.RDMA[0])
-		}
-	}
-	if len(hcas) > 0 {
-		pl.NCCLIBHCA = "=" + strings.Join(hcas, ",")
+	var plugin string
+	if pl.NCCLIBHCA, plugin = ibHCA(nics, used); plugin != "" {
+		pl.Notes = append(pl.Notes, plugin)
 	}
 	sum, unknown := 0.0, false
 	for i := range pl.Assignments {
@@ -313,19 +297,7 @@ func (a *analysis) plan() Plan {
 		if i == 0 || as.ShareGbps < pl.WorstGbps {
 			pl.WorstGbps = as.ShareGbps
 		}
-		r := &pl.Ranks[i]
-		switch n := as.NIC; {
-		case len(n.RDMA) > 0:
-			devs := []string{n.RDMA[0] + ":1"}
-			for _, m := range as.MoreNICs {
-				if len(m.RDMA) > 0 {
-					devs = append(devs, m.RDMA[0]+":1")
-				}
-			}
-			r.Vars = append(r.Vars, EnvVar{"NCCL_IB_HCA", pl.NCCLIBHCA}, EnvVar{"UCX_NET_DEVICES", strings.Join(devs, ",")})
-		case len(n.Netdevs) > 0:
-			r.Vars = append(r.Vars, EnvVar{"NCCL_SOCKET_IFNAME", "=" + n.Netdevs[0]}, EnvVar{"UCX_NET_DEVICES", n.Netdevs[0]})
-		}
+		pl.Ranks[i].Vars = append(pl.Ranks[i].Vars, netVars(*as, pl.NCCLIBHCA)...)
 	}
 	pl.MeanGbps = sum / float64(len(pl.Assignments))
 	if unknown { // a figure the source cannot give is not a zero to average

@@ -179,7 +179,11 @@ func TestPlanUnknownNeverWins(t *testing.T) {
 }
 
 // TestPlanShareAndAMD: two accelerators on one NIC each get half of it in
-// the plan's figures; AMD accelerators get ROCm's variables, never CUDA's.
+// the plan's figures; AMD accelerators get ROCR_VISIBLE_DEVICES alone,
+// never CUDA's variables, and never HIP_VISIBLE_DEVICES beside it: HIP
+// indexes what ROCr has left, so HIP_VISIBLE_DEVICES=1 after
+// ROCR_VISIBLE_DEVICES=1 selects nothing (ROCm/ROCR-Runtime#155; ROCm docs,
+// "ROCm environment variables": "On Linux, use ROCR_VISIBLE_DEVICES").
 func TestPlanShareAndAMD(t *testing.T) {
 	b, g, n := pix()
 	p2 := b.port(g.Parent.Parent, 2)
@@ -201,8 +205,8 @@ func TestPlanShareAndAMD(t *testing.T) {
 	}
 	for i, r := range pl.Ranks {
 		idx := fmt.Sprint(i)
-		if r.Get("HIP_VISIBLE_DEVICES") != idx || r.Get("ROCR_VISIBLE_DEVICES") != idx || r.Get("CUDA_VISIBLE_DEVICES") != "" || r.Get("CUDA_DEVICE_ORDER") != "" {
-			t.Errorf("rank %d env %v: want HIP/ROCR_VISIBLE_DEVICES=%d and no CUDA variables", i, r.Env(), i)
+		if r.Get("ROCR_VISIBLE_DEVICES") != idx || r.Get("HIP_VISIBLE_DEVICES") != "" || r.Get("CUDA_VISIBLE_DEVICES") != "" || r.Get("CUDA_DEVICE_ORDER") != "" {
+			t.Errorf("rank %d env %v: want ROCR_VISIBLE_DEVICES=%d alone, no HIP or CUDA variables", i, r.Env(), i)
 		}
 		if r.Get("NCCL_IB_HCA") != "=mlx5_0" || r.Get("UCX_NET_DEVICES") != "mlx5_0:1" {
 			t.Errorf("rank %d env %v", i, r.Env())
@@ -383,6 +387,78 @@ func TestPlanUndecidedByWorseOutcome(t *testing.T) {
 		as := a.plan().Assignments
 		if len(as) != 1 || (as[0].NIC == nics[0]) != tt.wantSocket {
 			t.Errorf("%s: planned %+v, want the undecided NIC %v", tt.name, as, tt.wantSocket)
+		}
+	}
+}
+
+// TestPlanAMDPartitions: a GPU in CPX compute partitioning is one ROCr
+// device per partition (ROCR-Runtime amd_topology.cpp, BuildTopology,
+// counts KFD GPU nodes; amdgpu adds a node per partition), so neither it
+// nor any GPU after it has an index the source can tell: those ranks get
+// no device variable and one note says why; GPUs before it keep theirs.
+func TestPlanAMDPartitions(t *testing.T) {
+	b, gpus, _ := rails(4, 4)
+	for i, d := range gpus {
+		d.VendorID, d.DeviceID = topology.VendorAMD, 0x74a1 // MI300X
+		d.ComputePartition = "SPX"
+		if i >= 2 {
+			d.ComputePartition = "CPX"
+		}
+	}
+	pl := analyze(t, b.graph(), Options{}).Plan
+	for i, r := range pl.Ranks {
+		want := ""
+		if i < 2 {
+			want = fmt.Sprint(i)
+		}
+		if r.Get("ROCR_VISIBLE_DEVICES") != want || r.Get("HIP_VISIBLE_DEVICES") != "" {
+			t.Errorf("rank %d env %v: want ROCR_VISIBLE_DEVICES %q", i, r.Env(), want)
+		}
+	}
+	if len(pl.Notes) != 1 || !strings.HasPrefix(pl.Notes[0], "no ROCR_VISIBLE_DEVICES for ranks 2-3: AMD accelerators in CPX compute partitioning") {
+		t.Errorf("notes %q, want one saying ranks 2-3 have no index", pl.Notes)
+	}
+}
+
+// TestPlanEFA: NCCL's IB transport is the only reader of NCCL_IB_HCA (NCCL
+// src/transport/net_ib/init.cc, ncclIbInitDevices) and skips EFA, whose
+// link layer is neither InfiniBand nor Ethernet; EFA runs through the
+// aws-ofi-nccl plugin, which groups NICs by topology itself
+// (src/nccl_ofi_topo.cpp, nccl_ofi_topo_group) and needs no FI_ variable
+// with aws-ofi-nccl >= 1.7 and libfabric >= 1.18 (doc/efa-env-var.md). So
+// no rank gets NCCL_IB_HCA or an FI_ variable, and a note names the plugin,
+// whether the NIC is known by Amazon's vendor ID or, where a provider's
+// NCCL file gives no IDs, by rdma-core's rdma* name for a device of no
+// known protocol (kernel-boot/rdma_rename.c).
+func TestPlanEFA(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		vendor uint16
+		want   string // the note's start
+	}{
+		{"amazon", 0x1d0f, "EFA NICs: the aws-ofi-nccl plugin"},
+		{"no IDs", 0, "NICs named rdma* speak neither InfiniBand nor RoCE"},
+	} {
+		b, _, nics := rails(2, 2)
+		for i, n := range nics {
+			n.VendorID, n.DeviceID = tt.vendor, 0
+			if tt.vendor != 0 {
+				n.DeviceID = 0xefa1
+			}
+			n.RDMA, n.Netdevs = []string{fmt.Sprintf("rdmap%ds0", 16+i)}, nil
+		}
+		pl := analyze(t, b.graph(), Options{}).Plan
+		if len(pl.Assignments) != 2 || pl.NCCLIBHCA != "" {
+			t.Errorf("%s: %d assignments, NCCL_IB_HCA %q; want 2, none", tt.name, len(pl.Assignments), pl.NCCLIBHCA)
+		}
+		for i, r := range pl.Ranks {
+			env := strings.Join(r.Env(), " ")
+			if r.Get("NCCL_IB_HCA") != "" || strings.Contains(env, "FI_") || r.Get("UCX_NET_DEVICES") != fmt.Sprintf("rdmap%ds0:1", 16+i) {
+				t.Errorf("%s: rank %d env %q: want no NCCL_IB_HCA, no FI_ variable, its own NIC for UCX", tt.name, i, env)
+			}
+		}
+		if len(pl.Notes) != 1 || !strings.HasPrefix(pl.Notes[0], tt.want) || !strings.Contains(pl.Notes[0], "picks each GPU's NICs by topology itself") {
+			t.Errorf("%s: notes %q, want the plugin line", tt.name, pl.Notes)
 		}
 	}
 }

@@ -693,7 +693,10 @@ func TestElidedTreePartial(t *testing.T) {
 // TestMultiRailP5: AWS p5.48xlarge's topology puts four 100 Gb/s EFA NICs
 // under each H100's switch; NCCL spreads each GPU's channels over all four
 // (ncclTopoGetLocalNetType), so the plan gives each accelerator four NICs
-// and 400 Gb/s, and NCCL_IB_HCA names all 32 rather than cutting NCCL to 8.
+// and 400 Gb/s. EFA runs through aws-ofi-nccl, which picks NICs itself
+// (src/nccl_ofi_topo.cpp, nccl_ofi_topo_group), and NCCL's IB transport,
+// the only reader of NCCL_IB_HCA (src/transport/net_ib/init.cc,
+// ncclIbInitDevices), skips it: no rank gets NCCL_IB_HCA, a note says so.
 func TestMultiRailP5(t *testing.T) {
 	src := corpusPath(t, "nccl-xml", "aws-p5.48xl-topo.xml")
 	code, out, errb := run("check", "-o", "json", src)
@@ -715,8 +718,15 @@ func TestMultiRailP5(t *testing.T) {
 			t.Errorf("%s: %s + %v, want 3 more NICs", as.Accelerator, as.NIC, as.MoreNICs)
 		}
 	}
-	if n := strings.Count(pl.NCCLIBHCA, "rdmap"); n != 32 {
-		t.Errorf("NCCL_IB_HCA names %d NICs, want 32: %s", n, pl.NCCLIBHCA)
+	if pl.NCCLIBHCA != "" || len(pl.Notes) != 1 || !strings.Contains(pl.Notes[0], "aws-ofi-nccl") {
+		t.Errorf("NCCL_IB_HCA %q, notes %q: want none, and the plugin line", pl.NCCLIBHCA, pl.Notes)
+	}
+	for i, rk := range pl.Ranks {
+		for _, e := range rk.Env {
+			if strings.HasPrefix(e, "NCCL_IB_HCA=") {
+				t.Errorf("rank %d: %s", i, e)
+			}
+		}
 	}
 }
 

@@ -281,6 +281,12 @@ func planTable(p *Printer, plan *report.CheckPlan, verbose bool) error {
 	if p.Format() == Markdown {
 		p.Printf("```\n")
 	}
+	if len(plan.Notes) > 0 {
+		p.Printf("\n")
+	}
+	for _, n := range plan.Notes {
+		p.Lines(n, "", "")
+	}
 	return nil
 }
 

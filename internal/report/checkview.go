@@ -55,6 +55,7 @@ type CheckPlan struct {
 	Rows        [][]string // accelerator, NIC(s), expected, each, NIC use
 	AtMost      bool       // the figures are ceilings (Plan.AtMost)
 	Ranks       []CheckRank
+	Notes       []string // lines about the rank settings (Plan.Notes)
 }
 
 // CheckRank is one local rank's settings, quoted for a shell.
@@ -264,6 +265,7 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 		}
 		out.Ranks = append(out.Ranks, CheckRank{LocalRank: rk.LocalRank, Settings: line})
 	}
+	out.Notes = plan.Notes
 	return out
 }
 

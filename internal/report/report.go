@@ -188,8 +188,9 @@ type Plan struct {
 	WorstGbps   float64      `json:"worst_gbps"` // per accelerator, after sharing a NIC
 	MeanGbps    float64      `json:"mean_gbps"`
 	AtMost      bool         `json:"at_most"`     // worst_gbps and mean_gbps are ceilings: an assignment's NIC has no known port rate
-	NCCLIBHCA   string       `json:"nccl_ib_hca"` // the same on every rank (NVIDIA/nccl#1478); "" without RDMA NICs
+	NCCLIBHCA   string       `json:"nccl_ib_hca"` // the same on every rank (NVIDIA/nccl#1478); "" without RDMA NICs NCCL's IB transport drives
 	Ranks       []Rank       `json:"ranks"`
+	Notes       []string     `json:"notes,omitempty"` // why a rank lacks a variable; which plugin picks the NICs
 }
 
 // Assignment is one accelerator's NIC.
