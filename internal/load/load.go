@@ -66,8 +66,8 @@ type DriverMatrix struct {
 	Result nvsmi.Result
 }
 
-// Source opens SOURCE name ("" for the live machine, "-" for Stdin) and
-// reads its graph. Model names are set for accelerators, NICs and
+// Source opens SOURCE name ("" for the live machine, "-" for Stdin, a pipe
+// or character device read as Stdin is) and reads its graph. Model names are set for accelerators, NICs and
 // switches, from the built-in table first so pci.ids is parsed only when
 // needed; Options.AllNames names every device.
 func Source(name string, o Options) (*Loaded, error) {
@@ -83,9 +83,18 @@ func Source(name string, o Options) (*Loaded, error) {
 		}
 		src, g, err = readStdin(o.Stdin)
 	default:
-		src, err = o.open(name)
-		if isUnrecognized(err) {
-			src, g, err = readText(name)
+		f, stream, serr := source.OpenStream(name)
+		switch {
+		case serr != nil:
+			err = serr
+		case stream: // a pipe is read once: whole, then recognised, as stdin is
+			src, g, err = readStream(name, f)
+			_ = f.Close()
+		default:
+			src, err = o.open(name)
+			if isUnrecognized(err) {
+				src, g, err = readText(name)
+			}
 		}
 	}
 	if err != nil {

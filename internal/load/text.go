@@ -36,8 +36,8 @@ var textFormats = []textFormat{
 	{"lspci output", lspcidump.Sniff, lspcidump.Parse},
 }
 
-// maxStdin bounds standard input read whole into memory: a snapshot
-// archive or a text source.
+// maxStdin bounds standard input, or a pipe, read whole into memory: a
+// snapshot archive or a text source.
 const maxStdin = 256 << 20
 
 // stdinName is how errors and reports name the input "-".
@@ -46,8 +46,14 @@ const stdinName = "standard input"
 // readStdin reads the SOURCE "-" from stdin: a snapshot archive (gdtopo
 // snapshot --output-file - | gdtopo check -) or one of the text formats.
 func readStdin(stdin io.Reader) (*source.Source, *topology.Graph, error) {
-	const display = stdinName
-	data, err := io.ReadAll(io.LimitReader(stdin, maxStdin+1))
+	return readStream(stdinName, stdin)
+}
+
+// readStream reads a SOURCE that can be read once only, named display:
+// standard input, or a pipe named as a file (<(...), a FIFO). It is read
+// whole, then recognised as a snapshot archive or one of the text formats.
+func readStream(display string, r io.Reader) (*source.Source, *topology.Graph, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxStdin+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", display, err)
 	}

@@ -165,6 +165,9 @@ func merge(dst, src *rec) {
 		dst.bars = src.bars
 	}
 	dst.configLen = max(dst.configLen, src.configLen)
+	if !dst.sriov.known() && src.sriov.known() {
+		dst.sriov = src.sriov
+	}
 }
 
 // resolve gives short addresses their domain: 0000, unless the tree holds
@@ -251,6 +254,7 @@ func (p *parser) build() *topology.Graph {
 		g.Devices = append(g.Devices, d)
 	}
 	sort.Slice(g.Devices, func(i, j int) bool { return g.Devices[i].Addr.Less(g.Devices[j].Addr) })
+	p.virtualFunctions(g, recs, devs)
 	p.place(g, recs, devs)
 	g.Finish()
 	for _, d := range g.Devices {

@@ -104,6 +104,26 @@ func (p *parser) detail(t string) {
 		}
 		return
 	}
+	if v, ok := val("IOVCtl:"); ok { // the SR-IOV capability of a physical function (ls-ecaps.c, cap_sriov)
+		r.sriov.enabled, r.sriov.ctlKnown = strings.Contains(v, "Enable+"), true
+		return
+	}
+	if _, ok := val("Initial VFs:"); ok {
+		if i := strings.Index(t, "Number of VFs: "); i >= 0 {
+			if _, err := fmt.Sscanf(t[i:], "Number of VFs: %d", &r.sriov.numVFs); err == nil && r.sriov.numVFs >= 0 && r.sriov.numVFs <= 0xffff {
+				r.sriov.numKnown = true
+			}
+		}
+		return
+	}
+	if v, ok := val("VF offset:"); ok {
+		var off, stride int
+		var id uint16
+		if _, err := fmt.Sscanf(v, "%d, stride: %d, Device ID: %x", &off, &stride, &id); err == nil && off > 0 && off <= 0xffff && stride >= 0 && stride <= 0xffff {
+			r.sriov.offset, r.sriov.stride, r.sriov.device, r.sriov.layoutKnown = off, stride, id, true
+		}
+		return
+	}
 	if v, ok := val("ACSCtl:"); ok {
 		r.acsKnown = true
 		r.acsRedirect = strings.Contains(v, "ReqRedir+") || strings.Contains(v, "CmpltRedir+")

@@ -123,6 +123,7 @@ type rec struct {
 	cut                    bool // a line of its details stands for lines left out ("..."): its registers are not all shown
 	bars                   []topology.BAR
 	configLen              int
+	sriov                  sriov // its SR-IOV capability, from -vvv
 	hex                    []string
 	at, verboseAt          string // where the record was first seen, and its -vvv header
 }

@@ -1,5 +1,6 @@
-// Package source turns what the user typed as SOURCE (nothing, a folder or a
-// snapshot archive) into a read-only file tree rooted where sys/ and proc/ live.
+// Package source turns what the user typed as SOURCE (nothing, a folder, or a
+// snapshot archive in a file or a pipe) into a read-only file tree rooted
+// where sys/ and proc/ live.
 //
 // Every gdtopo reader takes the tree as an FS and reads it with fs.ReadFile,
 // fs.ReadDir, fs.ReadLink and fs.Lstat. The live machine's /sys and /proc are
@@ -79,7 +80,7 @@ func orDefault[T int | int64](v, d T) T {
 	return v
 }
 
-// ErrUnrecognized is wrapped when a regular file is none of the formats,
+// ErrUnrecognized is wrapped when a file or stream is none of the formats,
 // so that a later lspci or XML reader can try it.
 var ErrUnrecognized = errors.New("not a sysfs tree or snapshot archive")
 
@@ -94,7 +95,8 @@ func Open(name string) (*Source, error) {
 }
 
 // OpenWithLimits opens name: the live machine for "" or "/", a captured tree for
-// a folder, and a snapshot archive (tar, tar.gz, tar.bz2, tar.zst) for a file.
+// a folder, and a snapshot archive (tar, tar.gz, tar.bz2, tar.zst) for a file
+// or a stream (IsStream).
 // Zero fields of lim take their defaults.
 func OpenWithLimits(name string, lim Limits) (*Source, error) {
 	return (&Opener{Limits: lim}).Open(name)
@@ -135,7 +137,7 @@ func (o *Opener) Open(name string) (*Source, error) {
 	switch {
 	case info.IsDir():
 		return openFolder(name)
-	case info.Mode().IsRegular():
+	case info.Mode().IsRegular(), IsStream(info.Mode()):
 		f, err := os.Open(name)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, bareErr(err))
@@ -143,8 +145,46 @@ func (o *Opener) Open(name string) (*Source, error) {
 		defer f.Close()
 		return o.readArchive(name, f)
 	default:
-		return nil, fmt.Errorf("%s: not a regular file or folder", name)
+		return nil, notReadable(name, info.Mode())
 	}
+}
+
+// IsStream reports whether a SOURCE of mode m is a pipe or a character
+// device (a FIFO, the /dev/fd/63 of a shell's <(...), /dev/stdin): read
+// once from start to end like standard input, as cat reads it, never
+// looked at again. Only the SOURCE itself is: a captured tree's entries of
+// these kinds are never opened (rootDir).
+func IsStream(m fs.FileMode) bool {
+	return m&fs.ModeNamedPipe != 0 || m&fs.ModeCharDevice != 0
+}
+
+// OpenStream opens name for reading when it is a stream (IsStream); ok is
+// false, with no error, for anything else or a name that cannot be
+// described, which Open then answers for. Opening a FIFO waits for a
+// writer, as the shell's other readers do.
+func OpenStream(name string) (f *os.File, ok bool, err error) {
+	info, err := os.Stat(name)
+	if err != nil || !IsStream(info.Mode()) {
+		return nil, false, nil
+	}
+	f, err = os.Open(name)
+	if err != nil {
+		return nil, true, fmt.Errorf("%s: %w", name, bareErr(err))
+	}
+	return f, true, nil
+}
+
+// notReadable is the error for a SOURCE of a kind gdtopo never reads: a
+// socket or a block device (a whole disk is no snapshot).
+func notReadable(name string, m fs.FileMode) error {
+	kind := "not a regular file"
+	switch {
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeDevice != 0:
+		kind = "a block device"
+	}
+	return fmt.Errorf("%s: %s: give a folder, a snapshot archive, a text dump (lspci, NCCL or hwloc XML), a pipe, or - for standard input", name, kind)
 }
 
 // openFolder roots a captured tree: a folder holding sys/, a mounted sysfs
