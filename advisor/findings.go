@@ -24,7 +24,7 @@ var Codes = map[string]string{
 	"no-local-nic":         "Warning: an accelerator's best NIC is through the root complex (PHB/NODE) or another NUMA node of its socket; NCCL's default turns GPUDirect RDMA off there.",
 	"cross-socket":         "Warning: an accelerator's best NIC is on another socket (SYS): GDR off by default, traffic crosses the inter-socket link.",
 	"nic-shared":           "Several accelerators must share one NIC (info) or one switch uplink past its bandwidth (warning): follow the rail plan.",
-	"numa-unknown":         "Warning: numa_node is -1 for an accelerator or NIC on a multi-NUMA machine: NCCL sees one CPU node and cannot tell SYS from PHB.",
+	"numa-unknown":         "Warning: numa_node is -1 (NCCL sees one CPU node and cannot tell SYS from PHB), or could not be read (the node NCCL sees is unknown), for an accelerator or NIC on a multi-NUMA machine.",
 	"peer-memory-missing":  "NVIDIA accelerators and RDMA NICs, but no nvidia_peermem / nv_peer_mem / memory_peers evidence: a warning where dma-buf cannot apply either (NCCL < 2.13, pre-Turing GPU, kernel before 5.12), info where dma-buf may (it needs the open NVIDIA kernel module, which sysfs does not show).",
 	"peer-memory-unknown":  "Info: the source holds no sys/module, so peer-memory support could not be checked.",
 	"max-read-request-low": "Warning: an accelerator's or NIC's DevCtl MaxReadReq is below min_max_read_request_bytes.",
@@ -486,18 +486,14 @@ func (a *analysis) findSharing(plan Plan) {
 // findDevices reports per-device settings: NUMA node, read request size,
 // relaxed ordering, BAR size.
 func (a *analysis) findDevices(ends []*topology.Device) {
-	var numa, mrrs, ro, bar group
+	var mrrs, ro, bar group
+	var noNUMA []*topology.Device
 	minBAR := uint64(a.m.MinBAR.Value * (1 << 30))
 	for _, d := range ends {
 		one := []*topology.Device{d}
 		// A dump's missing NUMA line is not numa_node -1: only sysfs says so.
 		if a.g.MultiNUMA() && d.RawNUMANode < 0 && a.g.TextForm == "" {
-			var fix RemedyStep
-			if d.NUMANode >= 0 {
-				fix = command(fmt.Sprintf("echo %d | sudo tee /%s", d.NUMANode, sysfsFile(d, "numa_node")),
-					fmt.Sprintf("until reboot; node inferred from %s; taints the kernel", d.NUMAFrom))
-			}
-			numa.add(one, d.BDF(), fix, sysfsFile(d, "numa_node")+" = -1")
+			noNUMA = append(noNUMA, d)
 		}
 		nic := d.Kind == topology.KindNIC
 		if d.DevCtlKnown && d.MaxReadRequest > 0 && float64(d.MaxReadRequest) < a.m.MinMaxReadRequestBytes.Value {
@@ -526,9 +522,7 @@ func (a *analysis) findDevices(ends []*topology.Device) {
 			}
 		}
 	}
-	a.emit("numa-unknown", Warning, &numa, fmt.Sprintf("numa_node is -1 for %%s on a %d-node machine: NCCL puts them on one CPU node and cannot see SYS", len(a.g.System.NUMANodes)),
-		[]RemedyStep{bios("update the BIOS and turn NUMA on (no node interleaving)", "so firmware reports locality (ACPI _PXM)"),
-			manual("meanwhile give NCCL the locality with NCCL_TOPO_FILE", "gdtopo export -o nccl-xml writes one to edit")}, nil)
+	a.findNUMAUnknown(noNUMA)
 	a.emit("max-read-request-low", Warning, &mrrs, fmt.Sprintf("MaxReadReq below %g B: %%s", a.m.MinMaxReadRequestBytes.Value),
 		[]RemedyStep{manual("raise MaxReadReq with the commands below", "they last until the device resets; the NIC target is the model's nic_max_read_request_bytes")}, nil)
 	a.emit("relaxed-ordering-off", Warning, &ro, "PCIe Relaxed Ordering is off on %s (measured 10 → 40 GB/s with it on, ConnectX-4 Lx on Arm; Linux commit 17347d5430c4)",
@@ -536,6 +530,56 @@ func (a *analysis) findDevices(ends []*topology.Device) {
 	a.emit("bar-small", Warning, &bar, fmt.Sprintf("largest prefetchable BAR below %g GiB: %%s; GPUDirect RDMA maps GPU memory through BAR1", a.m.MinBAR.Value),
 		[]RemedyStep{bios("enable \"Above 4G Decoding\" and \"Resizable BAR\" (Re-Size BAR Support)", ""),
 			command("nvidia-smi -q | grep -A3 BAR1", "then check BAR1's size")}, nil)
+}
+
+// findNUMAUnknown reports devices without a NUMA node from numa_node,
+// saying for each what was read: -1 from the kernel (firmware gave no
+// locality: the BIOS remedy), or a file that could not be read, where
+// what the kernel and NCCL see is unknown and only the host can tell.
+func (a *analysis) findNUMAUnknown(devs []*topology.Device) {
+	unread := slices.ContainsFunc(devs, func(d *topology.Device) bool { return d.NUMANodeUnread != "" })
+	minusOne := slices.ContainsFunc(devs, func(d *topology.Device) bool { return d.NUMANodeUnread == "" })
+	var numa group
+	for _, d := range devs {
+		file := sysfsFile(d, "numa_node")
+		if d.NUMANodeUnread != "" {
+			inferred := ""
+			if d.NUMANode >= 0 {
+				inferred = fmt.Sprintf(", node %d taken from %s", d.NUMANode, d.NUMAFrom)
+			}
+			numa.add([]*topology.Device{d}, fmt.Sprintf("%s: numa_node could not be read (%s)%s", d.BDF(), d.NUMANodeUnread, inferred),
+				command("cat /"+file, "on the host: gdtopo could not read it ("+d.NUMANodeUnread+"); -1 there means the firmware gives no locality"),
+				file+" could not be read ("+d.NUMANodeUnread+")")
+			continue
+		}
+		var fix RemedyStep
+		if d.NUMANode >= 0 {
+			fix = command(fmt.Sprintf("echo %d | sudo tee /%s", d.NUMANode, file),
+				fmt.Sprintf("until reboot; node inferred from %s; taints the kernel", d.NUMAFrom))
+		}
+		part := d.BDF()
+		if unread {
+			part += ": numa_node is -1"
+		}
+		numa.add([]*topology.Device{d}, part, fix, file+" = -1")
+	}
+	nodes := len(a.g.System.NUMANodes)
+	topoFile := manual("meanwhile give NCCL the locality with NCCL_TOPO_FILE", "gdtopo export -o nccl-xml writes one to edit")
+	var head []RemedyStep
+	if minusOne {
+		// Linux sets numa_node from the firmware's proximity domain (ACPI
+		// _PXM, drivers/acpi/numa: acpi_get_node); -1 means none was given.
+		head = append(head, bios("update the BIOS and turn NUMA on (no node interleaving)", "so firmware reports locality (ACPI _PXM)"))
+	}
+	head = append(head, topoFile)
+	msg := fmt.Sprintf("numa_node is -1 for %%s on a %d-node machine: NCCL puts them on one CPU node and cannot see SYS", nodes)
+	switch {
+	case unread && minusOne:
+		msg = fmt.Sprintf("NUMA node unknown for %%s on a %d-node machine: where numa_node is -1 NCCL puts the devices on one CPU node and cannot see SYS; where it could not be read, gdtopo cannot tell what NCCL sees", nodes)
+	case unread:
+		msg = fmt.Sprintf("NUMA node unknown for %%s on a %d-node machine: gdtopo cannot tell which node the kernel, and so NCCL, gives them", nodes)
+	}
+	a.emit("numa-unknown", Warning, &numa, msg, head, nil)
 }
 
 // findPlatform reports host-wide problems: peer memory and a virtual tree.
@@ -550,7 +594,7 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 		if d.Kind == topology.KindNIC && len(d.RDMA) > 0 {
 			rdma = append(rdma, d)
 		}
-		allNoNUMA = allNoNUMA && d.RawNUMANode < 0
+		allNoNUMA = allNoNUMA && d.RawNUMANode < 0 && d.NUMANodeUnread == "" // -1 read, not a file unread
 	}
 	if len(nvidia) > 0 && len(rdma) > 0 && len(p.PeerMemory) == 0 {
 		var g group

@@ -164,6 +164,7 @@ type Device struct {
 	NUMANode                 int    // effective node; -1 unknown
 	NUMAFrom                 string // where NUMANode came from: "numa_node", "local_cpus" or "host_bridge"
 	RawNUMANode              int    // numa_node as the file says (-1 when absent), which is what NCCL reads
+	NUMANodeUnread           string // why sysfs numa_node was not read ("missing", "invalid value …"): RawNUMANode -1 is then no reading
 	LocalCPUs                string // local_cpulist (or local_cpus as a list)
 	Link                     Link
 	RDMA                     []string // /sys/class/infiniband names

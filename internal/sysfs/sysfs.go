@@ -554,19 +554,28 @@ func (r *reader) readFunction(addr topology.BDF, dir string) *topology.Device {
 	bdf := d.BDF()
 	f := r.folder(dir)
 	defer closeFolder(f)
-	attr := func(file string) (string, bool) {
+	// attrWhy reads file, or says in a few words why it could not.
+	attrWhy := func(file string) (s, why string) {
 		s, err := r.textIn(f, file)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if trackedFiles[file] {
 				r.missing[file] = append(r.missing[file], bdf)
 			}
-			return "", false
+			return "", "missing"
 		case err != nil:
 			r.warn(bdf+"/"+file, err.Error())
-			return "", false
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				return "", pe.Err.Error()
+			}
+			return "", err.Error()
 		}
-		return s, true
+		return s, ""
+	}
+	attr := func(file string) (string, bool) {
+		s, why := attrWhy(file)
+		return s, why == ""
 	}
 	hexField := func(file string, bits int) (uint64, bool) {
 		s, ok := attr(file)
@@ -628,12 +637,15 @@ func (r *reader) readFunction(addr topology.BDF, dir string) *topology.Device {
 		d.PhysFn = linkBase(f, "physfn")
 	}
 
-	if s, ok := attr("numa_node"); ok {
-		if n, err := strconv.Atoi(s); err == nil && n >= -1 && n < 1<<16 {
-			d.RawNUMANode = n
-		} else {
-			r.warn(bdf+"/numa_node", fmt.Sprintf("invalid value %q", s))
-		}
+	// RawNUMANode stays -1 when the file is not read; NUMANodeUnread then
+	// says why, so no one reports -1 as the kernel's answer.
+	if s, why := attrWhy("numa_node"); why != "" {
+		d.NUMANodeUnread = why
+	} else if n, err := strconv.Atoi(s); err == nil && n >= -1 && n < 1<<16 {
+		d.RawNUMANode = n
+	} else {
+		d.NUMANodeUnread = fmt.Sprintf("invalid value %q", s)
+		r.warn(bdf+"/numa_node", d.NUMANodeUnread)
 	}
 	// Local CPUs matter for the endpoints gdtopo reports, and for placing a
 	// function whose numa_node says nothing.
