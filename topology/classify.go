@@ -90,6 +90,9 @@ type Pair struct {
 	// PCIeSMI is the PCIe path's nvidia-smi label of an accelerator pair
 	// whose SMI is NVLink (NV#, or NVLinkUnknown); "" otherwise.
 	PCIeSMI Label
+	// PCIeSMIUncertain is set when PCIeSMI rests on a guess: the PCIe
+	// path's doubt, kept apart from the NVLink label's.
+	PCIeSMIUncertain bool
 	// LabelUncertain is set when the labels rest on a guess, such as an
 	// unknown NUMA node or NVLink the source cannot show; Notes say which.
 	LabelUncertain bool

@@ -249,17 +249,17 @@ func (g *Graph) nvlinkPair(p *Pair, hint string) {
 	switch {
 	case count > 0:
 		// nvidia-smi prints NV# for a direct NVLink bond; NCCL's path is NVL.
-		p.PCIeSMI = p.SMI
+		p.PCIeSMI, p.PCIeSMIUncertain = p.SMI, p.LabelUncertain || p.SMI == Unknown
 		n := strconv.Itoa(count)
 		p.SMI, p.NCCL, p.Path = Label("NV"+n), NVL, "NVLink ("+n+" links)"
 		p.LabelUncertain, p.NCCLUncertain, p.Notes = false, false, nil // the PCIe path's doubts do not touch the NVLink label
 	case known || hint == "" || p.A.Kind != KindAccelerator || p.B.Kind != KindAccelerator:
 	default:
+		p.PCIeSMI, p.PCIeSMIUncertain = p.SMI, p.LabelUncertain || p.SMI == Unknown
 		pcie := string(p.SMI)
-		if p.LabelUncertain && p.SMI != Unknown {
+		if p.PCIeSMIUncertain && p.SMI != Unknown {
 			pcie += "?"
 		}
-		p.PCIeSMI = p.SMI
 		p.Notes = append([]string{"NVLink not in the source (" + hint +
 			"): nvidia-smi prints NV# if NVLink joins this pair, else its PCIe label " + pcie + " (" + p.Path + ")"}, p.Notes...)
 		p.SMI, p.NCCL, p.Path = NVLinkUnknown, NVL, "NVLink unknown ("+p.Path+" over PCIe)"

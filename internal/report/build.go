@@ -137,10 +137,7 @@ func accelerators(g *topology.Graph, aliases map[*topology.Device]string, pl adv
 			a.BestNIC, a.BestNICAlias, a.BestNICName = as.NIC.BDF(), aliases[as.NIC], NICName(as.NIC)
 			a.ExpectedGbps, a.ExpectedAtMost = Round(as.ExpectedGbps), as.AtMost && as.ExpectedGbps > 0
 			if p := r.Pair(a.BDF, a.BestNIC); p != nil {
-				a.BestPath = p.SMI
-				if p.LabelUncertain {
-					a.BestPath += "?"
-				}
+				a.BestPath = Label(p)
 				a.GDR = p.Prediction != nil && p.Prediction.GDR
 			}
 		}
@@ -302,7 +299,12 @@ func nonNilInts(s []int) []int {
 func pair(p topology.Pair, ph []topology.Hop, kinds []string, hops []Hop, noHops bool) Pair {
 	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: append(kinds, string(p.A.Kind), string(p.B.Kind)),
 		SMI: string(p.SMI), PCIeSMI: string(p.PCIeSMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: Round(p.BottleneckGbps),
-		LabelUncertain: p.LabelUncertain, NCCLUncertain: p.NCCLUncertain, Notes: nonNil(p.Notes), Hops: []Hop{}, C2C: p.C2C}
+		Notes: nonNil(p.Notes), Hops: []Hop{}, C2C: p.C2C}
+	// Decided once here, for every renderer: a label the source cannot
+	// tell ("?") is uncertain, and NCCL's label shares the path's doubt.
+	out.LabelUncertain = p.LabelUncertain || p.SMI == topology.Unknown
+	out.PCIeSMIUncertain = p.PCIeSMI != "" && (p.PCIeSMIUncertain || p.PCIeSMI == topology.Unknown)
+	out.NCCLUncertain = p.NCCLUncertain || p.LabelUncertain || p.NCCL == topology.Unknown
 	if p.DataDirect != nil {
 		out.DataDirect = p.DataDirect.BDF()
 	}

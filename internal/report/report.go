@@ -323,8 +323,14 @@ type Pair struct {
 	Path           string   `json:"path"`
 	Hops           []Hop    `json:"hops"` // empty when the pair's hops were not given (-o jsonl)
 	BottleneckGbps float64  `json:"bottleneck_gbps"`
-	LabelUncertain bool     `json:"label_uncertain"`
-	// NCCLUncertain: NCCL's label rests on switch IDs the source lacks.
+	// Each label's flag is set exactly where the tables print it with "?"
+	// (or as "?"): a script reading JSON sees the doubt a reader sees.
+	// LabelUncertain: SMI rests on a guess (a NUMA node, NVLink, the path).
+	LabelUncertain bool `json:"label_uncertain"`
+	// PCIeSMIUncertain: PCIeSMI rests on a guess.
+	PCIeSMIUncertain bool `json:"pcie_smi_uncertain,omitempty"`
+	// NCCLUncertain: NCCL's label rests on a guess: of the path (as SMI's),
+	// or of what NCCL makes of it (switch IDs, Data Direct, NVLink-C2C).
 	NCCLUncertain bool     `json:"nccl_uncertain"`
 	Notes         []string `json:"notes"`
 	C2C           bool     `json:"c2c"`                   // the accelerator reaches its CPU over NVLink-C2C

@@ -2,7 +2,10 @@ package report
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/gdtopo/gdtopo/topology"
 )
 
 // TestHexDigits: hexDigits writes what fmt's %0Nx writes, for values wider than N too.
@@ -28,20 +31,36 @@ func TestFailing(t *testing.T) {
 }
 
 // TestLabelMarks: a guessed label gets one "?", NCCL's also when only its
-// flattening or Data Direct is unknown, and an unknown path is "?" alone.
+// flattening or Data Direct is unknown, and an unknown path is "?" alone;
+// each JSON flag is set exactly where its label is printed with "?".
 func TestLabelMarks(t *testing.T) {
+	a, b := &topology.Device{}, &topology.Device{}
 	for _, tt := range []struct {
-		p         Pair
+		p         topology.Pair
 		smi, nccl string
 	}{
-		{Pair{SMI: "PXB", NCCL: "PXB"}, "PXB", "PXB"},
-		{Pair{SMI: "NODE", NCCL: "PHB", LabelUncertain: true}, "NODE?", "PHB?"},
-		{Pair{SMI: "PXB", NCCL: "PXB", NCCLUncertain: true}, "PXB", "PXB?"},
-		{Pair{SMI: "?", NCCL: "?", LabelUncertain: true}, "?", "?"},
+		{topology.Pair{SMI: "PXB", NCCL: "PXB"}, "PXB", "PXB"},
+		{topology.Pair{SMI: "NODE", NCCL: "PHB", LabelUncertain: true}, "NODE?", "PHB?"},
+		{topology.Pair{SMI: "PXB", NCCL: "PXB", NCCLUncertain: true}, "PXB", "PXB?"},
+		{topology.Pair{SMI: "?", NCCL: "?", LabelUncertain: true}, "?", "?"},
+		{topology.Pair{SMI: "?", NCCL: "?"}, "?", "?"},
 	} {
-		if s, n := Label(&tt.p), NCCLLabel(&tt.p); s != tt.smi || n != tt.nccl {
+		tt.p.A, tt.p.B = a, b
+		p := pair(tt.p, nil, nil, nil, true)
+		s, n := Label(&p), NCCLLabel(&p)
+		if s != tt.smi || n != tt.nccl {
 			t.Errorf("%+v: %s/%s, want %s/%s", tt.p, s, n, tt.smi, tt.nccl)
 		}
+		if p.LabelUncertain != strings.Contains(s, "?") || p.NCCLUncertain != strings.Contains(n, "?") {
+			t.Errorf("%+v: %s/%s printed, flags label_uncertain %v nccl_uncertain %v", tt.p, s, n, p.LabelUncertain, p.NCCLUncertain)
+		}
+	}
+	nv := pair(topology.Pair{A: a, B: b, SMI: "NV", NCCL: "NVL", LabelUncertain: true, PCIeSMI: "NODE", PCIeSMIUncertain: true}, nil, nil, nil, true)
+	if !nv.PCIeSMIUncertain || !nv.NCCLUncertain {
+		t.Errorf("NV? over a guessed NODE: pcie_smi_uncertain %v, nccl_uncertain %v; want both", nv.PCIeSMIUncertain, nv.NCCLUncertain)
+	}
+	if other := pair(topology.Pair{A: a, B: b, SMI: "PIX", NCCL: "PIX"}, nil, nil, nil, true); other.PCIeSMIUncertain {
+		t.Error("pcie_smi_uncertain set on a pair without pcie_smi")
 	}
 }
 

@@ -178,10 +178,10 @@ func Label(p *Pair) string {
 }
 
 // NCCLLabel is a pair's NCCL label, with "?" when it rests on a guess
-// (of the path, or of whether NCCL flattens a switch); a path the source
+// (NCCLUncertain, which holds the path's doubt too); a path the source
 // cannot tell is "?" alone.
 func NCCLLabel(p *Pair) string {
-	if (p.LabelUncertain || p.NCCLUncertain) && p.NCCL != string(topology.Unknown) {
+	if p.NCCLUncertain && p.NCCL != string(topology.Unknown) {
 		return p.NCCL + "?"
 	}
 	return p.NCCL
