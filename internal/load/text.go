@@ -53,15 +53,9 @@ func readStdin(stdin io.Reader) (*source.Source, *topology.Graph, error) {
 // standard input, or a pipe named as a file (<(...), a FIFO). It is read
 // whole, then recognised as a snapshot archive or one of the text formats.
 func readStream(display string, r io.Reader) (*source.Source, *topology.Graph, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxStdin+1))
+	data, err := readWhole(display, r, maxStdin, "a topology dump or snapshot")
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", display, err)
-	}
-	if len(data) > maxStdin {
-		return nil, nil, fmt.Errorf("%s: over %d MiB: not a topology dump or snapshot gdtopo reads", display, maxStdin>>20)
-	}
-	if len(data) == 0 {
-		return nil, nil, fmt.Errorf("%s: empty input", display)
+		return nil, nil, err
 	}
 	var op source.Opener
 	src, err := op.OpenReader(display, bytes.NewReader(data))
@@ -79,17 +73,27 @@ func readText(name string) (*source.Source, *topology.Graph, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxTextSource+1))
+	data, err := readWhole(name, f, maxTextSource, "a topology dump")
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(data) > maxTextSource {
-		return nil, nil, fmt.Errorf("%s: over %d MiB: not a topology dump gdtopo reads", name, maxTextSource>>20)
-	}
-	if len(data) == 0 {
-		return nil, nil, fmt.Errorf("%s: empty input", name)
+		return nil, nil, err
 	}
 	return parseText(name, data)
+}
+
+// readWhole reads r, named display, whole: at most limit bytes, and not
+// empty. what is the input it would be, for the error when it is larger.
+func readWhole(display string, r io.Reader, limit int, what string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", display, err)
+	}
+	if len(data) > limit {
+		return nil, fmt.Errorf("%s: over %d MiB: not %s gdtopo reads", display, limit>>20, what)
+	}
+	if len(data) == 0 {
+		return nil, fmt.Errorf("%s: empty input", display)
+	}
+	return data, nil
 }
 
 // parseText parses data, named display, as the first text format that
