@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,7 +121,9 @@ func promQuery(ctx context.Context, addr, query string) ([]promSample, error) {
 // loopback, and asks Prometheus for the pairs under 90% efficiency: the
 // answer must be the pairs gdtopo wrote under 0.9, with their values; and
 // the x8 NIC's pair and finding must be there, for the faulty server only,
-// and fleet -o prometheus's gdtopo_fleet_alike must single it out.
+// fleet -o prometheus's gdtopo_fleet_alike must single it out, and the
+// shipped alerting rules (deploy/gdtopo-alerts.yaml, their "for" waits cut
+// to none) must fire the warning alerts for it and for it alone.
 func TestPrometheusEndToEnd(t *testing.T) {
 	bins := needTools(t, "prometheus", "prometheus-node-exporter")
 	dir := t.TempDir()
@@ -168,7 +171,7 @@ func TestPrometheusEndToEnd(t *testing.T) {
 			t.Fatalf("%q: %v", l, err)
 		}
 		if v < 0.9 {
-			want = append(want, fmt.Sprintf("%s %s %s %s", label(l, "source"), label(l, "gpu"), label(l, "nic"), l[i+1:]))
+			want = append(want, fmt.Sprintf("%s %s %s %s", label(l, "source"), label(l, "pci_bus_id"), label(l, "nic"), l[i+1:]))
 		}
 	}
 	slices.Sort(want)
@@ -180,14 +183,24 @@ func TestPrometheusEndToEnd(t *testing.T) {
 	startDaemon(t, dir, bins[1], "--web.listen-address="+nodeAddr, "--collector.disable-defaults",
 		"--collector.textfile", "--collector.textfile.directory="+textDir)
 	promAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	rules, err := os.ReadFile("../../deploy/gdtopo-alerts.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rulesFile := filepath.Join(dir, "gdtopo-alerts.yaml")
+	if err := os.WriteFile(rulesFile, forNone.ReplaceAll(rules, []byte("${1}for: 0s")), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cfg := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`global:
   scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files: ['%s']
 scrape_configs:
   - job_name: node
     static_configs:
       - targets: ['%s']
-`, nodeAddr)), 0o644); err != nil {
+`, rulesFile, nodeAddr)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	startDaemon(t, dir, bins[0], "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "tsdb"),
@@ -206,7 +219,7 @@ scrape_configs:
 			if s.Metric["job"] != "node" || s.Metric["instance"] != nodeAddr {
 				t.Fatalf("a sample from elsewhere: %v", s.Metric)
 			}
-			got = append(got, fmt.Sprintf("%s %s %s %s", s.Metric["source"], s.Metric["gpu"], s.Metric["nic"], s.Value))
+			got = append(got, fmt.Sprintf("%s %s %s %s", s.Metric["source"], s.Metric["pci_bus_id"], s.Metric["nic"], s.Value))
 		}
 		if err == nil && len(got) >= len(want) {
 			break
@@ -219,8 +232,8 @@ scrape_configs:
 	}
 	// The x8 NIC shows in the throughput (efficiency is against the NIC's
 	// own capped rate): GPU1-NIC1 expects less on the faulty server.
-	samples, err := promQuery(ctx, promAddr, `gdtopo_pair_expected_throughput_bytes_per_second{gpu="0000:1a:00.0",nic="0000:1b:00.0"}`+
-		` < on (gpu, nic) group_left gdtopo_pair_expected_throughput_bytes_per_second{gpu="0000:1a:00.0",nic="0000:1b:00.0",source="`+clean+`"}`)
+	samples, err := promQuery(ctx, promAddr, `gdtopo_pair_expected_throughput_bytes_per_second{pci_bus_id="00000000:1A:00.0",nic="0000:1b:00.0"}`+
+		` < on (gpu, nic) group_left gdtopo_pair_expected_throughput_bytes_per_second{pci_bus_id="00000000:1A:00.0",nic="0000:1b:00.0",source="`+clean+`"}`)
 	if err != nil || len(samples) != 1 || samples[0].Metric["source"] != faulty {
 		t.Errorf("the x8 NIC's pair slower than the clean server's: %v %v", samples, err)
 	}
@@ -238,7 +251,32 @@ scrape_configs:
 	if err != nil || len(samples) != 1 || samples[0].Metric["source"] != faulty || samples[0].Metric["severity"] != "warning" {
 		t.Errorf("link-width-degraded in Prometheus: %v %v", samples, err)
 	}
+	// The rules: the warning finding and the planned pair under its
+	// healthy figure fire for the faulty server, GPU1 (the x8 NIC's), and
+	// no other alert fires (the clean servers have no finding).
+	want = []string{
+		"GdtopoPlannedPairBelowHealthy " + faulty + " 1 00000000:1A:00.0",
+		"GdtopoWarningFinding " + faulty + "  ",
+	}
+	for ctx.Err() == nil {
+		samples, err = promQuery(ctx, promAddr, `ALERTS{alertstate="firing"}`)
+		got = got[:0]
+		for _, s := range samples {
+			got = append(got, fmt.Sprintf("%s %s %s %s", s.Metric["alertname"], s.Metric["source"], s.Metric["gpu"], s.Metric["pci_bus_id"]))
+		}
+		if err == nil && len(got) >= len(want) {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("firing alerts (%v):\n%s\nwant\n%s", err, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
+
+// forNone finds the rules' "for:" waits, which the end-to-end test cuts.
+var forNone = regexp.MustCompile(`(?m)^(\s+)for: \S+$`)
 
 // worseDiffs is the gdtopo_fleet_worse_differences gdtopo wrote for source.
 func worseDiffs(t *testing.T, text, source string) int {

@@ -22,9 +22,13 @@ var families = []struct{ name, typ, help string }{
 	{"gdtopo_exit_code", "gauge", "gdtopo check's exit status for the source: 0 ok, 1 error, 3 findings at or above --fail-on."},
 	{"gdtopo_last_run_timestamp_seconds", "gauge", "Unix time at which gdtopo wrote these metrics."},
 	{"gdtopo_source_info", "gauge", "The source read and the machine's hostname; always 1."},
+	{"gdtopo_gpu_plan_info", "gauge", "An accelerator's NIC in the rail plan: its address (nic), alias, RDMA name and the pair's nvidia-smi and NCCL labels; always 1."},
+	{"gdtopo_gpu_planned_throughput_bytes_per_second", "gauge", "An accelerator's share of its planned NIC when every accelerator sends at once, as NCCL would run the pair, in bytes per second."},
+	{"gdtopo_gpu_planned_efficiency_ratio", "gauge", "Expected direct-RDMA throughput of an accelerator and its planned NIC over what that NIC could do alone on a healthy link, 0..1."},
+	{"gdtopo_gpu_planned_gdr", "gauge", "1 when NCCL would use GPUDirect RDMA between an accelerator and its planned NIC, else 0."},
 	{"gdtopo_pair_path_info", "gauge", "An accelerator-NIC pair's path: nvidia-smi label (smi), NCCL label (nccl) and plain words (path); always 1."},
 	{"gdtopo_pair_expected_throughput_bytes_per_second", "gauge", "Direct-RDMA throughput to expect between an accelerator and a NIC, in bytes per second (Gb/s x 1.25e8)."},
-	{"gdtopo_pair_efficiency_ratio", "gauge", "Expected throughput of an accelerator-NIC pair over what the NIC alone could do, 0..1."},
+	{"gdtopo_pair_efficiency_ratio", "gauge", "Expected throughput of an accelerator-NIC pair over what the NIC alone could do on a healthy link, 0..1."},
 	{"gdtopo_pair_gdr", "gauge", "1 when NCCL would use GPUDirect RDMA for the pair, else 0."},
 	{"gdtopo_plan_worst_expected_throughput_bytes_per_second", "gauge", "The rail plan's lowest per-accelerator throughput, in bytes per second."},
 	{"gdtopo_findings", "gauge", "Findings in this run by code and severity (see the README for the codes)."},
@@ -43,6 +47,14 @@ type sample struct {
 // collector would reject the duplicate series. Samples carry no timestamps
 // (the textfile collector refuses them): gdtopo_last_run_timestamp_seconds
 // says when the run was. Write the file to a temporary name and rename it.
+//
+// Per-accelerator series carry dcgm-exporter's identity labels, so that
+// they join with DCGM's metrics: gpu (the index nvidia-smi gives, in PCI
+// address order), pci_bus_id (NVML's busId, "%08X:%02X:%02X.%X") and
+// Hostname. Value series carry identity labels only; what can change
+// with the machine's state (the planned NIC, path labels, names) is on
+// the _info series, so a value series keeps its identity when a fault
+// appears.
 func WritePrometheus(w io.Writer, lines []Line, now time.Time) error {
 	out := map[string][]sample{}
 	add := func(name string, v float64, labels ...string) {
@@ -71,11 +83,35 @@ func WritePrometheus(w io.Writer, lines []Line, now time.Time) error {
 		r := l.Report
 		add("gdtopo_source_info", 1, "source", src, "hostname", r.System.Hostname, "kind", r.Source.Kind,
 			"format", r.Source.Format, "nccl_version", r.NCCLVersion)
+		gpuIDs := make(map[string][]string, len(r.Accelerators))
+		for _, a := range r.Accelerators {
+			gpuIDs[a.BDF] = gpuLabels(src, a.Alias, a.BDF, r.System.Hostname)
+		}
+		for _, as := range r.Plan.Assignments {
+			id, nic, p := gpuIDs[as.Accelerator], r.Device(as.NIC), r.Pair(as.Accelerator, as.NIC)
+			if id == nil || nic == nil || p == nil {
+				continue
+			}
+			add("gdtopo_gpu_plan_info", 1, append(id[:len(id):len(id)], "nic", nic.BDF, "nic_alias", nic.Alias,
+				"nic_name", nicName(nic), "smi", p.SMI, "nccl", p.NCCL)...)
+			if as.ShareGbps > 0 && !as.AtMost { // AtMost: a ceiling, the NIC's port rate unknown
+				add("gdtopo_gpu_planned_throughput_bytes_per_second", as.ShareGbps*bytesPerGbit, id...)
+			}
+			if x := p.Prediction; x != nil {
+				if x.Efficiency > 0 { // 0: the NIC's rate is unknown
+					add("gdtopo_gpu_planned_efficiency_ratio", x.Efficiency, id...)
+				}
+				add("gdtopo_gpu_planned_gdr", map[bool]float64{true: 1}[x.GDR], id...)
+			}
+		}
 		for _, p := range accelNICPairs(r) {
-			pl := []string{"source", src, "gpu", p.GPU.BDF, "gpu_alias", p.GPU.Alias,
-				"nic", p.NIC.BDF, "nic_alias", p.NIC.Alias, "nic_name", nicName(p.NIC)}
-			labels := append(pl[:len(pl):len(pl)], "smi", p.Pair.SMI, "nccl", p.Pair.NCCL)
-			add("gdtopo_pair_path_info", 1, append(labels[:len(labels):len(labels)], "path", p.Pair.Path)...)
+			id := gpuIDs[p.GPU.BDF]
+			if id == nil {
+				continue
+			}
+			labels := append(id[:len(id):len(id)], "nic", p.NIC.BDF)
+			add("gdtopo_pair_path_info", 1, append(labels[:len(labels):len(labels)], "gpu_alias", p.GPU.Alias,
+				"nic_alias", p.NIC.Alias, "nic_name", nicName(p.NIC), "smi", p.Pair.SMI, "nccl", p.Pair.NCCL, "path", p.Pair.Path)...)
 			if g := gbpsOf(p.Pair); g > 0 {
 				add("gdtopo_pair_expected_throughput_bytes_per_second", g*bytesPerGbit, labels...)
 			}
@@ -131,6 +167,53 @@ func WritePrometheus(w io.Writer, lines []Line, now time.Time) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// gpuLabels are an accelerator's identity labels as dcgm-exporter spells
+// them (its documented labels gpu, pci_bus_id, Hostname): gpu is the
+// number of the alias (GPU3 -> "3"), pci_bus_id the address in NVML's
+// busId form (nvml.h NVML_DEVICE_PCI_BUS_ID_FMT, 8 upper-case hex digits of
+// domain). A label gdtopo cannot give is left out: Hostname where the
+// source lacks it, pci_bus_id for a stand-in address.
+func gpuLabels(src, alias, bdf, hostname string) []string {
+	out := []string{"source", src}
+	if n, ok := strings.CutPrefix(alias, "GPU"); ok && n != "" {
+		out = append(out, "gpu", n)
+	}
+	if id := pciBusID(bdf); id != "" {
+		out = append(out, "pci_bus_id", id)
+	} else {
+		out = append(out, "bdf", bdf) // a positional stand-in: still one series per accelerator
+	}
+	if hostname != "" {
+		out = append(out, "Hostname", hostname)
+	}
+	return out
+}
+
+// pciBusID writes "0000:1a:00.0" as NVML does, "00000000:1A:00.0"; "" for
+// anything that is not an address.
+func pciBusID(bdf string) string {
+	var dom, bus, dev, fn uint64
+	parts := strings.Split(bdf, ":")
+	if len(parts) != 3 {
+		return ""
+	}
+	df := strings.Split(parts[2], ".")
+	if len(df) != 2 {
+		return ""
+	}
+	var err error
+	for _, x := range []struct {
+		s    string
+		bits int
+		v    *uint64
+	}{{parts[0], 32, &dom}, {parts[1], 8, &bus}, {df[0], 5, &dev}, {df[1], 3, &fn}} {
+		if *x.v, err = strconv.ParseUint(x.s, 16, x.bits); err != nil {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%08X:%02X:%02X.%X", dom, bus, dev, fn)
 }
 
 // escape escapes a HELP text (backslash, newline) or a label value
