@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -90,7 +91,7 @@ func fleetDiffRun(opts *fleetOptions) error {
 			}
 		}
 	case render.Prometheus:
-		err = fleet.WriteFleetPrometheus(w, res)
+		err = fleet.WriteFleetPrometheus(w, res, time.Now())
 	default:
 		err = render.Fleet(w, res, opts.IO.Style)
 	}

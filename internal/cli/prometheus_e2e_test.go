@@ -246,6 +246,10 @@ scrape_configs:
 	if err != nil || len(samples) != 1 || samples[0].Metric["source"] != faulty || samples[0].Value != strconv.Itoa(worseDiffs(t, fleetProm, faulty)) {
 		t.Errorf("gdtopo_fleet_worse_differences > 0: %v %v", samples, err)
 	}
+	samples, err = promQuery(ctx, promAddr, `gdtopo_fleet_worse_differences_by_what{what="link"}`)
+	if err != nil || len(samples) != 1 || samples[0].Metric["source"] != faulty {
+		t.Errorf(`gdtopo_fleet_worse_differences_by_what{what="link"}: %v %v, want %s only`, samples, err, faulty)
+	}
 	// And the finding: the x8 NIC's warning, for that source only.
 	samples, err = promQuery(ctx, promAddr, `gdtopo_findings{code="link-width-degraded"}`)
 	if err != nil || len(samples) != 1 || samples[0].Metric["source"] != faulty || samples[0].Metric["severity"] != "warning" {

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
+	"time"
 )
 
 // WriteFleetPrometheus writes gdtopo fleet's result in the Prometheus text
@@ -16,10 +18,12 @@ import (
 //	gdtopo_fleet_alike{source}        1 in the majority state of group 1
 //	gdtopo_fleet_differences{source}  differences from its reference
 //	gdtopo_fleet_worse_differences{source}  of which worse
+//	gdtopo_fleet_worse_differences_by_what{source,what}  those by what differs, non-zero only
+//	gdtopo_fleet_last_run_timestamp_seconds  when fleet ran
 //
 // Names as in the source list; a source named twice is an error, as the
 // collector would reject the duplicate series.
-func WriteFleetPrometheus(w io.Writer, r *Result) error {
+func WriteFleetPrometheus(w io.Writer, r *Result, now time.Time) error {
 	families := []struct{ name, help string }{
 		{"gdtopo_fleet_up", "1 when gdtopo fleet read the source, 0 when it could not."},
 		{"gdtopo_fleet_group", "The source's group in gdtopo fleet (same hardware, by place and model), 1 the largest; 0 unreadable."},
@@ -63,5 +67,30 @@ func WriteFleetPrometheus(w io.Writer, r *Result) error {
 			fmt.Fprintf(bw, "%s{source=\"%s\"} %s\n", f.name, escape(n.Source, true), strconv.Itoa(v))
 		}
 	}
+	// By what differs: a fleet's dashboard sums these (sum by (what)) to
+	// see which fault is spreading; zeros are left out, as there are many
+	// kinds and few differ.
+	const byWhat = "gdtopo_fleet_worse_differences_by_what"
+	fmt.Fprintf(bw, "# HELP %s Worse differences of the source by what differs (link, missing, gdr, finding_added...); kinds without any are left out.\n# TYPE %s gauge\n", byWhat, byWhat)
+	for i := range r.names {
+		n := r.Node(i)
+		count := map[string]int{}
+		for _, d := range n.Differences {
+			if d.Worse {
+				count[d.What]++
+			}
+		}
+		whats := make([]string, 0, len(count))
+		for k := range count {
+			whats = append(whats, k)
+		}
+		sort.Strings(whats)
+		for _, k := range whats {
+			fmt.Fprintf(bw, "%s{source=\"%s\",what=\"%s\"} %d\n", byWhat, escape(n.Source, true), escape(k, true), count[k])
+		}
+	}
+	const ts = "gdtopo_fleet_last_run_timestamp_seconds"
+	fmt.Fprintf(bw, "# HELP %s Unix time at which gdtopo fleet wrote these metrics.\n# TYPE %s gauge\n%s %s\n",
+		ts, ts, ts, strconv.FormatFloat(float64(now.UnixMilli())/1000, 'g', -1, 64))
 	return bw.Flush()
 }
