@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gdtopo/gdtopo/advisor"
+	"github.com/gdtopo/gdtopo/internal/fleet"
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/termsafe"
@@ -21,12 +22,15 @@ type checkOptions struct {
 	Sources []string // none: this machine
 	FailOn  string   // --fail-on: critical, warning, info or never
 	Verbose bool     // -v: every pair, note, evidence, remedy and rank's settings
+	// NFDExpiry: how long -o nfd's labels stand (--nfd-expiry); 0 for ever.
+	NFDExpiry time.Duration
 }
 
 // style is the layout of check's text: the terminal's, with -v.
 func (o *checkOptions) style() render.Style {
 	st := o.IO.Style
 	st.Verbose = o.Verbose
+	st.NFDLifetime = o.NFDExpiry
 	return st
 }
 
@@ -94,6 +98,7 @@ object of key: value, for example with your own ib_write_bw --use_cuda results):
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "show every pair, the legend, each finding's evidence and remedy, and each rank's settings")
 	g.addNVSMIFlag(cmd)
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", string(advisor.Critical), "exit with status 3 when a finding is at least this severe: critical, warning, info, or never")
+	cmd.Flags().DurationVar(&opts.NFDExpiry, "nfd-expiry", fleet.DefaultNFDLifetime, "with -o nfd: how long NFD keeps the labels after this run (# +expiry-time=); 0 never expires them")
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"critical", "warning", "info", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -119,6 +124,9 @@ func checkRun(opts *checkOptions) error {
 	}
 	if f == render.NFD && len(names) != 1 {
 		return usagef("-o nfd describes one machine: give one SOURCE")
+	}
+	if opts.NFDExpiry < 0 {
+		return usagef("--nfd-expiry %s: a lifetime is 0 (never expires) or more", opts.NFDExpiry)
 	}
 	if err := opts.validate(); err != nil {
 		return err // once, not on every source's line

@@ -165,7 +165,7 @@ var (
 	tableFinding    = regexp.MustCompile(`(?m)^(CRITICAL|WARNING|INFO) +(\S+)  `)
 	markdownFinding = regexp.MustCompile("(?m)^- \\*\\*(CRITICAL|WARNING|INFO)\\*\\* `([^`]+)`")
 	promFinding     = regexp.MustCompile(`(?m)^gdtopo_findings\{source="[^"]*",code="([^"]+)",severity="([^"]+)"\} (\d+)$`)
-	nfdFinding      = regexp.MustCompile(`(?m)^gdtopo\.findings\.(critical|warning|info)=(\d+)$`)
+	nfdFinding      = regexp.MustCompile(`(?m)^feature\.node\.kubernetes\.io/gdtopo\.findings\.(critical|warning|info)=(\d+)$`)
 )
 
 func sortedFindings(fs []finding) string {
@@ -318,7 +318,7 @@ func checkAgrees(t *testing.T, src string) {
 		if name == "" {
 			name = a.BestNIC
 		}
-		if key := "gdtopo." + strings.ToLower(a.Alias) + ".best-nic=" + labelValue(name) + "\n"; !noRDMA && !strings.Contains(outs[render.NFD], key) {
+		if key := "feature.node.kubernetes.io/gdtopo." + strings.ToLower(a.Alias) + ".best-nic=" + labelValue(name) + "\n"; !noRDMA && !strings.Contains(outs[render.NFD], key) {
 			t.Errorf("-o nfd: no %q", key)
 		}
 		if edge := fmt.Sprintf("%q -> %q [style=dashed", "dev:"+a.BDF, "dev:"+a.BestNIC); !strings.Contains(dot, edge) {

@@ -2,8 +2,10 @@ package fleet
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -26,7 +28,11 @@ type daemonSet struct {
 			Spec struct {
 				NodeSelector map[string]string `yaml:"nodeSelector"`
 				Containers   []struct {
-					Image           string   `yaml:"image"`
+					Image string `yaml:"image"`
+					Env   []struct {
+						Name  string `yaml:"name"`
+						Value string `yaml:"value"`
+					} `yaml:"env"`
 					Command         []string `yaml:"command"`
 					Args            []string `yaml:"args"`
 					SecurityContext struct {
@@ -90,10 +96,20 @@ func TestDaemonSet(t *testing.T) {
 		t.Errorf("image %q: the placeholder should be plain to see", c.Image)
 	}
 	script := strings.Join(append(c.Command, c.Args...), " ")
-	for _, want := range []string{"gdtopo check /host -o nfd", `mv -f "$FEATURES_D/.gdtopo.tmp" "$FEATURES_D/gdtopo"`, `"$rc" -eq 3`} {
+	for _, want := range []string{"gdtopo check /host -o nfd --nfd-expiry \"$LABEL_LIFETIME\"", `mv -f "$FEATURES_D/.gdtopo.tmp" "$FEATURES_D/gdtopo"`, `"$rc" -eq 3`} {
 		if !strings.Contains(script, want) {
 			t.Errorf("the container's script lacks %q", want)
 		}
+	}
+	// The labels outlive a missed run or two, never the pod for long.
+	env := map[string]string{}
+	for _, e := range c.Env {
+		env[e.Name] = e.Value
+	}
+	life, err := time.ParseDuration(env["LABEL_LIFETIME"])
+	interval, err2 := strconv.Atoi(env["INTERVAL_SECONDS"])
+	if err != nil || err2 != nil || life <= time.Duration(interval)*time.Second || life > 24*time.Hour {
+		t.Errorf("LABEL_LIFETIME %q, INTERVAL_SECONDS %q: want a lifetime above the interval and within a day", env["LABEL_LIFETIME"], env["INTERVAL_SECONDS"])
 	}
 	sc := c.SecurityContext
 	if sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem || sc.Privileged == nil || *sc.Privileged ||

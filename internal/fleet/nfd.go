@@ -6,21 +6,31 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
-// NFDPrefix is what NFD puts before the names of a feature file: gdtopo's
-// names carry no prefix of their own, so they land in NFD's default
-// namespace, which NFD allows without -extra-label-ns.
+// NFDPrefix is the namespace of every label gdtopo writes: NFD's own
+// default, which it allows without -extra-label-ns. NFD's customization
+// guide (Local feature source, Input format) asks for prefixed names: it
+// prefixes bare ones only until its DisableAutoPrefix gate turns on.
 const NFDPrefix = "feature.node.kubernetes.io/"
 
+// DefaultNFDLifetime is how long a feature file's labels stand after the
+// run that wrote it (check --nfd-expiry): three runs of the DaemonSet's
+// hourly loop, so a node whose gdtopo stopped loses labels that no longer
+// say what the node is.
+const DefaultNFDLifetime = 3 * time.Hour
+
 // WriteNFD writes a Node Feature Discovery feature file for one machine:
-// "name=value" lines, one per label, for the local source's features.d
-// folder. Names are valid label names (63 characters at most), values valid
-// label values: anything else is replaced with '-', then trimmed.
+// a "# +expiry-time=" directive (RFC3339, as NFD's local source reads it;
+// left out for a zero expires), then "name=value" lines, one per label, for
+// the local source's features.d folder. Names are NFDPrefix and a valid
+// label name (63 characters at most), values valid label values: anything
+// else is replaced with '-', then trimmed. After the prefix:
 //
 //	gdtopo.accelerators=8
 //	gdtopo.gpu<N>.best-nic=mlx5_0        the rail plan's NIC (RDMA name, else netdev)
@@ -40,9 +50,13 @@ const NFDPrefix = "feature.node.kubernetes.io/"
 // to one: only pcie-root and gdr=false per accelerator, and gdr=false.
 //
 // Integer values let node affinity use the Gt and Lt operators.
-func WriteNFD(w io.Writer, r *report.Report) error {
+func WriteNFD(w io.Writer, r *report.Report, expires time.Time) error {
 	bw := bufio.NewWriter(w)
+	if !expires.IsZero() {
+		bw.WriteString("# +expiry-time=" + expires.UTC().Format(time.RFC3339) + "\n")
+	}
 	put := func(name, value string) {
+		bw.WriteString(NFDPrefix)
 		bw.WriteString(labelName(name))
 		bw.WriteByte('=')
 		bw.WriteString(LabelValue(value))

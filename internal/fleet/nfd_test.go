@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdtopo/gdtopo/internal/report"
 )
@@ -13,11 +14,12 @@ import (
 // Kubernetes label values, and the name part of label keys.
 var labelValueRE = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
 
-// nfd writes r's feature file and checks every line's form.
+// nfd writes r's feature file without an expiry and checks every line's
+// form; the map's keys are the names after NFDPrefix.
 func nfd(t *testing.T, r *report.Report) map[string]string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteNFD(&buf, r); err != nil {
+	if err := WriteNFD(&buf, r, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasSuffix(buf.String(), "\n") {
@@ -30,11 +32,15 @@ func nfd(t *testing.T, r *report.Report) map[string]string {
 			t.Errorf("line %q is not key=value", line)
 			continue
 		}
-		if _, dup := got[k]; dup {
+		name, prefixed := strings.CutPrefix(k, NFDPrefix)
+		if !prefixed {
+			t.Errorf("%q lacks the %s prefix NFD's guide asks for", k, NFDPrefix)
+		}
+		if _, dup := got[name]; dup {
 			t.Errorf("%s given twice", k)
 		}
-		got[k] = v
-		if k == "" || len(k) > 63 || !labelValueRE.MatchString(k) || len(NFDPrefix+k) > 63+len(NFDPrefix) {
+		got[name] = v
+		if name == "" || len(name) > 63 || !labelValueRE.MatchString(name) {
 			t.Errorf("%q is not a valid label name", k)
 		}
 		if len(v) > 63 || !labelValueRE.MatchString(v) {
@@ -42,6 +48,33 @@ func nfd(t *testing.T, r *report.Report) map[string]string {
 		}
 	}
 	return got
+}
+
+// TestWriteNFDExpiry: the file opens with NFD's expiry directive, in
+// RFC3339 as NFD's local source parses it (time.Parse(time.RFC3339, ...)),
+// and holds the labels after it; a zero time writes none.
+func TestWriteNFDExpiry(t *testing.T) {
+	r := fixture(t, "hgx-h100")
+	at := time.Date(2026, 3, 1, 15, 4, 5, 0, time.FixedZone("CET", 3600))
+	var buf bytes.Buffer
+	if err := WriteNFD(&buf, r, at); err != nil {
+		t.Fatal(err)
+	}
+	first, rest, _ := strings.Cut(buf.String(), "\n")
+	v, ok := strings.CutPrefix(first, "# +expiry-time=")
+	if !ok {
+		t.Fatalf("first line %q, want the expiry directive", first)
+	}
+	if got, err := time.Parse(time.RFC3339, v); err != nil || !got.Equal(at) || v != "2026-03-01T14:04:05Z" {
+		t.Errorf("expiry %q (%v, %v), want %s in UTC", v, got, err, at)
+	}
+	if strings.Contains(rest, "# +") || !strings.HasPrefix(rest, NFDPrefix+"gdtopo.") {
+		t.Errorf("after the directive: %.80q, want the labels alone", rest)
+	}
+	buf.Reset()
+	if err := WriteNFD(&buf, r, time.Time{}); err != nil || strings.Contains(buf.String(), "expiry") {
+		t.Errorf("a zero time wrote an expiry (%v):\n%.120s", err, buf.String())
+	}
 }
 
 func TestWriteNFD(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/gdtopo/gdtopo/internal/report"
 )
@@ -78,7 +79,11 @@ func Check(w io.Writer, f Format, c *report.Check, style ...Style) error {
 	case Prometheus:
 		return prometheus(w, c)
 	case NFD:
-		return nfd(w, c)
+		var lifetime time.Duration
+		if len(style) > 0 {
+			lifetime = style[0].NFDLifetime
+		}
+		return nfd(w, c, lifetime)
 	}
 	return unsupported(f, "check")
 }

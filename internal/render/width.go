@@ -2,6 +2,7 @@ package render
 
 import (
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -17,6 +18,9 @@ type Style struct {
 	// Verbose shows everything: check's full pair table, every note, each
 	// finding's evidence and remedy, each rank's settings, the legend.
 	Verbose bool
+	// NFDLifetime is how long -o nfd's labels stand after the check (NFD's
+	// "# +expiry-time="); 0 writes no expiry.
+	NFDLifetime time.Duration
 }
 
 // textWidth is how many columns s takes: one a rune (gdtopo's text is
