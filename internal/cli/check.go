@@ -67,6 +67,9 @@ reported on its own and does not stop the rest, and the exit status is the
 highest of all (3 over 1 over 0). For fleets: -o jsonl writes one JSON object
 per source, -o prometheus the text format for node_exporter's textfile
 collector, -o nfd a Kubernetes Node Feature Discovery feature file (one source).
+-o terse writes one line per finding for health checks (one source):
+SEVERITY CODE DEVICES MESSAGE, the devices' addresses joined by commas ("-"
+for none), never cut to the terminal's width.
 
 With the host's own nvidia-smi topo -m (--nvsmi FILE, or pasted with a text
 dump), GPU pairs get its NV# counts and the summary says how many of its
@@ -85,6 +88,7 @@ object of key: value, for example with your own ib_write_bw --use_cuda results):
   $ gdtopo check -v fixtures/hgx-h100.tar.gz
   $ gdtopo check host.tar.bz2 -o json
   $ gdtopo check --fail-on warning; echo $?
+  $ gdtopo check --fail-on warning -o terse
   $ gdtopo check 'snapshots/*.tar.gz' -o jsonl`,
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -122,8 +126,8 @@ func checkRun(opts *checkOptions) error {
 	if opts.NVSMI != "" && len(names) > 1 {
 		return usagef("--nvsmi describes one host: give it with one source")
 	}
-	if f == render.NFD && len(names) != 1 {
-		return usagef("-o nfd describes one machine: give one SOURCE")
+	if (f == render.NFD || f == render.Terse) && len(names) != 1 {
+		return usagef("-o %s describes one machine: give one SOURCE", f)
 	}
 	if opts.NFDExpiry < 0 {
 		return usagef("--nfd-expiry %s: a lifetime is 0 (never expires) or more", opts.NFDExpiry)

@@ -121,7 +121,7 @@ func TestExitCodesAndErrors(t *testing.T) {
 		{[]string{"path", "../../fixtures/hgx-h100.tar.gz", "GPU0", "NIC0"}, ExitUsage, "SOURCE comes after the two devices: gdtopo path GPU0 NIC0 ../../fixtures/hgx-h100.tar.gz"},
 		{[]string{"matrix", "a", "b"}, ExitUsage, "accepts at most 1 arg"},
 		// A wrong -o lists every format that command offers.
-		{[]string{"check", "-o", "svg"}, ExitUsage, "valid formats are table, json, markdown, jsonl, prometheus, nfd"},
+		{[]string{"check", "-o", "svg"}, ExitUsage, "valid formats are table, json, markdown, jsonl, prometheus, nfd, terse"},
 		{[]string{"matrix", "-o", "nfd"}, ExitUsage, "valid formats are table, json, markdown"},
 		{[]string{"tree", "-o", "x"}, ExitUsage, "valid formats are table, json, markdown"},
 		{[]string{"path", "a", "b", "-o", "x"}, ExitUsage, "valid formats are table, json, markdown"},

@@ -165,6 +165,7 @@ var (
 	tableFinding    = regexp.MustCompile(`(?m)^(CRITICAL|WARNING|INFO) +(\S+)  `)
 	markdownFinding = regexp.MustCompile("(?m)^- \\*\\*(CRITICAL|WARNING|INFO)\\*\\* `([^`]+)`")
 	promFinding     = regexp.MustCompile(`(?m)^gdtopo_findings\{source="[^"]*",code="([^"]+)",severity="([^"]+)"\} (\d+)$`)
+	terseFinding    = regexp.MustCompile(`(?m)^(CRITICAL|WARNING|INFO) (\S+) \S+ .+$`)
 	nfdFinding      = regexp.MustCompile(`(?m)^feature\.node\.kubernetes\.io/gdtopo\.findings\.(critical|warning|info)=(\d+)$`)
 )
 
@@ -258,7 +259,7 @@ func checkAgrees(t *testing.T, src string) {
 			t.Errorf("-o jsonl findings %s; -o json %s", g, wantFindings)
 		}
 	}
-	for f, re := range map[render.Format]*regexp.Regexp{render.Table: tableFinding, render.Markdown: markdownFinding} {
+	for f, re := range map[render.Format]*regexp.Regexp{render.Table: tableFinding, render.Markdown: markdownFinding, render.Terse: terseFinding} {
 		var got []finding
 		for _, m := range re.FindAllStringSubmatch(outs[f], -1) {
 			got = append(got, finding{strings.ToLower(m[1]), m[2]})

@@ -1,7 +1,7 @@
 // Package render prints gdtopo's reports (internal/report) in every output
 // format, one file per format: table.go (the tables for people: -o table,
 // and -o markdown in the same drawing with markdown's style), json.go (-o
-// json and -o jsonl), prometheus.go, nfd.go, verify.go (gdtopo verify in
+// json and -o jsonl), prometheus.go, nfd.go, terse.go, verify.go (gdtopo verify in
 // every format it offers), and the exports ncclxml.go, svg.go, dot.go and
 // html.go. A renderer takes a report and a
 // writer and decides nothing: findings, best NICs, verdicts and exit
@@ -29,6 +29,7 @@ const (
 	JSONL      Format = "jsonl"
 	Prometheus Format = "prometheus"
 	NFD        Format = "nfd"
+	Terse      Format = "terse"
 	NCCLXML    Format = "nccl-xml"
 	SVG        Format = "svg"
 	DOT        Format = "dot"
@@ -37,7 +38,7 @@ const (
 
 // The formats each kind of report is offered in, the default first.
 var (
-	CheckFormats  = []Format{Table, JSON, Markdown, JSONL, Prometheus, NFD}
+	CheckFormats  = []Format{Table, JSON, Markdown, JSONL, Prometheus, NFD, Terse}
 	ViewFormats   = []Format{Table, JSON, Markdown} // matrix, tree, path, compare
 	ExportFormats = []Format{NCCLXML, SVG, DOT, HTML}
 )
@@ -84,6 +85,8 @@ func Check(w io.Writer, f Format, c *report.Check, style ...Style) error {
 			lifetime = style[0].NFDLifetime
 		}
 		return nfd(w, c, lifetime)
+	case Terse:
+		return terse(w, c)
 	}
 	return unsupported(f, "check")
 }
