@@ -2,7 +2,6 @@ package advisor
 
 import (
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -44,15 +43,14 @@ func TestFixtureInvariants(t *testing.T) {
 				}
 				// The pair table's bottleneck and the prediction's path use one
 				// link arithmetic at one path-wide Max_Payload_Size: equal, but
-				// where an idle GPU link was raised to its max speed (higher) or
-				// ACS or the IOMMU sends the path up to the root complex (lower).
+				// where PathNote says why: an idle GPU link raised to its max
+				// speed or a GPU on NVLink-C2C (higher), or ACS or the IOMMU
+				// sending the path up to the root complex (lower).
 				if bn := g.Classify(p.GPU, p.NIC).BottleneckGbps; p.PathGbps > 0 && bn > 0 {
-					raised := slices.ContainsFunc(p.Uncertain, func(s string) bool { return strings.Contains(s, "an idle GPU slows its link") })
-					detoured := slices.ContainsFunc(p.Explain, func(s Step) bool {
-						return strings.Contains(s.What, "(ACS redirect on ") || strings.Contains(s.What, "(IOMMU translation (")
-					})
-					if p.PathGbps < bn-1e-9 && !detoured || p.PathGbps > bn+1e-9 && !raised {
-						t.Errorf("%s: prediction's path %.3f Gb/s, pair's bottleneck %.3f Gb/s (idle link raised: %v, detour: %v)", name, p.PathGbps, bn, raised, detoured)
+					up := p.PathNote == "loaded" || p.PathNote == "over NVLink-C2C"
+					down := strings.HasPrefix(p.PathNote, "via the root complex (")
+					if p.PathGbps < bn-1e-9 && !down || p.PathGbps > bn+1e-9 && !up {
+						t.Errorf("%s: prediction's path %.3f Gb/s, pair's bottleneck %.3f Gb/s (path note %q)", name, p.PathGbps, bn, p.PathNote)
 					}
 				}
 				if p.Efficiency < 0 || p.Efficiency > 1 {

@@ -74,8 +74,7 @@ func (m *Model) linkGbps(l topology.Link, mps int) float64 {
 	if !l.Known() {
 		return 0
 	}
-	enc, _ := encoding(l.CurrentGTs)
-	return l.CurrentGTs * float64(l.CurrentWidth) * enc * float64(mps) / (float64(mps) + m.TLPOverheadBytes.Value)
+	return topology.DataGbps(l.CurrentGTs, l.CurrentWidth, mps, m.TLPOverheadBytes.Value)
 }
 
 // mpsOf returns the smallest DevCtl Max_Payload_Size at either end of the
@@ -234,6 +233,8 @@ func (a *analysis) readFactor(gpu *topology.Device) (lo, hi *Param) {
 	s, m := a.g.System, a.m
 	sm, smKnown := computeCapability(gpu)
 	switch {
+	case a.grace:
+		return &m.ReadGrace, &m.ReadGrace
 	case s.CPUVendor == "GenuineIntel" && intelClient(s):
 		return &m.ReadIntelClient, &m.ReadIntelClient
 	case s.CPUVendor == "GenuineIntel" && s.CPUFamily == 6 && (s.CPUModelID == 0x2a || s.CPUModelID == 0x2d):
@@ -291,7 +292,14 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		local = p.NCCL == topology.PIX || p.NCCL == topology.PXB
 	}
 	top := lca(gpu, nic)
-	route := appendUpLinks(appendUpLinks(a.route[:0], gpu, top), nic, top)
+	// A GPU on NVLink-C2C sends what leaves its PCIe tree over C2C to its
+	// Grace (NCCL P2C, paths.cc): its own PCIe link is not on the path.
+	c2c := p.C2C && !local
+	route := a.route[:0]
+	if !c2c {
+		route = appendUpLinks(route, gpu, top)
+	}
+	route = appendUpLinks(route, nic, top)
 	defer func() { a.route = route[:0] }() // the next pair's buffer: nothing keeps route
 
 	// Platform state that sends a switch-local path up to the root complex.
@@ -315,6 +323,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		}
 		if detour != "" && top != nil {
 			route = appendUpLinks(route, top, nil)
+			pr.PathNote = "via the root complex (" + detour + ")"
 		}
 	}
 	if !knownG || !knownN {
@@ -323,6 +332,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	for i, r := range route {
 		if l, idle := idleLink(r.dev, r.link); idle {
 			route[i].link = l
+			if pr.PathNote == "" {
+				pr.PathNote = "loaded"
+			}
 			note(fmt.Sprintf("%s trained at %g of %g GT/s at full width: an idle GPU slows its link to save power, so it is predicted at %g GT/s",
 				r.dev.BDF(), r.link.CurrentGTs, r.dev.Link.MaxGTs, l.CurrentGTs))
 		}
@@ -330,6 +342,12 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 
 	bn, at, mps := a.narrowest(route)
 	pr.PathGbps = bn
+	if c2c {
+		pr.PathNote = "over NVLink-C2C"
+		step(3600, "Gb/s", "NVIDIA Grace Hopper Superchip architecture whitepaper: NVLink-C2C 450 GB/s per direction", func() string {
+			return fmt.Sprintf("accelerator %s reaches its Grace over NVLink-C2C (3600 Gb/s each way): its PCIe link is off the data path", gpu.BDF())
+		})
+	}
 	if mpsOf(route) == 0 {
 		note(fmt.Sprintf("Max_Payload_Size unknown on the path (DevCtl not read): %d B assumed", mps))
 	}
@@ -338,7 +356,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 			step(bn, "Gb/s", "current_link_speed, current_link_width; "+a.m.TLPOverheadBytes.Source, func() string {
 				_, encName := encoding(at.link.CurrentGTs)
 				return fmt.Sprintf("bottleneck link above %s (%s): %g GT/s × %d lanes × %s × %d/(%d+%g) at Max_Payload_Size %d B",
-					at.dev.BDF(), at.link, at.link.CurrentGTs, at.link.CurrentWidth, encName, mps, mps, a.m.TLPOverheadBytes.Value, mps)
+					at.dev.BDF(), at.link, at.link.CurrentGTs, at.link.CurrentWidth, encName, mps, mps, topology.TLPOverhead(at.link.CurrentGTs, a.m.TLPOverheadBytes.Value), mps)
 			})
 		}
 	} else {
@@ -420,7 +438,14 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 			note("sub-NUMA domains of one socket: the cross-socket figures are assumed for them")
 		}
 	}
-	if trG || trN {
+	switch {
+	case (trG || trN) && a.grace:
+		// Grace keeps its SMMU translating by design; the Grace figure
+		// above was measured so (NVIDIA's GDS guide: IOMMU enabled there).
+		step(write, "Gb/s", "NVIDIA GPUDirect Storage guide: on Grace keep the IOMMU enabled", func() string {
+			return "Grace's Arm SMMU translates DMA by design: no IOMMU factor (the Grace figures were measured so)"
+		})
+	case trG || trN:
 		f := a.m.IOMMUFactor.Value
 		write, read, writeHi, readHi = write*f, read*f, writeHi*f, readHi*f
 		step(write, "Gb/s", a.m.IOMMUFactor.Source, func() string { return fmt.Sprintf("× IOMMU translation factor %g", f) })

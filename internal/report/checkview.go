@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -210,8 +211,8 @@ func pairRows(r *Report) [][]string {
 			expected, eff, gdr := "", "", ""
 			if x := p.Prediction; x != nil {
 				expected, gdr = x.ExpectedText(), x.GDRText()
-				if x.PathGbps > p.BottleneckGbps+0.5 { // an idle accelerator's link, predicted at its max speed
-					bottleneck += ", " + words.Gbps(x.PathGbps) + " loaded"
+				if x.PathGbps > 0 && math.Abs(x.PathGbps-p.BottleneckGbps) > 0.5 && x.PathNote != "" { // the figure the prediction uses
+					bottleneck += ", " + words.Gbps(x.PathGbps) + " " + x.PathNote
 				}
 				if x.Efficiency > 0 {
 					eff = fmt.Sprintf("%.0f%%", 100*x.Efficiency)

@@ -350,14 +350,17 @@ type Prediction struct {
 	ExpectedWriteMaxGbps float64 `json:"expected_write_max_gbps"`
 	ExpectedReadMaxGbps  float64 `json:"expected_read_max_gbps"`
 	PathGbps             float64 `json:"path_gbps"` // the path's narrowest link as predicted (idle accelerators at max speed); 0 unknown
-	NICGbps              float64 `json:"nic_gbps"`
-	Efficiency           float64 `json:"efficiency"` // 0..1; 0 when the NIC's rate is unknown
-	GDR                  bool    `json:"gdr"`
-	GDRRead              bool    `json:"gdr_read"`
-	GDRReason            string  `json:"gdr_reason"`
-	GDRUnknown           string  `json:"gdr_unknown"`   // what the verdict rests on that the source could not show; "" when certain
-	GDRMechanism         string  `json:"gdr_mechanism"` // nvidia-peermem, dma-buf, or "" when unknown
-	HostStagedGbps       float64 `json:"host_staged_gbps"`
+	// PathNote says why path_gbps differs from the pair's bottleneck_gbps:
+	// "loaded", "over NVLink-C2C", "via the root complex (why)"; "" where not.
+	PathNote       string  `json:"path_note"`
+	NICGbps        float64 `json:"nic_gbps"`
+	Efficiency     float64 `json:"efficiency"` // 0..1; 0 when the NIC's rate is unknown
+	GDR            bool    `json:"gdr"`
+	GDRRead        bool    `json:"gdr_read"`
+	GDRReason      string  `json:"gdr_reason"`
+	GDRUnknown     string  `json:"gdr_unknown"`   // what the verdict rests on that the source could not show; "" when certain
+	GDRMechanism   string  `json:"gdr_mechanism"` // nvidia-peermem, dma-buf, or "" when unknown
+	HostStagedGbps float64 `json:"host_staged_gbps"`
 	// AtMost: the NIC's port rate is unknown and its own PCIe link was
 	// taken as its limit, so the figures are ceilings, not estimates.
 	AtMost  bool     `json:"at_most"`
