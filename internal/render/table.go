@@ -111,7 +111,7 @@ func checkReport(p *Printer, v *report.CheckView) error {
 		}
 		if v.Verbose {
 			p.Heading("Accelerator-NIC pairs")
-			if err := p.Table([]string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Expected", "Eff", "GDR"}, v.Pairs); err != nil {
+			if err := p.Table([]string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Direct RDMA", "Eff", "GDR"}, v.Pairs); err != nil {
 				return err
 			}
 		}
@@ -262,7 +262,7 @@ func planTable(p *Printer, plan *report.CheckPlan, verbose bool) error {
 		return nil
 	}
 	p.Heading(fmt.Sprintf("Rail plan (worst %s, mean %s)", plan.Worst, plan.Mean))
-	if err := p.Table([]string{"Accelerator", "NIC", "Expected", "Each", "NIC use"}, plan.Rows); err != nil {
+	if err := p.Table([]string{"Accelerator", "NIC", "Expected, as NCCL runs it", "Each", "NIC use"}, plan.Rows); err != nil {
 		return err
 	}
 	if plan.AtMost {

@@ -371,10 +371,10 @@ func finding(f advisor.Finding) Finding {
 }
 
 func plan(p advisor.Plan) Plan {
-	out := Plan{Assignments: make([]Assignment, 0, len(p.Assignments)), WorstGbps: Round(p.WorstGbps), MeanGbps: Round(p.MeanGbps), AtMost: p.AtMost, NCCLIBHCA: p.NCCLIBHCA,
+	out := Plan{Assignments: make([]Assignment, 0, len(p.Assignments)), WorstGbps: Round(p.WorstGbps), MeanGbps: Round(p.MeanGbps), AtMost: p.AtMost, WorstAtMost: p.WorstAtMost, NCCLIBHCA: p.NCCLIBHCA,
 		Ranks: make([]Rank, 0, len(p.Ranks)), Notes: p.Notes}
 	for _, a := range p.Assignments {
-		out.Assignments = append(out.Assignments, Assignment{Accelerator: a.GPU.BDF(), NIC: a.NIC.BDF(), ExpectedGbps: Round(a.ExpectedGbps),
+		out.Assignments = append(out.Assignments, Assignment{Accelerator: a.GPU.BDF(), NIC: a.NIC.BDF(), ExpectedGbps: Round(a.ExpectedGbps), Mode: a.Mode,
 			Shared: a.Shared, ShareGbps: Round(a.ShareGbps), Known: a.Known, AtMost: a.AtMost, MoreNICs: bdfs(a.MoreNICs)})
 	}
 	for _, r := range p.Ranks {

@@ -228,6 +228,20 @@ func pairRows(r *Report) [][]string {
 	return rows
 }
 
+// ModeWords names how NCCL runs a planned pair (Assignment.Mode), after
+// its figure in plan tables: the figure is that mode's, direct or staged.
+func ModeWords(mode string) string {
+	switch mode {
+	case "gdr":
+		return "GDR"
+	case "gdr_write":
+		return "GDR recv, staged send"
+	case "host_staged":
+		return "host-staged"
+	}
+	return ""
+}
+
 // checkPlan is the rail plan as check shows it, each rank's settings with
 // verbose; nil without assignments.
 func checkPlan(r *Report, verbose bool) *CheckPlan {
@@ -235,7 +249,7 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 	if len(plan.Assignments) == 0 {
 		return nil
 	}
-	out := &CheckPlan{Worst: words.GbpsAtMost(plan.WorstGbps, plan.AtMost), Mean: words.GbpsAtMost(plan.MeanGbps, plan.AtMost), AtMost: plan.AtMost}
+	out := &CheckPlan{Worst: words.GbpsAtMost(plan.WorstGbps, plan.WorstAtMost), Mean: words.GbpsAtMost(plan.MeanGbps, plan.AtMost), AtMost: plan.AtMost}
 	for _, as := range plan.Assignments {
 		shared := "own"
 		if as.Shared > 1 {
@@ -250,7 +264,7 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 			shared += fmt.Sprintf(", %d NICs", 1+len(as.MoreNICs))
 			nic += " + " + strings.Join(r.TableNames(as.MoreNICs), " ")
 		}
-		out.Rows = append(out.Rows, []string{g.Alias + " " + g.BDF, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost), words.GbpsAtMost(as.ShareGbps, as.AtMost), shared})
+		out.Rows = append(out.Rows, []string{g.Alias + " " + g.BDF, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost) + " " + ModeWords(as.Mode), words.GbpsAtMost(as.ShareGbps, as.AtMost), shared})
 	}
 	if !verbose {
 		return out

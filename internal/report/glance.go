@@ -57,7 +57,7 @@ func verdictParts(r *Report) (status, rest string) {
 	}
 	line += fmt.Sprintf("; rail plan: GPUDirect RDMA for %d of %d accelerators", gdr, len(r.Accelerators))
 	if r.Plan.WorstGbps > 0 {
-		line += ", worst " + words.GbpsAtMost(r.Plan.WorstGbps, r.Plan.AtMost)
+		line += ", worst " + words.GbpsAtMost(r.Plan.WorstGbps, r.Plan.WorstAtMost)
 	}
 	return status, line + partialInput(r.Summary)
 }

@@ -187,8 +187,9 @@ type Plan struct {
 	Assignments []Assignment `json:"assignments"`
 	WorstGbps   float64      `json:"worst_gbps"` // per accelerator, after sharing a NIC
 	MeanGbps    float64      `json:"mean_gbps"`
-	AtMost      bool         `json:"at_most"`     // worst_gbps and mean_gbps are ceilings: an assignment's NIC has no known port rate
-	NCCLIBHCA   string       `json:"nccl_ib_hca"` // the same on every rank (NVIDIA/nccl#1478); "" without RDMA NICs NCCL's IB transport drives
+	AtMost      bool         `json:"at_most"`       // mean_gbps is a ceiling: an assignment's NIC has no known port rate
+	WorstAtMost bool         `json:"worst_at_most"` // worst_gbps is a ceiling: the worst assignment's NIC has no known port rate
+	NCCLIBHCA   string       `json:"nccl_ib_hca"`   // the same on every rank (NVIDIA/nccl#1478); "" without RDMA NICs NCCL's IB transport drives
 	Ranks       []Rank       `json:"ranks"`
 	Notes       []string     `json:"notes,omitempty"` // why a rank lacks a variable; which plugin picks the NICs
 }
@@ -197,11 +198,15 @@ type Plan struct {
 type Assignment struct {
 	Accelerator  string  `json:"accelerator"`
 	NIC          string  `json:"nic"`
-	ExpectedGbps float64 `json:"expected_gbps"` // as NCCL would run the pair: direct, or host-staged where GDR is off
-	Shared       int     `json:"shared"`        // accelerators on this NIC
-	ShareGbps    float64 `json:"share_gbps"`    // expected_gbps / shared
-	Known        bool    `json:"known"`         // the figure rests on a known link and a decided GDR verdict
-	AtMost       bool    `json:"at_most"`       // the figures are ceilings: the NIC's port rate is unknown
+	ExpectedGbps float64 `json:"expected_gbps"` // as NCCL would run the pair: mode says how
+	// Mode is how NCCL runs the pair, what expected_gbps is the figure of:
+	// "gdr" (GPUDirect RDMA both ways), "gdr_write" (receives direct, sends
+	// staged), "host_staged".
+	Mode      string  `json:"mode"`
+	Shared    int     `json:"shared"`     // accelerators on this NIC
+	ShareGbps float64 `json:"share_gbps"` // expected_gbps / shared
+	Known     bool    `json:"known"`      // the figure rests on a known link and a decided GDR verdict
+	AtMost    bool    `json:"at_most"`    // the figures are ceilings: the NIC's port rate is unknown
 	// MoreNICs are the further NICs NCCL spreads the accelerator's channels
 	// over, as near as NIC (AWS p5: four per GPU); expected_gbps is then
 	// their sum, capped by the accelerator's own link. [] for one NIC.
