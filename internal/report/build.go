@@ -135,7 +135,7 @@ func accelerators(g *topology.Graph, aliases map[*topology.Device]string, pl adv
 		a := Accelerator{BDF: d.BDF(), Alias: aliases[d], CPUAffinity: d.LocalCPUs, NUMAAffinity: d.NUMANode, NUMAFrom: d.NUMAFrom}
 		if as, ok := nicOf[d]; ok && as.NIC != nil {
 			a.BestNIC, a.BestNICAlias, a.BestNICName = as.NIC.BDF(), aliases[as.NIC], NICName(as.NIC)
-			a.ExpectedGbps, a.ExpectedAtMost = Round(as.ExpectedGbps), as.AtMost && as.ExpectedGbps > 0
+			a.ExpectedGbps, a.ExpectedAtMost, a.ExpectedMode = Round(as.ExpectedGbps), as.AtMost && as.ExpectedGbps > 0, as.Mode
 			if p := r.Pair(a.BDF, a.BestNIC); p != nil {
 				a.BestPath = Label(p)
 				a.GDR = p.Prediction != nil && p.Prediction.GDR

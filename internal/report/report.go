@@ -160,7 +160,10 @@ type Accelerator struct {
 	// ExpectedAtMost: expected_gbps is a ceiling, the NIC's port rate
 	// unknown (Prediction.AtMost).
 	ExpectedAtMost bool `json:"expected_at_most"`
-	GDR            bool `json:"gdr"`
+	// ExpectedMode is how NCCL runs the planned pair (Assignment.Mode);
+	// "" without a plan.
+	ExpectedMode string `json:"expected_mode"`
+	GDR          bool   `json:"gdr"`
 }
 
 // Finding is one problem the advisor found, with its remedy as steps.
