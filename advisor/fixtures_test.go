@@ -1,7 +1,9 @@
 package advisor
 
 import (
+	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -18,6 +20,12 @@ import (
 // staging is never above GDR's write figure (openucx/ucx#11121); every
 // rank of a node gets the same NCCL_IB_HCA (NVIDIA/nccl#1478); the pair's
 // bottleneck is the prediction's path figure.
+var (
+	unrounded      = regexp.MustCompile(`\d\.\d{5,}`)
+	bottleneckStep = regexp.MustCompile(`^bottleneck link above (\S+) `)
+	nicStep        = regexp.MustCompile(`^NIC (\S+) on a healthy link: .*own link now ([0-9.]+) Gb/s`)
+)
+
 func TestFixtureInvariants(t *testing.T) {
 	for _, name := range fixturetest.Names(t) {
 		t.Run(name, func(t *testing.T) {
@@ -51,6 +59,21 @@ func TestFixtureInvariants(t *testing.T) {
 					down := strings.HasPrefix(p.PathNote, "via the root complex (")
 					if p.PathGbps < bn-1e-9 && !down || p.PathGbps > bn+1e-9 && !up {
 						t.Errorf("%s: prediction's path %.3f Gb/s, pair's bottleneck %.3f Gb/s (path note %q)", name, p.PathGbps, bn, p.PathNote)
+					}
+				}
+				// Each step's words: figures rounded, an unknown port rate said
+				// so, and one value per link (the NIC's own link at the path's
+				// Max_Payload_Size, as the bottleneck step's).
+				links := map[string]string{}
+				for _, st := range p.Explain {
+					if unrounded.MatchString(st.What) || strings.Contains(st.What, "port 0 Gb/s") {
+						t.Errorf("%s: step %q", name, st.What)
+					}
+					if m := bottleneckStep.FindStringSubmatch(st.What); m != nil {
+						links[m[1]] = fmt.Sprintf("%.1f", st.Value)
+					}
+					if m := nicStep.FindStringSubmatch(st.What); m != nil && links[m[1]] != "" && links[m[1]] != m[2] {
+						t.Errorf("%s: the link above %s is %s Gb/s in one step and %s in another", name, m[1], links[m[1]], m[2])
 					}
 				}
 				if p.Efficiency < 0 || p.Efficiency > 1 {

@@ -107,6 +107,19 @@ func (a *analysis) narrowest(refs []linkRef) (float64, linkRef, int) {
 	return best, at, mps
 }
 
+// narrowestAt is narrowest's lowest data rate at a given Max_Payload_Size:
+// a link outside a pair's path (the NIC's own, on a healthy link) takes the
+// path's, so one link has one value throughout an explanation.
+func (a *analysis) narrowestAt(refs []linkRef, mps int) float64 {
+	best := 0.0
+	for _, r := range refs {
+		if g := a.m.linkGbps(r.link, mps); g > 0 && (best == 0 || g < best) {
+			best = g
+		}
+	}
+	return best
+}
+
 // iommuState is what translating says of a device.
 type iommuState struct {
 	tr, known bool
@@ -367,9 +380,10 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	// it could do, so a NIC that lost lanes does not look efficient.
 	var own, healthy float64
 	if refs := upLinks(nic, nic.Parent); len(refs) > 0 {
-		own, _, _ = a.narrowest(refs)
+		// at the path's Max_Payload_Size: one value per link in the arithmetic
+		own = a.narrowestAt(refs, mps)
 		refs[0].link = healthyLink(nic, refs[0].link)
-		healthy, _, _ = a.narrowest(refs)
+		healthy = a.narrowestAt(refs, mps)
 	}
 	nicNow := own
 	pr.NICGbps = healthy
@@ -382,7 +396,11 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		note(fmt.Sprintf("port rate of %s unknown: its own PCIe link taken as its limit, so the figures are ceilings", port.BDF()))
 	}
 	step(pr.NICGbps, "Gb/s", "ports/*/rate or net speed; the NIC's link at its max", func() string {
-		return fmt.Sprintf("NIC %s on a healthy link: port %g Gb/s, own link now %.1f Gb/s, at its max %.1f Gb/s", nic.BDF(), port.PortRateGbps, own, healthy)
+		rate := "port rate unknown"
+		if port.PortRateGbps > 0 {
+			rate = fmt.Sprintf("port %.4g Gb/s", port.PortRateGbps)
+		}
+		return fmt.Sprintf("NIC %s on a healthy link: %s, own link now %.1f Gb/s, at its max %.1f Gb/s (Max_Payload_Size %d B)", nic.BDF(), rate, own, healthy, mps)
 	})
 
 	x := minKnown(bn, nicNow)
@@ -403,9 +421,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		read, readHi = write*lo.Value, write*hi.Value
 		step(read, "Gb/s", lo.Source, func() string {
 			if lo == hi {
-				return fmt.Sprintf("read (NIC reads GPU memory) × %g (%s)", lo.Value, lo.Key)
+				return fmt.Sprintf("read (NIC reads GPU memory) × %.3g (%s)", lo.Value, lo.Key)
 			}
-			return fmt.Sprintf("read (NIC reads GPU memory) × %g to %g (%s to %s): no measurement for this CPU and GPU", lo.Value, hi.Value, lo.Key, hi.Key)
+			return fmt.Sprintf("read (NIC reads GPU memory) × %.3g to %.3g (%s to %s): no measurement for this CPU and GPU", lo.Value, hi.Value, lo.Key, hi.Key)
 		})
 		if lo == &a.m.ReadIntelClient {
 			note("Intel client CPUs support PCIe peer-to-peer writes only: a NIC reading GPU memory through the root complex fails (NVIDIA/open-gpu-kernel-modules#1253)")
@@ -430,9 +448,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		write, read, writeHi, readHi = min(write, limit), min(read, limit), min(writeHi, hiLimit), min(readHi, hiLimit)
 		step(write, "Gb/s", src, func() string {
 			if hiLimit > limit {
-				return fmt.Sprintf("across sockets, capped at %g Gb/s (%s; %s), up to %g Gb/s (%s) as the range's high end", limit, what, cpu.name, hiLimit, cpu.inter.Key)
+				return fmt.Sprintf("across sockets, capped at %.4g Gb/s (%s; %s), up to %.4g Gb/s (%s) as the range's high end", limit, what, cpu.name, hiLimit, cpu.inter.Key)
 			}
-			return fmt.Sprintf("across sockets, capped at %g Gb/s (%s; %s)", limit, what, cpu.name)
+			return fmt.Sprintf("across sockets, capped at %.4g Gb/s (%s; %s)", limit, what, cpu.name)
 		})
 		if p.Path == topology.PathNUMANodes {
 			note("sub-NUMA domains of one socket: the cross-socket figures are assumed for them")
@@ -448,7 +466,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	case trG || trN:
 		f := a.m.IOMMUFactor.Value
 		write, read, writeHi, readHi = write*f, read*f, writeHi*f, readHi*f
-		step(write, "Gb/s", a.m.IOMMUFactor.Source, func() string { return fmt.Sprintf("× IOMMU translation factor %g", f) })
+		step(write, "Gb/s", a.m.IOMMUFactor.Source, func() string { return fmt.Sprintf("× IOMMU translation factor %.3g", f) })
 		note("a translating IOMMU is incompatible with GPUDirect RDMA on bare metal (CUDA GPUDirect RDMA §3.4): it may not work at all")
 	}
 	pr.ExpectedWriteGbps, pr.ExpectedWriteMaxGbps = write, writeHi
@@ -488,7 +506,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 			if inter {
 				what = "inter-socket link (" + cpu.name + ")"
 			}
-			return fmt.Sprintf("host-staged: %s %.1f Gb/s × %g", what, h, a.m.HostStagedFactor.Value)
+			return fmt.Sprintf("host-staged: %s %.1f Gb/s × %.3g", what, h, a.m.HostStagedFactor.Value)
 		})
 		// Across sockets staging crosses the same inter-socket link and
 		// was measured below GDR (ucx#11121): never rank it above.
