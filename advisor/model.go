@@ -42,7 +42,7 @@ type Param struct {
 //	phb_factor_other               0.8333  ×     assumed   other or unknown CPUs: Intel's overhead taken
 //	phb_factor_grace               0.98    ×     measured  NVIDIA Grace: ~49 GB/s (392 Gb/s) NIC-GPU P2P on a 400 Gb/s NDR NIC through Grace to an H100 on NVLink-C2C (NVIDIA's MLPerf Inference v3.1 disclosure, mlcommons/inference_results_v3.1 closed/NVIDIA/documentation/start_from_device/gh200-grace-hopper.md)
 //	read_factor_intel_client       0.01    ×     measured  Intel client CPUs support PCIe P2P writes only: GPU-memory reads fail (NVIDIA/open-gpu-kernel-modules#1253, maintainer)
-//	read_factor_intel_snb          0.1     ×     measured  P2P reads through a Sandy Bridge root complex (NVIDIA, "Benchmarking GPUDirect RDMA on Modern Server Platforms", 2014)
+//	read_factor_intel_snb          0.1     ×     measured  P2P reads through a Sandy Bridge root complex (NVIDIA, "Benchmarking GPUDirect RDMA on Modern Server Platforms", 2014); the low end of Ivy Bridge-EP's range, whose own figure was not read
 //	read_factor_grace              1       ×     measured  reads through Grace: the GH200 figure above is for P2P transfers either way; NCCL's maintainers found GDR on GH200 as fast as staging through the CPU, and a site's all-reduce faster with it (NVIDIA/nccl#1579)
 //	read_factor_amd_zen2_volta     0.43    ×     measured  NIC reads V100 memory at 6.1 of 14.3 GB/s through an EPYC 7452 (Rome) root complex (StackOverflow q. 59277346)
 //	read_factor_min                0.43    ×     assumed   other CPUs at PHB/NODE/SYS: the lowest read seen on a server CPU (q. 59277346) as the range's low end

@@ -252,6 +252,12 @@ func (a *analysis) readFactor(gpu *topology.Device) (lo, hi *Param) {
 		return &m.ReadIntelClient, &m.ReadIntelClient
 	case s.CPUVendor == "GenuineIntel" && s.CPUFamily == 6 && (s.CPUModelID == 0x2a || s.CPUModelID == 0x2d):
 		return &m.ReadIntelSNB, &m.ReadIntelSNB
+	case s.CPUVendor == "GenuineIntel" && s.CPUFamily == 6 && s.CPUModelID == 0x3e:
+		// Ivy Bridge-EP: P2P reads through its root complex are limited as on
+		// Sandy Bridge (NVIDIA's GPUDirect RDMA guide: P2P read bandwidth
+		// "severely limited on some processor architectures"); no figure of
+		// its own was read, so Sandy Bridge's is the low end.
+		return &m.ReadIntelSNB, &m.ReadMin
 	case s.CPUVendor == "AuthenticAMD" && s.CPUFamily == 0x17 && s.CPUModelID >= 0x30 && s.CPUModelID <= 0x3f:
 		if smKnown && sm < 80 { // the measurement's own shape: Rome and Volta
 			return &m.ReadAMDZen2Volta, &m.ReadAMDZen2Volta
