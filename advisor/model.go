@@ -98,7 +98,7 @@ func DefaultModel() *Model {
 		DefaultMPSBytes:        p("default_mps_bytes", 256, "B", Assumed, "no readable DevCtl on the path", 4096),
 		PHBFactorIntel:         p("phb_factor_intel", 5.0/6, "×", FromCode, "NCCL src/graph/topo.h INTEL_P2P_OVERHEAD (bw*6/5)", 1),
 		PHBFactorAMD:           p("phb_factor_amd", 1, "×", FromMeasured, so+": NIC writes GPU memory at the path's rate", 1),
-		PHBFactorOther:         p("phb_factor_other", 5.0/6, "×", Assumed, "unknown CPU vendor: Intel's overhead taken", 1),
+		PHBFactorOther:         p("phb_factor_other", 5.0/6, "×", Assumed, "no measurement for this CPU (Arm other than Grace, POWER, Zhaoxin, unknown): Intel's overhead taken", 1),
 		PHBFactorGrace:         p("phb_factor_grace", 49*8.0/400, "×", FromMeasured, gh200, 1),
 		ReadGrace:              p("read_factor_grace", 1, "×", FromMeasured, gh200+"; NVIDIA/nccl#1579: GDR on GH200 as fast as staging", 1),
 		ReadIntelClient:        p("read_factor_intel_client", 0.01, "×", FromMeasured, "NVIDIA/open-gpu-kernel-modules#1253: Intel client CPUs support PCIe P2P writes only", 1),
