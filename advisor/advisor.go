@@ -103,11 +103,15 @@ type Prediction struct {
 	// to the figures above where one measurement applies.
 	ExpectedWriteMaxGbps, ExpectedReadMaxGbps float64
 	PathGbps                                  float64 // the path's narrowest link as predicted (idle links at their max speed); 0 unknown
-	NICGbps                                   float64 // the NIC on a healthy link: port rate capped by its own PCIe link at its max speed and width
-	Efficiency                                float64 // ExpectedGbps / NICGbps, 0..1; 0 when NICGbps is unknown
-	GDR                                       bool    // NCCL would use GPUDirect RDMA for this pair (receive side, ncclTopoCheckGdr read=0)
-	GDRRead                                   bool    // and the send side reads GPU memory directly (read=1)
-	GDRReason                                 string  // why not, or why reads are off, in words
+	// PathNote says why PathGbps is not the pair's own narrowest link:
+	// "loaded" (an idle accelerator's link at its max speed), "over
+	// NVLink-C2C", "via the root complex (why)"; "" where it is.
+	PathNote   string
+	NICGbps    float64 // the NIC on a healthy link: port rate capped by its own PCIe link at its max speed and width
+	Efficiency float64 // ExpectedGbps / NICGbps, 0..1; 0 when NICGbps is unknown
+	GDR        bool    // NCCL would use GPUDirect RDMA for this pair (receive side, ncclTopoCheckGdr read=0)
+	GDRRead    bool    // and the send side reads GPU memory directly (read=1)
+	GDRReason  string  // why not, or why reads are off, in words
 	// GDRUnknown says what the source could not show that the verdict
 	// rests on; empty when GDR and GDRRead are NCCL's answer for certain.
 	GDRUnknown string
@@ -213,6 +217,7 @@ type analysis struct {
 	preds    []Prediction
 	findings []Finding
 	anyRDMA  bool                            // a NIC has an RDMA device
+	grace    bool                            // an NVIDIA Grace system (g.Grace, asked by every pair)
 	iommu    map[*topology.Device]iommuState // translating's answers so far
 	storage  []StoragePrediction             // accelerator–NVMe pairs (GPUDirect Storage)
 	route    []linkRef                       // predict's scratch list of a pair's links, reused pair after pair
@@ -236,6 +241,7 @@ func Analyze(g *topology.Graph, pairs []topology.Pair, opts Options) (*Result, e
 	for _, n := range g.OfKind(topology.KindNIC) {
 		a.anyRDMA = a.anyRDMA || len(n.RDMA) > 0
 	}
+	a.grace = g.Grace()
 	if a.m == nil {
 		a.m = DefaultModel()
 	}
@@ -279,6 +285,9 @@ type cpuClass struct {
 // cpuKind classifies the machine's CPU.
 func (a *analysis) cpuKind() cpuClass {
 	s, m := a.g.System, a.m
+	if a.grace { // Grace's root complex has a measurement of its own (model.go)
+		return cpuClass{&m.PHBFactorGrace, &m.InterSocketARM, "NVIDIA Grace"}
+	}
 	switch s.CPUArch {
 	case "ppc64":
 		return cpuClass{&m.PHBFactorOther, &m.InterSocketPower, "POWER"}

@@ -184,8 +184,17 @@ func Calibrate(g *topology.Graph, pairs []topology.Pair, opts Options, ms []Meas
 			v := 0.0
 			switch {
 			case local:
-			case smi == topology.SYS && a.cpuKind().inter != nil && p.ExpectedWriteGbps == a.cpuKind().inter.Value:
-				// capped by NCCL's inter-socket constant: nothing of ours to fit
+			case dir == "write" && smi == topology.SYS && a.cpuKind().inter != nil && p.ExpectedWriteGbps == a.cpuKind().inter.Value:
+				// Capped by NCCL's inter-socket constant: a measurement above
+				// it shows the link carries more on this machine, so the
+				// constant and the cross-socket cap both take it; one below
+				// it lowers the cap alone.
+				targets, v = []*Param{a.sysP2P()}, f.Gbps
+				if f.Gbps > a.cpuKind().inter.Value {
+					targets = append(targets, a.cpuKind().inter)
+				}
+			case dir == "read" && smi == topology.SYS && a.cpuKind().inter != nil && p.ExpectedWriteGbps == a.cpuKind().inter.Value:
+				// a read at the inter-socket constant says nothing of the read factor
 			case dir == "write" && capped:
 				targets, v = []*Param{a.sysP2P()}, f.Gbps
 			case dir == "write":

@@ -108,3 +108,26 @@ func TestCalibrateRoundTrip(t *testing.T) {
 		t.Errorf("unknown RDMA device: %v", err)
 	}
 }
+
+// TestCalibrateAboveInterSocket: on a Skylake-SP, NCCL's inter-socket
+// constant (80 Gb/s) caps the cross-socket prediction below the measured
+// cross-socket cap; a measured 95 Gb/s across sockets is fitted (the
+// constant and the cap both raised to it), not left at "link arithmetic".
+func TestCalibrateAboveInterSocket(t *testing.T) {
+	b, gpu, far := sys()
+	b.g.System.CPUModelID = 0x55 // Skylake-SP: SKL_QPI_BW 80 Gb/s
+	far.PortRateGbps = 200
+	g := b.graph()
+	bus := fmt.Sprintf("%02x:%02x", gpu.Addr.Bus, gpu.Addr.Device)
+	ms := []Measurement{{From: "w", RDMA: far.RDMA[0], GPUBus: bus, Direction: "write", Gbps: 95}}
+	m, fits, err := Calibrate(g, nil, Options{}, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fits) != 1 || fits[0].Key == "" || !near(fits[0].After, 95) {
+		t.Fatalf("fits %+v, want one fitted to 95 Gb/s", fits)
+	}
+	if !near(m.InterSocketSKL.Value, 95) {
+		t.Errorf("inter_socket_gbps_intel_skl %.2f, want 95", m.InterSocketSKL.Value)
+	}
+}

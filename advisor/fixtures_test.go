@@ -1,8 +1,9 @@
 package advisor
 
 import (
+	"fmt"
 	"path/filepath"
-	"slices"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -19,6 +20,12 @@ import (
 // staging is never above GDR's write figure (openucx/ucx#11121); every
 // rank of a node gets the same NCCL_IB_HCA (NVIDIA/nccl#1478); the pair's
 // bottleneck is the prediction's path figure.
+var (
+	unrounded      = regexp.MustCompile(`\d\.\d{5,}`)
+	bottleneckStep = regexp.MustCompile(`^bottleneck link above (\S+) `)
+	nicStep        = regexp.MustCompile(`^NIC (\S+) on a healthy link: .*own link now ([0-9.]+) Gb/s`)
+)
+
 func TestFixtureInvariants(t *testing.T) {
 	for _, name := range fixturetest.Names(t) {
 		t.Run(name, func(t *testing.T) {
@@ -44,15 +51,29 @@ func TestFixtureInvariants(t *testing.T) {
 				}
 				// The pair table's bottleneck and the prediction's path use one
 				// link arithmetic at one path-wide Max_Payload_Size: equal, but
-				// where an idle GPU link was raised to its max speed (higher) or
-				// ACS or the IOMMU sends the path up to the root complex (lower).
+				// where PathNote says why: an idle GPU link raised to its max
+				// speed or a GPU on NVLink-C2C (higher), or ACS or the IOMMU
+				// sending the path up to the root complex (lower).
 				if bn := g.Classify(p.GPU, p.NIC).BottleneckGbps; p.PathGbps > 0 && bn > 0 {
-					raised := slices.ContainsFunc(p.Uncertain, func(s string) bool { return strings.Contains(s, "an idle GPU slows its link") })
-					detoured := slices.ContainsFunc(p.Explain, func(s Step) bool {
-						return strings.Contains(s.What, "(ACS redirect on ") || strings.Contains(s.What, "(IOMMU translation (")
-					})
-					if p.PathGbps < bn-1e-9 && !detoured || p.PathGbps > bn+1e-9 && !raised {
-						t.Errorf("%s: prediction's path %.3f Gb/s, pair's bottleneck %.3f Gb/s (idle link raised: %v, detour: %v)", name, p.PathGbps, bn, raised, detoured)
+					up := p.PathNote == "loaded" || p.PathNote == "over NVLink-C2C"
+					down := strings.HasPrefix(p.PathNote, "via the root complex (")
+					if p.PathGbps < bn-1e-9 && !down || p.PathGbps > bn+1e-9 && !up {
+						t.Errorf("%s: prediction's path %.3f Gb/s, pair's bottleneck %.3f Gb/s (path note %q)", name, p.PathGbps, bn, p.PathNote)
+					}
+				}
+				// Each step's words: figures rounded, an unknown port rate said
+				// so, and one value per link (the NIC's own link at the path's
+				// Max_Payload_Size, as the bottleneck step's).
+				links := map[string]string{}
+				for _, st := range p.Explain {
+					if unrounded.MatchString(st.What) || strings.Contains(st.What, "port 0 Gb/s") {
+						t.Errorf("%s: step %q", name, st.What)
+					}
+					if m := bottleneckStep.FindStringSubmatch(st.What); m != nil {
+						links[m[1]] = fmt.Sprintf("%.1f", st.Value)
+					}
+					if m := nicStep.FindStringSubmatch(st.What); m != nil && links[m[1]] != "" && links[m[1]] != m[2] {
+						t.Errorf("%s: the link above %s is %s Gb/s in one step and %s in another", name, m[1], links[m[1]], m[2])
 					}
 				}
 				if p.Efficiency < 0 || p.Efficiency > 1 {

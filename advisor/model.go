@@ -40,8 +40,10 @@ type Param struct {
 //	phb_factor_intel               0.8333  ×     code      NCCL INTEL_P2P_OVERHEAD (bw*6/5) on PCI links through an Intel root complex (NCCL src/graph/topo.h, search.cc followPath)
 //	phb_factor_amd                 1       ×     measured  NIC→GPU writes through an EPYC 7452 root complex at the Gen3 path's rate, 14.3 GB/s (StackOverflow q. 59277346)
 //	phb_factor_other               0.8333  ×     assumed   other or unknown CPUs: Intel's overhead taken
+//	phb_factor_grace               0.98    ×     measured  NVIDIA Grace: ~49 GB/s (392 Gb/s) NIC-GPU P2P on a 400 Gb/s NDR NIC through Grace to an H100 on NVLink-C2C (NVIDIA's MLPerf Inference v3.1 disclosure, mlcommons/inference_results_v3.1 closed/NVIDIA/documentation/start_from_device/gh200-grace-hopper.md)
 //	read_factor_intel_client       0.01    ×     measured  Intel client CPUs support PCIe P2P writes only: GPU-memory reads fail (NVIDIA/open-gpu-kernel-modules#1253, maintainer)
-//	read_factor_intel_snb          0.1     ×     measured  P2P reads through a Sandy Bridge root complex (NVIDIA, "Benchmarking GPUDirect RDMA on Modern Server Platforms", 2014)
+//	read_factor_intel_snb          0.1     ×     measured  P2P reads through a Sandy Bridge root complex (NVIDIA, "Benchmarking GPUDirect RDMA on Modern Server Platforms", 2014); the low end of Ivy Bridge-EP's range, whose own figure was not read
+//	read_factor_grace              1       ×     measured  reads through Grace: the GH200 figure above is for P2P transfers either way; NCCL's maintainers found GDR on GH200 as fast as staging through the CPU, and a site's all-reduce faster with it (NVIDIA/nccl#1579)
 //	read_factor_amd_zen2_volta     0.43    ×     measured  NIC reads V100 memory at 6.1 of 14.3 GB/s through an EPYC 7452 (Rome) root complex (StackOverflow q. 59277346)
 //	read_factor_min                0.43    ×     assumed   other CPUs at PHB/NODE/SYS: the lowest read seen on a server CPU (q. 59277346) as the range's low end
 //	read_factor_max                1       ×     measured  the range's high end: reads at the write figure; a one-way GDR stream, bound by the sender's reads, ran at 85 Gb/s on 100 Gb/s across sockets (openucx/ucx#11121), 180 of 200 Gb/s on a Threadripper PRO (NVIDIA/open-gpu-kernel-modules#1253)
@@ -71,6 +73,7 @@ type Param struct {
 type Model struct {
 	TLPOverheadBytes, DefaultMPSBytes                      Param
 	PHBFactorIntel, PHBFactorAMD, PHBFactorOther           Param
+	PHBFactorGrace, ReadGrace                              Param
 	ReadIntelClient, ReadIntelSNB, ReadAMDZen2Volta        Param
 	ReadMin, ReadMax                                       Param
 	SYSP2P, SYSP2PIntelPreSKL                              Param
@@ -89,12 +92,15 @@ func DefaultModel() *Model {
 	}
 	const nccl = "NCCL src/graph/topo.cc ncclTopoGetInterCpuBw, "
 	const so = "StackOverflow q. 59277346 (EPYC 7452, V100, ConnectX-6)"
+	const gh200 = "mlcommons/inference_results_v3.1 closed/NVIDIA/documentation/start_from_device/gh200-grace-hopper.md: ~49 GB/s NIC-GPU P2P on GH200 with 400 Gb/s NDR"
 	return &Model{
 		TLPOverheadBytes:       p("tlp_overhead_bytes", 24, "B", FromDoc, "Intel AN 708: TLP overhead 6 DW (framing, sequence, 4 DW header, LCRC)", 0),
 		DefaultMPSBytes:        p("default_mps_bytes", 256, "B", Assumed, "no readable DevCtl on the path", 4096),
 		PHBFactorIntel:         p("phb_factor_intel", 5.0/6, "×", FromCode, "NCCL src/graph/topo.h INTEL_P2P_OVERHEAD (bw*6/5)", 1),
 		PHBFactorAMD:           p("phb_factor_amd", 1, "×", FromMeasured, so+": NIC writes GPU memory at the path's rate", 1),
-		PHBFactorOther:         p("phb_factor_other", 5.0/6, "×", Assumed, "unknown CPU vendor: Intel's overhead taken", 1),
+		PHBFactorOther:         p("phb_factor_other", 5.0/6, "×", Assumed, "no measurement for this CPU (Arm other than Grace, POWER, Zhaoxin, unknown): Intel's overhead taken", 1),
+		PHBFactorGrace:         p("phb_factor_grace", 49*8.0/400, "×", FromMeasured, gh200, 1),
+		ReadGrace:              p("read_factor_grace", 1, "×", FromMeasured, gh200+"; NVIDIA/nccl#1579: GDR on GH200 as fast as staging", 1),
 		ReadIntelClient:        p("read_factor_intel_client", 0.01, "×", FromMeasured, "NVIDIA/open-gpu-kernel-modules#1253: Intel client CPUs support PCIe P2P writes only", 1),
 		ReadIntelSNB:           p("read_factor_intel_snb", 0.1, "×", FromMeasured, "NVIDIA, Benchmarking GPUDirect RDMA on Modern Server Platforms (2014): Sandy Bridge P2P reads", 1),
 		ReadAMDZen2Volta:       p("read_factor_amd_zen2_volta", 0.43, "×", FromMeasured, so+": reads 6.1 of 14.3 GB/s", 1),
@@ -125,7 +131,7 @@ func DefaultModel() *Model {
 func (m *Model) Params() []*Param {
 	return []*Param{
 		&m.TLPOverheadBytes, &m.DefaultMPSBytes,
-		&m.PHBFactorIntel, &m.PHBFactorAMD, &m.PHBFactorOther,
+		&m.PHBFactorIntel, &m.PHBFactorAMD, &m.PHBFactorOther, &m.PHBFactorGrace, &m.ReadGrace,
 		&m.ReadIntelClient, &m.ReadIntelSNB, &m.ReadAMDZen2Volta, &m.ReadMin, &m.ReadMax,
 		&m.SYSP2P, &m.SYSP2PIntelPreSKL,
 		&m.InterSocketBDW, &m.InterSocketSKL, &m.InterSocketSRP, &m.InterSocketERP,

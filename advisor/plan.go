@@ -14,9 +14,11 @@ type Plan struct {
 	Assignments []Assignment // one per accelerator, in address order
 	WorstGbps   float64      // the lowest ShareGbps
 	MeanGbps    float64      // the mean ShareGbps; 0 (unknown) where one is unknown
-	// AtMost says WorstGbps and MeanGbps are ceilings: an assignment's NIC
-	// has no known port rate (Assignment.AtMost).
-	AtMost bool
+	// AtMost says MeanGbps is a ceiling: an assignment's NIC has no known
+	// port rate (Assignment.AtMost). WorstAtMost says the same of
+	// WorstGbps: the assignment it is is a ceiling; a worst pair with a
+	// known port rate is an estimate, whatever the others are.
+	AtMost, WorstAtMost bool
 	// NCCLIBHCA is the one NCCL_IB_HCA value for every rank of the node:
 	// the plan's RDMA devices, exact names ('='). NCCL's maintainers: all
 	// ranks on a node must get the same list, and NCCL picks the nearest
@@ -32,16 +34,37 @@ type Plan struct {
 // Assignment is one accelerator's NIC.
 type Assignment struct {
 	GPU, NIC     *topology.Device
-	ExpectedGbps float64 // the pair's throughput as NCCL would run it (direct RDMA, or host-staged where GDR is off), before sharing
-	Shared       int     // accelerators on this NIC's card, Socket Direct halves together (1: its own)
-	ShareGbps    float64 // ExpectedGbps / Shared: what each gets when all send at once
-	Known        bool    // the figure rests on a known label, link and GDR verdict
-	AtMost       bool    // the figure is a ceiling: the NIC's port rate is unknown (Prediction.AtMost)
+	ExpectedGbps float64 // the pair's throughput as NCCL would run it (Mode), before sharing
+	// Mode is how NCCL runs the pair, what ExpectedGbps is the figure of:
+	// ModeGDR, ModeGDRWrite or ModeHostStaged.
+	Mode      string
+	Shared    int     // accelerators on this NIC's card, Socket Direct halves together (1: its own)
+	ShareGbps float64 // ExpectedGbps / Shared: what each gets when all send at once
+	Known     bool    // the figure rests on a known label, link and GDR verdict
+	AtMost    bool    // the figure is a ceiling: the NIC's port rate is unknown (Prediction.AtMost)
 	// MoreNICs are the further NICs NCCL spreads this accelerator's
 	// channels over, each as near as NIC and planned for no other
 	// accelerator (multiRail); ExpectedGbps is then the sum over all of
 	// them, capped by the accelerator's own link.
 	MoreNICs []*topology.Device
+}
+
+// How NCCL runs a planned pair (Assignment.Mode).
+const (
+	ModeGDR        = "gdr"         // GPUDirect RDMA both ways
+	ModeGDRWrite   = "gdr_write"   // the NIC writes GPU memory directly; sends are staged (NCCL_NET_GDR_READ off)
+	ModeHostStaged = "host_staged" // staged through host memory both ways
+)
+
+// mode is how NCCL runs pair p (runGbps's cases).
+func mode(p *Prediction) string {
+	switch {
+	case !p.GDR:
+		return ModeHostStaged
+	case !p.GDRRead:
+		return ModeGDRWrite
+	}
+	return ModeGDR
 }
 
 // EnvVar is one environment variable of a rank.
@@ -141,11 +164,12 @@ func predictionKnown(p *Prediction) bool {
 	return p.PathGbps > 0 && p.GDRUnknown == ""
 }
 
-// plan picks the assignment that maximises the worst pair's figure,
-// then the mean, then keeps address order (lower accelerators on lower
-// NICs), with no NIC serving more than ceil(G/N) accelerators: a binary
-// search on the threshold, each step a Hungarian assignment that forbids
-// the pairs below it.
+// plan picks the assignment that maximises the worst accelerator's share
+// (its pair's figure over the accelerators on its NIC), then the mean,
+// then keeps address order (lower accelerators on lower NICs): a binary
+// search on the threshold, each step a Hungarian assignment over NIC
+// slots (the k-th accelerator on a NIC worth figure/k) that forbids the
+// slots below it and checks every real share against it.
 func (a *analysis) plan() Plan {
 	gpus, nics := a.g.OfKind(topology.KindAccelerator), a.railNICs()
 	var pl Plan
@@ -200,9 +224,10 @@ func (a *analysis) plan() Plan {
 			}
 		}
 	}
-	w, gbps, known := rows(make([]float64, len(pred)), len(nics)), rows(make([]float64, len(pred)), len(nics)), rows(make([]bool, len(pred)), len(nics))
+	// w is a pair's rank before sharing: lift (tier for a known figure,
+	// 0 otherwise) plus base, the part a shared NIC divides.
+	w, lift, gbps, known := rows(make([]float64, len(pred)), len(nics)), rows(make([]float64, len(pred)), len(nics)), rows(make([]float64, len(pred)), len(nics)), rows(make([]bool, len(pred)), len(nics))
 	atMost := rows(make([]bool, len(pred)), len(nics))
-	values := make([]float64, 0, len(pred))
 	for i, g := range gpus {
 		for j, n := range nics {
 			v := -1.0 // not among the pairs given: never chosen
@@ -211,12 +236,12 @@ func (a *analysis) plan() Plan {
 				v = gbps[i][j]
 				switch low := bothOutcomes(p); {
 				case known[i][j]:
-					v += tier
+					lift[i][j] = tier
 				case low > 0:
 					// An undecided verdict with both outcomes figured: its
 					// worse one competes with known figures, so a same-socket
 					// pair whose label is a guess still beats a known SYS one.
-					v = low + tier
+					v, lift[i][j] = low, tier
 				case v <= 0:
 					// No figure at all (a dump without link speeds): rank by
 					// what is known, GDR on first, then the nearer NCCL path.
@@ -228,28 +253,55 @@ func (a *analysis) plan() Plan {
 				}
 			}
 			w[i][j] = v
-			values = append(values, v)
 		}
 	}
-	capacity := (len(gpus) + len(nics) - 1) / len(nics)
-	// assign returns the best assignment using only pairs ≥ t (as slots of
-	// capacity per NIC), and whether it needed none below t.
-	// Every assign fills in all of cost: one matrix serves them all.
+	// A NIC may serve any number of accelerators, each getting its share:
+	// slot s of NIC j is the (s+1)-th accelerator on it, worth
+	// lift + base/(s+1), so a fast NIC shared beats a slow one alone and
+	// equal NICs are filled evenly (worst first, then the mean).
+	capacity := len(gpus)
+	share := func(i, j, s int) float64 {
+		if w[i][j] < 0 {
+			return -1
+		}
+		return lift[i][j] + w[i][j]/float64(s+1)
+	}
+	values := make([]float64, 0, len(pred)*capacity)
+	for i := range gpus {
+		for j := range nics {
+			for s := 0; s < capacity; s++ {
+				values = append(values, share(i, j, s))
+			}
+		}
+	}
+	// assign returns the best assignment using only slots worth ≥ t, and
+	// whether it needed none below t and every accelerator's real share
+	// (its pair's rank over its NIC's load) is ≥ t. Every assign fills in
+	// all of cost: one matrix serves them all.
 	cost := rows(make([]int64, len(gpus)*len(nics)*capacity), len(nics)*capacity)
 	var work hungarianWork
+	load := make([]int, len(nics))
 	assign := func(t float64) ([]int, bool) {
 		for i := range gpus {
-			for s := range cost[i] {
-				if j := s / capacity; w[i][j] < t {
-					cost[i][s] = forbidden
-				} else { // Gb/s to 1e-2 first; then the nearer label; then lower GPUs on lower NICs (max Σ i·j)
-					cost[i][s] = -(int64(math.Round(w[i][j]*100))<<27 + near[i*len(nics)+j]<<18 + int64(i*j))
+			for sl := range cost[i] {
+				j, k := sl/capacity, sl%capacity
+				if v := share(i, j, k); v < t {
+					cost[i][sl] = forbidden
+				} else { // share to 1e-2 first; then the nearer label; then lower GPUs on lower NICs (max Σ i·j)
+					cost[i][sl] = -(int64(math.Round(v*100))<<27 + near[i*len(nics)+j]<<18 + int64(i*j))
 				}
 			}
 		}
 		slots := work.solve(cost)
-		for i, s := range slots {
-			if cost[i][s] == forbidden {
+		clear(load)
+		for i, sl := range slots {
+			if cost[i][sl] == forbidden {
+				return slots, false
+			}
+			load[sl/capacity]++
+		}
+		for i, sl := range slots {
+			if j := sl / capacity; share(i, j, load[j]-1) < t {
 				return slots, false
 			}
 		}
@@ -266,11 +318,15 @@ func (a *analysis) plan() Plan {
 		}
 	}
 	slots, _ := assign(values[lo])
-	load := make([]int, len(nics))
+	clear(load)
 	for i, g := range gpus {
 		j := slots[i] / capacity
 		load[j]++
-		pl.Assignments = append(pl.Assignments, Assignment{GPU: g, NIC: nics[j], ExpectedGbps: gbps[i][j], Known: known[i][j], AtMost: atMost[i][j]})
+		as := Assignment{GPU: g, NIC: nics[j], ExpectedGbps: gbps[i][j], Known: known[i][j], AtMost: atMost[i][j], Mode: ModeHostStaged}
+		if p := pred[i*len(nics)+j]; p != nil {
+			as.Mode = mode(p)
+		}
+		pl.Assignments = append(pl.Assignments, as)
 	}
 	a.multiRail(pl.Assignments, nics, nicAt, path, gbps, known, atMost)
 	for _, as := range pl.Assignments {
@@ -294,8 +350,8 @@ func (a *analysis) plan() Plan {
 		as.ShareGbps = max(as.ExpectedGbps, 0) / float64(as.Shared)
 		sum += as.ShareGbps
 		unknown = unknown || as.ShareGbps <= 0
-		if i == 0 || as.ShareGbps < pl.WorstGbps {
-			pl.WorstGbps = as.ShareGbps
+		if i == 0 || as.ShareGbps < pl.WorstGbps || as.ShareGbps == pl.WorstGbps && as.AtMost {
+			pl.WorstGbps, pl.WorstAtMost = as.ShareGbps, as.AtMost && as.ExpectedGbps > 0
 		}
 		pl.Ranks[i].Vars = append(pl.Ranks[i].Vars, netVars(*as, pl.NCCLIBHCA)...)
 	}

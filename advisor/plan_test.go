@@ -462,3 +462,30 @@ func TestPlanEFA(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanSharedFastBeatsSlowOwn: two accelerators under one switch with a
+// 200 Gb/s NIC, and a 1 Gb/s NIC on the root complex: both share the fast
+// NIC (about 100 Gb/s each) rather than one taking the slow NIC alone; the
+// plan maximises the worst accelerator's share, not the worst pair before
+// sharing. Its worst figure is no ceiling: both port rates are known.
+func TestPlanSharedFastBeatsSlowOwn(t *testing.T) {
+	b := newBuilder()
+	_, rp := b.hb(0)
+	usp := b.sw(rp)
+	p0, p1, p2 := b.port(usp, 0), b.port(usp, 1), b.port(usp, 2)
+	b.gpu(below(p0, 0), p0)
+	b.gpu(below(p1, 1), p1)
+	fast := b.nic(below(p2, 2), p2, "mlx5_0")
+	r := b.rootPort(b.g.HostBridges[0], 3)
+	slow := b.nic(endpoint(r), r, "mlx5_1")
+	slow.PortRateGbps = 1
+	pl := analyze(t, b.graph(), Options{}).Plan
+	for _, as := range pl.Assignments {
+		if as.NIC != fast || as.Shared != 2 || as.Mode != ModeGDR {
+			t.Errorf("%s -> %s shared %d (%s); want %s shared by 2 over GDR", as.GPU.BDF(), as.NIC.BDF(), as.Shared, as.Mode, fast.BDF())
+		}
+	}
+	if pl.WorstGbps < 90 || pl.WorstAtMost {
+		t.Errorf("worst %.1f Gb/s (ceiling %v), want about 100, no ceiling", pl.WorstGbps, pl.WorstAtMost)
+	}
+}

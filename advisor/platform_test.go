@@ -225,14 +225,21 @@ func TestStorageRoutes(t *testing.T) {
 	}
 }
 
-// TestGen6Encoding: PCIe 6.0 at 64 GT/s runs in FLIT mode without
-// 128b/130b (the kernel's PCIE_SPEED2MBS_ENC since v6.8).
+// TestGen6Encoding: PCIe 6.0 at 64 GT/s runs in FLIT mode: no 128b/130b,
+// 236 TLP bytes in each 256-byte flit, and a TLP costs its 16-byte header
+// alone (framing, sequence number and LCRC are the flit's). Gen6 x16 at
+// MPS 256 is 64 × 16 × 236/256 × 256/272 = 888.5 Gb/s, not 936.
 func TestGen6Encoding(t *testing.T) {
-	if e, _ := encoding(64); e != 1 {
-		t.Errorf("64 GT/s encoding %v, want 1", e)
+	if e, _ := encoding(64); e != 236.0/256 {
+		t.Errorf("64 GT/s encoding %v, want 236/256", e)
 	}
 	if e, _ := encoding(32); e != 128.0/130 {
 		t.Errorf("32 GT/s encoding %v, want 128/130", e)
+	}
+	m := DefaultModel()
+	got := m.linkGbps(topology.Link{CurrentGTs: 64, CurrentWidth: 16}, 256)
+	if got < 888.4 || got > 888.5 {
+		t.Errorf("Gen6 x16 at MPS 256: %.2f Gb/s, want 888.47", got)
 	}
 }
 
@@ -269,5 +276,47 @@ func TestDataDirectPortRate(t *testing.T) {
 	}
 	if res.Plan.AtMost {
 		t.Error("the rail plan is a ceiling")
+	}
+}
+
+// TestGraceC2CPrediction: a GB200's GPU sends over NVLink-C2C to its Grace,
+// so its PCIe link is off the path, the Grace figures (measured with the
+// SMMU translating, as Grace ships) apply, and no x86 IOMMU warning is
+// given: GPU0-NIC0 of gb200-tray is the 400 Gb/s port × 0.98 = 392 Gb/s.
+func TestGraceC2CPrediction(t *testing.T) {
+	_, res := analyzeFixture(t, "gb200-tray", "")
+	found := false
+	for _, p := range res.Predictions {
+		if p.GPU.BDF() != "0008:01:00.0" || p.NIC.BDF() != "0000:01:00.0" {
+			continue
+		}
+		found = true
+		if p.ExpectedGbps < 391 || p.ExpectedGbps > 393 || p.PathNote != "over NVLink-C2C" {
+			t.Errorf("GPU0-NIC0: %.1f Gb/s (path %q), want 392 over NVLink-C2C", p.ExpectedGbps, p.PathNote)
+		}
+		for _, u := range p.Uncertain {
+			if strings.Contains(u, "may not work at all") {
+				t.Errorf("GPU0-NIC0 warns of an x86 IOMMU on Grace: %s", u)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no GPU0-NIC0 prediction")
+	}
+}
+
+// TestGraceDataDirectPlan: on grace-cx8-dd each GPU is planned on the NIC
+// whose Data Direct function shares its CX-8 switch (GDR), not on another
+// CX-8 host-staged.
+func TestGraceDataDirectPlan(t *testing.T) {
+	g, res := analyzeFixture(t, "grace-cx8-dd", "")
+	for _, as := range res.Plan.Assignments {
+		dd := g.DataDirectOf(as.NIC)
+		if dd == nil || lca(as.GPU, dd) == nil {
+			t.Errorf("%s planned on %s, whose Data Direct function %v is not under its switch", as.GPU.BDF(), as.NIC.BDF(), dd)
+		}
+	}
+	if len(res.Plan.Assignments) != 4 {
+		t.Fatalf("%d assignments, want 4", len(res.Plan.Assignments))
 	}
 }

@@ -74,8 +74,7 @@ func (m *Model) linkGbps(l topology.Link, mps int) float64 {
 	if !l.Known() {
 		return 0
 	}
-	enc, _ := encoding(l.CurrentGTs)
-	return l.CurrentGTs * float64(l.CurrentWidth) * enc * float64(mps) / (float64(mps) + m.TLPOverheadBytes.Value)
+	return topology.DataGbps(l.CurrentGTs, l.CurrentWidth, mps, m.TLPOverheadBytes.Value)
 }
 
 // mpsOf returns the smallest DevCtl Max_Payload_Size at either end of the
@@ -106,6 +105,19 @@ func (a *analysis) narrowest(refs []linkRef) (float64, linkRef, int) {
 		}
 	}
 	return best, at, mps
+}
+
+// narrowestAt is narrowest's lowest data rate at a given Max_Payload_Size:
+// a link outside a pair's path (the NIC's own, on a healthy link) takes the
+// path's, so one link has one value throughout an explanation.
+func (a *analysis) narrowestAt(refs []linkRef, mps int) float64 {
+	best := 0.0
+	for _, r := range refs {
+		if g := a.m.linkGbps(r.link, mps); g > 0 && (best == 0 || g < best) {
+			best = g
+		}
+	}
+	return best
 }
 
 // iommuState is what translating says of a device.
@@ -234,10 +246,18 @@ func (a *analysis) readFactor(gpu *topology.Device) (lo, hi *Param) {
 	s, m := a.g.System, a.m
 	sm, smKnown := computeCapability(gpu)
 	switch {
+	case a.grace:
+		return &m.ReadGrace, &m.ReadGrace
 	case s.CPUVendor == "GenuineIntel" && intelClient(s):
 		return &m.ReadIntelClient, &m.ReadIntelClient
 	case s.CPUVendor == "GenuineIntel" && s.CPUFamily == 6 && (s.CPUModelID == 0x2a || s.CPUModelID == 0x2d):
 		return &m.ReadIntelSNB, &m.ReadIntelSNB
+	case s.CPUVendor == "GenuineIntel" && s.CPUFamily == 6 && s.CPUModelID == 0x3e:
+		// Ivy Bridge-EP: P2P reads through its root complex are limited as on
+		// Sandy Bridge (NVIDIA's GPUDirect RDMA guide: P2P read bandwidth
+		// "severely limited on some processor architectures"); no figure of
+		// its own was read, so Sandy Bridge's is the low end.
+		return &m.ReadIntelSNB, &m.ReadMin
 	case s.CPUVendor == "AuthenticAMD" && s.CPUFamily == 0x17 && s.CPUModelID >= 0x30 && s.CPUModelID <= 0x3f:
 		if smKnown && sm < 80 { // the measurement's own shape: Rome and Volta
 			return &m.ReadAMDZen2Volta, &m.ReadAMDZen2Volta
@@ -291,7 +311,14 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		local = p.NCCL == topology.PIX || p.NCCL == topology.PXB
 	}
 	top := lca(gpu, nic)
-	route := appendUpLinks(appendUpLinks(a.route[:0], gpu, top), nic, top)
+	// A GPU on NVLink-C2C sends what leaves its PCIe tree over C2C to its
+	// Grace (NCCL P2C, paths.cc): its own PCIe link is not on the path.
+	c2c := p.C2C && !local
+	route := a.route[:0]
+	if !c2c {
+		route = appendUpLinks(route, gpu, top)
+	}
+	route = appendUpLinks(route, nic, top)
 	defer func() { a.route = route[:0] }() // the next pair's buffer: nothing keeps route
 
 	// Platform state that sends a switch-local path up to the root complex.
@@ -315,6 +342,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		}
 		if detour != "" && top != nil {
 			route = appendUpLinks(route, top, nil)
+			pr.PathNote = "via the root complex (" + detour + ")"
 		}
 	}
 	if !knownG || !knownN {
@@ -323,6 +351,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	for i, r := range route {
 		if l, idle := idleLink(r.dev, r.link); idle {
 			route[i].link = l
+			if pr.PathNote == "" {
+				pr.PathNote = "loaded"
+			}
 			note(fmt.Sprintf("%s trained at %g of %g GT/s at full width: an idle GPU slows its link to save power, so it is predicted at %g GT/s",
 				r.dev.BDF(), r.link.CurrentGTs, r.dev.Link.MaxGTs, l.CurrentGTs))
 		}
@@ -330,6 +361,12 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 
 	bn, at, mps := a.narrowest(route)
 	pr.PathGbps = bn
+	if c2c {
+		pr.PathNote = "over NVLink-C2C"
+		step(3600, "Gb/s", "NVIDIA Grace Hopper Superchip architecture whitepaper: NVLink-C2C 450 GB/s per direction", func() string {
+			return fmt.Sprintf("accelerator %s reaches its Grace over NVLink-C2C (3600 Gb/s each way): its PCIe link is off the data path", gpu.BDF())
+		})
+	}
 	if mpsOf(route) == 0 {
 		note(fmt.Sprintf("Max_Payload_Size unknown on the path (DevCtl not read): %d B assumed", mps))
 	}
@@ -338,7 +375,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 			step(bn, "Gb/s", "current_link_speed, current_link_width; "+a.m.TLPOverheadBytes.Source, func() string {
 				_, encName := encoding(at.link.CurrentGTs)
 				return fmt.Sprintf("bottleneck link above %s (%s): %g GT/s × %d lanes × %s × %d/(%d+%g) at Max_Payload_Size %d B",
-					at.dev.BDF(), at.link, at.link.CurrentGTs, at.link.CurrentWidth, encName, mps, mps, a.m.TLPOverheadBytes.Value, mps)
+					at.dev.BDF(), at.link, at.link.CurrentGTs, at.link.CurrentWidth, encName, mps, mps, topology.TLPOverhead(at.link.CurrentGTs, a.m.TLPOverheadBytes.Value), mps)
 			})
 		}
 	} else {
@@ -349,9 +386,10 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	// it could do, so a NIC that lost lanes does not look efficient.
 	var own, healthy float64
 	if refs := upLinks(nic, nic.Parent); len(refs) > 0 {
-		own, _, _ = a.narrowest(refs)
+		// at the path's Max_Payload_Size: one value per link in the arithmetic
+		own = a.narrowestAt(refs, mps)
 		refs[0].link = healthyLink(nic, refs[0].link)
-		healthy, _, _ = a.narrowest(refs)
+		healthy = a.narrowestAt(refs, mps)
 	}
 	nicNow := own
 	pr.NICGbps = healthy
@@ -364,7 +402,11 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		note(fmt.Sprintf("port rate of %s unknown: its own PCIe link taken as its limit, so the figures are ceilings", port.BDF()))
 	}
 	step(pr.NICGbps, "Gb/s", "ports/*/rate or net speed; the NIC's link at its max", func() string {
-		return fmt.Sprintf("NIC %s on a healthy link: port %g Gb/s, own link now %.1f Gb/s, at its max %.1f Gb/s", nic.BDF(), port.PortRateGbps, own, healthy)
+		rate := "port rate unknown"
+		if port.PortRateGbps > 0 {
+			rate = fmt.Sprintf("port %.4g Gb/s", port.PortRateGbps)
+		}
+		return fmt.Sprintf("NIC %s on a healthy link: %s, own link now %.1f Gb/s, at its max %.1f Gb/s (Max_Payload_Size %d B)", nic.BDF(), rate, own, healthy, mps)
 	})
 
 	x := minKnown(bn, nicNow)
@@ -385,9 +427,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		read, readHi = write*lo.Value, write*hi.Value
 		step(read, "Gb/s", lo.Source, func() string {
 			if lo == hi {
-				return fmt.Sprintf("read (NIC reads GPU memory) × %g (%s)", lo.Value, lo.Key)
+				return fmt.Sprintf("read (NIC reads GPU memory) × %.3g (%s)", lo.Value, lo.Key)
 			}
-			return fmt.Sprintf("read (NIC reads GPU memory) × %g to %g (%s to %s): no measurement for this CPU and GPU", lo.Value, hi.Value, lo.Key, hi.Key)
+			return fmt.Sprintf("read (NIC reads GPU memory) × %.3g to %.3g (%s to %s): no measurement for this CPU and GPU", lo.Value, hi.Value, lo.Key, hi.Key)
 		})
 		if lo == &a.m.ReadIntelClient {
 			note("Intel client CPUs support PCIe peer-to-peer writes only: a NIC reading GPU memory through the root complex fails (NVIDIA/open-gpu-kernel-modules#1253)")
@@ -412,18 +454,25 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		write, read, writeHi, readHi = min(write, limit), min(read, limit), min(writeHi, hiLimit), min(readHi, hiLimit)
 		step(write, "Gb/s", src, func() string {
 			if hiLimit > limit {
-				return fmt.Sprintf("across sockets, capped at %g Gb/s (%s; %s), up to %g Gb/s (%s) as the range's high end", limit, what, cpu.name, hiLimit, cpu.inter.Key)
+				return fmt.Sprintf("across sockets, capped at %.4g Gb/s (%s; %s), up to %.4g Gb/s (%s) as the range's high end", limit, what, cpu.name, hiLimit, cpu.inter.Key)
 			}
-			return fmt.Sprintf("across sockets, capped at %g Gb/s (%s; %s)", limit, what, cpu.name)
+			return fmt.Sprintf("across sockets, capped at %.4g Gb/s (%s; %s)", limit, what, cpu.name)
 		})
 		if p.Path == topology.PathNUMANodes {
 			note("sub-NUMA domains of one socket: the cross-socket figures are assumed for them")
 		}
 	}
-	if trG || trN {
+	switch {
+	case (trG || trN) && a.grace:
+		// Grace keeps its SMMU translating by design; the Grace figure
+		// above was measured so (NVIDIA's GDS guide: IOMMU enabled there).
+		step(write, "Gb/s", "NVIDIA GPUDirect Storage guide: on Grace keep the IOMMU enabled", func() string {
+			return "Grace's Arm SMMU translates DMA by design: no IOMMU factor (the Grace figures were measured so)"
+		})
+	case trG || trN:
 		f := a.m.IOMMUFactor.Value
 		write, read, writeHi, readHi = write*f, read*f, writeHi*f, readHi*f
-		step(write, "Gb/s", a.m.IOMMUFactor.Source, func() string { return fmt.Sprintf("× IOMMU translation factor %g", f) })
+		step(write, "Gb/s", a.m.IOMMUFactor.Source, func() string { return fmt.Sprintf("× IOMMU translation factor %.3g", f) })
 		note("a translating IOMMU is incompatible with GPUDirect RDMA on bare metal (CUDA GPUDirect RDMA §3.4): it may not work at all")
 	}
 	pr.ExpectedWriteGbps, pr.ExpectedWriteMaxGbps = write, writeHi
@@ -463,7 +512,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 			if inter {
 				what = "inter-socket link (" + cpu.name + ")"
 			}
-			return fmt.Sprintf("host-staged: %s %.1f Gb/s × %g", what, h, a.m.HostStagedFactor.Value)
+			return fmt.Sprintf("host-staged: %s %.1f Gb/s × %.3g", what, h, a.m.HostStagedFactor.Value)
 		})
 		// Across sockets staging crosses the same inter-socket link and
 		// was measured below GDR (ucx#11121): never rank it above.

@@ -439,3 +439,18 @@ func TestSkipExplain(t *testing.T) {
 		}
 	}
 }
+
+// TestIvyBridgeReads: reads through an Ivy Bridge-EP root complex (family
+// 6, model 0x3e) are limited as on Sandy Bridge: the read range starts at
+// Sandy Bridge's factor, single-digit Gb/s on an FDR path, not at the
+// generic server-CPU factor.
+func TestIvyBridgeReads(t *testing.T) {
+	b, g, n := phb()
+	withLinks(b, gen3x16)
+	b.g.System.CPUModelID = 0x3e
+	n.PortRateGbps = 56
+	p := pred(t, analyze(t, b.graph(), Options{}), g, n)
+	if p.ExpectedReadGbps >= 10 || p.ExpectedReadMaxGbps <= p.ExpectedReadGbps {
+		t.Errorf("read %.1f-%.1f Gb/s, want a range from single digits", p.ExpectedReadGbps, p.ExpectedReadMaxGbps)
+	}
+}

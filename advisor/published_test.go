@@ -48,6 +48,26 @@ func rome() (*builder, *topology.Device, *topology.Device) {
 	return b, g, n
 }
 
+// gh200 is a GH200: an H100 on NVLink-C2C to its Grace, a 400 Gb/s NDR
+// NIC on a Grace Gen5 x16 root port, the SMMU translating as Grace ships.
+func gh200() (*builder, *topology.Device, *topology.Device) {
+	b := newBuilder()
+	h, _ := b.hb(0)
+	r2, r3 := b.rootPort(h, 2), b.rootPort(h, 3)
+	for _, rp := range []*topology.Device{r2, r3} {
+		rp.VendorID, rp.DeviceID = topology.VendorNVIDIA, 0x22b1 // Grace root port
+	}
+	g, n := b.gpu(endpoint(r2), r2), b.nic(endpoint(r3), r3, "mlx5_0")
+	g.DeviceID = 0x2342 // GH200
+	withLinks(b, topology.Link{CurrentGTs: 32, CurrentWidth: 16, MaxGTs: 32, MaxWidth: 16})
+	n.PortRateGbps = 400
+	s := &b.g.System
+	s.CPUVendor, s.CPUFamily, s.CPUModelID, s.CPUArch = "", 0, 0, "arm64"
+	g.IOMMUGroup, n.IOMMUGroup = "1", "2"
+	b.g.Platform.IOMMUGroupTypes = map[string]string{"1": "DMA", "2": "DMA"}
+	return b, g, n
+}
+
 // publishedShapes are the measurements docs/advice.md's table lists. Spreads:
 // ±5% around a single figure (run-to-run variation of perftest).
 var publishedShapes = []published{
@@ -76,6 +96,9 @@ var publishedShapes = []published{
 			b.g.System.CPUModel = "AMD Ryzen Threadripper PRO 5975WX 32-Cores"
 			return b, g, n
 		}, lo: 180 * 0.95, hi: 180 * 1.05, check: read},
+	{hardware: "GH200 (H100 on NVLink-C2C to Grace), 400 Gb/s NDR NIC", path: "P2C", direction: "NIC-GPU P2P, one way", measured: "~49 GB/s (392 Gb/s)",
+		source: "mlcommons/inference_results_v3.1 closed/NVIDIA/documentation/start_from_device/gh200-grace-hopper.md", build: gh200,
+		lo: 392 * 0.95, hi: 392 * 1.05, check: lower},
 	{hardware: "Intel Core (client) CPU", path: "PHB", direction: "read", measured: "fails (P2P writes only)",
 		source: "NVIDIA/open-gpu-kernel-modules#1253", build: func() (*builder, *topology.Device, *topology.Device) {
 			b, g, n := phb()

@@ -125,22 +125,33 @@ func DataGbps(gts float64, width, mps int, overheadBytes float64) float64 {
 		return 0
 	}
 	enc, _ := LineCode(gts)
-	return gts * float64(width) * enc * float64(mps) / (float64(mps) + overheadBytes)
+	return gts * float64(width) * enc * float64(mps) / (float64(mps) + TLPOverhead(gts, overheadBytes))
 }
 
-// LineCode is the share of a lane's transfers that carry data, and its
+// LineCode is the share of a lane's transfers that carry TLP bytes, and its
 // name: 8b/10b at 2.5 and 5 GT/s, 128b/130b at 8 to 32 GT/s (PCIe base
-// specification), and none at 64 GT/s, where PCIe 6.0 runs in FLIT mode
-// without 128b/130b (the kernel's PCIE_SPEED2MBS_ENC counts 64 GT/s as
-// 64000*1/1 since v6.8).
+// specification), and at 64 GT/s PCIe 6.0's FLIT mode: no 128b/130b, but
+// each 256-byte flit carries 236 bytes of TLPs beside 6 of DLLP, 8 of CRC
+// and 6 of FEC (PCIe 6.0 base specification, §4.2.3 flit layout; PCI-SIG
+// "PCIe 6.0 Specification: The Interconnect for I/O Needs of the Future").
 func LineCode(gts float64) (float64, string) {
 	switch {
 	case gts <= 5:
 		return 0.8, "8b/10b"
 	case gts >= 64:
-		return 1, "FLIT mode, no 128b/130b"
+		return 236.0 / 256, "FLIT 236/256"
 	}
 	return 128.0 / 130, "128b/130b"
+}
+
+// TLPOverhead is the bytes each TLP costs beside its payload at gts, given
+// the non-flit figure: in FLIT mode framing, sequence number and LCRC (2 DW
+// of the 6) travel in the flit, leaving the header.
+func TLPOverhead(gts, overheadBytes float64) float64 {
+	if gts >= 64 {
+		return max(overheadBytes-8, 0)
+	}
+	return overheadBytes
 }
 
 // Device is one PCI function.

@@ -95,8 +95,8 @@ func TestGraceCX8DataDirect(t *testing.T) {
 	if p.SMI != topology.NODE || p.NCCL != topology.PXB || p.DataDirect != dma {
 		t.Errorf("GPU0-mlx5_0: %s/%s via %v, want NODE/PXB via the DMA function", p.SMI, p.NCCL, p.DataDirect)
 	}
-	// Gen6 x16 in FLIT mode at MPS 256: 64 x 16 x 256/280 = 936.2 Gb/s.
-	if want := topology.DataGbps(64, 16, 256, topology.TLPOverheadBytes); p.BottleneckGbps != want || want < 936 || want > 936.3 {
+	// Gen6 x16 in FLIT mode at MPS 256: 64 x 16 x 236/256 x 256/(256+16) = 888.5 Gb/s.
+	if want := topology.DataGbps(64, 16, 256, topology.TLPOverheadBytes); p.BottleneckGbps != want || want < 888.4 || want > 888.5 {
 		t.Errorf("GPU0-mlx5_0 bottleneck %v Gb/s, want %v (Gen6 x16 below the NIC switch)", p.BottleneckGbps, want)
 	}
 	// Another NIC's DMA function, under GPU1's Grace root port: PHB, and

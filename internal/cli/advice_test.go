@@ -232,8 +232,8 @@ func TestCompare(t *testing.T) {
 	if len(r.Servers) != 2 || r.Servers[1].Rank != 1 || r.Servers[0].Rank != 2 {
 		t.Fatalf("servers %+v: want the HGX H100 ranked first", r.Servers)
 	}
-	if r.Verdict.Best != b || r.Verdict.Tie || !strings.HasPrefix(r.Verdict.Sentence, b+" ranks first: its worst planned") {
-		t.Errorf("verdict %+v: want the HGX named, winning on the worst planned pair", r.Verdict)
+	if r.Verdict.Best != b || r.Verdict.Tie || !strings.HasPrefix(r.Verdict.Sentence, b+" ranks first: its rail plan gives GPUDirect RDMA to 8 of 8 accelerators against 0 of 8") {
+		t.Errorf("verdict %+v: want the HGX named, winning on GPUDirect RDMA for all its accelerators", r.Verdict)
 	}
 	code, out, _ = run("compare", a, b, "-o", "markdown")
 	if code != ExitOK || !strings.Contains(out, "| Plan: worst pair ") || !strings.Contains(out, "## Verdict") {

@@ -280,7 +280,7 @@ func checkPanel(t *testing.T, pair [2]string, p *report.Pair, panel htmlPanel) {
 		t.Fatalf("%s: the report has no prediction", what)
 	}
 	for _, want := range []string{
-		fmt.Sprintf("expected %.0f Gb/s", x.ExpectedGbps),
+		fmt.Sprintf("direct RDMA %.0f Gb/s", x.ExpectedGbps),
 		fmt.Sprintf("write (NIC writes accelerator memory) %.0f", x.ExpectedWriteGbps),
 		fmt.Sprintf("read %.0f", x.ExpectedReadGbps),
 		fmt.Sprintf("efficiency %.0f%%", 100*x.Efficiency),

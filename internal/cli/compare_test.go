@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,5 +49,69 @@ func TestCompareUnseen(t *testing.T) {
 	}
 	if len(sources) == 3 && !strings.Contains(c.Verdict.Sentence, "not compared, as fewer findings may be fewer seen") {
 		t.Errorf("verdict %q does not say why the findings were not compared", c.Verdict.Sentence)
+	}
+}
+
+// TestCompareGDRFirst: a server whose rail plan stages every accelerator
+// through host memory (genoa-2s-rootports, GDR for 0 of 4) never ranks
+// above one whose plan gives all of them GPUDirect RDMA (hgx-h100, 8 of
+// 8), though its staged figure is higher, and the verdict says why.
+func TestCompareGDRFirst(t *testing.T) {
+	code, out, errb := run("compare", "-o", "json", fx("hgx-h100"), fx("genoa-2s-rootports"), fx("hgx-b200"))
+	if code != ExitOK {
+		t.Fatalf("compare: exit %d: %s", code, errb)
+	}
+	var c struct {
+		Servers []struct {
+			Source string
+			Rank   int
+		}
+		Verdict struct{ Sentence string }
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil || len(c.Servers) != 3 {
+		t.Fatalf("%v:\n%.600s", err, out)
+	}
+	rank := map[string]int{}
+	for _, s := range c.Servers {
+		rank[filepath.Base(s.Source)] = s.Rank
+	}
+	if want := map[string]int{"hgx-b200.tar.gz": 1, "hgx-h100.tar.gz": 2, "genoa-2s-rootports.tar.gz": 3}; !maps.Equal(rank, want) {
+		t.Errorf("ranks %v, want %v", rank, want)
+	}
+	code, out, _ = run("compare", fx("hgx-h100"), fx("genoa-2s-rootports"))
+	if code != ExitOK || !strings.Contains(out, "gives GPUDirect RDMA to 8 of 8 accelerators against 0 of 4") {
+		t.Errorf("verdict does not say GPUDirect RDMA decided:\n%s", out)
+	}
+}
+
+// TestPlanSharesAFastNIC: on hwloc's 32intel64-2p8co2t+8ve the plan shares
+// the InfiniBand NICs (up to 115 Gb/s, four accelerators each: ~29 Gb/s)
+// rather than send two accelerators to a 1 Gb/s Ethernet port: the worst
+// accelerator's share is maximised, and the worst figure is marked a
+// ceiling only because the NIC it is on has no known port rate.
+func TestPlanSharesAFastNIC(t *testing.T) {
+	code, out, errb := run("check", "-o", "json", corpusPath(t, "hwloc", "32intel64-2p8co2t+8ve.tar.bz2"))
+	if code != ExitOK && code != ExitFindings {
+		t.Fatalf("check: exit %d: %s", code, errb)
+	}
+	var c struct {
+		Sources []struct {
+			Report struct {
+				Plan struct {
+					WorstGbps   float64 `json:"worst_gbps"`
+					WorstAtMost bool    `json:"worst_at_most"`
+					Assignments []struct {
+						Mode string
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil || len(c.Sources) != 1 {
+		t.Fatalf("%v:\n%.600s", err, out)
+	}
+	p := c.Sources[0].Report.Plan
+	if p.WorstGbps < 20 || !p.WorstAtMost || len(p.Assignments) != 8 {
+		t.Errorf("plan worst %.1f Gb/s (ceiling %v), %d assignments; want ~29 on the shared InfiniBand NICs, a ceiling, 8", p.WorstGbps, p.WorstAtMost, len(p.Assignments))
 	}
 }

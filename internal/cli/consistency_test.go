@@ -17,6 +17,7 @@ import (
 
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/schema"
 )
 
@@ -385,7 +386,7 @@ func checkAgrees(t *testing.T, src string) {
 					t.Errorf("path --explain: %v Gb/s; check: %v", got, want.ExpectedGbps)
 				}
 			default:
-				if s := fmt.Sprintf("%.0f Gb/s", want.ExpectedGbps); want.ExpectedGbps > 0 && !strings.Contains(out, s) {
+				if s := words.Gbps(want.ExpectedGbps); want.ExpectedGbps > 0 && !strings.Contains(out, s) {
 					t.Errorf("path --explain -o %s does not say %s", f, s)
 				}
 			}

@@ -127,7 +127,7 @@ func TestCompareFitsEighty(t *testing.T) {
 		}
 		want, wantVerdict := readCompare(t, full)
 		got, gotVerdict := readCompare(t, narrow)
-		if len(want) != 13 || len(want["Rank"]) != len(sources) {
+		if len(want) != 14 || len(want["Rank"]) != len(sources) {
 			t.Fatalf("compare of %d: read %d measures, %d ranks back from the full table:\n%s", len(sources), len(want), len(want["Rank"]), full)
 		}
 		for m, cells := range want {

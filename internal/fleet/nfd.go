@@ -124,7 +124,7 @@ func WriteNFD(w io.Writer, r *report.Report, expires time.Time) error {
 	if len(best) > 0 && worst != "" {
 		put("gdtopo.worst-path", worst)
 		switch {
-		case r.Plan.AtMost: // a ceiling, a NIC's port rate unknown: no figure to place by
+		case r.Plan.WorstAtMost: // a ceiling, the worst NIC's port rate unknown: no figure to place by
 			worstGbps = math.Inf(1)
 		case r.Plan.WorstGbps > 0:
 			worstGbps = r.Plan.WorstGbps

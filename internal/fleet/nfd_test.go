@@ -96,7 +96,7 @@ func TestWriteNFD(t *testing.T) {
 	}
 	v100 := nfd(t, fixture(t, "sys-4029gp-v100"))
 	for k, want := range map[string]string{
-		"gdtopo.gpu4.best-nic":             "mlx5_1",
+		"gdtopo.gpu5.best-nic":             "mlx5_1",
 		"gdtopo.gdr":                       "false",
 		"gdtopo.findings.critical":         "2",
 		"gdtopo.finding.acs-redirect":      "critical", // also found at info: the worst is kept

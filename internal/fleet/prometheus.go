@@ -122,7 +122,7 @@ func WritePrometheus(w io.Writer, lines []Line, now time.Time) error {
 				add("gdtopo_pair_gdr", map[bool]float64{true: 1}[x.GDR], labels...)
 			}
 		}
-		if len(r.Plan.Assignments) > 0 && r.Plan.WorstGbps > 0 && !r.Plan.AtMost { // 0: unknown (a link speed the source lacks); AtMost: a ceiling (a NIC rate it lacks)
+		if len(r.Plan.Assignments) > 0 && r.Plan.WorstGbps > 0 && !r.Plan.WorstAtMost { // 0: unknown (a link speed the source lacks); WorstAtMost: a ceiling (the worst NIC's rate unknown)
 			add("gdtopo_plan_worst_expected_throughput_bytes_per_second", r.Plan.WorstGbps*bytesPerGbit, "source", src)
 		}
 		count := map[[2]string]int{}

@@ -99,6 +99,9 @@ func compareRows(c *report.Comparison) ([]string, [][]string) {
 	row("NICs (RDMA)", func(s report.Server) string { return s.NICs })
 	row("PCIe switches", func(s report.Server) string { return s.PCIeSwitches })
 	row("Pairs by label", func(s report.Server) string { return labelCounts(s.PairsByLabel) })
+	row("Plan: GPUDirect RDMA", func(s report.Server) string {
+		return fmt.Sprintf("%d of %d accelerators", s.Measures.GDRAccelerators, s.Measures.Accelerators)
+	})
 	row("Plan: worst pair", func(s report.Server) string { return words.GbpsAtMost(s.Measures.WorstGbps, s.Measures.AtMost) })
 	row("Plan: mean", func(s report.Server) string { return words.GbpsAtMost(s.Measures.MeanGbps, s.Measures.AtMost) })
 	row("Findings", func(s report.Server) string {

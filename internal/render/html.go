@@ -72,7 +72,7 @@ const htmlPage = `<!DOCTYPE html>
 {{end}}</table>{{else}}<p>The source shows no PCI hierarchy for this pair.</p>{{end}}
 <p class="bottleneck">Bottleneck: {{.Bottleneck}}</p>
 {{range .Pair.Notes}}<p class="note">Note: {{.}}</p>{{end}}
-{{with .Prediction}}<p class="prediction">Prediction (NCCL {{$.Report.NCCLVersion}} rules): expected <b>{{.Expected}}</b>, write (NIC writes accelerator memory) {{.Write}}, read {{.Read}}, efficiency {{.Efficiency}}, GPUDirect RDMA {{.GDR}}</p>
+{{with .Prediction}}<p class="prediction">Prediction (NCCL {{$.Report.NCCLVersion}} rules): direct RDMA <b>{{.Expected}}</b>, write (NIC writes accelerator memory) {{.Write}}, read {{.Read}}, efficiency {{.Efficiency}}, GPUDirect RDMA {{.GDR}}</p>
 {{if .Steps}}<table class="steps"><tr><th>#</th><th>Step</th><th>Value</th><th>Source</th></tr>
 {{range .Steps}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td></tr>
 {{end}}</table>{{end}}
@@ -81,7 +81,7 @@ const htmlPage = `<!DOCTYPE html>
 </section>
 {{end}}{{end}}
 {{if .Plan}}<h2>Rail plan</h2>
-<table id="plan"><tr><th>Accelerator</th><th>NIC</th><th>Expected</th><th>Shared by</th></tr>
+<table id="plan"><tr><th>Accelerator</th><th>NIC</th><th>Expected, as NCCL runs it</th><th>Shared by</th></tr>
 {{range .Plan}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td></tr>
 {{end}}</table>{{end}}
 <h2>Findings</h2>
@@ -239,7 +239,7 @@ func htmlDataOf(r *report.Report) (*htmlData, error) {
 		if len(as.MoreNICs) > 0 {
 			nic += " + " + strings.Join(r.TableNames(as.MoreNICs), " ")
 		}
-		data.Plan = append(data.Plan, []string{acc, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost), strconv.Itoa(as.Shared)})
+		data.Plan = append(data.Plan, []string{acc, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost) + " " + report.ModeWords(as.Mode), strconv.Itoa(as.Shared)})
 	}
 	return data, nil
 }

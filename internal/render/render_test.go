@@ -64,7 +64,7 @@ func BenchmarkTable(b *testing.B) {
 		rows[i] = []string{fmt.Sprintf("GPU%d 0000:%02x:00.0", i%8, i), fmt.Sprintf("NIC%d mlx5_%d", i%10, i%10), "SYS", "SYS",
 			"CPU root complex, cross socket", "16 GB/s", "7", "12.3 GB/s", "45%", "off"}
 	}
-	header := []string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Expected", "Eff", "GDR"}
+	header := []string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Direct RDMA", "Eff", "GDR"}
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := NewPrinter(io.Discard, Table).Table(header, rows); err != nil {

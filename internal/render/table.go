@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,7 +111,7 @@ func checkReport(p *Printer, v *report.CheckView) error {
 		}
 		if v.Verbose {
 			p.Heading("Accelerator-NIC pairs")
-			if err := p.Table([]string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Expected", "Eff", "GDR"}, v.Pairs); err != nil {
+			if err := p.Table([]string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Direct RDMA", "Eff", "GDR"}, v.Pairs); err != nil {
 				return err
 			}
 		}
@@ -261,7 +262,7 @@ func planTable(p *Printer, plan *report.CheckPlan, verbose bool) error {
 		return nil
 	}
 	p.Heading(fmt.Sprintf("Rail plan (worst %s, mean %s)", plan.Worst, plan.Mean))
-	if err := p.Table([]string{"Accelerator", "NIC", "Expected", "Each", "NIC use"}, plan.Rows); err != nil {
+	if err := p.Table([]string{"Accelerator", "NIC", "Expected, as NCCL runs it", "Each", "NIC use"}, plan.Rows); err != nil {
 		return err
 	}
 	if plan.AtMost {
@@ -511,7 +512,7 @@ func pathTables(pr *Printer, v *report.PathView) error {
 		if h.Kind == string(topology.HopPCIe) {
 			l, g = "unknown", "unknown"
 			if h.CurrentGTs > 0 && h.CurrentWidth > 0 {
-				l, g = topology.Link{CurrentGTs: h.CurrentGTs, CurrentWidth: h.CurrentWidth}.String(), fmt.Sprintf("%g", h.Gbps)
+				l, g = topology.Link{CurrentGTs: h.CurrentGTs, CurrentWidth: h.CurrentWidth}.String(), fmt.Sprintf("%.1f", h.Gbps)
 			}
 		}
 		rows = append(rows, []string{strconv.Itoa(i + 1), h.From, h.To, strings.ReplaceAll(h.Kind, "_", " "), l, g})
@@ -522,7 +523,10 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	}
 	if p.BottleneckGbps > 0 {
 		pr.Printf("\n")
-		pr.Lines(fmt.Sprintf("%g Gb/s (narrowest current PCIe link: GT/s × lanes × line code × MPS/(MPS+TLP overhead))", p.BottleneckGbps), "Bottleneck: ", "  ")
+		pr.Lines(fmt.Sprintf("%s (narrowest current PCIe link: GT/s × lanes × line code × MPS/(MPS+TLP overhead))", words.Gbps(p.BottleneckGbps)), "Bottleneck: ", "  ")
+	}
+	if x := p.Prediction; x != nil && x.PathGbps > 0 && math.Abs(x.PathGbps-p.BottleneckGbps) > 0.5 && x.PathNote != "" {
+		pr.Lines(fmt.Sprintf("%s %s: the figure the prediction uses", words.Gbps(x.PathGbps), x.PathNote), "Predicted path: ", "  ")
 	}
 	for _, n := range p.Notes {
 		pr.Lines(n, "Note: ", "  ")

@@ -135,7 +135,7 @@ func accelerators(g *topology.Graph, aliases map[*topology.Device]string, pl adv
 		a := Accelerator{BDF: d.BDF(), Alias: aliases[d], CPUAffinity: d.LocalCPUs, NUMAAffinity: d.NUMANode, NUMAFrom: d.NUMAFrom}
 		if as, ok := nicOf[d]; ok && as.NIC != nil {
 			a.BestNIC, a.BestNICAlias, a.BestNICName = as.NIC.BDF(), aliases[as.NIC], NICName(as.NIC)
-			a.ExpectedGbps, a.ExpectedAtMost = Round(as.ExpectedGbps), as.AtMost && as.ExpectedGbps > 0
+			a.ExpectedGbps, a.ExpectedAtMost, a.ExpectedMode = Round(as.ExpectedGbps), as.AtMost && as.ExpectedGbps > 0, as.Mode
 			if p := r.Pair(a.BDF, a.BestNIC); p != nil {
 				a.BestPath = Label(p)
 				a.GDR = p.Prediction != nil && p.Prediction.GDR
@@ -353,7 +353,7 @@ func prediction(p *advisor.Prediction, out *Prediction) {
 	*out = Prediction{ExpectedGbps: Round(p.ExpectedGbps), NICGbps: Round(p.NICGbps), Efficiency: Round(p.Efficiency),
 		ExpectedWriteGbps: Round(p.ExpectedWriteGbps), ExpectedReadGbps: Round(p.ExpectedReadGbps),
 		ExpectedWriteMaxGbps: Round(p.ExpectedWriteMaxGbps), ExpectedReadMaxGbps: Round(p.ExpectedReadMaxGbps), PathGbps: Round(p.PathGbps),
-		GDR: p.GDR, GDRRead: p.GDRRead, GDRReason: p.GDRReason, GDRUnknown: p.GDRUnknown, GDRMechanism: p.GDRMechanism,
+		PathNote: p.PathNote, GDR: p.GDR, GDRRead: p.GDRRead, GDRReason: p.GDRReason, GDRUnknown: p.GDRUnknown, GDRMechanism: p.GDRMechanism,
 		HostStagedGbps: Round(p.HostStagedGbps), AtMost: p.AtMost,
 		Assumed: nonNil(p.Uncertain), Steps: make([]Step, 0, len(p.Explain))}
 	for _, s := range p.Explain {
@@ -371,10 +371,10 @@ func finding(f advisor.Finding) Finding {
 }
 
 func plan(p advisor.Plan) Plan {
-	out := Plan{Assignments: make([]Assignment, 0, len(p.Assignments)), WorstGbps: Round(p.WorstGbps), MeanGbps: Round(p.MeanGbps), AtMost: p.AtMost, NCCLIBHCA: p.NCCLIBHCA,
+	out := Plan{Assignments: make([]Assignment, 0, len(p.Assignments)), WorstGbps: Round(p.WorstGbps), MeanGbps: Round(p.MeanGbps), AtMost: p.AtMost, WorstAtMost: p.WorstAtMost, NCCLIBHCA: p.NCCLIBHCA,
 		Ranks: make([]Rank, 0, len(p.Ranks)), Notes: p.Notes}
 	for _, a := range p.Assignments {
-		out.Assignments = append(out.Assignments, Assignment{Accelerator: a.GPU.BDF(), NIC: a.NIC.BDF(), ExpectedGbps: Round(a.ExpectedGbps),
+		out.Assignments = append(out.Assignments, Assignment{Accelerator: a.GPU.BDF(), NIC: a.NIC.BDF(), ExpectedGbps: Round(a.ExpectedGbps), Mode: a.Mode,
 			Shared: a.Shared, ShareGbps: Round(a.ShareGbps), Known: a.Known, AtMost: a.AtMost, MoreNICs: bdfs(a.MoreNICs)})
 	}
 	for _, r := range p.Ranks {

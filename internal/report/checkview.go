@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -210,8 +211,8 @@ func pairRows(r *Report) [][]string {
 			expected, eff, gdr := "", "", ""
 			if x := p.Prediction; x != nil {
 				expected, gdr = x.ExpectedText(), x.GDRText()
-				if x.PathGbps > p.BottleneckGbps+0.5 { // an idle accelerator's link, predicted at its max speed
-					bottleneck += ", " + words.Gbps(x.PathGbps) + " loaded"
+				if x.PathGbps > 0 && math.Abs(x.PathGbps-p.BottleneckGbps) > 0.5 && x.PathNote != "" { // the figure the prediction uses
+					bottleneck += ", " + words.Gbps(x.PathGbps) + " " + x.PathNote
 				}
 				if x.Efficiency > 0 {
 					eff = fmt.Sprintf("%.0f%%", 100*x.Efficiency)
@@ -227,6 +228,20 @@ func pairRows(r *Report) [][]string {
 	return rows
 }
 
+// ModeWords names how NCCL runs a planned pair (Assignment.Mode), after
+// its figure in plan tables: the figure is that mode's, direct or staged.
+func ModeWords(mode string) string {
+	switch mode {
+	case "gdr":
+		return "GDR"
+	case "gdr_write":
+		return "GDR recv, staged send"
+	case "host_staged":
+		return "host-staged"
+	}
+	return ""
+}
+
 // checkPlan is the rail plan as check shows it, each rank's settings with
 // verbose; nil without assignments.
 func checkPlan(r *Report, verbose bool) *CheckPlan {
@@ -234,7 +249,7 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 	if len(plan.Assignments) == 0 {
 		return nil
 	}
-	out := &CheckPlan{Worst: words.GbpsAtMost(plan.WorstGbps, plan.AtMost), Mean: words.GbpsAtMost(plan.MeanGbps, plan.AtMost), AtMost: plan.AtMost}
+	out := &CheckPlan{Worst: words.GbpsAtMost(plan.WorstGbps, plan.WorstAtMost), Mean: words.GbpsAtMost(plan.MeanGbps, plan.AtMost), AtMost: plan.AtMost}
 	for _, as := range plan.Assignments {
 		shared := "own"
 		if as.Shared > 1 {
@@ -249,7 +264,7 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 			shared += fmt.Sprintf(", %d NICs", 1+len(as.MoreNICs))
 			nic += " + " + strings.Join(r.TableNames(as.MoreNICs), " ")
 		}
-		out.Rows = append(out.Rows, []string{g.Alias + " " + g.BDF, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost), words.GbpsAtMost(as.ShareGbps, as.AtMost), shared})
+		out.Rows = append(out.Rows, []string{g.Alias + " " + g.BDF, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost) + " " + ModeWords(as.Mode), words.GbpsAtMost(as.ShareGbps, as.AtMost), shared})
 	}
 	if !verbose {
 		return out

@@ -36,8 +36,12 @@ type Server struct {
 // Measures are what servers are ranked by, in this order; each as the
 // table prints it (throughput rounded by RoundGbps).
 type Measures struct {
-	WorstGbps float64 `json:"worst_gbps"` // the rail plan's worst pair: what a collective waits for; more is better
-	MeanGbps  float64 `json:"mean_gbps"`  // more is better
+	// GDRAccelerators counts the accelerators the rail plan gives
+	// GPUDirect RDMA; the share of Accelerators ranks first: a plan that
+	// stages through host memory is ranked by it, whatever its figures.
+	GDRAccelerators int     `json:"gdr_accelerators"`
+	WorstGbps       float64 `json:"worst_gbps"` // the rail plan's worst pair: what a collective waits for; more is better
+	MeanGbps        float64 `json:"mean_gbps"`  // more is better
 	// AtMost is the plan's: WorstGbps and MeanGbps are ceilings, a NIC's
 	// port rate unknown. A ceiling ranks a server below one whose figure
 	// is above it, and decides nothing else.
@@ -112,7 +116,17 @@ func (m *measure) ceiling(x, y Measures) bool { return m.gbps && (x.AtMost || y.
 // counted against each other.
 func sameUnseen(x, y Measures) bool { return slices.Equal(x.Unseen, y.Unseen) }
 
+// gdrShare is the measure of the share of accelerators with GPUDirect
+// RDMA in the plan; its sentence counts them.
+var gdrShare = measure{name: "share of accelerators the plan gives GPUDirect RDMA", value: func(m Measures) float64 {
+	if m.Accelerators == 0 {
+		return 0
+	}
+	return float64(m.GDRAccelerators) / float64(m.Accelerators)
+}, more: true, mayBeZero: true}
+
 var measures = []measure{
+	gdrShare,
 	{"worst planned accelerator–NIC pair", "Gb/s", func(m Measures) float64 { return m.WorstGbps }, true, false, false, true},
 	{"mean planned pair", "Gb/s", func(m Measures) float64 { return m.MeanGbps }, true, false, false, true},
 	{"critical findings", "", func(m Measures) float64 { return float64(m.Critical) }, false, true, true, false},
@@ -177,7 +191,13 @@ func ServerOf(r *Report) Server {
 			s.Critical = append(s.Critical, f.Code)
 		}
 	}
-	s.Measures = Measures{WorstGbps: words.RoundGbps(r.Plan.WorstGbps), MeanGbps: words.RoundGbps(r.Plan.MeanGbps), AtMost: r.Plan.AtMost,
+	gdr := 0
+	for _, a := range r.Accelerators {
+		if a.GDR {
+			gdr++
+		}
+	}
+	s.Measures = Measures{GDRAccelerators: gdr, WorstGbps: words.RoundGbps(r.Plan.WorstGbps), MeanGbps: words.RoundGbps(r.Plan.MeanGbps), AtMost: r.Plan.AtMost,
 		Critical: r.Counts.Critical, Warning: r.Counts.Warning, Info: r.Counts.Info,
 		Accelerators: len(r.Accelerators), RailNICs: railNICs, UnknownPaths: unknownPaths,
 		UnidentifiedFunctions: r.Summary.UnidentifiedFunctions, Partial: r.Summary.Partial,
@@ -460,7 +480,15 @@ func verdict(best, next Server) Verdict {
 		return v
 	}
 	v.Measure, v.BestValue, v.OtherValue = m.name, m.value(best.Measures), m.value(next.Measures)
-	if m.unit != "" {
+	switch {
+	case m == &measures[0]: // GPUDirect RDMA for more of its accelerators
+		b, n := best.Measures, next.Measures
+		v.Sentence = fmt.Sprintf("%s ranks first: its rail plan gives GPUDirect RDMA to %d of %d accelerators against %d of %d for %s, which stages the rest through host memory",
+			best.Source, b.GDRAccelerators, b.Accelerators, n.GDRAccelerators, n.Accelerators, next.Source)
+		if fb, fn := measures[1].value(b), measures[1].value(n); fn > fb && !n.AtMost {
+			v.Sentence += fmt.Sprintf("; %s's higher worst pair (%s against %s) counts staged figures", next.Source, words.Gbps(fn), words.Gbps(fb))
+		}
+	case m.unit != "":
 		if next.Measures.AtMost { // a ceiling: by how much is unknown, only that it is less
 			v.Sentence = fmt.Sprintf("%s ranks first: its %s is %s against at most %s for %s, whose NICs' port rates are not all known",
 				best.Source, m.name, words.Gbps(v.BestValue), words.Gbps(v.OtherValue), next.Source)
@@ -472,7 +500,7 @@ func verdict(best, next Server) Verdict {
 			}
 			v.Sentence += ")"
 		}
-	} else {
+	default:
 		v.Sentence = fmt.Sprintf("%s ranks first: it has %.0f %s against %.0f for %s", best.Source, v.BestValue, m.name, v.OtherValue, next.Source)
 	}
 	if m.name == "critical findings" && len(next.Critical) > 0 {
@@ -490,6 +518,8 @@ func notDeciding(before []measure, best, next Server) string {
 	for i := range before {
 		x := &before[i]
 		switch {
+		case x.name == gdrShare.name && best.Measures.GDRAccelerators == 0 && next.Measures.GDRAccelerators == 0:
+			// neither plan gives GPUDirect RDMA: nothing to say
 		case x.finding && !sameUnseen(best.Measures, next.Measures):
 			unseen = append(unseen, x.name)
 		case x.value(best.Measures) == x.value(next.Measures) && x.comparable(best.Measures, next.Measures):

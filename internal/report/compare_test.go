@@ -29,6 +29,10 @@ func TestCompare(t *testing.T) {
 			server("d1", Measures{Accelerators: 8, RailNICs: 2, UnknownPaths: 8}),
 			server("d2", Measures{Accelerators: 4, RailNICs: 1, Warning: 1, UnknownPaths: 4})},
 			"", "d1 cannot be ranked: 8 of its accelerator–NIC paths are unknown", []int{1, 1}, true},
+		{"GPUDirect RDMA for more accelerators ranks first, whatever a staged figure says", []Server{
+			server("genoa", Measures{WorstGbps: 260, MeanGbps: 260, Critical: 1, Accelerators: 4, RailNICs: 4}, "no-local-nic"),
+			server("hgx", Measures{GDRAccelerators: 8, WorstGbps: 230, MeanGbps: 379, Warning: 1, Accelerators: 8, RailNICs: 8})},
+			"hgx", "its rail plan gives GPUDirect RDMA to 8 of 8 accelerators against 0 of 4 for genoa, which stages the rest through host memory; genoa's higher worst pair (260 Gb/s against 230 Gb/s) counts staged figures", []int{2, 1}, false},
 		{"worst pair decides", []Server{
 			server("a", Measures{WorstGbps: 196, MeanGbps: 300, Accelerators: 8, RailNICs: 4}),
 			server("b", Measures{WorstGbps: 392, MeanGbps: 392, Accelerators: 4, RailNICs: 4})},

@@ -57,7 +57,10 @@ func verdictParts(r *Report) (status, rest string) {
 	}
 	line += fmt.Sprintf("; rail plan: GPUDirect RDMA for %d of %d accelerators", gdr, len(r.Accelerators))
 	if r.Plan.WorstGbps > 0 {
-		line += ", worst " + words.GbpsAtMost(r.Plan.WorstGbps, r.Plan.AtMost)
+		line += ", worst " + words.GbpsAtMost(r.Plan.WorstGbps, r.Plan.WorstAtMost)
+		if gdr == 0 { // the figure is a staged one: say so beside it
+			line += " host-staged"
+		}
 	}
 	return status, line + partialInput(r.Summary)
 }

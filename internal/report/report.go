@@ -160,7 +160,10 @@ type Accelerator struct {
 	// ExpectedAtMost: expected_gbps is a ceiling, the NIC's port rate
 	// unknown (Prediction.AtMost).
 	ExpectedAtMost bool `json:"expected_at_most"`
-	GDR            bool `json:"gdr"`
+	// ExpectedMode is how NCCL runs the planned pair (Assignment.Mode);
+	// "" without a plan.
+	ExpectedMode string `json:"expected_mode"`
+	GDR          bool   `json:"gdr"`
 }
 
 // Finding is one problem the advisor found, with its remedy as steps.
@@ -187,8 +190,9 @@ type Plan struct {
 	Assignments []Assignment `json:"assignments"`
 	WorstGbps   float64      `json:"worst_gbps"` // per accelerator, after sharing a NIC
 	MeanGbps    float64      `json:"mean_gbps"`
-	AtMost      bool         `json:"at_most"`     // worst_gbps and mean_gbps are ceilings: an assignment's NIC has no known port rate
-	NCCLIBHCA   string       `json:"nccl_ib_hca"` // the same on every rank (NVIDIA/nccl#1478); "" without RDMA NICs NCCL's IB transport drives
+	AtMost      bool         `json:"at_most"`       // mean_gbps is a ceiling: an assignment's NIC has no known port rate
+	WorstAtMost bool         `json:"worst_at_most"` // worst_gbps is a ceiling: the worst assignment's NIC has no known port rate
+	NCCLIBHCA   string       `json:"nccl_ib_hca"`   // the same on every rank (NVIDIA/nccl#1478); "" without RDMA NICs NCCL's IB transport drives
 	Ranks       []Rank       `json:"ranks"`
 	Notes       []string     `json:"notes,omitempty"` // why a rank lacks a variable; which plugin picks the NICs
 }
@@ -197,11 +201,15 @@ type Plan struct {
 type Assignment struct {
 	Accelerator  string  `json:"accelerator"`
 	NIC          string  `json:"nic"`
-	ExpectedGbps float64 `json:"expected_gbps"` // as NCCL would run the pair: direct, or host-staged where GDR is off
-	Shared       int     `json:"shared"`        // accelerators on this NIC
-	ShareGbps    float64 `json:"share_gbps"`    // expected_gbps / shared
-	Known        bool    `json:"known"`         // the figure rests on a known link and a decided GDR verdict
-	AtMost       bool    `json:"at_most"`       // the figures are ceilings: the NIC's port rate is unknown
+	ExpectedGbps float64 `json:"expected_gbps"` // as NCCL would run the pair: mode says how
+	// Mode is how NCCL runs the pair, what expected_gbps is the figure of:
+	// "gdr" (GPUDirect RDMA both ways), "gdr_write" (receives direct, sends
+	// staged), "host_staged".
+	Mode      string  `json:"mode"`
+	Shared    int     `json:"shared"`     // accelerators on this NIC
+	ShareGbps float64 `json:"share_gbps"` // expected_gbps / shared
+	Known     bool    `json:"known"`      // the figure rests on a known link and a decided GDR verdict
+	AtMost    bool    `json:"at_most"`    // the figures are ceilings: the NIC's port rate is unknown
 	// MoreNICs are the further NICs NCCL spreads the accelerator's channels
 	// over, as near as NIC (AWS p5: four per GPU); expected_gbps is then
 	// their sum, capped by the accelerator's own link. [] for one NIC.
@@ -350,14 +358,17 @@ type Prediction struct {
 	ExpectedWriteMaxGbps float64 `json:"expected_write_max_gbps"`
 	ExpectedReadMaxGbps  float64 `json:"expected_read_max_gbps"`
 	PathGbps             float64 `json:"path_gbps"` // the path's narrowest link as predicted (idle accelerators at max speed); 0 unknown
-	NICGbps              float64 `json:"nic_gbps"`
-	Efficiency           float64 `json:"efficiency"` // 0..1; 0 when the NIC's rate is unknown
-	GDR                  bool    `json:"gdr"`
-	GDRRead              bool    `json:"gdr_read"`
-	GDRReason            string  `json:"gdr_reason"`
-	GDRUnknown           string  `json:"gdr_unknown"`   // what the verdict rests on that the source could not show; "" when certain
-	GDRMechanism         string  `json:"gdr_mechanism"` // nvidia-peermem, dma-buf, or "" when unknown
-	HostStagedGbps       float64 `json:"host_staged_gbps"`
+	// PathNote says why path_gbps differs from the pair's bottleneck_gbps:
+	// "loaded", "over NVLink-C2C", "via the root complex (why)"; "" where not.
+	PathNote       string  `json:"path_note"`
+	NICGbps        float64 `json:"nic_gbps"`
+	Efficiency     float64 `json:"efficiency"` // 0..1; 0 when the NIC's rate is unknown
+	GDR            bool    `json:"gdr"`
+	GDRRead        bool    `json:"gdr_read"`
+	GDRReason      string  `json:"gdr_reason"`
+	GDRUnknown     string  `json:"gdr_unknown"`   // what the verdict rests on that the source could not show; "" when certain
+	GDRMechanism   string  `json:"gdr_mechanism"` // nvidia-peermem, dma-buf, or "" when unknown
+	HostStagedGbps float64 `json:"host_staged_gbps"`
 	// AtMost: the NIC's port rate is unknown and its own PCIe link was
 	// taken as its limit, so the figures are ceilings, not estimates.
 	AtMost  bool     `json:"at_most"`
