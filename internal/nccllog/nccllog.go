@@ -354,11 +354,24 @@ var reRingOrder = regexp.MustCompile(`^(?:Channel|Ring) \d+(?:/\d\d+)? :(?:\s+\d
 // knownStarts are messages a cut last line may be the start of.
 var knownStarts = []string{"Channel ", "Connected all rings", "Connected all trees", "NET/IB : Using", "NET/Socket : Using", "Using network ", "comm 0x", "Init COMPLETE"}
 
+// knownWords end the transports of a Channel line ("P2P/direct pointer/read",
+// ".../GDRDMA/Shared").
+var knownWords = []string{"pointer", "direct", "read", "IPC", "CUMEM", "GDRDMA", "Shared"}
+
 // cutMessage reports whether msg is a proper start of a message NCCL
 // prints, as a line cut short is.
 func cutMessage(msg string) bool {
 	if msg == "" {
 		return false
+	}
+	if _, via, ok := strings.Cut(msg, " via "); ok && strings.HasPrefix(msg, "Channel ") {
+		seg := via[strings.LastIndexByte(via, '/')+1:]
+		word := seg[strings.LastIndexByte(seg, ' ')+1:]
+		for _, k := range knownWords {
+			if len(word) < len(k) && strings.HasPrefix(k, word) {
+				return true
+			}
+		}
 	}
 	for _, k := range knownStarts {
 		if len(msg) < len(k) && strings.HasPrefix(k, msg) {
