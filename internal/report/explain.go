@@ -161,13 +161,20 @@ func Explain(in ExplainInput) *Explanation {
 	for _, h := range l.Hosts {
 		e.Hosts = append(e.Hosts, logHost(h, planned[h.Name]))
 	}
+	matched := 0
 	for _, rk := range l.Ranks {
 		h := l.Host(rk.Host)
 		lr := logRank(h, rk)
 		if planned[rk.Host] {
 			against(&lr, r)
+			if lr.GPU != "" {
+				matched++
+			}
 		}
 		e.Ranks = append(e.Ranks, lr)
+	}
+	if r != nil && matched == 0 && len(l.Ranks) > 0 {
+		e.Log.Notes = append(e.Log.Notes, "no GPU of the log is in the source (by bus address or NVML index): the source describes another machine, and no rank is set against its plan")
 	}
 	x := &explainer{e: e, log: l, r: r, planned: planned}
 	for _, h := range l.Hosts {
@@ -394,9 +401,8 @@ func (x *explainer) host(h *nccllog.Host) {
 			continue // said for the HCA
 		}
 		d := Difference{Code: "no-gdrdma", Severity: string(advisor.Critical), Host: h.Name, Ranks: lr.Ranks, CostsBandwidth: true,
-			Message: fmt.Sprintf("rank %s: network channels through %s without /GDRDMA (staged in host memory)", ints(lr.Ranks), strings.Join(off, ", ")),
-			Remedy:  "give each GPU a NIC within NCCL's GDR level (the rail plan: gdtopo check SOURCE), or, where the path allows peer-to-peer, raise NCCL_NET_GDR_LEVEL"}
-		d.Cause = x.noGDRCause(h, lr)
+			Message: fmt.Sprintf("rank %s: network channels through %s without /GDRDMA (staged in host memory)", ints(lr.Ranks), strings.Join(off, ", "))}
+		d.Cause, d.Remedy = x.noGDRCause(h, lr)
 		x.add(d)
 	}
 	// Sockets instead of RDMA.
@@ -447,11 +453,14 @@ func (x *explainer) host(h *nccllog.Host) {
 }
 
 // noGDRCause says why a rank's channels lack /GDRDMA, from the log where
-// it says, else from the source's path, else that it is not known.
-func (x *explainer) noGDRCause(h *nccllog.Host, lr *LogRank) string {
+// it says, else from the source's path, else that it is not known; and the
+// remedy that follows.
+func (x *explainer) noGDRCause(h *nccllog.Host, lr *LogRank) (string, string) {
+	const farRemedy = "give each GPU a NIC within NCCL's GDR level (the rail plan: gdtopo check SOURCE), or, where the path allows peer-to-peer, raise NCCL_NET_GDR_LEVEL"
+	const peermemRemedy = "modprobe nvidia-peermem (and load it at boot: /etc/modules-load.d)"
 	for _, g := range h.GDRPath {
 		if !g.Enabled && g.BusID == lr.BusID {
-			return fmt.Sprintf("the NIC is farther from the GPU than NCCL's GDR level: NCCL printed distance %d > %d (src/graph/paths.cc ncclTopoCheckGdr)", g.Distance, g.Level)
+			return fmt.Sprintf("the NIC is farther from the GPU than NCCL's GDR level: NCCL printed distance %d > %d (src/graph/paths.cc ncclTopoCheckGdr)", g.Distance, g.Level), farRemedy
 		}
 	}
 	// The peer-memory check is one for the host (net_ib's gdrSupport reads
@@ -459,7 +468,7 @@ func (x *explainer) noGDRCause(h *nccllog.Host, lr *LogRank) string {
 	// holds for all of them.
 	for _, g := range h.GDR {
 		if !g.Enabled && strings.Contains(g.Reason, "no module") {
-			return fmt.Sprintf("no peer-memory module on this host: NCCL printed \"(no module)\" for HCA %d '%s', and the check holds for every HCA of the host", g.Index, g.Name)
+			return fmt.Sprintf("no peer-memory module on this host: NCCL printed \"(no module)\" for HCA %d '%s', and the check holds for every HCA of the host", g.Index, g.Name), peermemRemedy
 		}
 	}
 	var cause []string
@@ -474,10 +483,18 @@ func (x *explainer) noGDRCause(h *nccllog.Host, lr *LogRank) string {
 	if v, ok := h.Env["NCCL_NET_GDR_READ"]; ok && v == "0" {
 		cause = append(cause, "NCCL_NET_GDR_READ=0: sends are staged")
 	}
-	if len(cause) == 0 {
-		return "the log does not say: NCCL turns it off per path when the NIC is farther from the GPU than NCCL_NET_GDR_LEVEL (default PXB), or per HCA without peer memory; give SOURCE for the path"
+	if len(cause) > 0 {
+		return strings.Join(cause, "; "), farRemedy
 	}
-	return strings.Join(cause, "; ")
+	unknown := "the log does not say: NCCL turns it off per path when the NIC is farther from the GPU than NCCL_NET_GDR_LEVEL (default PXB), or per HCA without peer memory or DMA-BUF"
+	if lr.PlanGDR == "yes" {
+		return unknown + "; the log does not name the NIC, and the source's nearest NIC to " + lr.GPU + " (" + lr.PlanNIC + ", " + lr.PlanPath + ") allows GPUDirect RDMA: the path alone does not explain it",
+			"check peer memory on the host (lsmod | grep nvidia_peermem) and rerun with NCCL_DEBUG_SUBSYS=INIT,NET for NCCL's per-HCA verdict"
+	}
+	if x.r == nil {
+		unknown += "; give SOURCE for the path"
+	}
+	return unknown, "rerun with NCCL_DEBUG_SUBSYS=INIT,NET for NCCL's per-HCA verdict; " + farRemedy
 }
 
 func (x *explainer) sockets(h *nccllog.Host, ranks []*LogRank) {
