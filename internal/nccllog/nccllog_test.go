@@ -150,3 +150,55 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestPrefixes: lines as launchers and log collectors wrap them, copied
+// from public threads (aws/aws-ofi-nccl#24 Open MPI tags and the older
+// "Ring" form; aws/aws-ofi-nccl#889 CloudWatch timestamps;
+// NVIDIA/nccl-tests#179 a host whose name has digits and dots).
+func TestPrefixes(t *testing.T) {
+	text := `[1,26]<stdout>:ip-172-32-36-209:8716:9558 [2] NCCL INFO Ring 00 : 26[2] -> 30[6] via P2P/IPC
+[1,7]<stdout>:ip-172-32-38-1:21471:22316 [7] NCCL INFO Ring 00 : 7 -> 8 [send] via NET/AWS Libfabric/0
+  | 2025-05-16T16:40:02.222-07:00 | ip-10-36-29-253:82:2548 [0] NCCL INFO Channel 00/0 : 3[3] -> 2[2] via P2P/CUMEM/read
+manolinux1:12260:12269 [1] NCCL INFO comm 0x56040477b5f0 rank 3 nranks 4 cudaDev 1 nvmlDev 1 busId 28000 commId 0x540a9c130dcc7f4e - Init START
+`
+	l, err := Parse("x", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `net ip-172-32-36-209 -
+net ip-172-32-38-1 -
+net ip-10-36-29-253 -
+net manolinux1 -
+rank ip-172-32-36-209 2 ranks=26 nics=- pxn=- gdr=-
+rank ip-172-32-38-1 7 ranks=7 nics=0 pxn=- gdr=no
+rank ip-10-36-29-253 0 ranks=3 nics=- pxn=- gdr=-
+rank manolinux1 1 ranks=3 nics=- pxn=- gdr=-
+`
+	if got := l.Brief(); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	if l.Ranks[3].BusID != "0000:28:00.0" || l.Ranks[3].NVMLDev != 1 {
+		t.Errorf("Init line: %+v", l.Ranks[3])
+	}
+}
+
+// TestCorpusTopologyPrint: NCCL's "=== System" print, pasted alone, is a
+// log whose host printed its topology (and has no rank).
+func TestCorpusTopologyPrint(t *testing.T) {
+	name := "../../../shared/corpus/nccl-xml/nccl-tests-256-h200-vm.nccl-info-topology.txt"
+	f, err := os.Open(name)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("corpus missing in CI: %v", err)
+		}
+		t.Skipf("corpus not here: %v", err)
+	}
+	defer f.Close()
+	l, err := Parse(name, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Hosts) != 1 || !l.Hosts[0].Topology || len(l.Ranks) != 0 {
+		t.Errorf("hosts %d topology %v ranks %d", len(l.Hosts), l.Hosts[0].Topology, len(l.Ranks))
+	}
+}
