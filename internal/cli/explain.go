@@ -28,7 +28,7 @@ func newCmdExplain(g *globalOptions) *cobra.Command {
 	opts := &explainOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "explain LOG [SOURCE]",
-		Short: "Read an NCCL_DEBUG=INFO log: per rank the NIC, GPUDirect RDMA and why",
+		Short: "Explain an NCCL_DEBUG=INFO log: each rank's NIC and GDR, and why",
 		Long: `Explain reads what NCCL or RCCL printed with NCCL_DEBUG=INFO (one rank's log or
 many ranks' interleaved, with or without NCCL_DEBUG_SUBSYS, the output of
 nccl-tests included) and says per rank what NCCL did: the GPU, the network and

@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gdtopo/gdtopo/internal/report"
 )
 
 // TestExplainGolden pins explain's output on every collected NCCL log
@@ -42,6 +46,8 @@ func TestExplainGolden(t *testing.T) {
 		golden(t, "explain/"+c.log+"+"+c.fixture+".txt", out)
 		run(append(args, "-o", "json")...) // validated against the schema by TestMain
 	}
+	_, out, _ := run("explain", "../nccllog/testdata/nccl-899-ib-no-module.log", "-o", "markdown")
+	golden(t, "explain/nccl-899-ib-no-module.md", out)
 }
 
 // TestExplainExit: a difference that costs bandwidth exits 3 unless
@@ -74,5 +80,36 @@ func TestExplainHelp(t *testing.T) {
 	_, out, _ := run("help")
 	if !strings.Contains(out, "explain") {
 		t.Errorf("gdtopo help lacks explain:\n%s", out)
+	}
+}
+
+// TestExplainCodesDocumented: every difference code explain can give is
+// described in report.DifferenceCodes and named in docs/inputs.md, and
+// every code the goldens hold is one of them.
+func TestExplainCodesDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/inputs.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for code := range report.DifferenceCodes {
+		if !strings.Contains(string(doc), "`"+code+"`") {
+			t.Errorf("docs/inputs.md does not name %s", code)
+		}
+	}
+	goldens, _ := filepath.Glob("testdata/explain/*.json")
+	for _, g := range goldens {
+		b, err := os.ReadFile(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e report.Explanation
+		if err := json.Unmarshal(b, &e); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range e.Differences {
+			if report.DifferenceCodes[d.Code] == "" {
+				t.Errorf("%s: code %s not in report.DifferenceCodes", g, d.Code)
+			}
+		}
 	}
 }

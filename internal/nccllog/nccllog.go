@@ -73,6 +73,7 @@ type Host struct {
 	RingGDR    int               // -1 unknown
 	Env        map[string]string // NCCL_* "set by environment to"
 	Topology   bool              // NCCL printed its "=== System" topology
+	NVLS       bool              // NCCL said NVLS multicast is available
 	ranks      map[rankKey]*Rank
 }
 
@@ -152,6 +153,7 @@ var (
 	reInit    = regexp.MustCompile(`\bcomm 0x[0-9a-fA-F]+ rank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev (\d+))? busId ([0-9a-fA-F]+)`)
 	reLocal   = regexp.MustCompile(`\bcomm 0x[0-9a-fA-F]+ rank (\d+) nRanks (\d+) nNodes \d+ localRanks \d+ localRank (\d+)`)
 	reChannel = regexp.MustCompile(`^(?:Channel|Ring|Coll) (\d+)(?:/(\d+))? : (\d+)(?:\[([0-9a-fA-F]+)\])? -> (\d+)(?:\[([0-9a-fA-F]+)\])?(?: \[(send|receive)\])? via (.*)$`)
+	reColl    = regexp.MustCompile(`^Coll(?:Net)? (\d+)(?:/(\d+))? : (\d+) \[(send|receive)\] via (COLLNET/.*)$`)
 	reNet     = regexp.MustCompile(`^(NET|COLLNET)/(.+)/(\d+)(?:\((\d+)\))?((?:/[A-Za-z]+(?:\([A-Z]+\))?)*)$`)
 	reIBNIC   = regexp.MustCompile(`\[(\d+)\]([^\s:\[\]]+):(\d+)/([A-Za-z]+)`)
 	reSockNIC = regexp.MustCompile(`\[(\d+)\]([^\s:\[\]<]+):`)
@@ -420,8 +422,12 @@ func (p *parser) info(h *Host, pid, dev int, msg string) {
 				h.Version = m[2]
 			}
 		}
-	case strings.HasPrefix(msg, "Channel "), strings.HasPrefix(msg, "Ring "), strings.HasPrefix(msg, "Coll "):
+	case strings.HasPrefix(msg, "Coll "), strings.HasPrefix(msg, "CollNet "):
+		p.collnet(h, pid, dev, msg)
+	case strings.HasPrefix(msg, "Channel "), strings.HasPrefix(msg, "Ring "):
 		p.channel(h, pid, dev, msg)
+	case strings.HasPrefix(msg, "NVLS multicast support is "):
+		h.NVLS = !strings.Contains(msg, "not available")
 	case strings.Contains(msg, "Init START") || strings.Contains(msg, "Init COMPLETE"):
 		if m := reInit.FindStringSubmatch(msg); m != nil {
 			rank, _ := strconv.Atoi(m[1])
@@ -603,6 +609,37 @@ func (p *parser) channel(h *Host, pid, dev int, msg string) {
 		return
 	}
 	rk.Channels = append(rk.Channels, c)
+}
+
+// collnet reads a CollNet connection line, which names one rank, its own
+// (src/transport/coll_net.cc sendSetup, recvSetup).
+func (p *parser) collnet(h *Host, pid, dev int, msg string) {
+	m := reColl.FindStringSubmatch(msg)
+	if m == nil {
+		return
+	}
+	n := reNet.FindStringSubmatch(m[5])
+	if n == nil {
+		p.lastCut = true
+		return
+	}
+	c := Channel{Conn: -1, Proxy: -1, Dir: m[4], Transport: "COLLNET", Net: n[2]}
+	c.ID, _ = strconv.Atoi(m[1])
+	if m[2] != "" {
+		c.Conn, _ = strconv.Atoi(m[2])
+	}
+	own, _ := strconv.Atoi(m[3])
+	c.From, c.To = own, own
+	c.Dev, _ = strconv.Atoi(n[3])
+	c.GDR = strings.Contains(n[5], "GDRDMA")
+	if rk := p.rankFor(h, pid, dev, own); rk != nil {
+		rk.Ranks = addInt(rk.Ranks, own)
+		if len(rk.Channels) < MaxChannelsPerRank {
+			rk.Channels = append(rk.Channels, c)
+		} else {
+			rk.MoreChannels++
+		}
+	}
 }
 
 // busbw reads nccl-tests' table: its header and its rows.

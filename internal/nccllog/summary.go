@@ -75,10 +75,13 @@ func (r *Rank) Transports() []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, c := range r.Channels {
-		if c.Transport == "NET" || c.Transport == "COLLNET" && c.Net != "" {
+		if c.Transport == "NET" {
 			continue
 		}
 		t := c.Transport
+		if c.Transport == "COLLNET" {
+			t = "COLLNET/" + c.Net
+		}
 		if c.Detail != "" {
 			t += "/" + c.Detail
 		}

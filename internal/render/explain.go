@@ -51,7 +51,7 @@ func explainTables(p *Printer, e *report.Explanation) error {
 		rows = append(rows, []string{"Note", n})
 	}
 	p.Heading("What NCCL did")
-	if err := p.KeyValues(rows); err != nil {
+	if err := keyValues(p, rows); err != nil {
 		return err
 	}
 	var hosts [][]string
@@ -128,7 +128,7 @@ func explainTables(p *Printer, e *report.Explanation) error {
 			kv = append(kv, []string{"Plan", fmt.Sprintf("%.0f Gb/s per accelerator at worst", b.PlanGbps)})
 		}
 		kv = append(kv, []string{"Note", b.Note})
-		if err := p.KeyValues(kv); err != nil {
+		if err := keyValues(p, kv); err != nil {
 			return err
 		}
 	}
@@ -142,11 +142,24 @@ func explainTables(p *Printer, e *report.Explanation) error {
 		if len(d.Ranks) > 0 {
 			who += " rank " + intList(d.Ranks)
 		}
+		if p.Format() == Markdown {
+			p.Printf("- **%s** %s `%s` %s\n  - cause: %s\n  - remedy: %s\n", strings.ToUpper(d.Severity), who, d.Code, d.Message, d.Cause, d.Remedy)
+			continue
+		}
 		p.SeverityLines(d.Severity, fmt.Sprintf(" %s [%s] %s", who, d.Code, d.Message), "", "    ")
 		p.Lines("cause: "+d.Cause, "    ", "      ")
 		p.Lines("remedy: "+d.Remedy, "    ", "      ")
 	}
 	return nil
+}
+
+// keyValues writes rows of a name and a value: a two-column table in
+// markdown, aligned lines otherwise.
+func keyValues(p *Printer, rows [][]string) error {
+	if p.Format() == Markdown {
+		return p.Table([]string{"Item", "Value"}, rows)
+	}
+	return p.KeyValues(rows)
 }
 
 func countCosting(e *report.Explanation) int {
