@@ -118,12 +118,13 @@ func countCosting(e *report.Explanation) int {
 	return n
 }
 
-// readLog reads LOG: standard input for -, else a regular file or a pipe
-// (opened without blocking, so a FIFO with no writer cannot hang the run).
+// readLog reads LOG: standard input for -, else a file or a pipe, opened
+// without blocking (a FIFO with no writer reads as empty instead of
+// hanging the run).
 func (o *explainOptions) readLog() (*nccllog.Log, error) {
 	var in io.Reader = o.IO.In
 	if o.Log != "-" {
-		fd, err := os.OpenFile(o.Log, os.O_RDONLY|syscall.O_NOCTTY, 0)
+		fd, err := os.OpenFile(o.Log, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -140,5 +141,9 @@ func (o *explainOptions) readLog() (*nccllog.Log, error) {
 	if in == nil {
 		return nil, fmt.Errorf("standard input: nothing to read")
 	}
-	return nccllog.Parse(o.Log, in)
+	name := o.Log
+	if name == "-" {
+		name = "standard input"
+	}
+	return nccllog.Parse(name, in)
 }

@@ -222,7 +222,11 @@ func severityRank(s string) int {
 }
 
 func logHost(h *nccllog.Host, planned bool) LogHost {
-	out := LogHost{Name: h.Name, Version: h.Version, Network: h.Network, Plugin: h.Plugin, Env: h.Env,
+	env := h.Env
+	if env == nil {
+		env = map[string]string{}
+	}
+	out := LogHost{Name: h.Name, Version: h.Version, Network: h.Network, Plugin: h.Plugin, Env: env,
 		NICs: []string{}, GDRDisabled: []string{}, GDREnabled: []string{}, Planned: planned}
 	for _, n := range h.IBNICs {
 		out.NICs = append(out.NICs, fmt.Sprintf("%s:%d/%s", n.Name, n.Port, n.LinkLayer))
