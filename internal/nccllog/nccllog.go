@@ -97,7 +97,8 @@ type HCAGDR struct {
 
 // PathGDR is NCCL's verdict on one GPU-NIC path (NCCL up to 2.18 prints it).
 type PathGDR struct {
-	BusID    string // PCI address of the GPU
+	GPU      string // as NCCL printed it
+	BusID    string // PCI address of the GPU; "" when the number is none
 	HCA      int
 	Distance int // NCCL's path type: 1 PIX, 2 PXB, 3 PHB (later PXN, P2C), ...
 	Level    int // NCCL_NET_GDR_LEVEL in effect
@@ -158,7 +159,7 @@ var (
 	reIBNIC   = regexp.MustCompile(`\[(\d+)\]([^\s:\[\]]+):(\d+)/([A-Za-z]+)`)
 	reSockNIC = regexp.MustCompile(`\[(\d+)\]([^\s:\[\]<]+):`)
 	reHCAGDR  = regexp.MustCompile(`^NET/(.+?) : GPU Direct RDMA (Enabled|Disabled) for HCA (\d+) '([^']*)'(?: \((.*)\))?`)
-	rePathGDR = regexp.MustCompile(`^GPU Direct RDMA (Enabled|Disabled) for GPU ([0-9a-fA-F]+) / HCA (\d+) \(distance (\d+) (?:>|<=) (-?\d+)\)`)
+	rePathGDR = regexp.MustCompile(`^GPU Direct RDMA (Enabled|Disabled) for GPU ([0-9a-fA-F]+) / HCA (\d+) \(distance (\d+) ?(?:>|<=) ?(-?\d+)\)`)
 	reRing    = regexp.MustCompile(`use ring PXN (\d+) GDR (\d+)`)
 	reEnv     = regexp.MustCompile(`^(NCCL_[A-Z0-9_]+) set by environment to (.*?)\.?$`)
 	rePlugin  = regexp.MustCompile(`^NET/Plugin ?: Loaded net plugin (.+)$`)
@@ -502,7 +503,12 @@ func (p *parser) info(h *Host, pid, dev int, msg string) {
 			hca, _ := strconv.Atoi(m[3])
 			d, _ := strconv.Atoi(m[4])
 			lv, _ := strconv.Atoi(m[5])
-			g := PathGDR{BusID: BusID(m[2]), HCA: hca, Distance: d, Level: lv, Enabled: m[1] == "Enabled"}
+			g := PathGDR{GPU: m[2], HCA: hca, Distance: d, Level: lv, Enabled: m[1] == "Enabled"}
+			// NCCL 2.7 to 2.18 print the GPU's busId; a number below
+			// 0x1000 (bus 0) is a device index of another release.
+			if v, err := strconv.ParseUint(m[2], 16, 64); err == nil && v >= 0x1000 {
+				g.BusID = BusID(m[2])
+			}
 			for _, x := range h.GDRPath {
 				if x == g {
 					return

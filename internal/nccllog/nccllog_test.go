@@ -202,3 +202,19 @@ func TestCorpusTopologyPrint(t *testing.T) {
 		t.Errorf("hosts %d topology %v ranks %d", len(l.Hosts), l.Hosts[0].Topology, len(l.Ranks))
 	}
 }
+
+// TestPathGDR: NCCL's per-path verdict, as a public guide quotes it
+// (a device index, not a busId, and "0<= 0" without a space).
+func TestPathGDR(t *testing.T) {
+	text := `sz-k8s-master:65286:65341 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 0 / HCA 2 (distance 7 > 0)
+sz-k8s-master:65286:65341 [0] NCCL INFO GPU Direct RDMA Enabled for GPU 0 / HCA 2 (distance 0<= 0)
+`
+	l, err := Parse("x", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := l.Hosts[0].GDRPath
+	if len(g) != 2 || g[0].Enabled || g[0].Distance != 7 || g[0].BusID != "" || g[0].GPU != "0" || !g[1].Enabled {
+		t.Errorf("%+v", g)
+	}
+}

@@ -463,7 +463,7 @@ func (x *explainer) noGDRCause(h *nccllog.Host, lr *LogRank) (string, string) {
 	const farRemedy = "give each GPU a NIC within NCCL's GDR level (the rail plan: gdtopo check SOURCE), or, where the path allows peer-to-peer, raise NCCL_NET_GDR_LEVEL"
 	const peermemRemedy = "modprobe nvidia-peermem (and load it at boot: /etc/modules-load.d)"
 	for _, g := range h.GDRPath {
-		if !g.Enabled && g.BusID == lr.BusID {
+		if !g.Enabled && g.BusID != "" && g.BusID == lr.BusID {
 			return fmt.Sprintf("the NIC is farther from the GPU than NCCL's GDR level: NCCL printed distance %d > %d (src/graph/paths.cc ncclTopoCheckGdr)", g.Distance, g.Level), farRemedy
 		}
 	}
