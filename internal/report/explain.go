@@ -373,11 +373,11 @@ func (x *explainer) host(h *nccllog.Host) {
 		disabled[g.Name] = true
 		d := Difference{Code: "gdr-hca-disabled", Severity: string(advisor.Critical), Host: h.Name, CostsBandwidth: true,
 			Message: fmt.Sprintf("NCCL turned GPUDirect RDMA off for HCA %d '%s'", g.Index, g.Name),
-			Cause:   "NCCL found neither a peer-memory module (nvidia-peermem) nor DMA-BUF support for it (src/graph/topo.cc)",
+			Cause:   "NCCL found no way to DMA to GPU memory through it: no peer-memory module (nvidia-peermem) and, from NCCL 2.13, no DMA-BUF support either (src/graph/topo.cc)",
 			Remedy:  "modprobe nvidia-peermem (and load it at boot), or use DMA-BUF: the open GPU kernel module, Linux 5.12 or later, NCCL 2.13 or later"}
 		if strings.Contains(g.Reason, "no module") {
 			d.Code = "gdr-no-peermem"
-			d.Cause = "no peer-memory module: NCCL looks for /sys/kernel/mm/memory_peers/nv_mem/version, which nvidia-peermem (or nv_peer_mem) creates"
+			d.Cause = "no peer-memory module: NCCL looks for /sys/kernel/mm/memory_peers/nv_mem/version or /sys/module/nvidia_peermem/version, which nv_peer_mem or nvidia-peermem creates (net_ib's gdr support check)"
 			d.Remedy = "modprobe nvidia-peermem (and load it at boot: /etc/modules-load.d)"
 		}
 		d.Ranks = ranksUsing(ranks, g.Name)
@@ -467,9 +467,10 @@ func (x *explainer) noGDRCause(h *nccllog.Host, lr *LogRank) (string, string) {
 			return fmt.Sprintf("the NIC is farther from the GPU than NCCL's GDR level: NCCL printed distance %d > %d (src/graph/paths.cc ncclTopoCheckGdr)", g.Distance, g.Level), farRemedy
 		}
 	}
-	// The peer-memory check is one for the host (net_ib's gdrSupport reads
-	// /sys/kernel/mm/memory_peers/nv_mem/version): an HCA's "(no module)"
-	// holds for all of them.
+	// The peer-memory check is one for the host (src/transport/net_ib/gdr.cc
+	// reads /sys/kernel/mm/memory_peers/nv_mem/version or
+	// /sys/module/nvidia_peermem/version): an HCA's "(no module)" holds for
+	// all of them.
 	for _, g := range h.GDR {
 		if !g.Enabled && strings.Contains(g.Reason, "no module") {
 			return fmt.Sprintf("no peer-memory module on this host: NCCL printed \"(no module)\" for HCA %d '%s', and the check holds for every HCA of the host", g.Index, g.Name), peermemRemedy
