@@ -55,16 +55,16 @@ func parseFile(t *testing.T, name string) *Log {
 // partial, with the line; whole ones are not.
 func TestPartial(t *testing.T) {
 	for name, cut := range map[string]bool{
-		"nccl-899-ib-no-module.log":       true,  // "6a5a91752e39:74352:74370 [0"
-		"nccl-1232-socket.log":            true,  // "[0] node0:13571:1357"
-		"nccl-1053-socket-lo-system.log":  true,  // "ax"
-		"nccl-1773-p2p-single-node.log":   true,  // "... NCCL INFO C"
-		"nccl-1453-ibext-gdr.log":         true,  // "... proto 0 tim"
-		"aks-rdma-30-ib-gdr.log":          true,  // "Channel 02/0 : 11"
-		"nccl-1814-ibext-no-gdr.log":      true,  // "via NET/IBext_v8/"
-		"nccl-1412-ib-no-gdr.log":         true,  // "via P2P/direct p"
-		"aks-rdma-pr36-gdr-level-sys.log": true,  // "leader-h2nng"
-		"nccl-1866-h100-vm.log":           true,  // "cl4-gpu"
+		"nccl-899-ib-no-module.log":       true, // "6a5a91752e39:74352:74370 [0"
+		"nccl-1232-socket.log":            true, // "[0] node0:13571:1357"
+		"nccl-1053-socket-lo-system.log":  true, // "ax"
+		"nccl-1773-p2p-single-node.log":   true, // "... NCCL INFO C"
+		"nccl-1453-ibext-gdr.log":         true, // "... proto 0 tim"
+		"aks-rdma-30-ib-gdr.log":          true, // "Channel 02/0 : 11"
+		"nccl-1814-ibext-no-gdr.log":      true, // "via NET/IBext_v8/"
+		"nccl-1412-ib-no-gdr.log":         true, // "via P2P/direct p"
+		"aks-rdma-pr36-gdr-level-sys.log": true, // "leader-h2nng"
+		"nccl-1866-h100-vm.log":           true, // "cl4-gpu"
 		"eks-p4d-efa-ofi.log":             false,
 		"nccl-tests-321-vm-roce-pxn.log":  false,
 		"nccl-1537-roce-gdr-disabled.log": false,
