@@ -75,7 +75,7 @@ func keepJSON(args []string, code int, out string) {
 			format = args[i+1]
 		}
 	}
-	def := map[string]string{"check": "check", "matrix": "matrix", "tree": "tree", "path": "path", "compare": "comparison", "verify": "verification", "fleet": "fleet"}[args[0]]
+	def := map[string]string{"check": "check", "matrix": "matrix", "tree": "tree", "path": "path", "compare": "comparison", "verify": "verification", "fleet": "fleet", "explain": "explanation"}[args[0]]
 	jsonMu.Lock()
 	defer jsonMu.Unlock()
 	switch {
@@ -134,7 +134,7 @@ func compileSchemas() error {
 			return
 		}
 		schemas = map[string]*jsonschema.Schema{}
-		for _, d := range []string{"check", "result", "matrix", "tree", "path", "comparison", "verification", "fleet", "fleet_node"} {
+		for _, d := range []string{"check", "result", "matrix", "tree", "path", "comparison", "verification", "fleet", "fleet_node", "explanation"} {
 			if schemas[d], schemaErr = c.Compile(url + "#/$defs/" + d); schemaErr != nil {
 				return
 			}

@@ -34,7 +34,8 @@ func commands() []command {
 	return []command{
 		{"check", newCmdCheck}, {"matrix", newCmdMatrix}, {"tree", newCmdTree}, {"path", newCmdPath},
 		{"compare", newCmdCompare}, {"export", newCmdExport}, {"snapshot", newCmdSnapshot},
-		{"verify", newCmdVerify}, {"fleet", newCmdFleet}, {"calibrate", newCmdCalibrate}, {"version", newCmdVersion},
+		{"verify", newCmdVerify}, {"fleet", newCmdFleet}, {"calibrate", newCmdCalibrate}, {"explain", newCmdExplain},
+		{"version", newCmdVersion},
 	}
 }
 

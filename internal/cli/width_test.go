@@ -280,6 +280,10 @@ func TestEveryCommandFitsEighty(t *testing.T) {
 	for _, c := range NewRootCmd(&Streams{}).Commands() {
 		commands = append(commands, []string{"help", c.Name()}, []string{c.Name(), "--help"})
 	}
+	logs, _ := filepath.Glob("../nccllog/testdata/*.log")
+	for _, l := range logs {
+		commands = append(commands, []string{"explain", l}, []string{"explain", l, "../../fixtures/hgx-h100.tar.gz"})
+	}
 	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
 		commands = append(commands, []string{"help", "completion", shell})
 	}

@@ -50,3 +50,12 @@ func TestOpenHook(t *testing.T) {
 		}
 	}
 }
+
+// TestNCCLLogHint: an NCCL_DEBUG=INFO log given as SOURCE is refused as
+// unrecognised, with the command that reads it named.
+func TestNCCLLogHint(t *testing.T) {
+	_, err := load.Source("../nccllog/testdata/nccl-899-ib-no-module.log", load.Options{Names: names.New("")})
+	if !errors.Is(err, source.ErrUnrecognized) || !strings.Contains(err.Error(), "gdtopo explain") {
+		t.Errorf("err %v", err)
+	}
+}

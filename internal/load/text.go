@@ -119,6 +119,9 @@ func parseText(display string, data []byte) (*source.Source, *topology.Graph, er
 	if ok {
 		return nil, nil, matrixAlone(display, data, matrix)
 	}
+	if bytes.Contains(rest, []byte("NCCL INFO ")) {
+		return nil, nil, fmt.Errorf("%s: %w, lspci output, NCCL or hwloc topology XML, or lstopo text: an NCCL_DEBUG=INFO log, which gdtopo explain LOG [SOURCE] reads", display, source.ErrUnrecognized)
+	}
 	return nil, nil, fmt.Errorf("%s: %w, lspci output, NCCL or hwloc topology XML, or lstopo text", display, source.ErrUnrecognized)
 }
 

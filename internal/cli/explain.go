@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gdtopo/gdtopo/advisor"
+	"github.com/gdtopo/gdtopo/internal/nccllog"
+	"github.com/gdtopo/gdtopo/internal/render"
+	"github.com/gdtopo/gdtopo/internal/report"
+)
+
+// explainOptions are gdtopo explain's inputs.
+type explainOptions struct {
+	*globalOptions
+	adviceOptions
+	Output string // -o
+	Log    string // LOG: a file, or - for standard input
+	Source string // SOURCE: "" for none
+	FailOn string // --fail-on
+}
+
+func newCmdExplain(g *globalOptions) *cobra.Command {
+	opts := &explainOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "explain LOG [SOURCE]",
+		Short: "Explain an NCCL_DEBUG=INFO log: each rank's NIC and GDR, and why",
+		Long: `Explain reads what NCCL or RCCL printed with NCCL_DEBUG=INFO (one rank's log or
+many ranks' interleaved, with or without NCCL_DEBUG_SUBSYS, the output of
+nccl-tests included) and says per rank what NCCL did: the GPU, the network and
+the NICs its channels went through (through another rank's NIC for PXN),
+whether they carried GPUDirect RDMA (/GDRDMA), and the intra-node transports.
+Then one line per difference from what the host could do, with its cause and
+remedy: GPUDirect RDMA off for an HCA (no peer memory), channels without
+GDRDMA, sockets instead of RDMA, channels bunched on one NIC.
+
+With SOURCE (the host's tree, as check reads it) each rank's GPU is found by
+its bus address and set against gdtopo's rail plan and GPUDirect RDMA
+verdict: a NIC across the sockets, a NIC other than the plan's, the plan's
+NIC missing from NCCL's list (NCCL_IB_HCA). The host is matched by name;
+when the log does not name the source's host, the plan is set against every
+host of the log (the same hardware assumed) and the output says so.
+
+LOG is recognised by its content; text with no NCCL line is an error. A log
+cut short is read as far as it goes and marked partial.
+
+Exit status 3 when a difference that costs bandwidth is at or above
+--fail-on (critical by default; never: not at all).`,
+		Example: `  $ gdtopo explain nccl.log
+  $ gdtopo explain nccl.log host.tar.gz
+  $ all_reduce_perf -g 8 2>&1 | gdtopo explain - -o json`,
+		Args: args(cobra.RangeArgs(1, 2)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			opts.Log = a[0]
+			if len(a) == 2 {
+				opts.Source = a[1]
+			}
+			return explainRun(opts)
+		},
+	}
+	opts.adviceOptions.addFlags(cmd)
+	addOutputFlag(cmd, &opts.Output, render.ExplainFormats)
+	cmd.Flags().StringVar(&opts.FailOn, "fail-on", string(advisor.Critical), "exit with status 3 when a difference that costs bandwidth is at least this severe: critical, warning, info, or never")
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"critical", "warning", "info", "never"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func explainRun(opts *explainOptions) error {
+	f, err := parseFormat(opts.Output, render.ExplainFormats)
+	if err != nil {
+		return err
+	}
+	if opts.FailOn != report.FailOnNever {
+		level, err := advisor.ParseSeverity(opts.FailOn)
+		if err != nil {
+			return usagef("--fail-on: %v, or never", err)
+		}
+		opts.FailOn = string(level)
+	}
+	if opts.Log == "-" && opts.Source == "-" {
+		return usagef("LOG and SOURCE cannot both be standard input")
+	}
+	l, err := opts.readLog()
+	if err != nil {
+		return err
+	}
+	var r *report.Report
+	if opts.Source != "" {
+		if r, err = opts.report(opts.Source, false, &opts.adviceOptions, reportOptions{NoHops: true}); err != nil {
+			return err
+		}
+	}
+	name := opts.Log
+	if name == "-" {
+		name = "standard input"
+	}
+	e := report.Explain(report.ExplainInput{Name: name, Log: l, Report: r, FailOn: opts.FailOn})
+	if err := render.Explain(opts.IO.Out, f, e, opts.IO.Style); err != nil {
+		return err
+	}
+	if e.ExitStatus == report.ExitOK {
+		return nil
+	}
+	return &exitError{code: e.ExitStatus, msg: fmt.Sprintf("%d difference(s) costing bandwidth at or above %s", countCosting(e), opts.FailOn)}
+}
+
+func countCosting(e *report.Explanation) int {
+	n := 0
+	for _, d := range e.Differences {
+		if d.CostsBandwidth && advisor.Severity(d.Severity).AtLeast(advisor.Severity(e.FailOn)) {
+			n++
+		}
+	}
+	return n
+}
+
+// readLog reads LOG: standard input for -, else a file or a pipe, opened
+// without blocking (a FIFO with no writer reads as empty instead of
+// hanging the run).
+func (o *explainOptions) readLog() (*nccllog.Log, error) {
+	var in io.Reader = o.IO.In
+	if o.Log != "-" {
+		fd, err := os.OpenFile(o.Log, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer fd.Close()
+		fi, err := fd.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.Log, err)
+		}
+		if fi.IsDir() {
+			return nil, fmt.Errorf("%s: a folder, not a log", o.Log)
+		}
+		in = fd
+	}
+	if in == nil {
+		return nil, fmt.Errorf("standard input: nothing to read")
+	}
+	name := o.Log
+	if name == "-" {
+		name = "standard input"
+	}
+	return nccllog.Parse(name, in)
+}
