@@ -111,6 +111,10 @@ type Prediction struct {
 	// GDRUnknown says what the source could not show that the verdict
 	// rests on; empty when GDR and GDRRead are NCCL's answer for certain.
 	GDRUnknown string
+	// GDRSetBy says which NCCL variables of Options.Env decided the verdict
+	// and how ("distance SYS ≤ GDR level SYS (NCCL_NET_GDR_LEVEL=SYS)");
+	// nil where NCCL's defaults did.
+	GDRSetBy []string
 	// GDRMechanism is how the NIC maps GPU memory: "nvidia-peermem",
 	// "dma-buf", or "" when the source cannot tell or nothing applies.
 	GDRMechanism string
@@ -132,9 +136,10 @@ type Prediction struct {
 type Options struct {
 	NCCLVersion string // "2.30.7", "2.27", "v2.19.3-1"; default DefaultNCCLVersion
 	Model       *Model // default DefaultModel()
-	// Env holds the NCCL variables that change ncclTopoCheckGdr:
-	// NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C. Absent keys
-	// take NCCL's defaults for the version.
+	// Env holds the NCCL variables the advisor follows (NCCLEnvKeys), as
+	// the job would see them: the caller reads them (the environment,
+	// --nccl-env); the advisor never does. Absent keys take NCCL's defaults
+	// for the version.
 	Env map[string]string
 	// SkipExplain leaves every Prediction's Explain nil: its words are a
 	// large part of what a prediction costs, and only an explanation shows

@@ -539,9 +539,14 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	if err := pr.Table([]string{"#", "Step", "Value", "Source"}, rows); err != nil {
 		return err
 	}
-	if x.GDRReason != "" {
+	if x.GDRReason != "" || len(x.GDRSetBy) > 0 {
 		pr.Printf("\n")
+	}
+	if x.GDRReason != "" {
 		pr.Lines(x.GDRReason, "GPUDirect RDMA: ", "  ")
+	}
+	for _, s := range x.GDRSetBy {
+		pr.Lines(s, "NCCL variables: ", "  ")
 	}
 	for _, u := range x.Assumed {
 		pr.Lines(u, "Assumed: ", "  ")

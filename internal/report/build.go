@@ -27,6 +27,9 @@ type Input struct {
 	// NVSMI is the host's nvidia-smi topo -m against the tree (NVSMI
 	// builds it); nil when none was given.
 	NVSMI *NVSMICheck
+	// NCCLEnv are the NCCL variables the advisor was given, each with
+	// where it came from (the environment, --nccl-env).
+	NCCLEnv []NCCLVar
 }
 
 // Build makes the report of one source. It is the one place that decides
@@ -34,7 +37,7 @@ type Input struct {
 // accelerator's best NIC, and which NICs the tables show.
 func Build(in Input) *Report {
 	g := in.Graph
-	r := &Report{Source: in.Source, Graph: g, FailOn: in.FailOn, NVSMI: in.NVSMI,
+	r := &Report{Source: in.Source, Graph: g, FailOn: in.FailOn, NVSMI: in.NVSMI, NCCLEnv: in.NCCLEnv,
 		HostBridges: make([]HostBridge, 0, len(g.HostBridges)), Devices: make([]Device, 0, len(g.Devices)), Accelerators: []Accelerator{},
 		NICs: []string{}, HiddenNICs: []string{}, Pairs: make([]Pair, 0, len(in.Pairs)),
 		Warnings: make([]Warning, 0, len(g.Warnings)), Lacks: append(append([]string{}, g.Lacks...), unidentifiedLacks(g)...), Findings: []Finding{},
@@ -353,7 +356,7 @@ func prediction(p *advisor.Prediction, out *Prediction) {
 	*out = Prediction{ExpectedGbps: Round(p.ExpectedGbps), NICGbps: Round(p.NICGbps), Efficiency: Round(p.Efficiency),
 		ExpectedWriteGbps: Round(p.ExpectedWriteGbps), ExpectedReadGbps: Round(p.ExpectedReadGbps),
 		ExpectedWriteMaxGbps: Round(p.ExpectedWriteMaxGbps), ExpectedReadMaxGbps: Round(p.ExpectedReadMaxGbps), PathGbps: Round(p.PathGbps),
-		GDR: p.GDR, GDRRead: p.GDRRead, GDRReason: p.GDRReason, GDRUnknown: p.GDRUnknown, GDRMechanism: p.GDRMechanism,
+		GDR: p.GDR, GDRRead: p.GDRRead, GDRReason: p.GDRReason, GDRUnknown: p.GDRUnknown, GDRSetBy: p.GDRSetBy, GDRMechanism: p.GDRMechanism,
 		HostStagedGbps: Round(p.HostStagedGbps), AtMost: p.AtMost,
 		Assumed: nonNil(p.Uncertain), Steps: make([]Step, 0, len(p.Explain))}
 	for _, s := range p.Explain {
