@@ -303,6 +303,9 @@ func pair(p topology.Pair, ph []topology.Hop, kinds []string, hops []Hop, noHops
 	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: append(kinds, string(p.A.Kind), string(p.B.Kind)),
 		SMI: string(p.SMI), PCIeSMI: string(p.PCIeSMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: Round(p.BottleneckGbps),
 		Notes: nonNil(p.Notes), Hops: []Hop{}, C2C: p.C2C}
+	if p.SMI == topology.XGMI && p.NCCL == topology.NVL {
+		out.NCCL = string(topology.XGMI) // RCCL's name for the path type (ROCm/rccl src/graph/topo.cc, topoPathTypeStr)
+	}
 	// Decided once here, for every renderer: a label the source cannot
 	// tell ("?") is uncertain, and NCCL's label shares the path's doubt.
 	out.LabelUncertain = p.LabelUncertain || p.SMI == topology.Unknown
