@@ -111,6 +111,9 @@ type Prediction struct {
 	// GDRUnknown says what the source could not show that the verdict
 	// rests on; empty when GDR and GDRRead are NCCL's answer for certain.
 	GDRUnknown string
+	// PXNVia is the NVLink peer GPU NCCL reaches the NIC through (PXN,
+	// pxn.go), whose distance to the NIC decides GDR; nil without PXN.
+	PXNVia *topology.Device
 	// GDRSetBy says which NCCL variables of Options.Env decided the verdict
 	// and how ("distance SYS ≤ GDR level SYS (NCCL_NET_GDR_LEVEL=SYS)");
 	// nil where NCCL's defaults did.
@@ -224,6 +227,7 @@ type analysis struct {
 	// beyondLevel holds gdr's "distance > level" reason by distance: the
 	// words differ only in the distance, and every pair asks.
 	beyondLevel map[topology.Label]string
+	pxn         map[pairKey]pxnRoute // pairs NCCL routes through an NVLink peer (pxnPeers)
 }
 
 // Analyze predicts every accelerator–NIC pair of pairs (nil: g.Pairs()),
@@ -249,12 +253,14 @@ func Analyze(g *topology.Graph, pairs []topology.Pair, opts Options) (*Result, e
 	}
 	a.pairs = topology.PairsOf(pairs, topology.KindAccelerator, topology.KindNIC)
 	a.preds = make([]Prediction, 0, len(a.pairs))
+	a.pxn = a.pxnPeers()
 	for _, p := range a.pairs {
 		if p.SMI == topology.Unknown {
 			continue // nothing to predict on a path the source cannot tell
 		}
 		a.preds = append(a.preds, a.predict(p))
 	}
+	a.applyPXN()
 	plan := a.plan()
 	a.predictStorage()
 	a.find(plan)

@@ -173,6 +173,10 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	// 4-5. Distance against the level.
 	level, levelWhy, setBy := a.gdrLevel()
 	distance := p.NCCL
+	if r, ok := a.pxn[pairKey{gpu, nic}]; ok {
+		// PXN: "In case of PXN, use the intermediate GPU distance instead".
+		distance, pr.PXNVia = r.label, r.peer
+	}
 	if c2c, from := a.gdrC2C(); a.v.minor >= 26 && a.v.minor <= 28 && distance == topology.P2C {
 		if c2c {
 			distance = "C2C" // paths.cc: "On C2C platforms we can still use GDRDMA on NICs connected to the CPUs"
@@ -188,6 +192,9 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 		doubt = append(doubt, fmt.Sprintf("NCCL path type %q unknown", distance))
 	case dr > lr:
 		msg, ok := a.beyondLevel[p.NCCL]
+		if pr.PXNVia != nil {
+			msg, ok = fmt.Sprintf("PXN through %s: its NCCL distance %s > GDR level %s (NCCL %s, %s)", pr.PXNVia.BDF(), distance, level, a.v, levelWhy), true
+		}
 		if !ok {
 			msg = fmt.Sprintf("NCCL distance %s > GDR level %s (NCCL %s, %s)", p.NCCL, level, a.v, levelWhy)
 			if a.beyondLevel == nil {

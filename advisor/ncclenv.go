@@ -11,10 +11,11 @@ import (
 
 // NCCLEnvKeys are the NCCL variables the advisor follows, in name order,
 // as NCCL reads them: the GDR level, reads and C2C of ncclTopoCheckGdr
-// (src/graph/paths.cc) and the IB transport's device list
-// (src/transport/net_ib/init.cc, ncclIbInitDevices).
+// and PXN of ncclTopoComputePaths (src/graph/paths.cc), and the IB
+// transport's device list (src/transport/net_ib/init.cc,
+// ncclIbInitDevices).
 func NCCLEnvKeys() []string {
-	return []string{"NCCL_IB_HCA", "NCCL_NET_GDR_C2C", "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ"}
+	return []string{"NCCL_IB_HCA", "NCCL_NET_GDR_C2C", "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ", "NCCL_PXN_C2C", "NCCL_PXN_DISABLE"}
 }
 
 // IsNCCLEnvKey reports whether the advisor follows variable k.

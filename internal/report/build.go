@@ -98,6 +98,12 @@ func Build(in Input) *Report {
 			out.Prediction = &predSlab[0]
 			predSlab = predSlab[1:]
 			prediction(pr, out.Prediction)
+			if pr.PXNVia != nil {
+				// NCCL's path to the NIC is PXN: through the peer over NVLink
+				// (src/graph/paths.cc, addInterStep); nvidia-smi's label stays.
+				out.NCCL, out.NCCLUncertain = "PXN", false
+				out.Notes = append(out.Notes, "NCCL reaches this NIC through "+pr.PXNVia.BDF()+" over NVLink (PXN) and judges GPUDirect RDMA by that accelerator's distance to it")
+			}
 		}
 		r.Pairs = append(r.Pairs, out)
 	}
@@ -360,11 +366,20 @@ func prediction(p *advisor.Prediction, out *Prediction) {
 		ExpectedWriteGbps: Round(p.ExpectedWriteGbps), ExpectedReadGbps: Round(p.ExpectedReadGbps),
 		ExpectedWriteMaxGbps: Round(p.ExpectedWriteMaxGbps), ExpectedReadMaxGbps: Round(p.ExpectedReadMaxGbps), PathGbps: Round(p.PathGbps),
 		GDR: p.GDR, GDRRead: p.GDRRead, GDRReason: p.GDRReason, GDRUnknown: p.GDRUnknown, GDRSetBy: p.GDRSetBy, GDRMechanism: p.GDRMechanism,
+		PXNVia:         bdfOf(p.PXNVia),
 		HostStagedGbps: Round(p.HostStagedGbps), AtMost: p.AtMost,
 		Assumed: nonNil(p.Uncertain), Steps: make([]Step, 0, len(p.Explain))}
 	for _, s := range p.Explain {
 		out.Steps = append(out.Steps, Step{What: s.What, Value: math.Round(s.Value*1e4) / 1e4, Unit: s.Unit, Source: s.Source})
 	}
+}
+
+// bdfOf is d's address, "" for nil.
+func bdfOf(d *topology.Device) string {
+	if d == nil {
+		return ""
+	}
+	return d.BDF()
 }
 
 func finding(f advisor.Finding) Finding {

@@ -361,9 +361,12 @@ type Prediction struct {
 	GDRUnknown           string  `json:"gdr_unknown"` // what the verdict rests on that the source could not show; "" when certain
 	// GDRSetBy says how NCCL variables (nccl_env) decided the verdict;
 	// empty where NCCL's defaults did.
-	GDRSetBy       []string `json:"gdr_set_by,omitempty"`
-	GDRMechanism   string   `json:"gdr_mechanism"` // nvidia-peermem, dma-buf, or "" when unknown
-	HostStagedGbps float64  `json:"host_staged_gbps"`
+	GDRSetBy []string `json:"gdr_set_by,omitempty"`
+	// PXNVia is the NVLink peer accelerator NCCL reaches the NIC through
+	// (PXN): its distance decides "gdr" and its figures are the pair's.
+	PXNVia         string  `json:"pxn_via,omitempty"`
+	GDRMechanism   string  `json:"gdr_mechanism"` // nvidia-peermem, dma-buf, or "" when unknown
+	HostStagedGbps float64 `json:"host_staged_gbps"`
 	// AtMost: the NIC's port rate is unknown and its own PCIe link was
 	// taken as its limit, so the figures are ceilings, not estimates.
 	AtMost  bool     `json:"at_most"`
