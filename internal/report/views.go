@@ -330,6 +330,7 @@ func NewPathView(r *Report, p topology.Pair) *PathView {
 	}
 	if rp := r.Pair(p.A.BDF(), p.B.BDF()); rp != nil {
 		v.Pair.Prediction = rp.Prediction
+		v.Pair.NCCL, v.Pair.NCCLUncertain, v.Pair.Notes = rp.NCCL, rp.NCCLUncertain, rp.Notes // PXN is the report's (Build)
 	}
 	v.PlaceUnknown = len(p.Hops) == 0 && (p.A.PlaceUnknown || p.B.PlaceUnknown || p.Path == topology.PathUnknown)
 	v.Partial = r.Summary.Partial
