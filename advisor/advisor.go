@@ -228,6 +228,7 @@ type analysis struct {
 	// words differ only in the distance, and every pair asks.
 	beyondLevel map[topology.Label]string
 	pxn         map[pairKey]pxnRoute // pairs NCCL routes through an NVLink peer (pxnPeers)
+	pxnMaybe    map[pairKey]pxnRoute // pairs it would, if NVLink the source cannot show joined them
 }
 
 // Analyze predicts every accelerator–NIC pair of pairs (nil: g.Pairs()),
@@ -253,7 +254,7 @@ func Analyze(g *topology.Graph, pairs []topology.Pair, opts Options) (*Result, e
 	}
 	a.pairs = topology.PairsOf(pairs, topology.KindAccelerator, topology.KindNIC)
 	a.preds = make([]Prediction, 0, len(a.pairs))
-	a.pxn = a.pxnPeers()
+	a.pxn, a.pxnMaybe = a.pxnPeers()
 	for _, p := range a.pairs {
 		if p.SMI == topology.Unknown {
 			continue // nothing to predict on a path the source cannot tell

@@ -207,6 +207,11 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	if p.LabelUncertain {
 		doubt = append(doubt, "the path's label rests on a guess")
 	}
+	if r, ok := a.pxnMaybe[pairKey{gpu, nic}]; ok && okD && dr > lr {
+		if rr, ok := ncclRank(r.label); ok && rr <= lr {
+			doubt = append(doubt, fmt.Sprintf("if NVLink joins %s, which the source cannot show, NCCL reaches this NIC through it (PXN) and GDR follows its distance %s", r.peer.BDF(), r.label))
+		}
+	}
 	if a.v.newer() {
 		note(fmt.Sprintf("NCCL %s is newer than %s: its rules taken", a.v, DefaultNCCLVersion))
 	}

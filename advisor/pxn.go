@@ -38,11 +38,15 @@ type pxnRoute struct {
 //   - from 2.30 also only where the peer's own GDR reads are on.
 //
 // NCCL_PXN_DISABLE=1 turns it off. NCCL's path bandwidths are taken as the
-// pairs' narrowest links, and a GPU's own NIC as the nearest by path type
-// then bandwidth.
-func (a *analysis) pxnPeers() map[pairKey]pxnRoute {
-	if n, _ := a.envParam("NCCL_PXN_DISABLE", 0); n == 1 || len(a.g.NVLinks) == 0 {
-		return nil
+// pairs' narrowest links (and the inter-socket link across sockets); a
+// GPU's own NICs are its nearest by bandwidth, then path type, as
+// ncclTopoGetLocal orders them.
+//
+// maybe holds the pairs that would go through a peer if NVLink joined them,
+// where the source cannot show whether it does (NV?).
+func (a *analysis) pxnPeers() (sure, maybe map[pairKey]pxnRoute) {
+	if n, _ := a.envParam("NCCL_PXN_DISABLE", 0); n == 1 {
+		return nil, nil
 	}
 	at := make(map[pairKey]*topology.Pair, len(a.pairs))
 	for i := range a.pairs {
@@ -68,15 +72,23 @@ func (a *analysis) pxnPeers() map[pairKey]pxnRoute {
 		}
 		return r
 	}
+	// bw is NCCL's path bandwidth: the narrowest link, the inter-socket
+	// link included across sockets (ncclTopoGetInterCpuBw).
+	inter := a.cpuKind().inter
 	bw := func(g, n *topology.Device) float64 {
-		if p := at[pairKey{g, n}]; p != nil {
-			return p.BottleneckGbps
+		p := at[pairKey{g, n}]
+		if p == nil {
+			return 0
 		}
-		return 0
+		if p.SMI == topology.SYS && inter != nil && p.BottleneckGbps > 0 {
+			return min(p.BottleneckGbps, inter.Value)
+		}
+		return p.BottleneckGbps
 	}
-	// nearer reports whether (g, x) is nearer than (g, y) as
-	// ncclTopoGetLocal orders: type, then bandwidth.
-	better := func(r1 int, b1 float64, r2 int, b2 float64) bool { return r1 < r2 || r1 == r2 && b1 > b2 }
+	// better reports whether a path of type r1 and bandwidth b1 is nearer
+	// than one of r2 and b2 as ncclTopoGetLocal orders: bandwidth, then
+	// type.
+	better := func(r1 int, b1 float64, r2 int, b2 float64) bool { return b1 > b2 || b1 == b2 && r1 < r2 }
 	// ownNIC reports whether n is among g's nearest NICs.
 	ownNIC := func(g, n *topology.Device) bool {
 		rn := rank(g, n)
@@ -91,6 +103,14 @@ func (a *analysis) pxnPeers() map[pairKey]pxnRoute {
 		return true
 	}
 	nvlink := func(x, y *topology.Device) bool { return a.g.NVLinkCount(x, y) > 0 }
+	unsure := map[pairKey]bool{} // accelerator pairs NVLink may join, the source cannot tell
+	for i, x := range gpus {
+		for _, y := range gpus[i+1:] {
+			if a.g.Classify(x, y).SMI == topology.NVLinkUnknown {
+				unsure[pairKey{x, y}], unsure[pairKey{y, x}] = true, true
+			}
+		}
+	}
 	pxb, pxn := pathRank[topology.PXB], pathRank["PXN"]
 	limit := pxb
 	if a.v.minor >= 27 {
@@ -106,8 +126,8 @@ func (a *analysis) pxnPeers() map[pairKey]pxnRoute {
 	if a.v.minor >= 27 {
 		farther = pxn
 	}
-	out := map[pairKey]pxnRoute{}
-	route := func(g, p, n *topology.Device) { out[pairKey{g, n}] = pxnRoute{p, at[pairKey{p, n}].NCCL} }
+	sure, maybe = map[pairKey]pxnRoute{}, map[pairKey]pxnRoute{}
+	route := func(g, p, n *topology.Device) { sure[pairKey{g, n}] = pxnRoute{p, at[pairKey{p, n}].NCCL} }
 	for _, n := range nics {
 		// The NIC's local GPU (2.18 on).
 		var local *topology.Device
@@ -146,7 +166,13 @@ func (a *analysis) pxnPeers() map[pairKey]pxnRoute {
 				}
 				// The last peer that qualifies, or the first whose own NIC it is.
 				for _, p := range gpus {
-					if p != g && rank(p, n) >= 0 && rank(p, n) <= pxb && nvlink(p, g) {
+					if p == g || rank(p, n) < 0 || rank(p, n) > pxb {
+						continue
+					}
+					if unsure[pairKey{p, g}] {
+						maybe[pairKey{g, n}] = pxnRoute{p, at[pairKey{p, n}].NCCL}
+					}
+					if nvlink(p, g) {
 						route(g, p, n)
 						if ownNIC(p, n) {
 							break
@@ -155,12 +181,19 @@ func (a *analysis) pxnPeers() map[pairKey]pxnRoute {
 				}
 				continue
 			}
-			if nvlink(local, g) && (bw(local, n) > bw(g, n) || rg > farther) {
+			switch {
+			case bw(local, n) <= bw(g, n) && rg <= farther:
+			case nvlink(local, g):
 				route(g, local, n)
+			case unsure[pairKey{local, g}]:
+				maybe[pairKey{g, n}] = pxnRoute{local, at[pairKey{local, n}].NCCL}
 			}
 		}
 	}
-	return out
+	for k := range sure {
+		delete(maybe, k)
+	}
+	return sure, maybe
 }
 
 // applyPXN gives each prediction routed through a peer the peer's figures

@@ -543,11 +543,14 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	if err := pr.Table([]string{"#", "Step", "Value", "Source"}, rows); err != nil {
 		return err
 	}
-	if x.GDRReason != "" || len(x.GDRSetBy) > 0 {
+	if x.GDRReason != "" || len(x.GDRSetBy) > 0 || x.GDRUnknown != "" {
 		pr.Printf("\n")
 	}
 	if x.GDRReason != "" {
 		pr.Lines(x.GDRReason, "GPUDirect RDMA: ", "  ")
+	}
+	if x.GDRUnknown != "" {
+		pr.Lines(x.GDRUnknown, "Undecided: ", "  ")
 	}
 	for _, s := range x.GDRSetBy {
 		pr.Lines(s, "NCCL variables: ", "  ")
