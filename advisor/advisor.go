@@ -115,6 +115,13 @@ type Prediction struct {
 	// GDRUnknown says what the source could not show that the verdict
 	// rests on; empty when GDR and GDRRead are NCCL's answer for certain.
 	GDRUnknown string
+	// PXNVia is the NVLink peer GPU NCCL reaches the NIC through (PXN,
+	// pxn.go), whose distance to the NIC decides GDR; nil without PXN.
+	PXNVia *topology.Device
+	// GDRSetBy says which NCCL variables of Options.Env decided the verdict
+	// and how ("distance SYS ≤ GDR level SYS (NCCL_NET_GDR_LEVEL=SYS)");
+	// nil where NCCL's defaults did.
+	GDRSetBy []string
 	// GDRMechanism is how the NIC maps GPU memory: "nvidia-peermem",
 	// "dma-buf", or "" when the source cannot tell or nothing applies.
 	GDRMechanism string
@@ -136,9 +143,10 @@ type Prediction struct {
 type Options struct {
 	NCCLVersion string // "2.30.7", "2.27", "v2.19.3-1"; default DefaultNCCLVersion
 	Model       *Model // default DefaultModel()
-	// Env holds the NCCL variables that change ncclTopoCheckGdr:
-	// NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C. Absent keys
-	// take NCCL's defaults for the version.
+	// Env holds the NCCL variables the advisor follows (NCCLEnvKeys), as
+	// the job would see them: the caller reads them (the environment,
+	// --nccl-env); the advisor never does. Absent keys take NCCL's defaults
+	// for the version.
 	Env map[string]string
 	// SkipExplain leaves every Prediction's Explain nil: its words are a
 	// large part of what a prediction costs, and only an explanation shows
@@ -224,6 +232,8 @@ type analysis struct {
 	// beyondLevel holds gdr's "distance > level" reason by distance: the
 	// words differ only in the distance, and every pair asks.
 	beyondLevel map[topology.Label]string
+	pxn         map[pairKey]pxnRoute // pairs NCCL routes through an NVLink peer (pxnPeers)
+	pxnMaybe    map[pairKey]pxnRoute // pairs it would, if NVLink the source cannot show joined them
 }
 
 // Analyze predicts every accelerator–NIC pair of pairs (nil: g.Pairs()),
@@ -250,12 +260,14 @@ func Analyze(g *topology.Graph, pairs []topology.Pair, opts Options) (*Result, e
 	}
 	a.pairs = topology.PairsOf(pairs, topology.KindAccelerator, topology.KindNIC)
 	a.preds = make([]Prediction, 0, len(a.pairs))
+	a.pxn, a.pxnMaybe = a.pxnPeers()
 	for _, p := range a.pairs {
 		if p.SMI == topology.Unknown {
 			continue // nothing to predict on a path the source cannot tell
 		}
 		a.preds = append(a.preds, a.predict(p))
 	}
+	a.applyPXN()
 	plan := a.plan()
 	a.predictStorage()
 	a.find(plan)

@@ -202,6 +202,7 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 	sev := map[*topology.Device]Severity{}
 	var redirected, nics []*topology.Device
 	var unknown group
+	translated := false // an IOMMU translates for an end of a PIX/PXB pair through a redirecting port
 	seen := map[*topology.Device]bool{}
 	example := map[*topology.Device]string{}
 	for _, p := range pairs {
@@ -221,6 +222,13 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 					}
 					if (p.SMI == topology.PIX || p.SMI == topology.PXB) && sev[b] != Critical {
 						sev[b], example[b] = Critical, pair()
+					}
+					if p.SMI == topology.PIX || p.SMI == topology.PXB {
+						for _, e := range [2]*topology.Device{p.A, p.B} {
+							if tr, _, _ := a.translating(e); tr {
+								translated = true
+							}
+						}
 					}
 					if !seen[p.B] {
 						nics = append(nics, p.B)
@@ -260,6 +268,15 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 			continue
 		}
 		var head []RemedyStep
+		if translated {
+			// With the IOMMU translating, devices address peers by I/O virtual
+			// address; the IOMMU drivers ask for ACS redirect so that such
+			// requests reach the IOMMU (Linux drivers/pci/pci.c,
+			// pci_request_acs). Clearing it first would let a switch route
+			// them by an untranslated address.
+			head = []RemedyStep{kernelParameter(a.iommuParam(),
+				"first: put the IOMMU in passthrough and reboot (see iommu-translation); clearing ACS while it translates lets switches route peer requests by untranslated I/O virtual addresses")}
+		}
 		tail := []RemedyStep{
 			kernelParameter("pci=disable_acs_redir="+strings.Join(ports, ";"), "or persistently: clears ReqRedir, CmpltRedir and EgressCtrl at boot (NCCL troubleshooting, \"PCI Access Control Services\"); quote it in GRUB_CMDLINE_LINUX"),
 			bios("disable ACS or IO virtualization", "only if nothing (VMs, SR-IOV) needs it"),
@@ -300,27 +317,58 @@ func (a *analysis) findIOMMU(ends []*topology.Device) {
 			g.add([]*topology.Device{d}, d.BDF(), RemedyStep{}, ev)
 		}
 	}
-	p, s := a.g.Platform, a.g.System
+	grub := kernelParameter(a.iommuParam(), "add to GRUB_CMDLINE_LINUX in /etc/default/grub, run update-grub or grub2-mkconfig, and reboot")
+	msg := "the IOMMU translates DMA for %s: GPUDirect RDMA needs it off or in passthrough (CUDA GPUDirect RDMA §3.4), and P2P goes through the root ports"
+	switch {
+	case a.armSMMU():
+		// Grace keeps its SMMU translating by design: no x86 firmware
+		// switch, and NVIDIA's GDS guide asks for it enabled there.
+		a.emit("iommu-translation", Info, &g, "the Arm SMMU translates DMA for %s, as NVIDIA Grace platforms keep it",
+			[]RemedyStep{manual("leave the IOMMU as it is on Grace-based platforms", "NVIDIA's GDS guide asks for the IOMMU enabled and passthrough disabled there")}, nil)
+	case a.inVM():
+		// A guest can set its own kernel's IOMMU mode; the host's firmware
+		// and IOMMU belong to the provider.
+		a.emit("iommu-translation", Warning, &g, msg, []RemedyStep{kernelParameter(a.iommuParam(), "in this guest's kernel command line (GRUB_CMDLINE_LINUX), then reboot the guest")},
+			[]RemedyStep{manual("ask the provider whether the instance type supports GPUDirect RDMA and how its IOMMU is set", "the host's IOMMU and firmware are the provider's, not the guest's")})
+	default:
+		a.emit("iommu-translation", Critical, &g, msg, []RemedyStep{grub},
+			[]RemedyStep{bios("disable VT-d / AMD-Vi", "or this, when no VM or SR-IOV needs the IOMMU")})
+	}
+}
+
+// iommuParam is the kernel parameter that puts the machine's IOMMU in
+// passthrough: intel_iommu=on iommu=pt (Intel VT-d), iommu=pt (AMD-Vi),
+// iommu.passthrough=1 (Arm SMMU and others) (Linux
+// Documentation/admin-guide/kernel-parameters.txt).
+func (a *analysis) iommuParam() string {
 	first := ""
-	if len(p.IOMMUs) > 0 {
+	if p := a.g.Platform; len(p.IOMMUs) > 0 {
 		first = p.IOMMUs[0]
 	}
-	sev, param, tail := Critical, "iommu.passthrough=1", []RemedyStep{bios("disable VT-d / AMD-Vi", "or this, when no VM or SR-IOV needs the IOMMU")}
-	switch {
-	case strings.HasPrefix(first, "smmu"):
-		sev, tail = Info, append(tail, manual("leave the IOMMU as it is on Grace-based platforms", "NVIDIA's GDS guide asks for the IOMMU enabled and passthrough disabled there"))
-	case p.Hypervisor:
-		sev = Warning
-	}
-	switch {
+	switch s := a.g.System; {
 	case s.CPUVendor == "GenuineIntel" || strings.HasPrefix(first, "dmar"):
-		param = "intel_iommu=on iommu=pt"
+		return "intel_iommu=on iommu=pt"
 	case s.CPUVendor == "AuthenticAMD" || strings.HasPrefix(first, "ivhd"):
-		param = "iommu=pt"
+		return "iommu=pt"
 	}
-	a.emit("iommu-translation", sev, &g,
-		"the IOMMU translates DMA for %s: GPUDirect RDMA needs it off or in passthrough (CUDA GPUDirect RDMA §3.4), and P2P goes through the root ports",
-		[]RemedyStep{kernelParameter(param, "add to GRUB_CMDLINE_LINUX in /etc/default/grub, run update-grub or grub2-mkconfig, and reboot")}, tail)
+	return "iommu.passthrough=1"
+}
+
+// armSMMU reports an Arm SMMU (sys/class/iommu/smmu*) or an NVIDIA Grace
+// system, whose IOMMU translates by design.
+func (a *analysis) armSMMU() bool {
+	p := a.g.Platform
+	return len(p.IOMMUs) > 0 && strings.HasPrefix(p.IOMMUs[0], "smmu") || a.g.Grace()
+}
+
+// inVM reports a guest: the CPU's hypervisor flag, or QEMU's PCIe root
+// port (1b36:000c) in the tree. Its firmware, BIOS and host IOMMU are the
+// provider's.
+func (a *analysis) inVM() bool {
+	if a.g.Platform.Hypervisor {
+		return true
+	}
+	return slices.ContainsFunc(a.g.Devices, func(d *topology.Device) bool { return d.VendorID == 0x1b36 && d.DeviceID == 0x000c })
 }
 
 // findLinks reports links of accelerators and NICs, and of the switches
@@ -566,12 +614,19 @@ func (a *analysis) findNUMAUnknown(devs []*topology.Device) {
 	nodes := len(a.g.System.NUMANodes)
 	topoFile := manual("meanwhile give NCCL the locality with NCCL_TOPO_FILE", "gdtopo export -o nccl-xml writes one to edit")
 	var head []RemedyStep
-	if minusOne {
+	switch {
+	case a.inVM():
+		// The guest's ACPI tables are the hypervisor's: only the provider
+		// can give the devices a proximity domain.
+		head = append(head, manual("ask the provider for the instance type's NUMA locality, or set NCCL_TOPO_FILE to the topology XML the provider ships for it",
+			"in a VM the hypervisor's ACPI tables set numa_node; the guest cannot change them"))
+	case minusOne:
 		// Linux sets numa_node from the firmware's proximity domain (ACPI
 		// _PXM, drivers/acpi/numa: acpi_get_node); -1 means none was given.
-		head = append(head, bios("update the BIOS and turn NUMA on (no node interleaving)", "so firmware reports locality (ACPI _PXM)"))
+		head = append(head, bios("update the BIOS and turn NUMA on (no node interleaving)", "so firmware reports locality (ACPI _PXM)"), topoFile)
+	default:
+		head = append(head, topoFile)
 	}
-	head = append(head, topoFile)
 	msg := fmt.Sprintf("numa_node is -1 for %%s on a %d-node machine: NCCL puts them on one CPU node and cannot see SYS", nodes)
 	switch {
 	case unread && minusOne:

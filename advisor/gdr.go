@@ -28,16 +28,24 @@ func ncclRank(l topology.Label) (int, bool) {
 // gdrLevel is the NCCL_NET_GDR_LEVEL cutoff for version v (paths.cc
 // ncclTopoCheckGdr, ncclGetLevel): PXB, or P2C from 2.29 when
 // NCCL_NET_GDR_C2C is on; a set variable wins when NCCL would parse it (a
-// path name of that release, or the old numbers 0-5 → LOC PIX PXB PHB SYS
-// SYS of levelsOldToNew). An unparsed value leaves the default, as in NCCL.
-func (a *analysis) gdrLevel() (topology.Label, string) {
-	level, why := topology.PXB, "default PXB"
-	if a.v.minor >= 29 && a.gdrC2C() {
-		level, why = topology.P2C, "default P2C (NCCL_NET_GDR_C2C=1)"
+// path name of that release, or, starting with a digit, strtol(str, NULL,
+// 0) of the old numbers 0-5 → LOC PIX PXB PHB SYS SYS of levelsOldToNew,
+// larger ones the last). An unparsed value leaves the default, as in NCCL.
+// set names the variables that decided the level.
+func (a *analysis) gdrLevel() (level topology.Label, why string, set []string) {
+	level, why = topology.PXB, "default PXB"
+	if a.v.minor >= 29 {
+		c2c, from := a.gdrC2C()
+		if c2c {
+			level, why = topology.P2C, "default P2C (NCCL_NET_GDR_C2C=1)"
+		}
+		if from != "" {
+			set = append(set, from)
+		}
 	}
 	s, ok := a.env["NCCL_NET_GDR_LEVEL"]
 	if !ok {
-		return level, why
+		return level, why, set
 	}
 	names := []topology.Label{"LOC", topology.NVL, "NVB", topology.PIX, topology.PXB, "PXN", topology.PHB, topology.SYS}
 	if a.v.minor >= 26 { // C2C from 2.26, P2C from 2.27 (topo.cc topoPathTypeStr)
@@ -48,38 +56,42 @@ func (a *analysis) gdrLevel() (topology.Label, string) {
 	}
 	for _, n := range names {
 		if s == string(n) {
-			return n, "NCCL_NET_GDR_LEVEL=" + s
+			return n, "NCCL_NET_GDR_LEVEL=" + s, []string{"NCCL_NET_GDR_LEVEL=" + s}
 		}
 	}
 	if s != "" && s[0] >= '0' && s[0] <= '9' {
-		n, _ := strconv.Atoi(strings.TrimLeft(s, " "))
+		n, ok := strtoll(s)
 		old := []topology.Label{"LOC", topology.PIX, topology.PXB, topology.PHB, topology.SYS, topology.SYS}
-		return old[min(max(n, 0), len(old)-1)], "NCCL_NET_GDR_LEVEL=" + s
+		if !ok || n > int64(len(old)-1) {
+			n = int64(len(old) - 1) // strtol saturates; NCCL clamps to maxOldLevel
+		}
+		return old[n], "NCCL_NET_GDR_LEVEL=" + s, []string{"NCCL_NET_GDR_LEVEL=" + s}
 	}
-	return level, why + " (NCCL_NET_GDR_LEVEL=" + s + " not understood by this release)"
+	return level, why + " (NCCL_NET_GDR_LEVEL=" + s + " not understood by this release)", set
 }
 
 // gdrC2C is NCCL_NET_GDR_C2C: absent before 2.26, default 0 in 2.26 and 1
-// from 2.27 (paths.cc NCCL_PARAM(NetGdrC2c)).
-func (a *analysis) gdrC2C() bool {
+// from 2.27 (paths.cc NCCL_PARAM(NetGdrC2c)); from is "NAME=value" where
+// the variable decided it.
+func (a *analysis) gdrC2C() (on bool, from string) {
 	if a.v.minor < 26 {
-		return false
+		return false, ""
 	}
-	if s, ok := a.env["NCCL_NET_GDR_C2C"]; ok {
-		n, err := strconv.Atoi(s)
-		return err == nil && n != 0
+	def := int64(0)
+	if a.v.minor >= 27 {
+		def = 1
 	}
-	return a.v.minor >= 27
+	n, set := a.envParam("NCCL_NET_GDR_C2C", def)
+	if set {
+		from = "NCCL_NET_GDR_C2C=" + a.env["NCCL_NET_GDR_C2C"]
+	}
+	return n != 0, from
 }
 
 // gdrRead is NCCL_NET_GDR_READ (default -2: NCCL decides).
-func (a *analysis) gdrRead() int {
-	if s, ok := a.env["NCCL_NET_GDR_READ"]; ok {
-		if n, err := strconv.Atoi(s); err == nil {
-			return n
-		}
-	}
-	return -2
+func (a *analysis) gdrRead() int64 {
+	n, _ := a.envParam("NCCL_NET_GDR_READ", -2)
+	return n
 }
 
 // tri is a three-way answer.
@@ -159,10 +171,19 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	}
 
 	// 4-5. Distance against the level.
-	level, levelWhy := a.gdrLevel()
+	level, levelWhy, setBy := a.gdrLevel()
 	distance := p.NCCL
-	if a.v.minor >= 26 && a.v.minor <= 28 && a.gdrC2C() && distance == topology.P2C {
-		distance = "C2C" // paths.cc: "On C2C platforms we can still use GDRDMA on NICs connected to the CPUs"
+	if r, ok := a.pxn[pairKey{gpu, nic}]; ok {
+		// PXN: "In case of PXN, use the intermediate GPU distance instead".
+		distance, pr.PXNVia = r.label, r.peer
+	}
+	if c2c, from := a.gdrC2C(); a.v.minor >= 26 && a.v.minor <= 28 && distance == topology.P2C {
+		if c2c {
+			distance = "C2C" // paths.cc: "On C2C platforms we can still use GDRDMA on NICs connected to the CPUs"
+		}
+		if from != "" {
+			setBy = append(setBy, from)
+		}
 	}
 	dr, okD := ncclRank(distance)
 	lr, _ := ncclRank(level)
@@ -171,6 +192,9 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 		doubt = append(doubt, fmt.Sprintf("NCCL path type %q unknown", distance))
 	case dr > lr:
 		msg, ok := a.beyondLevel[p.NCCL]
+		if pr.PXNVia != nil {
+			msg, ok = fmt.Sprintf("PXN through %s: its NCCL distance %s > GDR level %s (NCCL %s, %s)", pr.PXNVia.BDF(), distance, level, a.v, levelWhy), true
+		}
 		if !ok {
 			msg = fmt.Sprintf("NCCL distance %s > GDR level %s (NCCL %s, %s)", p.NCCL, level, a.v, levelWhy)
 			if a.beyondLevel == nil {
@@ -183,18 +207,33 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	if p.LabelUncertain {
 		doubt = append(doubt, "the path's label rests on a guess")
 	}
+	if r, ok := a.pxnMaybe[pairKey{gpu, nic}]; ok && okD && dr > lr {
+		if rr, ok := ncclRank(r.label); ok && rr <= lr {
+			doubt = append(doubt, fmt.Sprintf("if NVLink joins %s, which the source cannot show, NCCL reaches this NIC through it (PXN) and GDR follows its distance %s", r.peer.BDF(), r.label))
+		}
+	}
 	if a.v.newer() {
 		note(fmt.Sprintf("NCCL %s is newer than %s: its rules taken", a.v, DefaultNCCLVersion))
 	}
 	pr.GDR = len(why) == 0
 	pr.GDRRead = pr.GDR
+	if len(setBy) > 0 && okD {
+		cmp := "≤"
+		if dr > lr {
+			cmp = ">"
+		}
+		pr.GDRSetBy = append(pr.GDRSetBy, fmt.Sprintf("distance %s %s GDR level %s (%s)", distance, cmp, level, strings.Join(setBy, ", ")))
+	}
 
 	// 3. Reads.
 	if pr.GDR {
 		switch rd := a.gdrRead(); {
 		case rd == 0:
 			pr.GDRRead = false
-			why = append(why, "send side: NCCL_NET_GDR_READ=0")
+			why = append(why, "send side: NCCL_NET_GDR_READ="+a.env["NCCL_NET_GDR_READ"])
+			pr.GDRSetBy = append(pr.GDRSetBy, "reads off (NCCL_NET_GDR_READ="+a.env["NCCL_NET_GDR_READ"]+")")
+		case rd > 0:
+			pr.GDRSetBy = append(pr.GDRSetBy, "reads on (NCCL_NET_GDR_READ="+a.env["NCCL_NET_GDR_READ"]+")")
 		case rd < 0 && gpu.VendorID == topology.VendorNVIDIA:
 			sm, ok := computeCapability(gpu)
 			if !ok && a.v.minor >= 19 {

@@ -61,6 +61,14 @@ func TestCheckGdrBranches(t *testing.T) {
 		{name: "NCCL_NET_GDR_LEVEL=PHB", env: map[string]string{"NCCL_NET_GDR_LEVEL": "PHB"}, build: phb, gdr: true, read: true},
 		{name: "NCCL_NET_GDR_LEVEL=3 (old numbering: PHB)", env: map[string]string{"NCCL_NET_GDR_LEVEL": "3"}, build: phb, gdr: true, read: true},
 		{name: "NCCL_NET_GDR_LEVEL=9 (old numbering past the end: SYS)", env: map[string]string{"NCCL_NET_GDR_LEVEL": "9"}, build: sys, gdr: true, read: true},
+		// ncclGetLevel reads a leading digit with strtol(str, NULL, 0): hex and
+		// a trailing word count as C does.
+		{name: "NCCL_NET_GDR_LEVEL=0x3 (strtol base 0: PHB)", env: map[string]string{"NCCL_NET_GDR_LEVEL": "0x3"}, build: phb, gdr: true, read: true},
+		{name: "NCCL_NET_GDR_LEVEL=3abc (strtol stops at the word: PHB)", env: map[string]string{"NCCL_NET_GDR_LEVEL": "3abc"}, build: phb, gdr: true, read: true},
+		{name: "NCCL_NET_GDR_LEVEL=SYS turns SYS on", env: map[string]string{"NCCL_NET_GDR_LEVEL": "SYS"}, build: sys, gdr: true, read: true},
+		{name: "SYS off at the default", build: sys, reason: "SYS > GDR level P2C"},
+		{name: "NCCL_NET_GDR_LEVEL=sys: names are case-sensitive (strcmp)", env: map[string]string{"NCCL_NET_GDR_LEVEL": "sys"}, build: sys, reason: "not understood"},
+		{name: "NCCL_NET_GDR_READ=0x0 (strtoll base 0)", env: map[string]string{"NCCL_NET_GDR_READ": "0x0"}, build: pix, gdr: true, reason: "NCCL_NET_GDR_READ=0x0"},
 		{name: "NCCL_NET_GDR_LEVEL=LOC turns PIX off", env: map[string]string{"NCCL_NET_GDR_LEVEL": "LOC"}, build: pix, reason: "PIX > GDR level LOC"},
 		{name: "NCCL_NET_GDR_LEVEL=P2C unknown to 2.21: default", version: "2.21", env: map[string]string{"NCCL_NET_GDR_LEVEL": "P2C"}, build: phb, reason: "not understood"},
 		{name: "NODE is NCCL's PHB", build: func() (*builder, *topology.Device, *topology.Device) {
@@ -108,7 +116,73 @@ func TestCheckGdrBranches(t *testing.T) {
 			if !strings.Contains(p.GDRUnknown, tt.unknown) || (tt.unknown == "") != (p.GDRUnknown == "") {
 				t.Errorf("GDRUnknown %q, want %q", p.GDRUnknown, tt.unknown)
 			}
+			// A variable that decided the verdict is named in GDRSetBy;
+			// none is named where the defaults did.
+			decided := strings.Join(p.GDRSetBy, "; ")
+			for k, v := range tt.env {
+				if strings.Contains(tt.reason, "not understood") {
+					continue
+				}
+				if !strings.Contains(decided, k+"="+v) {
+					t.Errorf("GDRSetBy %q does not name %s=%s", decided, k, v)
+				}
+			}
+			if len(tt.env) == 0 && decided != "" {
+				t.Errorf("GDRSetBy %q without NCCL variables", decided)
+			}
 		})
+	}
+}
+
+// TestStrtoll holds strtoll to C's strtoll(s, NULL, 0), which NCCL_PARAM
+// (src/misc/param.cc, ncclLoadParam) and ncclGetLevel use.
+func TestStrtoll(t *testing.T) {
+	for _, tt := range []struct {
+		s  string
+		n  int64
+		ok bool
+	}{
+		{"0", 0, true}, {"1", 1, true}, {" 2", 2, true}, {"-2", -2, true}, {"+7", 7, true},
+		{"0x10", 16, true}, {"0X1f", 31, true}, {"010", 8, true}, {"09", 0, true}, {"0x", 0, true},
+		{"3abc", 3, true}, {"abc", 0, true}, {"", 0, true},
+		{"9223372036854775807", 9223372036854775807, true}, {"9223372036854775808", 0, false},
+		{"-9223372036854775808", -9223372036854775808, true}, {"99999999999999999999", 0, false},
+	} {
+		if n, ok := strtoll(tt.s); n != tt.n || ok != tt.ok {
+			t.Errorf("strtoll(%q) = %d, %v; want %d, %v", tt.s, n, ok, tt.n, tt.ok)
+		}
+	}
+}
+
+// TestIBHCAFilter holds NCCL_IB_HCA to ncclIbInitDevices (NCCL
+// src/transport/net_ib/init.cc: "searchNot = userIbEnv[0] == '^'", then
+// "searchExact = userIbEnv[0] == '='", then matchIfList(...) ^ searchNot)
+// and src/misc/utils.cc matchIf (a prefix unless exact).
+func TestIBHCAFilter(t *testing.T) {
+	for _, tt := range []struct {
+		value string
+		takes map[string]bool
+	}{
+		{"mlx5", map[string]bool{"mlx5_0": true, "mlx5_10": true, "ibp1s0": false}},
+		{"mlx5_1", map[string]bool{"mlx5_1": true, "mlx5_10": true, "mlx5_0": false}},
+		{"=mlx5_1", map[string]bool{"mlx5_1": true, "mlx5_10": false}},
+		{"=mlx5_0:1,mlx5_3:1", map[string]bool{"mlx5_0": true, "mlx5_3": true, "mlx5_1": false}},
+		{"^mlx5_0", map[string]bool{"mlx5_0": false, "mlx5_01": false, "mlx5_1": true}},
+		{"^=mlx5_0", map[string]bool{"mlx5_0": false, "mlx5_01": true}},
+		{"=^mlx5_0", map[string]bool{"mlx5_0": false, "^mlx5_0": true}}, // '=' first: '^' is part of the name
+		{"", map[string]bool{"mlx5_0": true}},
+		{"^", map[string]bool{"mlx5_0": false}}, // an empty list matches every device, negated: none
+	} {
+		a := &analysis{env: map[string]string{"NCCL_IB_HCA": tt.value}}
+		f := a.ibHCAFilter()
+		for dev, want := range tt.takes {
+			if got := f.takes(dev); got != want {
+				t.Errorf("NCCL_IB_HCA=%q takes %s = %v, want %v", tt.value, dev, got, want)
+			}
+		}
+	}
+	if f := (&analysis{}).ibHCAFilter(); f.set || !f.takes("anything") {
+		t.Errorf("unset NCCL_IB_HCA: %+v, want every device", f)
 	}
 }
 

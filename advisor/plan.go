@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -175,6 +176,23 @@ func (a *analysis) plan() Plan {
 	var pl Plan
 	vars, notes := deviceVars(gpus)
 	pl.Notes = notes
+	hca := a.ibHCAFilter()
+	if hca.set {
+		// NCCL's IB transport opens only the devices NCCL_IB_HCA takes.
+		kept := nics[:0:0]
+		var out []string
+		for _, n := range nics {
+			if a.ibExcluded(n, hca) != "" {
+				out = append(out, n.RDMA[0])
+				continue
+			}
+			kept = append(kept, n)
+		}
+		if len(out) > 0 {
+			pl.Notes = append(pl.Notes, fmt.Sprintf("NCCL_IB_HCA=%s leaves out %s: not planned", hca.value, strings.Join(out, ", ")))
+		}
+		nics = kept
+	}
 	for i, g := range gpus {
 		r := RankEnv{LocalRank: i, Vars: vars[i]}
 		if g.NUMANode >= 0 {
@@ -342,6 +360,9 @@ func (a *analysis) plan() Plan {
 	var plugin string
 	if pl.NCCLIBHCA, plugin = ibHCA(nics, used); plugin != "" {
 		pl.Notes = append(pl.Notes, plugin)
+	}
+	if hca.set && pl.NCCLIBHCA != "" {
+		pl.NCCLIBHCA = hca.value // the job's own list, which NCCL reads on every rank
 	}
 	sum, unknown := 0.0, false
 	for i := range pl.Assignments {

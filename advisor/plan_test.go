@@ -489,3 +489,25 @@ func TestPlanSharedFastBeatsSlowOwn(t *testing.T) {
 		t.Errorf("worst %.1f Gb/s (ceiling %v), want about 100, no ceiling", pl.WorstGbps, pl.WorstAtMost)
 	}
 }
+
+// TestPlanIBHCA: NCCL's IB transport opens only the devices NCCL_IB_HCA
+// takes (src/transport/net_ib/init.cc, ncclIbInitDevices), so the plan
+// leaves the others out, says so, and every rank keeps the job's list.
+func TestPlanIBHCA(t *testing.T) {
+	b, _, _ := rails(8, 8)
+	r := analyze(t, b.graph(), Options{Env: map[string]string{"NCCL_IB_HCA": "^=mlx5_0"}})
+	pl := r.Plan
+	for _, as := range pl.Assignments {
+		if as.NIC.RDMA[0] == "mlx5_0" {
+			t.Errorf("%s planned on mlx5_0, which NCCL_IB_HCA=^=mlx5_0 leaves out", as.GPU.BDF())
+		}
+	}
+	if len(pl.Notes) != 1 || !strings.Contains(pl.Notes[0], "NCCL_IB_HCA=^=mlx5_0 leaves out mlx5_0") {
+		t.Errorf("notes %q, want one naming mlx5_0", pl.Notes)
+	}
+	for _, rk := range pl.Ranks {
+		if h := rk.Get("NCCL_IB_HCA"); h != "^=mlx5_0" {
+			t.Errorf("rank %d NCCL_IB_HCA %q, want the job's ^=mlx5_0", rk.LocalRank, h)
+		}
+	}
+}

@@ -187,7 +187,7 @@ func (a *analysis) findGraceACS() {
 		}
 		next := p.want.apply(p.port.ACSCtl)
 		g.add([]*topology.Device{p.port}, fmt.Sprintf("%s ACSCtl %07b, wants %s (%s)", p.port.BDF(), p.port.ACSCtl, p.want, p.why),
-			command(fmt.Sprintf("setpci -s %s ECAP_ACS+0x6.w=%04x", p.port.BDF(), next), "for this boot only, as rdma_topo setpci-acs does"),
+			command(fmt.Sprintf("setpci -s %s ECAP_ACS+0x6.w=%04x", p.port.BDF(), next), "for this boot only, as rdma_topo setpci-acs does (read its warning above first)"),
 			a.evidence(p.port, sysfsFile(p.port, "config")+fmt.Sprintf(": ACS Control (ECAP_ACS+0x6) = %#04x", p.port.ACSCtl),
 				fmt.Sprintf("ACSCtl %#04x", p.port.ACSCtl)))
 	}
@@ -198,16 +198,48 @@ func (a *analysis) findGraceACS() {
 				a.evidence(c.dma, "sys/bus/pci/devices/"+c.dma.BDF()+"/iommu_group", "IOMMU group "+c.dma.IOMMUGroup))
 		}
 	}
+	// rdma-core kernel-boot/rdma_topo, cmd_setpci_acs: changing ACS after
+	// boot "is not recommended", needs the GPU driver's
+	// NVreg_GrdmaPciTopoCheckOverride=1, and "unprivileged userspace can
+	// trigger platform RAS failures".
+	setpciWarning := manual("use the setpci lines below only where the kernel cannot boot with the setting: rdma_topo calls this not recommended; it needs the NVIDIA driver's NVreg_GrdmaPciTopoCheckOverride=1, and then unprivileged userspace can trigger platform RAS failures",
+		"rdma-core kernel-boot/rdma_topo, setpci-acs")
 	sev := Warning
 	head := []RemedyStep{manual("keep the kernel's ACS (SV RR CR UF) on Grace root ports and ConnectX/BlueField switch ports; do not clear ACS",
-		"Grace: rdma-core kernel-boot/rdma_topo sets the kernel default there; the setpci lines below restore it for this boot")}
+		"Grace: rdma-core kernel-boot/rdma_topo sets the kernel default there; rebooting restores it"), setpciWarning}
 	if dd {
 		sev = Critical
 		head = []RemedyStep{kernelParameter(`pci=config_acs="`+strings.Join(cmdline, ";")+`"`,
 			"Grace + ConnectX-8 Data Direct: set, do not clear, ACS (rdma-core kernel-boot/rdma_topo write-grub-acs; NVIDIA GB300/ConnectX-8 GPUDirect RDMA guide); "+
 				"quote it in GRUB_CMDLINE_LINUX, update-grub and reboot: the DMA function and its GPU then share one IOMMU group")}
+		head = append(head, a.configACSKernel(len(cmdline)), setpciWarning)
 	}
 	a.emit("acs-grace", sev, &g, "ACS on this Grace system differs from what GPUDirect RDMA needs: %s", head, nil)
+}
+
+// configACSKernel is the step that says which kernels take pci=config_acs=
+// with n devices: the parameter is Linux 6.11's (commit "PCI: Extend ACS
+// configurability"); a list of several devices works only with "PCI/ACS:
+// Fix 'pci=config_acs=' parameter" (mainline 6.15, and the stable kernels
+// that took it). The running kernel, where the capture shows it, is named.
+func (a *analysis) configACSKernel(n int) RemedyStep {
+	need := "needs Linux 6.11 or newer"
+	if n > 1 {
+		need += ", and for a list of several devices a kernel with the fix \"PCI/ACS: Fix 'pci=config_acs=' parameter\" (6.15, or a stable kernel that took it)"
+	}
+	text := "check the kernel before relying on pci=config_acs=: it " + need
+	if major, minor, ok := kernelVersion(a.g.System.Cmdline); ok {
+		switch {
+		case major < 6 || major == 6 && minor < 11:
+			text = fmt.Sprintf("this kernel (%d.%d) ignores pci=config_acs=, which %s: update the kernel", major, minor, need)
+		case n > 1 && major == 6 && minor < 15:
+			text = fmt.Sprintf("this kernel (%d.%d) takes pci=config_acs=, but a list of several devices %s: check its changelog for the fix or update it", major, minor,
+				"needs \"PCI/ACS: Fix 'pci=config_acs=' parameter\" (6.15, or a stable kernel that took it)")
+		default:
+			return manual(fmt.Sprintf("this kernel (%d.%d) takes pci=config_acs=", major, minor), "Linux 6.11 added it; 6.15 fixed lists of several devices")
+		}
+	}
+	return manual(text, "Linux kernel-parameters.txt, pci=config_acs=")
 }
 
 // localityLabel is the label that says how near a NIC is for GPUDirect

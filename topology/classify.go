@@ -32,13 +32,13 @@ const (
 // < PXN < PHB < SYS); NODE is nvidia-smi's, between PHB and SYS.
 var labelRank = map[Label]int{NVL: -1, PIX: 0, PXB: 1, P2C: 2, PHB: 3, NODE: 4, SYS: 5}
 
-// Rank orders labels best first: NVLink (NVL, NV#) before PIX, PXB, PHB,
+// Rank orders labels best first: NVLink (NVL, NV#) and xGMI before PIX, PXB, PHB,
 // NODE and SYS; an unknown label ranks last.
 func (l Label) Rank() int {
 	if r, ok := labelRank[l]; ok {
 		return r
 	}
-	if strings.HasPrefix(string(l), "NV") {
+	if strings.HasPrefix(string(l), "NV") || l == XGMI {
 		return labelRank[NVL]
 	}
 	return labelRank[SYS] + 1

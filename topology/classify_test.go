@@ -409,3 +409,33 @@ func TestPlaceUnknownHostBridge(t *testing.T) {
 		}
 	}
 }
+
+// TestXGMILabels: two AMD accelerators are joined by xGMI, which RCCL
+// names XGMI where NCCL has NVL (ROCm/rccl src/graph/topo.cc,
+// topoPathTypeStr) and rocm-smi --showtopo gives as link type XGMI: an OAM
+// pair the source cannot show reads XGMI? with a note naming rocm-smi, a
+// recorded bond XGMI with its count in the path, and Source lacks names
+// xGMI and rocm-smi, never NVLink or nvidia-smi.
+func TestXGMILabels(t *testing.T) {
+	b := newBuilder(twoSockets()...)
+	cpu := b.hostBridge("pci0000:00", 0)
+	g0, g1 := b.gpu("0000:03:00.0", b.rp("0000:00:01.0", cpu)), b.gpu("0000:23:00.0", b.rp("0000:00:02.0", cpu))
+	for _, g := range []*Device{g0, g1} {
+		g.VendorID, g.DeviceID, g.Name = VendorAMD, 0x74a1, "Instinct MI300X"
+	}
+	p := b.g.Classify(g0, g1)
+	if p.SMI != XGMI || !p.LabelUncertain || p.NCCL != NVL || len(p.Notes) == 0 || !strings.Contains(p.Notes[0], "rocm-smi --showtopo") || strings.Contains(p.Notes[0], "nvidia-smi") {
+		t.Errorf("unrecorded xGMI: smi %s uncertain %v nccl %s notes %q; want XGMI? naming rocm-smi", p.SMI, p.LabelUncertain, p.NCCL, p.Notes)
+	}
+	if lack := b.g.NVLinkLack(); !strings.Contains(lack, "xGMI") || !strings.Contains(lack, "read XGMI?") || !strings.Contains(lack, "rocm-smi --showtopo") || strings.Contains(lack, "NV") {
+		t.Errorf("Source lacks %q, want xGMI, XGMI? and rocm-smi only", lack)
+	}
+	if XGMI.Rank() != NVL.Rank() {
+		t.Errorf("XGMI ranks %d, NVL %d", XGMI.Rank(), NVL.Rank())
+	}
+	b.g.NVLinks = []NVLink{{A: g0.Addr, B: g1.Addr, Count: 4}}
+	b.g.NVLinkRecorded = true
+	if p := b.g.Classify(g0, g1); p.SMI != XGMI || p.LabelUncertain || p.Path != "xGMI (4 links)" {
+		t.Errorf("recorded xGMI: smi %s uncertain %v path %q; want XGMI, xGMI (4 links)", p.SMI, p.LabelUncertain, p.Path)
+	}
+}

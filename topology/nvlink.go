@@ -17,6 +17,13 @@ import (
 // ncclTopoGetXmlFromGpu).
 const NVLinkUnknown Label = "NV"
 
+// XGMI is the label of two AMD accelerators joined by xGMI (Infinity
+// Fabric), known or, with LabelUncertain, possible: RCCL names the path
+// type XGMI where NCCL has NVL (ROCm/rccl src/graph/topo.cc,
+// topoPathTypeStr), and rocm-smi --showtopo gives the link type XGMI. The
+// link count is in the pair's Path.
+const XGMI Label = "XGMI"
+
 // sxmParts are accelerators built as SXM or OAM modules: they sit on a
 // baseboard whose NVLink (NVIDIA) or xGMI (AMD) fabric joins them, so two of
 // them are rarely joined by PCIe alone. Device IDs as pci.ids and NVIDIA's
@@ -214,20 +221,20 @@ func (g *Graph) NVLinkLack() string {
 			}
 		}
 	}
-	fabric, supply := "NVLink", "; the host's nvidia-smi topo -m supplies it: gdtopo verify)"
+	fabric, label, supply := "NVLink", NVLinkUnknown, "; the host's nvidia-smi topo -m supplies it: gdtopo verify)"
 	if allAMD(accels) {
 		// AMD's fabric is xGMI, and the host's matrix of it is rocm-smi's
 		// (ROCm/rocm_smi_lib python_smi_tools/rocm_smi.py, --showtopo),
 		// which gdtopo verify does not read.
-		fabric, supply = "xGMI", "; the host's rocm-smi --showtopo shows it)"
+		fabric, label, supply = "xGMI", XGMI, "; the host's rocm-smi --showtopo shows it)"
 	}
 	switch unknown {
 	case 0:
 		return ""
 	case all:
-		return fabric + " (" + hint + "; accelerator pairs read NV?" + supply
+		return fabric + " (" + hint + "; accelerator pairs read " + string(label) + "?" + supply
 	}
-	return fmt.Sprintf("%s of %d of %d accelerator pairs (%s; they read NV?%s", fabric, unknown, all, hint, supply)
+	return fmt.Sprintf("%s of %d of %d accelerator pairs (%s; they read %s?%s", fabric, unknown, all, hint, label, supply)
 }
 
 // allAMD reports accelerators that are all AMD's, by ID or by a dump's name.
@@ -246,7 +253,14 @@ func allAMD(accels []*Device) bool {
 // PCIe label; a pair the source says has none keeps its PCIe label.
 func (g *Graph) nvlinkPair(p *Pair, hint string) {
 	count, known := g.nvlinkKnown(p.A, p.B)
+	amd := p.A.Kind == KindAccelerator && p.B.Kind == KindAccelerator && allAMD([]*Device{p.A, p.B})
 	switch {
+	case count > 0 && amd:
+		// RCCL's path type is XGMI (its name for NVL); the count stays in the path.
+		p.PCIeSMI, p.PCIeSMIUncertain = p.SMI, p.LabelUncertain || p.SMI == Unknown
+		n := strconv.Itoa(count)
+		p.SMI, p.NCCL, p.Path = XGMI, NVL, "xGMI ("+n+" links)"
+		p.LabelUncertain, p.NCCLUncertain, p.Notes = false, false, nil
 	case count > 0:
 		// nvidia-smi prints NV# for a direct NVLink bond; NCCL's path is NVL.
 		p.PCIeSMI, p.PCIeSMIUncertain = p.SMI, p.LabelUncertain || p.SMI == Unknown
@@ -260,9 +274,15 @@ func (g *Graph) nvlinkPair(p *Pair, hint string) {
 		if p.PCIeSMIUncertain && p.SMI != Unknown {
 			pcie += "?"
 		}
-		p.Notes = append([]string{"NVLink not in the source (" + hint +
-			"): nvidia-smi prints NV# if NVLink joins this pair, else its PCIe label " + pcie + " (" + p.Path + ")"}, p.Notes...)
-		p.SMI, p.NCCL, p.Path = NVLinkUnknown, NVL, "NVLink unknown ("+p.Path+" over PCIe)"
+		if amd {
+			p.Notes = append([]string{"xGMI not in the source (" + hint +
+				"): rocm-smi --showtopo gives link type XGMI if xGMI joins this pair, else its PCIe path " + pcie + " (" + p.Path + ")"}, p.Notes...)
+			p.SMI, p.NCCL, p.Path = XGMI, NVL, "xGMI unknown ("+p.Path+" over PCIe)"
+		} else {
+			p.Notes = append([]string{"NVLink not in the source (" + hint +
+				"): nvidia-smi prints NV# if NVLink joins this pair, else its PCIe label " + pcie + " (" + p.Path + ")"}, p.Notes...)
+			p.SMI, p.NCCL, p.Path = NVLinkUnknown, NVL, "NVLink unknown ("+p.Path+" over PCIe)"
+		}
 		p.LabelUncertain = true
 	}
 }

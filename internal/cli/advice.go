@@ -12,14 +12,23 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gdtopo/gdtopo/advisor"
+	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
 // adviceOptions are the advisor's flags, shared by the commands that
 // predict throughput.
 type adviceOptions struct {
-	NCCLVersion string // --nccl-version
-	ModelFile   string // --model
+	NCCLVersion string   // --nccl-version
+	ModelFile   string   // --model
+	NCCLEnv     []string // --nccl-env KEY=VALUE, repeated
+
+	// environ are the NCCL variables of the environment gdtopo runs in
+	// (Streams.NCCLEnv); env is them with --nccl-env over them, and vars
+	// the same with where each came from, set by validate.
+	environ map[string]string
+	env     map[string]string
+	vars    []report.NCCLVar
 
 	// The model read from ModelFile, once for every source of a run.
 	modelOnce sync.Once
@@ -27,7 +36,10 @@ type adviceOptions struct {
 	modelErr  error
 }
 
-func (o *adviceOptions) addFlags(cmd *cobra.Command) {
+func (o *adviceOptions) addFlags(cmd *cobra.Command, s *Streams) {
+	o.environ = s.NCCLEnv
+	cmd.Flags().StringArrayVar(&o.NCCLEnv, "nccl-env", nil,
+		"an NCCL variable as the job sets it, KEY=VALUE, over the environment's (repeatable): "+strings.Join(advisor.NCCLEnvKeys(), ", "))
 	cmd.Flags().StringVar(&o.NCCLVersion, "nccl-version", advisor.DefaultNCCLVersion,
 		"NCCL release whose GPUDirect RDMA rules decide each pair's \"gdr\" ("+advisor.SupportedNCCLVersions()[0]+" to "+advisor.DefaultNCCLVersion+")")
 	cmd.Flags().StringVar(&o.ModelFile, "model", "", "JSON file replacing any number of the throughput model, e.g. with your ib_write_bw results (keys: gdtopo check --help)")
@@ -46,8 +58,44 @@ func (o *adviceOptions) validate() error {
 			return &usageError{fmt.Errorf("--nccl-version: %w", err)}
 		}
 	}
+	if err := o.parseEnv(); err != nil {
+		return err
+	}
 	_, err := o.loadModel()
 	return err
+}
+
+// parseEnv merges the environment's NCCL variables and --nccl-env, the
+// flag winning, into env and vars; a flag that is not KEY=VALUE or names
+// a variable the advisor does not follow is a usage error.
+func (o *adviceOptions) parseEnv() error {
+	env, from := map[string]string{}, map[string]string{}
+	for k, v := range o.environ {
+		if advisor.IsNCCLEnvKey(k) {
+			env[k], from[k] = v, "environment"
+		}
+	}
+	for _, kv := range o.NCCLEnv {
+		k, v, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok || k == "":
+			return usagef("--nccl-env %q: not KEY=VALUE", kv)
+		case !advisor.IsNCCLEnvKey(k):
+			return usagef("--nccl-env %s: gdtopo follows only %s", k, strings.Join(advisor.NCCLEnvKeys(), ", "))
+		}
+		env[k], from[k] = v, "--nccl-env"
+	}
+	o.env, o.vars = nil, nil
+	if len(env) == 0 {
+		return nil
+	}
+	o.env = env
+	for _, k := range advisor.NCCLEnvKeys() {
+		if v, ok := env[k]; ok {
+			o.vars = append(o.vars, report.NCCLVar{Name: k, Value: v, From: from[k]})
+		}
+	}
+	return nil
 }
 
 // advise runs the advisor on the analysis's pairs; explain fills in each
@@ -57,7 +105,7 @@ func (a *analysis) advise(o *adviceOptions, pairs []topology.Pair, explain bool)
 	if err != nil {
 		return nil, err
 	}
-	opts := advisor.Options{NCCLVersion: o.NCCLVersion, Model: m, SkipExplain: !explain}
+	opts := advisor.Options{NCCLVersion: o.NCCLVersion, Model: m, Env: o.env, SkipExplain: !explain}
 	res, err := advisor.Analyze(a.g, pairs, opts)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--nccl-version: %w", err)}

@@ -43,7 +43,7 @@ against predicted before and after, and writes the fitted numbers as a
 			return calibrateRun(opts)
 		},
 	}
-	opts.adviceOptions.addFlags(cmd)
+	opts.adviceOptions.addFlags(cmd, opts.IO)
 	cmd.Flags().StringVar(&opts.File, "output-file", "", "file to write the fitted --model JSON to; - or none: standard output, after the table")
 	return cmd
 }
@@ -76,7 +76,7 @@ func calibrateRun(opts *calibrateOptions) error {
 	if base == nil {
 		base = advisor.DefaultModel()
 	}
-	fitted, fits, err := advisor.Calibrate(a.g, a.g.Pairs(), advisor.Options{NCCLVersion: opts.NCCLVersion, Model: base}, ms)
+	fitted, fits, err := advisor.Calibrate(a.g, a.g.Pairs(), advisor.Options{NCCLVersion: opts.NCCLVersion, Model: base, Env: opts.env}, ms)
 	if err != nil {
 		return err
 	}

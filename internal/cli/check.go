@@ -97,7 +97,7 @@ object of key: value, for example with your own ib_write_bw --use_cuda results):
 		},
 	}
 	withModelKeys(cmd)
-	opts.addFlags(cmd)
+	opts.adviceOptions.addFlags(cmd, opts.IO)
 	addOutputFlag(cmd, &opts.Output, render.CheckFormats)
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "show every pair, the legend, each finding's evidence and remedy, and each rank's settings")
 	g.addNVSMIFlag(cmd)

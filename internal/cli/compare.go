@@ -63,7 +63,7 @@ by side each measure lists them one under another.`,
 			return compareRun(opts)
 		},
 	}
-	opts.addFlags(cmd)
+	opts.adviceOptions.addFlags(cmd, opts.IO)
 	addOutputFlag(cmd, &opts.Output, render.ViewFormats)
 	return cmd
 }

@@ -62,7 +62,7 @@ Exit status 3 when a difference that costs bandwidth is at or above
 			return explainRun(opts)
 		},
 	}
-	opts.adviceOptions.addFlags(cmd)
+	opts.adviceOptions.addFlags(cmd, opts.IO)
 	addOutputFlag(cmd, &opts.Output, render.ExplainFormats)
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", string(advisor.Critical), "exit with status 3 when a difference that costs bandwidth is at least this severe: critical, warning, info, or never")
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"critical", "warning", "info", "never"}, cobra.ShellCompDirectiveNoFileComp))

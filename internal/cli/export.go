@@ -63,7 +63,7 @@ temporary name, then renamed.`,
 			return exportRun(opts)
 		},
 	}
-	opts.addFlags(cmd)
+	opts.adviceOptions.addFlags(cmd, opts.IO)
 	addOutputFlag(cmd, &opts.Output, render.ExportFormats)
 	cmd.Flags().StringVar(&opts.File, "output-file", "", "file to write; - or none: standard output")
 	return cmd

@@ -56,7 +56,7 @@ not be read and none differs, 2 on a usage error.`,
 			return fleetDiffRun(opts)
 		},
 	}
-	opts.addFlags(cmd)
+	opts.adviceOptions.addFlags(cmd, opts.IO)
 	addOutputFlag(cmd, &opts.Output, fleetFormats)
 	return cmd
 }

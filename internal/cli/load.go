@@ -83,7 +83,7 @@ func (a *analysis) buildReport(adv *adviceOptions, ro reportOptions) (*report.Re
 	return report.Build(report.Input{
 		Source: report.Source{Name: a.src.Name, Kind: string(a.src.Kind), Format: a.src.Format},
 		Graph:  a.g, Pairs: pairs, Advice: res, FailOn: ro.FailOn, NoHops: ro.NoHops,
-		NVSMI: a.nvsmiCheck(),
+		NVSMI: a.nvsmiCheck(), NCCLEnv: adv.vars,
 	}), nil
 }
 

@@ -50,6 +50,10 @@ type Streams struct {
 	// Style is how text output is laid out: width, colour (MainTerminal
 	// sets them for a terminal); the zero value is plain and unwrapped.
 	Style render.Style
+	// NCCLEnv are the NCCL variables (advisor.NCCLEnvKeys) of the
+	// environment gdtopo runs in, which the advice follows as the job
+	// would; MainTerminal reads them, and nil (tests) is none.
+	NCCLEnv map[string]string
 	// Version is the version a release build was stamped with (-ldflags
 	// "-X main.version=v1.2.3"); empty, gdtopo reports the one Go recorded.
 	Version string

@@ -49,7 +49,7 @@ the predicted direct-RDMA throughput step by step, each number with its source.`
 			return pathRun(opts)
 		},
 	}
-	opts.addFlags(cmd)
+	opts.adviceOptions.addFlags(cmd, opts.IO)
 	addOutputFlag(cmd, &opts.Output, render.ViewFormats)
 	g.addNVSMIFlag(cmd)
 	cmd.Flags().BoolVar(&opts.Explain, "explain", false, "show the throughput prediction's arithmetic for an accelerator and a NIC")

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/internal/render"
 )
 
@@ -15,7 +16,23 @@ import (
 // is the version the binary was stamped with, if any (Streams.Version).
 func MainTerminal(args []string, stdin io.Reader, stdout *os.File, stderr io.Writer, getenv func(string) string, version string) int {
 	collectLate(getenv)
-	return mainStreams(args, &Streams{In: stdin, Out: stdout, Err: stderr, Style: terminalStyle(stdout, getenv), Version: version})
+	return mainStreams(args, &Streams{In: stdin, Out: stdout, Err: stderr, Style: terminalStyle(stdout, getenv), NCCLEnv: ncclEnviron(getenv), Version: version})
+}
+
+// ncclEnviron are the NCCL variables the advisor follows that getenv has;
+// empty counts as unset, as NCCL takes its default for an empty value
+// (src/misc/param.cc, ncclLoadParam; paths.cc, ncclGetLevel).
+func ncclEnviron(getenv func(string) string) map[string]string {
+	var env map[string]string
+	for _, k := range advisor.NCCLEnvKeys() {
+		if v := getenv(k); v != "" {
+			if env == nil {
+				env = map[string]string{}
+			}
+			env[k] = v
+		}
+	}
+	return env
 }
 
 // terminalStyle is the layout for output to out.

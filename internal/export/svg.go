@@ -23,7 +23,7 @@ func fillOf(l topology.Label) string {
 	if c, ok := labelFill[l]; ok {
 		return c
 	}
-	if strings.HasPrefix(string(l), "NV") {
+	if strings.HasPrefix(string(l), "NV") || l == topology.XGMI { // NVLink, or AMD's xGMI
 		return "#93c5fd"
 	}
 	return "#ffffff"

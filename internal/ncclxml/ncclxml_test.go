@@ -124,7 +124,7 @@ var corpus = map[string]corpusWant{
 		{"0000:1d:00.0", "0000:3f:00.0", "PHB", "PHB", true},
 	}},
 	"rccl-topo_8p_940vm.xml": {acc: 8, nic: 8, cpus: 2, nvlinks: 28, noWarning: true, pairs: []pairWant{
-		{"0011:00:00.0", "0081:00:00.0", "NV1", "NVL", false},
+		{"0011:00:00.0", "0081:00:00.0", "XGMI", "NVL", false}, // AMD's xGMI: RCCL's XGMI (src/graph/topo.cc topoPathTypeStr)
 		{"0011:00:00.0", "0010:00:00.0", "PHB", "PHB", true},
 		{"0011:00:00.0", "0080:00:00.0", "SYS", "SYS", false},
 	}},

@@ -371,7 +371,7 @@ func TestNVLinkNeverAPCIeLabel(t *testing.T) {
 			}
 			seen++
 			for _, p := range pairs {
-				nv := strings.HasPrefix(string(p.SMI), "NV")
+				nv := strings.HasPrefix(string(p.SMI), "NV") || p.SMI == topology.XGMI // AMD's links read XGMI, as RCCL names them
 				switch {
 				case nvlink[name] && !nv:
 					if g.NVLinkRecorded {
@@ -380,13 +380,13 @@ func TestNVLinkNeverAPCIeLabel(t *testing.T) {
 					t.Errorf("%s-%s: %s where NVLink is possible and the source does not record it", p.A.BDF(), p.B.BDF(), p.SMI)
 				case pcieOnly[name] && nv:
 					t.Errorf("%s-%s: %s on cards without NVLink", p.A.BDF(), p.B.BDF(), p.SMI)
-				case p.SMI == topology.NVLinkUnknown && (p.PCIeSMI == "" || !p.LabelUncertain || len(p.Notes) == 0):
+				case (p.SMI == topology.NVLinkUnknown || p.SMI == topology.XGMI && p.LabelUncertain) && (p.PCIeSMI == "" || !p.LabelUncertain || len(p.Notes) == 0):
 					t.Errorf("%s-%s: NV? without its PCIe label and a note: %+v", p.A.BDF(), p.B.BDF(), p)
 				}
 			}
 			unknown := false
 			for _, p := range pairs {
-				unknown = unknown || p.SMI == topology.NVLinkUnknown
+				unknown = unknown || p.SMI == topology.NVLinkUnknown || p.SMI == topology.XGMI && p.LabelUncertain
 			}
 			// AMD accelerators' links are xGMI: the line names them so.
 			if lack := g.NVLinkLack(); unknown != (strings.Contains(lack, "NVLink") || strings.Contains(lack, "xGMI")) {

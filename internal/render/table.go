@@ -496,8 +496,12 @@ func link(l report.Link) topology.Link {
 // --explain the prediction's arithmetic.
 func pathTables(pr *Printer, v *report.PathView) error {
 	p := v.Pair
-	pr.Lines(fmt.Sprintf("%s -> %s: nvidia-smi %s, NCCL %s, %s",
-		v.From.TableNameAndBDF(), v.To.TableNameAndBDF(), report.Label(&p), report.NCCLLabel(&p), p.Path), "", "  ")
+	smi, nccl := "nvidia-smi", "NCCL"
+	if p.SMI == string(topology.XGMI) { // two AMD accelerators: ROCm's tools name the labels
+		smi, nccl = "rocm-smi", "RCCL"
+	}
+	pr.Lines(fmt.Sprintf("%s -> %s: %s %s, %s %s, %s",
+		v.From.TableNameAndBDF(), v.To.TableNameAndBDF(), smi, report.Label(&p), nccl, report.NCCLLabel(&p), p.Path), "", "  ")
 	switch {
 	case v.PlaceUnknown && v.Partial != "":
 		pr.Lines("the source holds part of the machine, not where this pair's paths meet ("+v.Partial+")", "Note: ", "  ")
@@ -543,9 +547,17 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	if err := pr.Table([]string{"#", "Step", "Value", "Source"}, rows); err != nil {
 		return err
 	}
-	if x.GDRReason != "" {
+	if x.GDRReason != "" || len(x.GDRSetBy) > 0 || x.GDRUnknown != "" {
 		pr.Printf("\n")
+	}
+	if x.GDRReason != "" {
 		pr.Lines(x.GDRReason, "GPUDirect RDMA: ", "  ")
+	}
+	if x.GDRUnknown != "" {
+		pr.Lines(x.GDRUnknown, "Undecided: ", "  ")
+	}
+	for _, s := range x.GDRSetBy {
+		pr.Lines(s, "NCCL variables: ", "  ")
 	}
 	for _, u := range x.Assumed {
 		pr.Lines(u, "Assumed: ", "  ")

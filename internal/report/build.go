@@ -27,6 +27,9 @@ type Input struct {
 	// NVSMI is the host's nvidia-smi topo -m against the tree (NVSMI
 	// builds it); nil when none was given.
 	NVSMI *NVSMICheck
+	// NCCLEnv are the NCCL variables the advisor was given, each with
+	// where it came from (the environment, --nccl-env).
+	NCCLEnv []NCCLVar
 }
 
 // Build makes the report of one source. It is the one place that decides
@@ -34,7 +37,7 @@ type Input struct {
 // accelerator's best NIC, and which NICs the tables show.
 func Build(in Input) *Report {
 	g := in.Graph
-	r := &Report{Source: in.Source, Graph: g, FailOn: in.FailOn, NVSMI: in.NVSMI,
+	r := &Report{Source: in.Source, Graph: g, FailOn: in.FailOn, NVSMI: in.NVSMI, NCCLEnv: in.NCCLEnv,
 		HostBridges: make([]HostBridge, 0, len(g.HostBridges)), Devices: make([]Device, 0, len(g.Devices)), Accelerators: []Accelerator{},
 		NICs: []string{}, HiddenNICs: []string{}, Pairs: make([]Pair, 0, len(in.Pairs)),
 		Warnings: make([]Warning, 0, len(g.Warnings)), Lacks: append(append([]string{}, g.Lacks...), unidentifiedLacks(g)...), Findings: []Finding{},
@@ -95,6 +98,12 @@ func Build(in Input) *Report {
 			out.Prediction = &predSlab[0]
 			predSlab = predSlab[1:]
 			prediction(pr, out.Prediction)
+			if pr.PXNVia != nil {
+				// NCCL's path to the NIC is PXN: through the peer over NVLink
+				// (src/graph/paths.cc, addInterStep); nvidia-smi's label stays.
+				out.NCCL, out.NCCLUncertain = "PXN", false
+				out.Notes = append(out.Notes, "NCCL reaches this NIC through "+pr.PXNVia.BDF()+" over NVLink (PXN) and judges GPUDirect RDMA by that accelerator's distance to it")
+			}
 		}
 		r.Pairs = append(r.Pairs, out)
 	}
@@ -300,6 +309,9 @@ func pair(p topology.Pair, ph []topology.Hop, kinds []string, hops []Hop, noHops
 	out := Pair{A: p.A.BDF(), B: p.B.BDF(), Kinds: append(kinds, string(p.A.Kind), string(p.B.Kind)),
 		SMI: string(p.SMI), PCIeSMI: string(p.PCIeSMI), NCCL: string(p.NCCL), Path: p.Path, BottleneckGbps: Round(p.BottleneckGbps),
 		Notes: nonNil(p.Notes), Hops: []Hop{}, C2C: p.C2C}
+	if p.SMI == topology.XGMI && p.NCCL == topology.NVL {
+		out.NCCL = string(topology.XGMI) // RCCL's name for the path type (ROCm/rccl src/graph/topo.cc, topoPathTypeStr)
+	}
 	// Decided once here, for every renderer: a label the source cannot
 	// tell ("?") is uncertain, and NCCL's label shares the path's doubt.
 	out.LabelUncertain = p.LabelUncertain || p.SMI == topology.Unknown
@@ -353,12 +365,21 @@ func prediction(p *advisor.Prediction, out *Prediction) {
 	*out = Prediction{ExpectedGbps: Round(p.ExpectedGbps), NICGbps: Round(p.NICGbps), Efficiency: Round(p.Efficiency),
 		ExpectedWriteGbps: Round(p.ExpectedWriteGbps), ExpectedReadGbps: Round(p.ExpectedReadGbps),
 		ExpectedWriteMaxGbps: Round(p.ExpectedWriteMaxGbps), ExpectedReadMaxGbps: Round(p.ExpectedReadMaxGbps), PathGbps: Round(p.PathGbps),
-		PathNote: p.PathNote, GDR: p.GDR, GDRRead: p.GDRRead, GDRReason: p.GDRReason, GDRUnknown: p.GDRUnknown, GDRMechanism: p.GDRMechanism,
+		PathNote: p.PathNote, GDR: p.GDR, GDRRead: p.GDRRead, GDRReason: p.GDRReason, GDRUnknown: p.GDRUnknown, GDRSetBy: p.GDRSetBy, GDRMechanism: p.GDRMechanism,
+		PXNVia:         bdfOf(p.PXNVia),
 		HostStagedGbps: Round(p.HostStagedGbps), AtMost: p.AtMost,
 		Assumed: nonNil(p.Uncertain), Steps: make([]Step, 0, len(p.Explain))}
 	for _, s := range p.Explain {
 		out.Steps = append(out.Steps, Step{What: s.What, Value: math.Round(s.Value*1e4) / 1e4, Unit: s.Unit, Source: s.Source})
 	}
+}
+
+// bdfOf is d's address, "" for nil.
+func bdfOf(d *topology.Device) string {
+	if d == nil {
+		return ""
+	}
+	return d.BDF()
 }
 
 func finding(f advisor.Finding) Finding {

@@ -174,6 +174,13 @@ func SummaryRows(r *Report) [][]string {
 	if r.NVSMI != nil {
 		rows = append(rows, []string{"nvidia-smi", r.NVSMI.CellCounts()})
 	}
+	if len(r.NCCLEnv) > 0 {
+		vars := make([]string, len(r.NCCLEnv))
+		for i, v := range r.NCCLEnv {
+			vars[i] = v.String()
+		}
+		rows = append(rows, []string{"NCCL env", strings.Join(vars, ", ")})
+	}
 	return rows
 }
 

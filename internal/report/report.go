@@ -45,12 +45,15 @@ type Report struct {
 	Warnings   []Warning `json:"warnings"`
 	Lacks      []string  `json:"lacks"`
 	// The advisor's part.
-	NCCLVersion string    `json:"nccl_version"` // whose GPUDirect RDMA rules decided "gdr"
-	Findings    []Finding `json:"findings"`     // worst first
-	Counts      Counts    `json:"finding_counts"`
-	Plan        Plan      `json:"plan"`
-	FailOn      string    `json:"fail_on"`     // the --fail-on level: critical, warning, info or never
-	ExitStatus  int       `json:"exit_status"` // 0, or 3 with findings at or above FailOn
+	NCCLVersion string `json:"nccl_version"` // whose GPUDirect RDMA rules decided "gdr"
+	// NCCLEnv are the NCCL variables the advice follows (the environment
+	// gdtopo ran in, --nccl-env); empty where NCCL's defaults apply.
+	NCCLEnv    []NCCLVar `json:"nccl_env,omitempty"`
+	Findings   []Finding `json:"findings"` // worst first
+	Counts     Counts    `json:"finding_counts"`
+	Plan       Plan      `json:"plan"`
+	FailOn     string    `json:"fail_on"`     // the --fail-on level: critical, warning, info or never
+	ExitStatus int       `json:"exit_status"` // 0, or 3 with findings at or above FailOn
 	// SetAsideNICs are the NICs the advisor left out of the compute rails
 	// (and of NICs), each with its reason.
 	SetAsideNICs []SetAsideNIC `json:"set_aside_nics"`
@@ -360,13 +363,19 @@ type Prediction struct {
 	PathGbps             float64 `json:"path_gbps"` // the path's narrowest link as predicted (idle accelerators at max speed); 0 unknown
 	// PathNote says why path_gbps differs from the pair's bottleneck_gbps:
 	// "loaded", "over NVLink-C2C", "via the root complex (why)"; "" where not.
-	PathNote       string  `json:"path_note"`
-	NICGbps        float64 `json:"nic_gbps"`
-	Efficiency     float64 `json:"efficiency"` // 0..1; 0 when the NIC's rate is unknown
-	GDR            bool    `json:"gdr"`
-	GDRRead        bool    `json:"gdr_read"`
-	GDRReason      string  `json:"gdr_reason"`
-	GDRUnknown     string  `json:"gdr_unknown"`   // what the verdict rests on that the source could not show; "" when certain
+	PathNote   string  `json:"path_note"`
+	NICGbps    float64 `json:"nic_gbps"`
+	Efficiency float64 `json:"efficiency"` // 0..1; 0 when the NIC's rate is unknown
+	GDR        bool    `json:"gdr"`
+	GDRRead    bool    `json:"gdr_read"`
+	GDRReason  string  `json:"gdr_reason"`
+	GDRUnknown string  `json:"gdr_unknown"` // what the verdict rests on that the source could not show; "" when certain
+	// GDRSetBy says how NCCL variables (nccl_env) decided the verdict;
+	// empty where NCCL's defaults did.
+	GDRSetBy []string `json:"gdr_set_by,omitempty"`
+	// PXNVia is the NVLink peer accelerator NCCL reaches the NIC through
+	// (PXN): its distance decides "gdr" and its figures are the pair's.
+	PXNVia         string  `json:"pxn_via,omitempty"`
 	GDRMechanism   string  `json:"gdr_mechanism"` // nvidia-peermem, dma-buf, or "" when unknown
 	HostStagedGbps float64 `json:"host_staged_gbps"`
 	// AtMost: the NIC's port rate is unknown and its own PCIe link was
@@ -375,6 +384,16 @@ type Prediction struct {
 	Assumed []string `json:"assumed"` // what the prediction took for granted
 	Steps   []Step   `json:"steps"`   // the arithmetic; path --explain only
 }
+
+// NCCLVar is an NCCL variable the advice follows.
+type NCCLVar struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	From  string `json:"from"` // "environment" or "--nccl-env"
+}
+
+// String is "NAME=value (from)".
+func (v NCCLVar) String() string { return v.Name + "=" + v.Value + " (" + v.From + ")" }
 
 // Step is one line of a prediction's arithmetic: Value is the running
 // figure after it.

@@ -72,6 +72,14 @@ var nvLegend = LegendEntry{"NV#", "Connection traversing a bonded set of # NVLin
 // nvUnknownLegend says what gdtopo's NV? means.
 var nvUnknownLegend = LegendEntry{"NV?", "NVLink possible but not in the source (gdtopo check says why): nvidia-smi prints NV# or a PCIe label"}
 
+// xgmiLegend explains XGMI, the label of two AMD accelerators over xGMI:
+// RCCL's path type (ROCm/rccl src/graph/topo.cc) and rocm-smi --showtopo's
+// link type.
+var xgmiLegend = LegendEntry{"XGMI", "Connection traversing AMD xGMI (Infinity Fabric) links between accelerators (RCCL's path type; rocm-smi --showtopo's link type)"}
+
+// xgmiUnknownLegend says what gdtopo's XGMI? means.
+var xgmiUnknownLegend = LegendEntry{"XGMI?", "xGMI possible but not in the source (gdtopo check says why): rocm-smi --showtopo gives link type XGMI or PCIE"}
+
 // uncertainLegend explains the mark on labels that rest on a guess.
 var uncertainLegend = LegendEntry{"?", "the source does not tell: a NUMA node, NVLink, or the whole path (see gdtopo check, Source lacks)"}
 
@@ -120,7 +128,7 @@ func MatrixOf(r *Report) *Matrix {
 	m := &Matrix{SchemaVersion: SchemaVersion, Source: r.Source, Devices: make([]MatrixDevice, 0, len(ends)), Labels: make([][]string, 0, len(ends)),
 		Legend: append(make([]LegendEntry, 0, len(legend)+3), legend...), HiddenNICs: r.HiddenNICs, PCIFunctions: len(r.Devices)}
 	cells := make([]string, len(ends)*len(ends)) // the rows are cut from one array
-	nv, nvUnknown, uncertain := false, false, false
+	nv, nvUnknown, uncertain, xgmiKnown, xgmiUnknown := false, false, false, false, false
 	gpuNUMA := "N/A"
 	for _, n := range r.System.NUMANodes {
 		if n.MemoryOnly {
@@ -149,8 +157,11 @@ func MatrixOf(r *Report) *Matrix {
 				row = append(row, "")
 			default:
 				row = append(row, Label(p))
-				nv = nv || topology.Label(p.SMI).Rank() == topology.NVL.Rank()
+				xgmi := topology.Label(p.SMI) == topology.XGMI
+				nv = nv || !xgmi && topology.Label(p.SMI).Rank() == topology.NVL.Rank()
 				nvUnknown = nvUnknown || topology.Label(p.SMI) == topology.NVLinkUnknown
+				xgmiKnown = xgmiKnown || xgmi && !p.LabelUncertain
+				xgmiUnknown = xgmiUnknown || xgmi && p.LabelUncertain
 				uncertain = uncertain || p.LabelUncertain
 			}
 		}
@@ -161,6 +172,12 @@ func MatrixOf(r *Report) *Matrix {
 	}
 	if nvUnknown {
 		m.Legend = append(m.Legend, nvUnknownLegend)
+	}
+	if xgmiKnown {
+		m.Legend = append(m.Legend, xgmiLegend)
+	}
+	if xgmiUnknown {
+		m.Legend = append(m.Legend, xgmiUnknownLegend)
 	}
 	if uncertain {
 		m.Legend = append(m.Legend, uncertainLegend)
@@ -313,6 +330,7 @@ func NewPathView(r *Report, p topology.Pair) *PathView {
 	}
 	if rp := r.Pair(p.A.BDF(), p.B.BDF()); rp != nil {
 		v.Pair.Prediction = rp.Prediction
+		v.Pair.NCCL, v.Pair.NCCLUncertain, v.Pair.Notes = rp.NCCL, rp.NCCLUncertain, rp.Notes // PXN is the report's (Build)
 	}
 	v.PlaceUnknown = len(p.Hops) == 0 && (p.A.PlaceUnknown || p.B.PlaceUnknown || p.Path == topology.PathUnknown)
 	v.Partial = r.Summary.Partial
