@@ -21,9 +21,9 @@ func (p IBPort) StateKnown() bool { return p.State != "" }
 
 // Active reports whether the port is ACTIVE, the only state in which NCCL's
 // IB transport uses it (NCCL src/transport/net_ib: ncclIbInitDevices skips a
-// port whose ibv_port_attr.state is not IBV_PORT_ACTIVE). ACTIVE_DEFER is
-// active with traffic deferred for a short while (IB_PORT_ACTIVE_DEFER).
-func (p IBPort) Active() bool { return p.State == "ACTIVE" || p.State == "ACTIVE_DEFER" }
+// port whose ibv_port_attr.state is not IBV_PORT_ACTIVE, ACTIVE_DEFER
+// included).
+func (p IBPort) Active() bool { return p.State == "ACTIVE" }
 
 // PortStateWord returns the name of a sysfs state or phys_state file's
 // value: "4: ACTIVE" gives "ACTIVE", "3: Disabled" gives "Disabled"
