@@ -21,6 +21,11 @@ var Codes = map[string]string{
 	"iommu-translation":    "An IOMMU translates DMA (group type DMA/DMA-FQ, or an IOMMU with no iommu=pt): GPUDirect RDMA needs passthrough. Critical on bare metal, warning in a VM, info on Arm SMMU (Grace).",
 	"link-width-degraded":  "Warning: a PCIe link of an accelerator or NIC, or of a switch above it, trained narrower than both ends support.",
 	"link-speed-degraded":  "A PCIe link trained slower than both ends support: info on an accelerator's own link (idle GPUs slow their link), warning elsewhere.",
+	"port-down":            "An RDMA port is not ACTIVE (DOWN, INIT, ARMED; phys_state Disabled, Polling, LinkUp without a subnet manager): critical where a rail NIC has no active port (NCCL uses ACTIVE ports only, and the rail plan leaves it out), warning on a NIC outside the rails, info for a card's other port beside an active one. Only where the source holds the ports' state files.",
+	"port-rate-low":        "Warning: an active RDMA port is slower than the fastest active port of the other rail NICs of its model and link layer (a cable or switch port of lower speed, or lanes lost).",
+	"aer-fatal":            "Critical: a device on an accelerator or NIC path counted uncorrectable fatal PCIe errors since boot (aer_dev_fatal): the kernel reset the link.",
+	"aer-nonfatal":         "Warning: a device on an accelerator or NIC path counted uncorrectable non-fatal PCIe errors since boot (aer_dev_nonfatal): transactions were lost.",
+	"aer-correctable":      "Info: a device on an accelerator or NIC path counted 100 or more corrected PCIe errors since boot (aer_dev_correctable): the link retried them; a count that grows means a marginal link.",
 	"no-local-nic":         "Warning: an accelerator's best NIC is through the root complex (PHB/NODE) or another NUMA node of its socket; NCCL's default turns GPUDirect RDMA off there.",
 	"cross-socket":         "Warning: an accelerator's best NIC is on another socket (SYS): GDR off by default, traffic crosses the inter-socket link.",
 	"nic-shared":           "Several accelerators must share one NIC (info) or one switch uplink past its bandwidth (warning): follow the rail plan.",
@@ -156,6 +161,8 @@ func (a *analysis) find(plan Plan) {
 	a.findPlatform(machine)
 	a.findStorage()
 	a.findSocketDirect(plan)
+	a.findPorts(a.railNICs()) // railNICs above is nil where no NIC can do RDMA
+	a.findAER()
 }
 
 // findNoRDMA reports whether none of the rail NICs can do RDMA, and then

@@ -3,6 +3,7 @@ package advisor
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -229,7 +230,7 @@ func TestCleanMachineHasNoFindings(t *testing.T) {
 
 func TestFindingsFire(t *testing.T) {
 	emitted := map[string]bool{}
-	for _, c := range faultCases {
+	for _, c := range append(slices.Clone(faultCases), portFaultCases...) {
 		t.Run(c.name, func(t *testing.T) {
 			r := analyze(t, c.graph(), Options{})
 			var got []Finding

@@ -78,7 +78,7 @@ type RankEnv struct {
 	// Vars in order: the visible-device variables for the accelerator's
 	// runtime (CUDA for NVIDIA, ROCr for AMD: deviceVars), then
 	// NCCL_IB_HCA (the same on every rank; none where a net plugin drives
-	// the NIC) and UCX_NET_DEVICES (this rank's NIC, port 1 assumed), or
+	// the NIC) and UCX_NET_DEVICES (this rank's NIC at its active port), or
 	// NCCL_SOCKET_IFNAME where the NIC has no RDMA device (netVars).
 	Vars    []EnvVar
 	Numactl string // "numactl --cpunodebind=N --membind=N"; empty when the node is unknown
@@ -172,7 +172,7 @@ func predictionKnown(p *Prediction) bool {
 // slots (the k-th accelerator on a NIC worth figure/k) that forbids the
 // slots below it and checks every real share against it.
 func (a *analysis) plan() Plan {
-	gpus, nics := a.g.OfKind(topology.KindAccelerator), a.railNICs()
+	gpus, nics := a.g.OfKind(topology.KindAccelerator), liveRails(a.railNICs())
 	var pl Plan
 	vars, notes := deviceVars(gpus)
 	pl.Notes = notes

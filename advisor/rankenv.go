@@ -123,14 +123,15 @@ func pluginNote(kind string) string {
 // netVars are rank's network variables for its assignment: NCCL_IB_HCA
 // (hca, the node's one list, NVIDIA/nccl#1478) where NCCL's IB transport
 // drives the NIC, none where a net plugin does; UCX_NET_DEVICES with the
-// rank's NICs, port 1 assumed; NCCL_SOCKET_IFNAME for a NIC without RDMA.
+// rank's NICs, each at its first ACTIVE port (planPort; port 1 where no
+// state is known); NCCL_SOCKET_IFNAME for a NIC without RDMA.
 func netVars(as Assignment, hca string) []EnvVar {
 	switch n := as.NIC; {
 	case len(n.RDMA) > 0:
-		devs := []string{n.RDMA[0] + ":1"}
+		devs := []string{n.RDMA[0] + ":" + planPort(n)}
 		for _, m := range as.MoreNICs {
 			if len(m.RDMA) > 0 {
-				devs = append(devs, m.RDMA[0]+":1")
+				devs = append(devs, m.RDMA[0]+":"+planPort(m))
 			}
 		}
 		var out []EnvVar

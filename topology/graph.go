@@ -234,6 +234,12 @@ type Device struct {
 	// Bond is the bonding interface a netdev of this function is enslaved
 	// to (net/<if>/master), "" when none.
 	Bond string
+	// Ports are the ports of its RDMA devices; nil where the source shows
+	// none (lspci, hwloc and NCCL files never do): their state is unknown.
+	Ports []IBPort
+	// AER holds its AER counters; nil where the source has no aer_dev_*
+	// file for it (not AER capable, a kernel before 4.19, or not sysfs).
+	AER *AERCounts
 }
 
 // PositionalDomain is the PCI domain of the stand-in addresses of

@@ -264,6 +264,7 @@ func device(g *topology.Graph, d *topology.Device, alias string, ids hexIDs) Dev
 		Link: Link{CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth, MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth},
 	}
 	out.Bond, out.ComputePartition, out.MemoryPartition = d.Bond, d.ComputePartition, d.MemoryPartition
+	out.Ports, out.AER = ports(d), aer(d)
 	for _, p := range g.SocketDirectPeers(d) {
 		out.SocketDirectPeers = append(out.SocketDirectPeers, p.BDF())
 	}

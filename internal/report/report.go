@@ -302,6 +302,8 @@ type Device struct {
 	ComputePartition  string   `json:"compute_partition,omitempty"`   // AMD Instinct: SPX, DPX, QPX, CPX
 	MemoryPartition   string   `json:"memory_partition,omitempty"`    // AMD Instinct: NPS1, NPS4
 	SocketDirectPeers []string `json:"socket_direct_peers,omitempty"` // the other halves of its Socket Direct card
+	Ports             []Port   `json:"ports,omitempty"`               // its RDMA ports, where the source shows them
+	AER               *AER     `json:"aer,omitempty"`                 // its AER counters, where read
 	// Positional is set when the source showed the function without an
 	// address: BDF is then a stand-in ("bridge@line31") and this says
 	// where it was seen.

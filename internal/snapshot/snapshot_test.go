@@ -100,6 +100,8 @@ type devView struct {
 	ACSRedirect, ACSKnown          bool
 	MaxReadRequest, MaxPayload     int
 	RelaxedOrdering, DevCtlKnown   bool
+	Ports                          []topology.IBPort
+	AER                            *topology.AERCounts
 }
 
 type hbView struct {
@@ -138,7 +140,7 @@ func project(g *topology.Graph) view {
 			LocalCPUs: d.LocalCPUs, Link: d.Link, Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn,
 			RDMA: d.RDMA, Netdevs: d.Netdevs, PortRateGbps: d.PortRateGbps, ConfigLen: d.ConfigLen, BARs: d.BARs,
 			ACSRedirect: d.ACSRedirect, ACSKnown: d.ACSKnown, MaxReadRequest: d.MaxReadRequest, MaxPayload: d.MaxPayload,
-			RelaxedOrdering: d.RelaxedOrdering, DevCtlKnown: d.DevCtlKnown})
+			RelaxedOrdering: d.RelaxedOrdering, DevCtlKnown: d.DevCtlKnown, Ports: d.Ports, AER: d.AER})
 	}
 	for _, hb := range g.HostBridges {
 		v.HostBridges = append(v.HostBridges, hbView{hb.Name, hb.NUMANode, hb.Socket, hb.Inferred, len(hb.Devices)})

@@ -66,6 +66,18 @@ const (
 	dirCPUTopology = "topology" // cpu/cpuN/topology/physical_package_id and the rest
 )
 
+// Port and AER files, read where the reader knows what they describe.
+const (
+	fileIBState     = "state"      // .../ports/<n>/state: "4: ACTIVE"
+	fileIBPhysState = "phys_state" // .../ports/<n>/phys_state: "5: LinkUp"
+	fileIBLinkLayer = "link_layer" // .../ports/<n>/link_layer: InfiniBand or Ethernet
+)
+
+// AERFiles are a PCI function's AER counter files (kernel 4.19+,
+// Documentation/ABI/testing/sysfs-bus-pci-devices-aer), read for
+// accelerators, NICs and the bridges above them.
+var AERFiles = []string{"aer_dev_correctable", "aer_dev_nonfatal", "aer_dev_fatal"}
+
 // peerToolFiles are per-function files gdtopo does not read but lspci -v and
 // lstopo need to accept a capture (pciutils lib/sysfs.c; hwloc
 // topology-linux.c), as found by running both on generated trees.
@@ -115,7 +127,7 @@ type ClassSpec struct {
 // paths. Each call returns fresh slices.
 func CaptureSpec() Spec {
 	files := append([]string{}, DeviceFiles...)
-	for _, f := range peerToolFiles {
+	for _, f := range append(slices.Clone(peerToolFiles), AERFiles...) {
 		if !slices.Contains(files, f) {
 			files = append(files, f)
 		}
@@ -129,7 +141,7 @@ func CaptureSpec() Spec {
 		GroupFiles:    []string{fileGroupType},
 		Classes: []ClassSpec{
 			{Dir: pathInfiniband, Files: []string{"node_type"}, Ports: fileIBPorts,
-				PortFiles: []string{fileIBRate, "state", "phys_state", "link_layer"},
+				PortFiles: []string{fileIBRate, fileIBState, fileIBPhysState, fileIBLinkLayer},
 				Private:   []string{"node_guid", "sys_image_guid"}},
 			// address (the MAC) is never kept, redacted or not.
 			{Dir: pathNet, Files: []string{fileNetSpeed, "type", "dev_port"}},

@@ -112,6 +112,7 @@ func ReadOn(fsys fs.FS, workers int) (*topology.Graph, error) {
 		if d := r.g.Device(l.addr); d != nil {
 			d.RDMA = append(d.RDMA, l.name)
 			d.PortRateGbps = max(d.PortRateGbps, l.rateGbps)
+			d.Ports = append(d.Ports, l.ports...)
 		}
 	}
 	for _, l := range links.net {
@@ -126,6 +127,7 @@ func ReadOn(fsys fs.FS, workers int) (*topology.Graph, error) {
 	}
 	r.readIOMMUGroupTypes()
 	r.readExtras(dirs)
+	r.readAER(dirs)
 	if err := r.recheck(listed); err != nil {
 		return nil, err
 	}
@@ -993,11 +995,12 @@ type classLinks struct {
 }
 
 // classLink is an entry name of a class that leads to the function addr;
-// an RDMA device's rate is its fastest active port's (ibRate).
+// an RDMA device's rate is its fastest active port's (ibPorts).
 type classLink struct {
 	name     string
 	addr     topology.BDF
 	rateGbps float64
+	ports    []topology.IBPort
 }
 
 // readClassLinks reads the RDMA and network classes' links, and each RDMA
@@ -1006,7 +1009,7 @@ func (r *reader) readClassLinks() classLinks {
 	var l classLinks
 	l.rdma, l.rdmaListed = r.readClass(pathInfiniband)
 	for i := range l.rdma {
-		l.rdma[i].rateGbps = r.ibRate(path.Join(pathInfiniband, l.rdma[i].name))
+		l.rdma[i].ports, l.rdma[i].rateGbps = r.ibPorts(l.rdma[i].name)
 	}
 	l.net, _ = r.readClass(pathNet)
 	return l
@@ -1045,28 +1048,54 @@ func (r *reader) readClass(dir string) (links []classLink, listed bool) {
 	return links, true
 }
 
-// ibRate returns the fastest ACTIVE port rate of an RDMA device in Gb/s, from
-// ports/N/rate ("400 Gb/sec (4X NDR)").
-func (r *reader) ibRate(dev string) float64 {
-	ports, err := fs.ReadDir(r.fsys, path.Join(dev, "ports"))
+// ibPorts reads the ports of RDMA device dev (ports/N/state, phys_state,
+// rate, link_layer) and returns them with the fastest rate of those that
+// are ACTIVE, or whose state is unknown: a port known to be down carries
+// nothing, whatever its rate file says.
+func (r *reader) ibPorts(dev string) ([]topology.IBPort, float64) {
+	dir := path.Join(pathInfiniband, dev, fileIBPorts)
+	entries, err := fs.ReadDir(r.fsys, dir)
 	if err != nil {
+		return nil, 0
+	}
+	var ports []topology.IBPort
+	best := 0.0
+	for _, e := range entries {
+		pd := path.Join(dir, e.Name())
+		p := topology.IBPort{Device: dev, Port: e.Name()}
+		if s, err := r.text(path.Join(pd, fileIBState)); err == nil {
+			p.State = topology.PortStateWord(s)
+		}
+		if s, err := r.text(path.Join(pd, fileIBPhysState)); err == nil {
+			p.PhysState = topology.PortStateWord(s)
+		}
+		if s, err := r.text(path.Join(pd, fileIBLinkLayer)); err == nil {
+			p.LinkLayer = strings.TrimSpace(s)
+		}
+		if s, err := r.text(path.Join(pd, fileIBRate)); err == nil {
+			p.Rate = strings.TrimSpace(s)
+			p.RateGbps = parseIBRate(s)
+		}
+		if p.RateGbps > best && (!p.StateKnown() || p.Active()) {
+			best = p.RateGbps
+		}
+		ports = append(ports, p)
+	}
+	return ports, best
+}
+
+// parseIBRate reads a ports/N/rate file, "400 Gb/sec (4X NDR)", in Gb/s; 0
+// when it says otherwise.
+func parseIBRate(s string) float64 {
+	f := strings.Fields(s)
+	if len(f) < 2 || !strings.HasPrefix(f[1], "Gb/sec") {
 		return 0
 	}
-	best := 0.0
-	for _, p := range ports {
-		s, err := r.text(path.Join(dev, "ports", p.Name(), "rate"))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(s)
-		if len(f) < 2 || !strings.HasPrefix(f[1], "Gb/sec") {
-			continue
-		}
-		if v, err := strconv.ParseFloat(f[0], 64); err == nil && v > best {
-			best = v
-		}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || v < 0 {
+		return 0
 	}
-	return best
+	return v
 }
 
 // trackedFiles are the attribute files whose absence changes what gdtopo
