@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -122,14 +123,74 @@ func safeCells(row []string) []string {
 }
 
 // Table writes one table: borderless, left-aligned columns for text, a pipe
-// table for markdown. Headers are printed as given.
+// table for markdown. Headers are printed as given. A table too wide for
+// the printer's width wraps its cells at spaces, never inside a word (see
+// FitTable).
 func (p *Printer) Table(header []string, rows [][]string) error {
+	return p.FitTable(header, rows, nil)
+}
+
+// FitTable writes a table as Table does; where it does not fit the
+// printer's width with no word split, it shortens PCI addresses of
+// domain 0000 as lspci does (0000:1a:00.0 to 1a:00.0), then leaves out
+// the columns named in optional, in that order (a line under the table
+// names them), and as a last resort stacks each row as lines of header
+// and value.
+func (p *Printer) FitTable(header []string, rows [][]string, optional []string) error {
 	safe := make([][]string, len(rows))
 	for i, r := range rows {
 		safe[i] = safeCells(r)
 	}
-	header, safe = fitColumns(safeCells(header), safe, p.style.Width)
-	return p.draw(header, safe)
+	header = safeCells(header)
+	width := p.style.Width
+	if p.f == Markdown || width <= 0 || wordsFit(header, safe, width) {
+		header, safe = fitColumns(header, safe, width)
+		return p.draw(header, safe)
+	}
+	header, safe = shortAddresses(header), shortAddressRows(safe)
+	var left []string
+	for _, name := range optional {
+		if wordsFit(header, safe, width) {
+			break
+		}
+		if i := slices.Index(header, name); i >= 0 {
+			header, safe = dropColumn(header, safe, i)
+			left = append(left, name)
+		}
+	}
+	if !wordsFit(header, safe, width) {
+		return p.stacked(header, safe)
+	}
+	header, safe = fitColumns(header, safe, width)
+	if err := p.draw(header, safe); err != nil {
+		return err
+	}
+	if len(left) > 0 {
+		p.Lines(fmt.Sprintf("Left out to fit %d columns: %s (a wider terminal, or -o json, shows them)", width, strings.Join(left, ", ")), "", "  ")
+	}
+	return nil
+}
+
+// stacked writes each row as lines of its header and value, a blank line
+// between rows: the layout of a table whose words do not fit side by side.
+func (p *Printer) stacked(header []string, rows [][]string) error {
+	for i, r := range rows {
+		if i > 0 {
+			fmt.Fprintln(p.w)
+		}
+		kv := make([][]string, 0, len(r))
+		for j, cell := range r {
+			name := ""
+			if j < len(header) {
+				name = header[j]
+			}
+			kv = append(kv, []string{name, strings.Join(strings.Fields(cell), " ")})
+		}
+		if err := p.KeyValues(kv); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // draw writes one table of cells already escaped and laid out; no header

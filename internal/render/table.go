@@ -98,7 +98,8 @@ func checkReport(p *Printer, v *report.CheckView) error {
 		}
 	}
 	if v.NoPairs != "" {
-		p.Printf("\n%s\n", v.NoPairs)
+		p.Printf("\n")
+		p.Lines(v.NoPairs, "", "  ")
 	} else {
 		if md {
 			p.Heading("Accelerator x NIC (nvidia-smi labels)")
@@ -110,7 +111,7 @@ func checkReport(p *Printer, v *report.CheckView) error {
 		}
 		if v.Verbose {
 			p.Heading("Accelerator-NIC pairs")
-			if err := p.Table([]string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Expected", "Eff", "GDR"}, v.Pairs); err != nil {
+			if err := p.FitTable([]string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Expected", "Eff", "GDR"}, v.Pairs, v.PairsNarrow); err != nil {
 				return err
 			}
 		}
@@ -303,8 +304,9 @@ func findingsText(p *Printer, v *report.CheckView) {
 	md := p.Format() == Markdown
 	if !v.Verbose {
 		for _, f := range v.Findings {
-			line := fmt.Sprintf("%-8s %s  %s: %s", strings.ToUpper(f.Severity), f.Code, f.Devices, f.Message)
-			line = clip(line, p.style.Width, 100)
+			// the problem first, whom it is about last: a cut line keeps the point
+			line := fmt.Sprintf("%-8s %s  %s (on %s)", strings.ToUpper(f.Severity), f.Code, f.Message, f.Devices)
+			line = clip(line, p.style.Width)
 			p.SeverityLines(f.Severity, strings.TrimPrefix(line, strings.ToUpper(f.Severity)), "", "")
 		}
 		return
@@ -321,8 +323,9 @@ func findingsText(p *Printer, v *report.CheckView) {
 			continue
 		}
 		p.Printf("\n")
-		p.SeverityLines(f.Severity, fmt.Sprintf("%s %s  %s", strings.Repeat(" ", max(0, 8-len(f.Severity))), f.Code, f.Devices), "", "  ")
+		p.SeverityLines(f.Severity, fmt.Sprintf("%s %s", strings.Repeat(" ", max(0, 8-len(f.Severity))), f.Code), "", "  ")
 		p.Lines(f.Message, "  ", "  ")
+		p.Lines(f.Devices, "  on: ", "    ")
 		if f.Evidence != "" {
 			p.Lines(f.Evidence, "  evidence: ", "    ")
 		}
@@ -339,16 +342,17 @@ func findingsText(p *Printer, v *report.CheckView) {
 	}
 }
 
-// clip cuts s to width columns (fallback when width is 0), ending it with
-// "..." where it was cut.
-func clip(s string, width, fallback int) string {
-	if width <= 0 {
-		width = fallback
-	}
-	if textWidth(s) <= width {
+// clip cuts s to width columns at a space, ending it with "..." where it
+// was cut; width 0 (not a terminal) keeps s whole.
+func clip(s string, width int) string {
+	if width <= 0 || textWidth(s) <= width {
 		return s
 	}
-	return string([]rune(s)[:width-3]) + "..."
+	r := []rune(s)[:max(0, width-3)]
+	if i := strings.LastIndexByte(string(r), ' '); i > 0 {
+		return strings.TrimRight(string(r)[:i], " ,;:") + "..."
+	}
+	return string(r) + "..."
 }
 
 // matrixTable writes gdtopo matrix: every accelerator and shown NIC

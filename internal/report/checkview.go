@@ -34,8 +34,11 @@ type CheckView struct {
 	MatrixRows, MatrixCols []int
 	// Pairs are the cells of the pair table, one row an accelerator and a
 	// shown NIC (Verbose only).
-	Pairs      [][]string
-	HiddenNICs []string // NIC functions without an RDMA device, not shown
+	Pairs [][]string
+	// PairsNarrow are the pair table's columns a terminal too narrow for
+	// it may go without, least needed first (gdtopo path shows them).
+	PairsNarrow []string
+	HiddenNICs  []string // NIC functions without an RDMA device, not shown
 	// SetAside are the NICs set aside from the compute rails ("NIC3:
 	// why"), less those HiddenNICs already names for that alone.
 	SetAside []string
@@ -107,6 +110,7 @@ func NewCheckView(r *Report, opts CheckViewOptions) *CheckView {
 		}
 		if opts.Verbose {
 			v.Pairs = pairRows(r)
+			v.PairsNarrow = []string{"Hops", "Eff", "Bottleneck"}
 		}
 	}
 	for _, s := range r.SetAsideNICs {
