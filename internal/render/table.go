@@ -106,7 +106,7 @@ func checkReport(p *Printer, v *report.CheckView) error {
 		} else {
 			p.Printf("\n")
 		}
-		if err := matrixBody(p, v.Matrix, v.MatrixRows, v.MatrixCols, v.Verbose); err != nil {
+		if err := matrixBody(p, v.Matrix, v.MatrixRows, v.MatrixCols, v.Verbose, v.NICLegendPerLine); err != nil {
 			return err
 		}
 		if v.Verbose {
@@ -134,6 +134,10 @@ func checkReport(p *Printer, v *report.CheckView) error {
 			return err
 		}
 	}
+	if v.StorageSummary != "" {
+		p.Printf("\n")
+		p.Lines(v.StorageSummary, "GPUDirect Storage, nearest NVMe drives: ", "  ")
+	}
 	if err := planTable(p, v.Plan, v.Verbose); err != nil {
 		return err
 	}
@@ -145,7 +149,7 @@ func checkReport(p *Printer, v *report.CheckView) error {
 		}
 	}
 	if len(v.Warnings) > 0 {
-		p.Heading(fmt.Sprintf("Warnings (%d)", len(v.Warnings)))
+		p.Heading(fmt.Sprintf("Warnings (%d)", v.WarningCount))
 		if err := p.Table([]string{"Where", "What"}, v.Warnings); err != nil {
 			return err
 		}
@@ -162,8 +166,9 @@ func checkReport(p *Printer, v *report.CheckView) error {
 // layout is nvidia-smi topo -m's: tab-separated cells at tab stops of
 // eight columns, " X " on the diagonal, no rule. A matrix wider than the
 // style's width is folded into blocks of columns, each under its own header.
-// withLegend adds nvidia-smi's legend of the labels before the NIC legend.
-func matrixBody(p *Printer, m *report.Matrix, rows, cols []int, withLegend bool) error {
+// withLegend adds nvidia-smi's legend of the labels before the NIC legend,
+// whose lines name perLine NICs each.
+func matrixBody(p *Printer, m *report.Matrix, rows, cols []int, withLegend bool, perLine int) error {
 	header := make([]string, 1, len(cols)+4)
 	for _, c := range cols {
 		header = append(header, m.Devices[c].Alias)
@@ -213,10 +218,15 @@ func matrixBody(p *Printer, m *report.Matrix, rows, cols []int, withLegend bool)
 			legend = append(legend, fmt.Sprintf("%s: %s", d.Alias, nicLegend(d)))
 		}
 	}
-	if len(legend) > 0 {
+	if len(legend) > 0 && perLine <= 1 {
 		p.Printf("\nNIC Legend:\n\n")
 		for _, l := range legend {
 			p.Lines(l, "  ", "    ")
+		}
+	} else if len(legend) > 0 {
+		p.Printf("\nNIC Legend:\n")
+		for i := 0; i < len(legend); i += perLine {
+			p.Parts(legend[i:min(i+perLine, len(legend))], "  ", "  ")
 		}
 	}
 	return nil
@@ -265,9 +275,9 @@ func planTable(p *Printer, plan *report.CheckPlan, verbose bool) error {
 	if err := p.Table([]string{"Accelerator", "NIC", "Expected", "Each", "NIC use"}, plan.Rows); err != nil {
 		return err
 	}
-	if plan.AtMost {
+	if plan.CeilingNote != "" {
 		p.Printf("\n")
-		p.Lines("≤: a ceiling, not an estimate: the source does not give the NIC's port rate, so its own PCIe link is taken as its limit.", "", "")
+		p.Lines(plan.CeilingNote, "", "")
 	}
 	if !verbose {
 		return nil
@@ -305,7 +315,10 @@ func findingsText(p *Printer, v *report.CheckView) {
 	if !v.Verbose {
 		for _, f := range v.Findings {
 			// the problem first, whom it is about last: a cut line keeps the point
-			line := fmt.Sprintf("%-8s %s  %s (on %s)", strings.ToUpper(f.Severity), f.Code, f.Message, f.Devices)
+			line := fmt.Sprintf("%-8s %s  %s", strings.ToUpper(f.Severity), f.Code, f.Message)
+			if f.Devices != "" {
+				line += " (on " + f.Devices + ")"
+			}
 			line = clip(line, p.style.Width)
 			p.SeverityLines(f.Severity, strings.TrimPrefix(line, strings.ToUpper(f.Severity)), "", "")
 		}
@@ -366,7 +379,7 @@ func matrixTable(p *Printer, m *report.Matrix) error {
 	for i := range all {
 		all[i] = i
 	}
-	if err := matrixBody(p, m, all, all, true); err != nil {
+	if err := matrixBody(p, m, all, all, true, 1); err != nil {
 		return err
 	}
 	if len(m.HiddenNICs) > 0 {
