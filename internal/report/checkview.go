@@ -49,10 +49,10 @@ type CheckView struct {
 	// StorageSummary is the Storage table in a line: the accelerators
 	// grouped by how they reach their nearest drives (not Verbose).
 	StorageSummary string
-	Plan     *CheckPlan // nil without a rail plan
-	Counts   string     // the findings by severity: "1 warning, 1 info"
-	Findings []CheckFinding
-	Notes    []string   // each note of the pairs once, after whom it is about
+	Plan           *CheckPlan // nil without a rail plan
+	Counts         string     // the findings by severity: "1 warning, 1 info"
+	Findings       []CheckFinding
+	Notes          []string // each note of the pairs once, after whom it is about
 	// Warnings are where and what could not be read: one a row with
 	// Verbose, else the places of one message together, at most
 	// shortWarnings rows. WarningCount is how many there are in all.
