@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -213,6 +214,9 @@ func (b *builder) walk(o, normal *object, hb *topology.HostBridge, parent *topol
 	switch o.typ {
 	case "HostBridge":
 		hb, parent = b.hostBridge(o), nil
+		if pkg >= 0 && hb.Socket < 0 && hb.NUMANode < 0 {
+			hb.Socket = pkg // hwloc puts I/O under the Package its locality is in
+		}
 	case "PCIBridge", "PCI":
 		if o.busid == "" {
 			if o.typ != "PCIBridge" {
@@ -304,6 +308,27 @@ func (b *builder) normal(o, parent *object, pkg int) {
 	if s.Hostname == "" {
 		s.Hostname = info("HostName")
 	}
+}
+
+// nodesSpan reports whether every NUMA node of o is a memory child of o
+// spanning o's CPUs (a Grace with its GPUs' memory nodes): o's CPUs then
+// belong to one of them (Linux gives each CPU one node), and I/O local to
+// o is local to that node.
+func nodesSpan(o *object) bool {
+	if len(o.cpus) == 0 {
+		return false
+	}
+	n := 0
+	for _, c := range o.children {
+		if c.typ != "NUMANode" {
+			continue
+		}
+		if len(c.cpus) > 0 && !slices.Equal(c.cpus, o.cpus) {
+			return false
+		}
+		n++
+	}
+	return n == len(o.nodes)
 }
 
 func countType(objs []*object, typ string) int {
@@ -407,6 +432,10 @@ func (b *builder) device(o, normal *object, hb *topology.HostBridge, parent *top
 	}
 	if normal != nil && normal.typ != "Machine" {
 		d.LocalCPUs = cpuList(normal.cpus)
+		if len(normal.nodes) > 1 && nodesSpan(normal) {
+			d.LocalCPUsNode = true
+			d.NUMANodeUnread = fmt.Sprintf("hwloc records no numa_node; the device is local to CPUs %s, of one of NUMA nodes %s", d.LocalCPUs, cpuList(normal.nodes))
+		}
 	}
 	d.Link = b.link(addr.String(), o.link)
 	for _, c := range o.children {
