@@ -51,6 +51,9 @@ type object struct {
 	infos    map[string]string
 	line     int // console line, 0 for XML
 	children []*object
+	// cut: console text left lines out right below o ("..."); cutCPUs:
+	// o's CPUs, the union of its PUs', are then not all known.
+	cut, cutCPUs bool
 }
 
 func newObject(typ string) *object {
@@ -125,6 +128,9 @@ func build(name string, root *object, version string) (*topology.Graph, error) {
 	}
 	sort.Slice(b.g.System.NUMANodes, func(i, j int) bool { return b.g.System.NUMANodes[i].ID < b.g.System.NUMANodes[j].ID })
 	b.g.System.Sockets, b.g.System.LogicalCPUs = len(b.pkgs), b.pus
+	if root.cutCPUs {
+		b.g.System.LogicalCPUs = 0 // PUs left out: the count is not known
+	}
 	b.g.Finish()
 	for _, hb := range b.g.HostBridges {
 		for _, d := range hb.Devices {
@@ -167,14 +173,16 @@ func fillSets(o *object) ([]int, []int) {
 	if o.typ == "NUMANode" && o.osIndex >= 0 {
 		nodes = []int{o.osIndex}
 	}
+	cut := o.cut
 	for _, c := range o.children {
 		cc, cn := fillSets(c)
 		if !c.isIO() {
 			cpus, nodes = append(cpus, cc...), append(nodes, cn...)
+			cut = cut || c.cutCPUs
 		}
 	}
 	if !o.hasCPUs {
-		o.cpus = uniq(cpus)
+		o.cpus, o.cutCPUs = uniq(cpus), cut
 	}
 	if !o.hasNodes {
 		o.nodes = uniq(nodes)
@@ -271,7 +279,9 @@ func (b *builder) normal(o, parent *object, pkg int) {
 		if len(cpus) == 0 && parent != nil && countType(parent.children, "NUMANode") == 1 {
 			cpus = parent.cpus
 		}
-		n.CPUs = cpuList(cpus)
+		if !o.cutCPUs && (parent == nil || !parent.cutCPUs) {
+			n.CPUs = cpuList(cpus)
+		}
 		if pkg < 0 { // hwloc 1.x: the node holds its package
 			var ps []int
 			for _, c := range o.children {
@@ -430,7 +440,7 @@ func (b *builder) device(o, normal *object, hb *topology.HostBridge, parent *top
 	if normal != nil && len(normal.nodes) == 1 {
 		d.NUMANode, d.NUMAFrom, d.RawNUMANode = normal.nodes[0], topology.NUMAFromLocalCPUs, normal.nodes[0]
 	}
-	if normal != nil && normal.typ != "Machine" {
+	if normal != nil && normal.typ != "Machine" && !normal.cutCPUs {
 		d.LocalCPUs = cpuList(normal.cpus)
 		if len(normal.nodes) > 1 && nodesSpan(normal) {
 			d.LocalCPUsNode = true
