@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -162,7 +163,7 @@ func validate(t *testing.T, def, doc string) {
 type finding struct{ severity, code string }
 
 var (
-	tableFinding    = regexp.MustCompile(`(?m)^(CRITICAL|WARNING|INFO) +(\S+)  `)
+	tableFinding    = regexp.MustCompile(`(?m)^(CRITICAL|WARNING|INFO) +(\S+)  (?:and (\d+) more like it)?`)
 	markdownFinding = regexp.MustCompile("(?m)^- \\*\\*(CRITICAL|WARNING|INFO)\\*\\* `([^`]+)`")
 	promFinding     = regexp.MustCompile(`(?m)^gdtopo_findings\{source="[^"]*",code="([^"]+)",severity="([^"]+)"\} (\d+)$`)
 	nfdFinding      = regexp.MustCompile(`(?m)^gdtopo\.findings\.(critical|warning|info)=(\d+)$`)
@@ -261,7 +262,13 @@ func checkAgrees(t *testing.T, src string) {
 	for f, re := range map[render.Format]*regexp.Regexp{render.Table: tableFinding, render.Markdown: markdownFinding} {
 		var got []finding
 		for _, m := range re.FindAllStringSubmatch(outs[f], -1) {
-			got = append(got, finding{strings.ToLower(m[1]), m[2]})
+			n := 1
+			if len(m) > 3 && m[3] != "" { // the findings of a code past its first, counted
+				n, _ = strconv.Atoi(m[3])
+			}
+			for range n {
+				got = append(got, finding{strings.ToLower(m[1]), m[2]})
+			}
 		}
 		if g := sortedFindings(got); g != wantFindings {
 			t.Errorf("-o %s findings %s; -o json %s", f, g, wantFindings)
