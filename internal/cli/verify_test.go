@@ -48,7 +48,7 @@ func TestVerify(t *testing.T) {
 	for _, stdin := range []string{catFiles(t, nv, tv), catFiles(t, tv, nv)} {
 		var out, errb strings.Builder
 		if code := Main([]string{"matrix", "-"}, strings.NewReader(stdin), &out, &errb); code != ExitOK ||
-			!strings.Contains(out.String(), "GPU0     X      PHB     NODE?") || !strings.Contains(out.String(), "NIC0: mlx5_0 (0000:21:00.0)") {
+			!strings.Contains(out.String(), "GPU0\t X \tPHB\tNODE?") || !strings.Contains(out.String(), "NIC0: mlx5_0 (0000:21:00.0)") {
 			t.Errorf("matrix - of a matrix and a dump: exit %d %q:\n%s", code, errb.String(), out.String())
 		}
 	}
@@ -91,7 +91,7 @@ func TestNVSMIGivesNVLink(t *testing.T) {
 		t.Errorf("check without the matrix: exit %d %q, no NVLink in Source lacks", code, errb)
 	}
 	code, out, errb = run("matrix", fixture, "--nvsmi", nv)
-	if code != ExitOK || !strings.Contains(out, "GPU0     X      NV12    NV12") || strings.Contains(out, "NV?") {
+	if code != ExitOK || !strings.Contains(out, "GPU0\t X \tNV12\tNV12") || strings.Contains(out, "NV?") {
 		t.Errorf("matrix --nvsmi: exit %d %q:\n%s", code, errb, out)
 	}
 	code, out, _ = run("check", fixture, "--nvsmi", nv)

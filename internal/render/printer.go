@@ -292,14 +292,32 @@ func (p *Printer) SeverityLines(severity, text, first, rest string) {
 }
 
 // tabStops writes rows as nvidia-smi writes its matrix: cells separated by
-// tabs (a cell may hold a tab of its own), shown as a terminal shows them,
-// at tab stops every eight columns, the first row the header. "X" is
-// written " X ". A table wider than the printer's width is folded: the
-// first column, then as many of the others as fit, in blocks one under
-// another.
-func (p *Printer) tabStops(header []string, rows [][]string) {
+// tabs (a cell may hold a tab of its own), the first row the header. "X"
+// is written " X ". With raw the tabs are written as nvidia-smi writes
+// them (cut -f splits both alike) and nothing is folded; else they are
+// shown as a terminal shows them, at tab stops every eight columns, and a
+// table wider than the printer's width is folded: the first column, then
+// as many of the others as fit, in blocks one under another.
+func (p *Printer) tabStops(header []string, rows [][]string, raw bool) {
 	const stop = 8
 	all := append([][]string{header}, rows...)
+	if raw {
+		for _, r := range all {
+			cells := make([]string, len(r))
+			for i, c := range r {
+				if c == "X" {
+					c = " X "
+				}
+				parts := strings.Split(c, "\t") // a tab of the layout's own
+				for j := range parts {
+					parts[j] = termsafe.Text(parts[j])
+				}
+				cells[i] = strings.Join(parts, "\t")
+			}
+			fmt.Fprintln(p.w, strings.TrimRight(strings.Join(cells, "\t"), " "))
+		}
+		return
+	}
 	ncol := len(header)
 	widths := make([]int, ncol)
 	for _, r := range all {

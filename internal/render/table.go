@@ -106,7 +106,7 @@ func checkReport(p *Printer, v *report.CheckView) error {
 		} else {
 			p.Printf("\n")
 		}
-		if err := matrixBody(p, v.Matrix, v.MatrixRows, v.MatrixCols, v.Verbose, v.NICLegendPerLine); err != nil {
+		if err := matrixBody(p, v.Matrix, v.MatrixRows, v.MatrixCols, v.Verbose, v.NICLegendPerLine, false); err != nil {
 			return err
 		}
 		if v.Verbose {
@@ -167,8 +167,9 @@ func checkReport(p *Printer, v *report.CheckView) error {
 // eight columns, " X " on the diagonal, no rule. A matrix wider than the
 // style's width is folded into blocks of columns, each under its own header.
 // withLegend adds nvidia-smi's legend of the labels before the NIC legend,
-// whose lines name perLine NICs each.
-func matrixBody(p *Printer, m *report.Matrix, rows, cols []int, withLegend bool, perLine int) error {
+// whose lines name perLine NICs each. tabs writes the matrix's tabs as
+// they are, unfolded (gdtopo matrix, which scripts cut as nvidia-smi's).
+func matrixBody(p *Printer, m *report.Matrix, rows, cols []int, withLegend bool, perLine int, tabs bool) error {
 	header := make([]string, 1, len(cols)+4)
 	for _, c := range cols {
 		header = append(header, m.Devices[c].Alias)
@@ -204,7 +205,7 @@ func matrixBody(p *Printer, m *report.Matrix, rows, cols []int, withLegend bool,
 			return err
 		}
 	} else {
-		p.tabStops(header, body)
+		p.tabStops(header, body, tabs)
 	}
 	if withLegend && len(m.Legend) > 0 {
 		p.Printf("\nLegend:\n\n")
@@ -379,7 +380,7 @@ func matrixTable(p *Printer, m *report.Matrix) error {
 	for i := range all {
 		all[i] = i
 	}
-	if err := matrixBody(p, m, all, all, true, 1); err != nil {
+	if err := matrixBody(p, m, all, all, true, 1, true); err != nil {
 		return err
 	}
 	if len(m.HiddenNICs) > 0 {
