@@ -104,3 +104,23 @@ func findingsWhole(t *testing.T, out string, r *report.Report) {
 		t.Errorf("piped check cuts a finding:\n%s", text)
 	}
 }
+
+// TestStorageUnknownOnPlainLspci: plain lspci shows no hierarchy, so the
+// GPUDirect Storage view says each path is unknown: no drive counted in a
+// switch or behind the root complex, no route stated.
+func TestStorageUnknownOnPlainLspci(t *testing.T) {
+	src := corpusPath(t, "lspci", "lenovo-sd665n-v3-4xh100-genoa.lspci.txt")
+	_, out, _ := run("check", src)
+	if !strings.Contains(out, "GPUDirect Storage, nearest NVMe drives: GPU0, GPU1, GPU2, GPU3: path unknown") {
+		t.Errorf("check of plain lspci states a storage route:\n%s", out)
+	}
+	_, out, _ = run("check", "-v", src)
+	if strings.Contains(out, "through the root complex") || strings.Contains(out, "GPU0 0000:06:00.0  0") {
+		t.Errorf("check -v of plain lspci counts drives by route:\n%s", out)
+	}
+	for _, p := range checkReport(t, src).StoragePairs {
+		if p.Route != "unknown" {
+			t.Errorf("storage pair %s-%s: route %q, want unknown", p.Accelerator, p.NVMe, p.Route)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/gdtopo/gdtopo/advisor"
 	"slices"
 	"strconv"
 	"strings"
@@ -149,8 +150,8 @@ func NewCheckView(r *Report, opts CheckViewOptions) *CheckView {
 	storage := storageRows(r)
 	if opts.Verbose {
 		for _, s := range storage {
-			v.Storage = append(v.Storage, []string{strings.TrimSpace(s.Alias + " " + s.Accelerator), strconv.Itoa(s.InSwitch), strconv.Itoa(s.RootComplex),
-				strconv.Itoa(s.Far), fmt.Sprintf("%s %s: %s", s.NearestLabel, s.NearestRoute, strings.Join(s.Nearest, ", ")), words.Gbps(s.BottleneckGbps)})
+			v.Storage = append(v.Storage, []string{strings.TrimSpace(s.Alias + " " + s.Accelerator), known(s.InSwitch, s.Unknown), known(s.RootComplex, s.Unknown),
+				known(s.Far, s.Unknown), storageHow(s) + ": " + strings.Join(s.Nearest, ", "), words.Gbps(s.BottleneckGbps)})
 		}
 	} else {
 		v.StorageSummary = storageSummary(storage)
@@ -464,7 +465,7 @@ func storageSummary(rows []storageRow) string {
 	var how []string
 	var who [][]string
 	for _, s := range rows {
-		h := s.NearestLabel + " " + s.NearestRoute
+		h := storageHow(s)
 		i := slices.Index(how, h)
 		if i < 0 {
 			how, who = append(how, h), append(who, nil)
@@ -481,4 +482,22 @@ func storageSummary(rows []storageRow) string {
 		parts[i] = strings.Join(who[i], ", ") + ": " + h
 	}
 	return strings.Join(parts, "; ")
+}
+
+// storageHow is how an accelerator reaches its nearest drives: "PXB in the
+// switch", or "path unknown" where the source shows no hierarchy.
+func storageHow(s storageRow) string {
+	if s.NearestRoute == advisor.RouteUnknown {
+		return "path unknown (the source shows no PCI hierarchy)"
+	}
+	return s.NearestLabel + " " + s.NearestRoute
+}
+
+// known is a count of drives, "?" when some drives' paths are unknown and
+// it counts none (they may be any of the kinds).
+func known(n, unknown int) string {
+	if unknown > 0 && n == 0 {
+		return "?"
+	}
+	return strconv.Itoa(n)
 }
