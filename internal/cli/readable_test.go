@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -122,5 +124,41 @@ func TestStorageUnknownOnPlainLspci(t *testing.T) {
 		if p.Route != "unknown" {
 			t.Errorf("storage pair %s-%s: route %q, want unknown", p.Accelerator, p.NVMe, p.Route)
 		}
+	}
+}
+
+// TestExportNCCLFromLspci: an NCCL topology from lspci text holds nothing
+// NCCL cannot match: no <cpu numaid="-1"> for a NUMA node the dump does not
+// give (refused instead), no device="0x0000" for an ID it does not give, no
+// <net> named by an address (NCCL matches nets by device name).
+func TestExportNCCLFromLspci(t *testing.T) {
+	dir := corpusPath(t, "paired", "puget-wrx90-threadripper-2xrtx6000ada-cx7")
+	tv := filepath.Join(dir, "lspci-tv.txt")
+	if code, out, errb := run("export", "-o", "nccl-xml", tv); code != ExitError || out != "" || !strings.Contains(errb, "does not give the NUMA node") {
+		t.Errorf("export of lspci -tv alone: exit %d, stderr %q:\n%s", code, errb, out)
+	}
+	var all []byte
+	for _, f := range []string{"lspci-tv.txt", "lspci-vvv.md", "numactl.txt"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
+	src := filepath.Join(t.TempDir(), "host.txt")
+	if err := os.WriteFile(src, all, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := run("export", "-o", "nccl-xml", src)
+	if code != ExitOK {
+		t.Fatalf("export: exit %d: %s", code, errb)
+	}
+	for _, bad := range []string{`numaid="-1"`, `device="0x0000"`, `<net name="0000:`} {
+		if strings.Contains(out, bad) {
+			t.Errorf("export writes %s:\n%s", bad, out)
+		}
+	}
+	if !strings.Contains(out, `<cpu numaid="0"`) || strings.Count(out, "<gpu ") != 2 {
+		t.Errorf("export lacks the CPU or the GPUs:\n%s", out)
 	}
 }
