@@ -311,7 +311,7 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 			shared = fmt.Sprintf("shared by %d", as.Shared)
 		}
 		if !as.Known {
-			shared += ", unsure"
+			shared += ", estimate unsure" // label, link or GPUDirect RDMA verdict unknown
 		}
 		g, n := r.Device(as.Accelerator), r.Device(as.NIC)
 		nic := n.TableName()
