@@ -162,3 +162,22 @@ func TestExportNCCLFromLspci(t *testing.T) {
 		t.Errorf("export lacks the CPU or the GPUs:\n%s", out)
 	}
 }
+
+// TestNoBlankFirstLine: compare and calibrate open with their first
+// heading, not a blank line.
+func TestNoBlankFirstLine(t *testing.T) {
+	text, err := os.ReadFile("../../advisor/testdata/ib_write_bw-server.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	perftest := filepath.Join(t.TempDir(), "write-server.txt")
+	if err := os.WriteFile(perftest, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"compare", fx("hgx-h100"), fx("dgx-a100")}, {"calibrate", fx("hgx-h100"), perftest}} {
+		code, out, errb := run(args...)
+		if code != ExitOK || strings.HasPrefix(out, "\n") {
+			t.Errorf("%v: exit %d %q, output opens %q", args, code, errb, out[:min(len(out), 40)])
+		}
+	}
+}

@@ -24,7 +24,7 @@ import (
 // afresh, which a short-lived command pays for each table, and a printer
 // that draws no table (gdtopo tree) makes none.
 type Printer struct {
-	w     io.Writer
+	w     *countingWriter
 	f     Format
 	style Style
 	buf   bytes.Buffer
@@ -37,7 +37,7 @@ var widthCacheOff sync.Once
 // NewPrinter returns a Printer writing to w in format f (Table or Markdown),
 // laid out as style says (the first given; none: no width limit, no colour).
 func NewPrinter(w io.Writer, f Format, style ...Style) *Printer {
-	p := &Printer{w: w, f: f}
+	p := &Printer{w: &countingWriter{w: w}, f: f}
 	if len(style) > 0 {
 		p.style = style[0]
 	}
@@ -237,7 +237,9 @@ func (p *Printer) Heading(title string) {
 		fmt.Fprintf(p.w, "\n## %s\n\n", termsafe.Text(title))
 		return
 	}
-	fmt.Fprintln(p.w)
+	if p.w.n > 0 { // a blank line between sections, none before the first
+		fmt.Fprintln(p.w)
+	}
 	for _, l := range wrapText(termsafe.Text(title), p.style.Width, "", "  ") {
 		fmt.Fprintln(p.w, l)
 	}
@@ -506,4 +508,17 @@ func appendSpaces(b []byte, n int) []byte {
 		b = append(b, ' ')
 	}
 	return b
+}
+
+// countingWriter counts the bytes written through it: a printer's first
+// heading opens its output, with no blank line above it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }
