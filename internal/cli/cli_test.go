@@ -119,6 +119,7 @@ func TestExitCodesAndErrors(t *testing.T) {
 		{[]string{"check", "--bogus"}, ExitUsage, "unknown flag"},
 		{[]string{"path", "GPU0"}, ExitUsage, "accepts between 2 and 3 arg"},
 		{[]string{"path", "../../fixtures/hgx-h100.tar.gz", "GPU0", "NIC0"}, ExitUsage, "SOURCE comes after the two devices: gdtopo path GPU0 NIC0 ../../fixtures/hgx-h100.tar.gz"},
+		{[]string{"path", "GPU0", "../../fixtures/hgx-h100.tar.gz"}, ExitUsage, "path needs two devices before SOURCE, and ../../fixtures/hgx-h100.tar.gz is a source"},
 		{[]string{"matrix", "a", "b"}, ExitUsage, "accepts at most 1 arg"},
 		// A wrong -o lists every format that command offers.
 		{[]string{"check", "-o", "svg"}, ExitUsage, "valid formats are table, json, markdown, jsonl, prometheus, nfd"},
