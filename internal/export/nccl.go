@@ -122,7 +122,7 @@ func NCCLXML(w io.Writer, g *topology.Graph) error {
 		// fills a <cpu>'s affinity from /sys/devices/system/node/node<numaid>
 		// (xml.cc, ncclTopoGetXmlFromCpu): -1 there is sysfs's own word, but a
 		// text dump without NUMA lines does not say -1, it says nothing.
-		return fmt.Errorf("the %s output does not give the NUMA node of %s, and an NCCL topology puts each device under its CPU's node: export from sudo lspci -vvv with numactl -H, or from the sysfs tree", g.TextForm, ds[0].BDF())
+		return fmt.Errorf("the %s input does not give the NUMA node of %s, and an NCCL topology puts each device under its CPU's node: export from a source that gives it (sudo lspci -vvv with numactl -H, or the sysfs tree)", g.TextForm, ds[0].BDF())
 	}
 	bw := bufio.NewWriter(w)
 	x := &xmlWriter{w: bw, g: g, gpuIndex: map[*topology.Device]int{}, netIndex: map[*topology.Device]int{}}
