@@ -149,7 +149,9 @@ func checkReport(p *Printer, v *report.CheckView) error {
 		}
 	}
 	if len(v.Warnings) > 0 {
-		p.Heading(fmt.Sprintf("Warnings (%d)", v.WarningCount))
+		// "Reading notes", not "Warnings": they are about the input, not
+		// findings of the WARNING severity
+		p.Heading(fmt.Sprintf("Reading notes (%d)", v.WarningCount))
 		if err := p.Table([]string{"Where", "What"}, v.Warnings); err != nil {
 			return err
 		}
