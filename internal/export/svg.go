@@ -67,6 +67,17 @@ func esc(s string) string {
 // accelerator its best NIC, as the report decided it
 // (report.Report.BestNICs).
 func SVG(w io.Writer, g *topology.Graph, aliases map[*topology.Device]string, best map[*topology.Device]*topology.Device) error {
+	return drawSVG(w, g, aliases, best, true)
+}
+
+// SVGTree draws the picture SVG draws without its table of labels: for a
+// page that shows the labels itself (gdtopo export -o html).
+func SVGTree(w io.Writer, g *topology.Graph, aliases map[*topology.Device]string, best map[*topology.Device]*topology.Device) error {
+	return drawSVG(w, g, aliases, best, false)
+}
+
+// drawSVG draws SVG's picture, its table of labels when withTable.
+func drawSVG(w io.Writer, g *topology.Graph, aliases map[*topology.Device]string, best map[*topology.Device]*topology.Device, withTable bool) error {
 	pic := buildPicture(g, aliases, best)
 	treeW, treeH := layoutPicture(pic)
 	bw := bufio.NewWriter(w)
@@ -143,7 +154,7 @@ func SVG(w io.Writer, g *topology.Graph, aliases map[*topology.Device]string, be
 		}
 	}
 	tableW := 0.0
-	if len(gpus) > 0 && len(nics) > 0 {
+	if withTable && len(gpus) > 0 && len(nics) > 0 {
 		const title = "nvidia-smi label, accelerator × NIC (outlined: each accelerator's best NIC)"
 		cw, ch := 52.0, 18.0
 		for _, d := range nics {

@@ -186,7 +186,7 @@ func html(w io.Writer, r *report.Report) error {
 // htmlDataOf is what the page of r shows.
 func htmlDataOf(r *report.Report) (*htmlData, error) {
 	var pic bytes.Buffer
-	if err := svg(&pic, r); err != nil {
+	if err := svgTree(&pic, r); err != nil {
 		return nil, err
 	}
 	data := &htmlData{

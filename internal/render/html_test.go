@@ -74,7 +74,8 @@ func TestHTMLHostile(t *testing.T) {
 
 // TestHTMLFits1400: the page fits a 1,400-pixel window: the body is at
 // most that wide, and the picture, however wide its drawing, scales to the
-// body (its SVG has a viewBox; the style sizes it to the container).
+// body (its SVG has a viewBox; the style sizes it to the container). The
+// matrix is shown once.
 func TestHTMLFits1400(t *testing.T) {
 	r := reporttest.Fixture(t, "hgx-h100")
 	var b bytes.Buffer
@@ -91,5 +92,9 @@ func TestHTMLFits1400(t *testing.T) {
 	}
 	if !strings.Contains(page, ".picture svg{max-width:100%;height:auto}") || !regexp.MustCompile(`<svg [^>]*viewBox=`).MatchString(page) {
 		t.Error("the picture does not scale to the page")
+	}
+	// the matrix once: the page's own, not again in the picture
+	if strings.Count(page, `class="matrix"`) != 1 || strings.Contains(page, "nvidia-smi label, accelerator × NIC") {
+		t.Error("the page shows the matrix twice")
 	}
 }
