@@ -38,14 +38,14 @@ type Param struct {
 //	tlp_overhead_bytes             24      B     doc       per-TLP framing+sequence+4DW header+LCRC, no ECRC: 6 DW (Intel AN 708 "TLP Packet Overhead", 5-7 DW)
 //	default_mps_bytes              256     B     assumed   Max_Payload_Size when no DevCtl on the path was readable
 //	phb_factor_intel               0.8333  ×     code      NCCL INTEL_P2P_OVERHEAD (bw*6/5) on PCI links through an Intel root complex (NCCL src/graph/topo.h, search.cc followPath)
-//	phb_factor_amd                 1       ×     measured  NIC→GPU writes through an EPYC 7452 root complex at the Gen3 path's rate, 14.3 GB/s (StackOverflow q. 59277346)
+//	phb_factor_amd                 1       ×     measured  NIC→GPU writes through an EPYC 7452 root complex at the Gen3 path's rate, 14.3 GB/s (stackoverflow.com/q/59277346)
 //	phb_factor_other               0.8333  ×     assumed   other or unknown CPUs: Intel's overhead taken
 //	phb_factor_grace               0.98    ×     measured  NVIDIA Grace: ~49 GB/s (392 Gb/s) NIC-GPU P2P on a 400 Gb/s NDR NIC through Grace to an H100 on NVLink-C2C (NVIDIA's MLPerf Inference v3.1 disclosure, mlcommons/inference_results_v3.1 closed/NVIDIA/documentation/start_from_device/gh200-grace-hopper.md)
 //	read_factor_intel_client       0.01    ×     measured  Intel client CPUs support PCIe P2P writes only: GPU-memory reads fail (NVIDIA/open-gpu-kernel-modules#1253, maintainer)
 //	read_factor_intel_snb          0.1     ×     measured  P2P reads through a Sandy Bridge root complex (NVIDIA, "Benchmarking GPUDirect RDMA on Modern Server Platforms", 2014); the low end of Ivy Bridge-EP's range, whose own figure was not read
 //	read_factor_grace              1       ×     measured  reads through Grace: the GH200 figure above is for P2P transfers either way; NCCL's maintainers found GDR on GH200 as fast as staging through the CPU, and a site's all-reduce faster with it (NVIDIA/nccl#1579)
-//	read_factor_amd_zen2_volta     0.43    ×     measured  NIC reads V100 memory at 6.1 of 14.3 GB/s through an EPYC 7452 (Rome) root complex (StackOverflow q. 59277346)
-//	read_factor_min                0.43    ×     assumed   other CPUs at PHB/NODE/SYS: the lowest read seen on a server CPU (q. 59277346) as the range's low end
+//	read_factor_amd_zen2_volta     0.43    ×     measured  NIC reads V100 memory at 6.1 of 14.3 GB/s through an EPYC 7452 (Rome) root complex (stackoverflow.com/q/59277346)
+//	read_factor_min                0.43    ×     assumed   other CPUs at PHB/NODE/SYS: the lowest read seen on a server CPU (stackoverflow.com/q/59277346) as the range's low end
 //	read_factor_max                1       ×     measured  the range's high end: reads at the write figure; a one-way GDR stream, bound by the sender's reads, ran at 85 Gb/s on 100 Gb/s across sockets (openucx/ucx#11121), 180 of 200 Gb/s on a Threadripper PRO (NVIDIA/open-gpu-kernel-modules#1253)
 //	sys_p2p_gbps                   92.27   Gb/s  measured  GPU memory over RDMA across sockets, 11000 MB/s (perftest's MB is 2^20 B: format_factor 0x100000) on an A30 and mlx5 200 Gb/s (linux-rdma/perftest#241); 85 Gb/s on 100 Gb/s RoCE (openucx/ucx#11121): the range's low end, its high end the CPU's inter-socket figure below
 //	sys_p2p_gbps_intel_pre_skl     8       Gb/s  assumed   Intel before Skylake-SP: cross-socket P2P collapses to a few Gb/s (NVIDIA 2014 benchmarking post); no figure read
@@ -91,7 +91,7 @@ func DefaultModel() *Model {
 		return Param{Key: key, Value: v, Unit: unit, Confidence: conf, Source: src, max: max}
 	}
 	const nccl = "NCCL src/graph/topo.cc ncclTopoGetInterCpuBw, "
-	const so = "StackOverflow q. 59277346 (EPYC 7452, V100, ConnectX-6)"
+	const so = "stackoverflow.com/q/59277346 (EPYC 7452, V100, ConnectX-6)"
 	const gh200 = "mlcommons/inference_results_v3.1 closed/NVIDIA/documentation/start_from_device/gh200-grace-hopper.md: ~49 GB/s NIC-GPU P2P on GH200 with 400 Gb/s NDR"
 	return &Model{
 		TLPOverheadBytes:       p("tlp_overhead_bytes", 24, "B", FromDoc, "Intel AN 708: TLP overhead 6 DW (framing, sequence, 4 DW header, LCRC)", 0),
@@ -104,7 +104,7 @@ func DefaultModel() *Model {
 		ReadIntelClient:        p("read_factor_intel_client", 0.01, "×", FromMeasured, "NVIDIA/open-gpu-kernel-modules#1253: Intel client CPUs support PCIe P2P writes only", 1),
 		ReadIntelSNB:           p("read_factor_intel_snb", 0.1, "×", FromMeasured, "NVIDIA, Benchmarking GPUDirect RDMA on Modern Server Platforms (2014): Sandy Bridge P2P reads", 1),
 		ReadAMDZen2Volta:       p("read_factor_amd_zen2_volta", 0.43, "×", FromMeasured, so+": reads 6.1 of 14.3 GB/s", 1),
-		ReadMin:                p("read_factor_min", 0.43, "×", Assumed, "no figure for this CPU: the lowest server-CPU read seen (q. 59277346) as the low end", 1),
+		ReadMin:                p("read_factor_min", 0.43, "×", Assumed, "no figure for this CPU: the lowest server-CPU read seen (stackoverflow.com/q/59277346) as the low end", 1),
 		ReadMax:                p("read_factor_max", 1, "×", FromMeasured, "openucx/ucx#11121: a GDR stream (sender reads GPU memory) at 85 Gb/s on 100 Gb/s across sockets; NVIDIA/open-gpu-kernel-modules#1253: 180 of 200 Gb/s", 1),
 		SYSP2P:                 p("sys_p2p_gbps", 11000*1048576*8/1e9, "Gb/s", FromMeasured, "linux-rdma/perftest#241 (A30 at SYS, 11000 MB/s, perftest's MB being 2^20 B); openucx/ucx#11121 (85 Gb/s on 100G RoCE)", 0),
 		SYSP2PIntelPreSKL:      p("sys_p2p_gbps_intel_pre_skl", 8, "Gb/s", Assumed, "Intel before Skylake-SP: cross-socket P2P collapses to a few Gb/s; no figure read", 0),

@@ -8,6 +8,7 @@ const (
 	RouteRootComplex = "through the root complex"
 	RouteNUMA        = "across NUMA nodes of one socket"
 	RouteSockets     = "across sockets"
+	RouteUnknown     = "unknown" // the source does not show where the path turns (plain lspci)
 )
 
 // StoragePrediction is one accelerator-NVMe pair for GPUDirect Storage.
@@ -17,7 +18,8 @@ type StoragePrediction struct {
 	// of these pairs, and each whole topology.Pair is 160 bytes.
 	Pair StoragePair
 	// Route says where the peer-to-peer reads turn: RouteSwitch (PIX,
-	// PXB), RouteRootComplex (PHB, NODE), RouteNUMA or RouteSockets (SYS).
+	// PXB), RouteRootComplex (PHB, NODE), RouteNUMA or RouteSockets (SYS),
+	// RouteUnknown where the source cannot tell.
 	Route string
 	// ExpectedGbps is the slowest current PCIe link on the path
 	// (topology.DataGbps): the drive's own link, usually. 0 when unknown.
@@ -45,6 +47,8 @@ func (a *analysis) predictStorage() {
 		tr, known, _ := a.translating(p.A)
 		iommu := tr && known
 		switch {
+		case p.SMI == topology.Unknown:
+			sp.Route, sp.Note = RouteUnknown, noteUnknown
 		case p.SMI == topology.PIX || p.SMI == topology.PXB:
 			sp.Route, sp.Note = RouteSwitch, pick(iommu, noteSwitch+noteIOMMU, noteSwitch)
 		case p.SMI == topology.SYS && p.Path == topology.PathNUMANodes:
@@ -65,6 +69,7 @@ const (
 	noteNUMA        = "peer-to-peer crosses the socket's fabric between NUMA nodes: use a drive of the GPU's NUMA node"
 	noteSockets     = "peer-to-peer crosses the CPU interconnect: use a drive on the GPU's socket"
 	noteRootComplex = "peer-to-peer turns in the CPU's root complex, which bounds its bandwidth"
+	noteUnknown     = "the source shows no PCI hierarchy for this pair: where its reads turn is not known"
 	noteIOMMU       = "; the IOMMU translates the GPU's DMA: on x86, GDS wants it off or in passthrough (GDS best practices)"
 )
 
@@ -80,18 +85,20 @@ func pick(cond bool, yes, no string) string {
 // on a machine where other accelerators have one: GDS works unevenly there.
 func (a *analysis) findStorage() {
 	near := map[*topology.Device]bool{}
+	known := map[*topology.Device]bool{} // some drive's path is known
 	some := false
 	for _, s := range a.storage {
 		if s.Route == RouteSwitch {
 			near[s.Pair.A], some = true, true
 		}
+		known[s.Pair.A] = known[s.Pair.A] || s.Route != RouteUnknown
 	}
 	if !some {
 		return
 	}
 	var g group
 	for _, d := range a.g.OfKind(topology.KindAccelerator) {
-		if !near[d] {
+		if !near[d] && known[d] {
 			g.add([]*topology.Device{d}, d.BDF(), RemedyStep{}, "labels of the accelerator–NVMe pairs (nvidia-smi semantics)")
 		}
 	}

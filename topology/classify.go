@@ -320,6 +320,10 @@ func (g *Graph) smiLabel(a, b *Device) (Label, string, []string) {
 			return SYS, PathNUMANodes, nil
 		}
 		return SYS, PathSockets, nil
+	case a.LocalCPUsNode && b.LocalCPUsNode && a.LocalCPUs != "" && a.LocalCPUs == b.LocalCPUs:
+		return NODE, PathHostBridges, nil // the node of those CPUs
+	case a.LocalCPUsNode && b.LocalCPUsNode && hbSocket(a) >= 0 && hbSocket(b) >= 0 && hbSocket(a) != hbSocket(b):
+		return SYS, PathSockets, nil
 	case len(g.System.NUMANodes) == 1 && !g.System.NUMANodesPartial:
 		return NODE, PathHostBridges, nil
 	case len(g.System.NUMANodes) == 0, g.System.NUMANodesPartial:
@@ -329,6 +333,14 @@ func (g *Graph) smiLabel(a, b *Device) (Label, string, []string) {
 			"NUMA node of %s unknown on a %d-node machine: taken as one node, as NCCL does; it may be SYS",
 			unknownOf(a, b), len(g.System.NUMANodes))}
 	}
+}
+
+// hbSocket is the socket of d's host bridge, -1 unknown.
+func hbSocket(d *Device) int {
+	if d.HostBridge == nil {
+		return -1
+	}
+	return d.HostBridge.Socket
 }
 
 func unknownOf(a, b *Device) string {
@@ -345,8 +357,18 @@ func unknownOf(a, b *Device) string {
 // ncclTopoGetXmlFromSys):
 // a device, a PCI node named after a bridge, or a CPU keyed by NUMA id.
 type ncclNode struct {
-	dev *Device // nil for a CPU node
-	cpu int     // NUMA id of a CPU node
+	dev  *Device // nil for a CPU node
+	cpu  int     // NUMA id of a CPU node
+	cpus string  // its CPUs, where the id is not known (Device.LocalCPUsNode)
+}
+
+// cpuNode is the CPU node NCCL puts d's PCI tree under: numa_node's, which
+// on the host is the node of d's local CPUs.
+func cpuNode(d *Device) ncclNode {
+	if d.RawNUMANode < 0 && d.LocalCPUsNode {
+		return ncclNode{cpu: -1, cpus: d.LocalCPUs}
+	}
+	return ncclNode{cpu: d.RawNUMANode}
 }
 
 // ncclParent returns the NCCL parent of d: its sysfs grandparent, skipping
@@ -358,14 +380,14 @@ func ncclParent(d *Device, view bool) ncclNode {
 	if view { // the tree is NCCL's already; only its Broadcom flattening is left to do
 		switch {
 		case p == nil:
-			return ncclNode{cpu: d.RawNUMANode}
+			return cpuNode(d)
 		case p.Parent != nil && bcmGen(p, 1) != 0 && bcmGen(p, 1) == bcmGen(p.Parent, 0):
 			return ncclNode{dev: p.Parent}
 		}
 		return ncclNode{dev: p}
 	}
 	if p == nil || p.Parent == nil {
-		return ncclNode{cpu: d.RawNUMANode}
+		return cpuNode(d)
 	}
 	gp := p.Parent
 	if gp.BroadcomSubSwitch() {

@@ -177,12 +177,17 @@ type Device struct {
 	RawNUMANode              int    // numa_node as the file says (-1 when absent), which is what NCCL reads
 	NUMANodeUnread           string // why sysfs numa_node was not read ("missing", "invalid value …"): RawNUMANode -1 is then no reading
 	LocalCPUs                string // local_cpulist (or local_cpus as a list)
-	Link                     Link
-	RDMA                     []string // /sys/class/infiniband names
-	Netdevs                  []string // /sys/class/net names
-	PortRateGbps             float64  // fastest active port, 0 unknown
-	ConfigLen                int      // bytes of config space read; 0 when absent
-	Name                     string   // model name, set by the names resolver
+	// LocalCPUsNode: LocalCPUs are all the CPUs of the device's NUMA
+	// node, which node the source does not say (hwloc: the device is
+	// local to a Package whose NUMA nodes all span its CPUs). Linux gives
+	// each CPU one node, so devices with equal LocalCPUs share a node.
+	LocalCPUsNode bool
+	Link          Link
+	RDMA          []string // /sys/class/infiniband names
+	Netdevs       []string // /sys/class/net names
+	PortRateGbps  float64  // fastest active port, 0 unknown
+	ConfigLen     int      // bytes of config space read; 0 when absent
+	Name          string   // model name, set by the names resolver
 	// ComputeCapability is an NVIDIA GPU's compute capability × 10 as an
 	// NCCL topology file's <gpu sm=…> gives it; 0 when the source lacks it.
 	ComputeCapability int
@@ -556,7 +561,9 @@ func (g *Graph) Finish() {
 		}
 	}
 	for _, hb := range g.HostBridges {
-		hb.Socket = g.System.NodeSocket(hb.NUMANode)
+		if hb.NUMANode >= 0 { // else a reader's socket without a node (hwloc's Package) stays
+			hb.Socket = g.System.NodeSocket(hb.NUMANode)
+		}
 	}
 	for _, d := range g.Devices {
 		if d.NUMANode < 0 && d.HostBridge != nil && d.HostBridge.NUMANode >= 0 {

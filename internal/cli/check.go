@@ -54,12 +54,17 @@ With -v (--verbose) it adds one row per accelerator-NIC pair (nvidia-smi's
 label, NCCL's label, the path in plain words, its narrowest PCIe link, the
 direct-RDMA throughput to expect, its efficiency against what the NIC alone
 could do, and whether NCCL would use GPUDirect RDMA), nvidia-smi's legend,
-each finding's evidence and remedy, and the settings for each local rank.
+each finding's evidence and remedy, the settings for each local rank, the
+accelerator x NVMe table (GPUDirect Storage; without -v one line), every
+finding of a code (without -v the first and a count) and every reader warning.
 -o json and -o markdown always hold everything.
 
-Text fits the terminal's width (or COLUMNS); output that is not a terminal is
-plain and unwrapped unless COLUMNS is set. Severities are coloured only on a
-terminal and never with NO_COLOR set.
+Text fits the terminal's width (or COLUMNS): cells wrap at spaces, never
+inside a word; a table still too wide writes PCI addresses without domain 0000
+(as lspci does), leaves out the columns it names under it, or stacks each row.
+A finding's line says the problem first; on a terminal it is cut to one line.
+Output that is not a terminal is plain and unwrapped unless COLUMNS is set.
+Severities are coloured only on a terminal and never with NO_COLOR set.
 
 Given several sources (files, folders, archives, or quoted globs such as
 'snapshots/*.tar.gz'), check reports on each in turn; a source that fails is

@@ -119,6 +119,7 @@ func TestExitCodesAndErrors(t *testing.T) {
 		{[]string{"check", "--bogus"}, ExitUsage, "unknown flag"},
 		{[]string{"path", "GPU0"}, ExitUsage, "accepts between 2 and 3 arg"},
 		{[]string{"path", "../../fixtures/hgx-h100.tar.gz", "GPU0", "NIC0"}, ExitUsage, "SOURCE comes after the two devices: gdtopo path GPU0 NIC0 ../../fixtures/hgx-h100.tar.gz"},
+		{[]string{"path", "GPU0", "../../fixtures/hgx-h100.tar.gz"}, ExitUsage, "path needs two devices before SOURCE, and ../../fixtures/hgx-h100.tar.gz is a source"},
 		{[]string{"matrix", "a", "b"}, ExitUsage, "accepts at most 1 arg"},
 		// A wrong -o lists every format that command offers.
 		{[]string{"check", "-o", "svg"}, ExitUsage, "valid formats are table, json, markdown, jsonl, prometheus, nfd, terse"},
@@ -238,12 +239,15 @@ func BenchmarkTree(b *testing.B) {
 // drives in each GPU's switch).
 func TestStoragePairsShown(t *testing.T) {
 	src := fx("gds-storage")
-	code, out, errb := run("check", src)
+	code, out, errb := run("check", src, "-v")
 	if code != ExitOK && code != ExitFindings {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
 	if !strings.Contains(out, "Accelerator x NVMe (GPUDirect Storage)") || !strings.Contains(out, "PIX in the switch: 0000:1a:00.0") {
-		t.Errorf("check text lacks the storage table:\n%s", out)
+		t.Errorf("check -v text lacks the storage table:\n%s", out)
+	}
+	if _, out, _ = run("check", src); !strings.Contains(out, "\nGPUDirect Storage, nearest NVMe drives: GPU0, GPU1, GPU2, GPU3: PIX in the switch\n") {
+		t.Errorf("check text lacks the storage line:\n%s", out)
 	}
 	code, out, errb = run("check", src, "-o", "json")
 	if code != ExitOK && code != ExitFindings {

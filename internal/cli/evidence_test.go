@@ -66,6 +66,9 @@ func TestTextEvidence(t *testing.T) {
 		files = append(files, m...)
 	}
 	for _, f := range files {
+		if strings.HasSuffix(f, ".numa.txt") {
+			continue // NUMA node lines alone are refused (TestNotADump)
+		}
 		check(f, nil, f)
 	}
 

@@ -20,7 +20,10 @@ func newCmdMatrix(g *globalOptions) *cobra.Command {
 		Use:   "matrix [SOURCE]",
 		Short: "Print the nvidia-smi topo -m style matrix of accelerators and NICs",
 		Long: `Matrix prints every accelerator and NIC against every other with nvidia-smi's
-labels, CPU and NUMA affinity for accelerators, and the NIC legend.
+labels, CPU and NUMA affinity for accelerators, and the NIC legend. Cells are
+tab-separated as nvidia-smi topo -m writes them (two tabs before GPU NUMA ID),
+never folded to the terminal's width, so cut -f takes the same fields from
+both; check shows the same matrix fitted to the terminal.
 
 NVLink is not visible in sysfs or lspci: where the source suggests it
 (NVSwitch functions, SXM or OAM modules, PCIe boards that take NVLink bridges,

@@ -61,6 +61,12 @@ func TestNotADump(t *testing.T) {
 		t.Fatalf("only %d corpus dumps found", len(dumps))
 	}
 	for _, f := range dumps {
+		if strings.HasSuffix(f, ".numa.txt") { // NUMA node lines alone: refused, not a dump
+			if code, _, errb := run("check", f); code != ExitError || !strings.Contains(errb, "only NUMA node lines") {
+				t.Errorf("check %s: exit %d: %s; want it refused", f, code, errb)
+			}
+			continue
+		}
 		if code, _, errb := run("check", f, "--fail-on", "critical"); code != ExitOK && code != ExitFindings {
 			t.Errorf("check %s: exit %d: %s", f, code, errb)
 		}

@@ -40,6 +40,11 @@ the predicted direct-RDMA throughput step by step, each number with its source.`
 		Args: args(cobra.RangeArgs(2, 3)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			opts.A, opts.B = a[0], a[1]
+			if len(a) == 2 && sourceNamed(a[1]) {
+				// one device and a source: read as two devices, the source
+				// would be this machine's /sys and the answer "no device"
+				return usagef("path needs two devices before SOURCE, and %s is a source, not a device: gdtopo path %s B %s", a[1], a[0], a[1])
+			}
 			if len(a) == 3 {
 				opts.Source = a[2]
 				if sourceFirst(a) {
@@ -142,6 +147,16 @@ func (a *analysis) find(name string) (*topology.Device, error) {
 
 // sourceFirst reports whether path's arguments name the source first: the
 // first is a file or folder, the last is not.
+// sourceNamed reports whether s names a source (a file or folder that
+// exists, or "-") rather than a device.
+func sourceNamed(s string) bool {
+	if s == "-" {
+		return true
+	}
+	_, err := os.Stat(s)
+	return err == nil
+}
+
 func sourceFirst(a []string) bool {
 	_, first := os.Stat(a[0])
 	_, last := os.Stat(a[2])

@@ -48,7 +48,7 @@ func TestVerify(t *testing.T) {
 	for _, stdin := range []string{catFiles(t, nv, tv), catFiles(t, tv, nv)} {
 		var out, errb strings.Builder
 		if code := Main([]string{"matrix", "-"}, strings.NewReader(stdin), &out, &errb); code != ExitOK ||
-			!strings.Contains(out.String(), "GPU0     X      PHB     NODE?") || !strings.Contains(out.String(), "NIC0: mlx5_0 (0000:21:00.0)") {
+			!strings.Contains(out.String(), "GPU0\t X \tPHB\tNODE?") || !strings.Contains(out.String(), "NIC0: mlx5_0 (0000:21:00.0)") {
 			t.Errorf("matrix - of a matrix and a dump: exit %d %q:\n%s", code, errb.String(), out.String())
 		}
 	}
@@ -91,13 +91,13 @@ func TestNVSMIGivesNVLink(t *testing.T) {
 		t.Errorf("check without the matrix: exit %d %q, no NVLink in Source lacks", code, errb)
 	}
 	code, out, errb = run("matrix", fixture, "--nvsmi", nv)
-	if code != ExitOK || !strings.Contains(out, "GPU0     X      NV12    NV12") || strings.Contains(out, "NV?") {
+	if code != ExitOK || !strings.Contains(out, "GPU0\t X \tNV12\tNV12") || strings.Contains(out, "NV?") {
 		t.Errorf("matrix --nvsmi: exit %d %q:\n%s", code, errb, out)
 	}
 	code, out, _ = run("check", fixture, "--nvsmi", nv)
 	// The fixture is DGX A100-like, not that host: 32 CPUs where it had
 	// 256, so every GPU's CPU Affinity differs; NUMA Affinity agrees.
-	if code != ExitOK || strings.Contains(out, "Source lacks   NVLink") || !strings.Contains(out, "169 compared: 133 agree, 8 differ; 28 NV# the source cannot show") {
+	if code != ExitOK || strings.Contains(out, "Source lacks   NVLink") || !strings.Contains(out, "169 compared: 133 agree, 8 differ (gdtopo verify lists them); 28 NV# the source cannot show") {
 		t.Errorf("check --nvsmi: exit %d:\n%s", code, out)
 	}
 	code, out, _ = run("check", fixture, "--nvsmi", nv, "-o", "json")
@@ -214,6 +214,54 @@ func TestEmptyRDMAClass(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%s: no no-rdma-nic finding: %+v", src, doc.Sources[0].Report.Findings)
+		}
+	}
+}
+
+// TestVerifyReads: verify takes a matrix pasted as comments ("# " before
+// each line), as the same matrix bare; counts a cell whose path the source
+// cannot tell (plain lspci, label "?") as not compared, never as differing
+// (exit 0); gives every listed reason once, below the table, never empty;
+// and opens with its first item, not a blank line.
+func TestVerifyReads(t *testing.T) {
+	nv := corpusPath(t, "nvsmi", "dgxa100-like-epyc7742-8xa100-10nic.txt")
+	text, err := os.ReadFile(nv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashed := filepath.Join(t.TempDir(), "hashed.txt")
+	if err := os.WriteFile(hashed, []byte("# "+strings.ReplaceAll(strings.TrimSuffix(string(text), "\n"), "\n", "\n# ")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bareCode, bare, _ := run("verify", fx("dgx-a100"), nv)
+	code, out, errb := run("verify", fx("dgx-a100"), hashed)
+	if code != bareCode || strings.ReplaceAll(out, hashed, nv) != bare {
+		t.Errorf("verify of the matrix as comments: exit %d %q, bare %d:\n%s\nbare:\n%s", code, errb, bareCode, out, bare)
+	}
+	if strings.HasPrefix(out, "\n") || strings.Contains(out, "Item ") || strings.Contains(out, "gdtopo verify lists them") {
+		t.Errorf("verify opens with a blank line or a header, or sends the reader to itself:\n%s", out)
+	}
+	_, whys, _ := strings.Cut(out, "\nWhy they may differ\n")
+	if n := strings.Count(out, "renumbered"); n != 1 || !strings.Contains(whys, "renumbered") {
+		t.Errorf("verify says the reason %d times, want once below the table:\n%s", n, out)
+	}
+
+	plain := filepath.Join(t.TempDir(), "lspci.txt")
+	dump := "21:00.0 Infiniband controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n" +
+		"21:00.1 Infiniband controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n" +
+		"c1:00.0 3D controller: NVIDIA Corporation AD102GL [RTX 6000 Ada Generation] (rev a1)\n" +
+		"c2:00.0 3D controller: NVIDIA Corporation AD102GL [RTX 6000 Ada Generation] (rev a1)\n"
+	if err := os.WriteFile(plain, []byte(dump), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	paired := corpusPath(t, "paired", "puget-wrx90-threadripper-2xrtx6000ada-cx7", "nvsmi-topo.txt")
+	code, out, errb = run("verify", plain, paired)
+	if code != ExitOK || !strings.Contains(out, "1 compared: 1 agree, 0 differ; 5 the source cannot tell (not compared)") {
+		t.Errorf("verify of plain lspci: exit %d %q:\n%s", code, errb, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasSuffix(strings.TrimSpace(l), ":") {
+			t.Errorf("verify gives an empty reason: %q", l)
 		}
 	}
 }

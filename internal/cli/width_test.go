@@ -11,11 +11,12 @@ import (
 	"github.com/gdtopo/gdtopo/internal/render"
 )
 
-// TestCheckFitsEighty: with an 80-column terminal (COLUMNS=80), check,
-// check -v and matrix draw no line wider than 80 columns on any fixture.
+// TestCheckFitsEighty: with an 80-column terminal (COLUMNS=80), check and
+// check -v draw no line wider than 80 columns on any fixture (gdtopo
+// matrix is nvidia-smi's layout, never folded: TestMatrixCutsAsNvidiaSmi).
 func TestCheckFitsEighty(t *testing.T) {
 	for _, dir := range bundled(t) {
-		for _, args := range [][]string{{"check", dir}, {"check", "-v", dir}, {"matrix", dir}} {
+		for _, args := range [][]string{{"check", dir}, {"check", "-v", dir}} {
 			var out bytes.Buffer
 			code := mainStreams(args, &Streams{In: strings.NewReader(""), Out: &out, Err: &bytes.Buffer{}, Style: render.Style{Width: 80}})
 			if code != ExitOK && code != ExitFindings {
@@ -249,7 +250,7 @@ func alignedCells(lines []string) [][]string {
 }
 
 // TestEveryCommandFitsEighty: at 80 columns no command's text output has a
-// line wider than 80 columns (tabs at stops of eight): tree, matrix, path,
+// line wider than 80 columns (tabs at stops of eight): tree, path,
 // check, verify, fleet and calibrate on every fixture, and the help of
 // every command.
 func TestEveryCommandFitsEighty(t *testing.T) {
@@ -288,7 +289,7 @@ func TestEveryCommandFitsEighty(t *testing.T) {
 		commands = append(commands, []string{"help", "completion", shell})
 	}
 	for _, dir := range fixtures {
-		commands = append(commands, []string{"tree", dir}, []string{"tree", "--all", dir}, []string{"matrix", dir},
+		commands = append(commands, []string{"tree", dir}, []string{"tree", "--all", dir},
 			[]string{"check", dir}, []string{"check", "-v", dir},
 			[]string{"path", "GPU0", "NIC0", dir}, []string{"path", "--explain", "GPU0", "NIC0", dir})
 	}

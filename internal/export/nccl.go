@@ -55,8 +55,17 @@ func buildNCCLTree(g *topology.Graph) ncclTree {
 			seen[cur] = true
 			p := ncclParent(g, cur)
 			if p == nil {
-				// NCCL keys the CPU by the numa_node of the top-most PCI node.
-				t.top[cur.RawNUMANode] = append(t.top[cur.RawNUMANode], cur)
+				// NCCL keys the CPU by the numa_node of the top-most PCI node;
+				// a text dump that leaves a root port's out gives its host
+				// bridge's, which is the port's own on the host.
+				id := cur.RawNUMANode
+				if id < 0 && g.TextForm != "" && !g.NCCLView {
+					id = cur.NUMANode
+					if n := g.System.NUMANodes; id < 0 && len(n) == 1 && !g.System.NUMANodesPartial {
+						id = n[0].ID // the machine's one node
+					}
+				}
+				t.top[id] = append(t.top[id], cur)
 				break
 			}
 			t.children[p] = append(t.children[p], cur)
@@ -90,8 +99,11 @@ func buildNCCLTree(g *topology.Graph) ncclTree {
 // NIC's gdr unless the source shows a GPUDirect peer-memory module (or is
 // an NCCL topology that gives it), and a Grace GPU's <c2c> link count
 // and bandwidth, which are NVML's (ncclTopoGetXmlFromGpu probes them for a
-// GPU whose <gpu> has no <c2c>). A partial source (topology.Graph.Partial)
-// is refused.
+// GPU whose <gpu> has no <c2c>), a vendor or device ID the source does not
+// give, and a NIC's <net> where the source names no device for it (NCCL
+// matches nets by name). A partial source (topology.Graph.Partial) is
+// refused, and so is a text dump that does not give the NUMA node of a
+// PCI node straight under a CPU.
 func NCCLXML(w io.Writer, g *topology.Graph) error {
 	if g.Partial != "" {
 		return fmt.Errorf("the source holds part of the machine (%s), and an NCCL topology file pins the layout of all of it", g.Partial)
@@ -105,6 +117,13 @@ func NCCLXML(w io.Writer, g *topology.Graph) error {
 		}
 	}
 	t := buildNCCLTree(g)
+	if ds := t.top[-1]; len(ds) > 0 && !g.NCCLView && g.TextForm != "" {
+		// NCCL keys each CPU by the numa_node of the PCI node below it, and
+		// fills a <cpu>'s affinity from /sys/devices/system/node/node<numaid>
+		// (xml.cc, ncclTopoGetXmlFromCpu): -1 there is sysfs's own word, but a
+		// text dump without NUMA lines does not say -1, it says nothing.
+		return fmt.Errorf("the %s input does not give the NUMA node of %s, and an NCCL topology puts each device under its CPU's node: export from a source that gives it (sudo lspci -vvv with numactl -H, or the sysfs tree)", g.TextForm, ds[0].BDF())
+	}
 	bw := bufio.NewWriter(w)
 	x := &xmlWriter{w: bw, g: g, gpuIndex: map[*topology.Device]int{}, netIndex: map[*topology.Device]int{}}
 	for i, d := range g.OfKind(topology.KindAccelerator) {
@@ -206,8 +225,13 @@ func hex(v uint64, digits int) string { return fmt.Sprintf("0x%0*x", digits, v) 
 
 func (x *xmlWriter) pci(depth int, d *topology.Device, t ncclTree) {
 	a := []attr{{"busid", d.BDF()}, {"class", hex(uint64(d.Class), 6)}}
-	if d.VendorID != 0 || d.DeviceID != 0 {
-		a = append(a, attr{"vendor", hex(uint64(d.VendorID), 4)}, attr{"device", hex(uint64(d.DeviceID), 4)})
+	// An ID the source does not give is left out (NCCL reads it from
+	// sysfs), never written as 0x0000, which matches no device.
+	if d.VendorID != 0 {
+		a = append(a, attr{"vendor", hex(uint64(d.VendorID), 4)})
+	}
+	if d.DeviceID != 0 {
+		a = append(a, attr{"device", hex(uint64(d.DeviceID), 4)})
 	}
 	if d.SubsystemKnown {
 		a = append(a, attr{"subsystem_vendor", hex(uint64(d.SubVendorID), 4)}, attr{"subsystem_device", hex(uint64(d.SubDeviceID), 4)})
@@ -291,7 +315,6 @@ func (x *xmlWriter) gdr(d *topology.Device) string {
 }
 
 func (x *xmlWriter) nic(depth int, d *topology.Device) {
-	x.open(depth, "nic", nil, false)
 	netNames, gdr := d.RDMA, x.gdr(d)
 	if len(netNames) == 0 { // no RDMA device: NCCL's socket transport uses the interface
 		netNames, gdr = d.Netdevs, "0"
@@ -300,8 +323,13 @@ func (x *xmlWriter) nic(depth int, d *topology.Device) {
 		}
 	}
 	if len(netNames) == 0 {
-		netNames = []string{d.BDF()}
+		// NCCL matches a <net> by its device's name (ncclTopoFillNet): with
+		// none known, the <nic> is left empty for NCCL to fill from the
+		// machine, never named by an address no device is called.
+		x.open(depth, "nic", nil, true)
+		return
 	}
+	x.open(depth, "nic", nil, false)
 	speed := ""
 	if d.PortRateGbps > 0 {
 		speed = strconv.FormatFloat(d.PortRateGbps*1000, 'f', 0, 64) // Mb/s

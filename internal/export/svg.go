@@ -13,7 +13,7 @@ import (
 var (
 	boxFill   = map[string]string{boxHost: "#e5e7eb", boxSwitch: "#dbeafe", boxGPU: "#dcfce7", boxNIC: "#ffedd5"}
 	boxStroke = map[string]string{boxHost: "#6b7280", boxSwitch: "#2563eb", boxGPU: "#16a34a", boxNIC: "#ea580c"}
-	boxName   = map[string]string{boxHost: "host bridge", boxSwitch: "PCIe switch", boxGPU: "accelerator", boxNIC: "NIC"}
+	boxName   = map[string]string{boxHost: "host bridge", boxSwitch: "PCIe switch chip (levels inside)", boxGPU: "accelerator", boxNIC: "NIC"}
 	// labelFill colours a path label, best (green) to worst (red).
 	labelFill = map[topology.Label]string{topology.PIX: "#86efac", topology.PXB: "#d9f99d", topology.PHB: "#fde68a",
 		topology.NODE: "#fdba74", topology.SYS: "#fca5a5"}
@@ -67,6 +67,17 @@ func esc(s string) string {
 // accelerator its best NIC, as the report decided it
 // (report.Report.BestNICs).
 func SVG(w io.Writer, g *topology.Graph, aliases map[*topology.Device]string, best map[*topology.Device]*topology.Device) error {
+	return drawSVG(w, g, aliases, best, true)
+}
+
+// SVGTree draws the picture SVG draws without its table of labels: for a
+// page that shows the labels itself (gdtopo export -o html).
+func SVGTree(w io.Writer, g *topology.Graph, aliases map[*topology.Device]string, best map[*topology.Device]*topology.Device) error {
+	return drawSVG(w, g, aliases, best, false)
+}
+
+// drawSVG draws SVG's picture, its table of labels when withTable.
+func drawSVG(w io.Writer, g *topology.Graph, aliases map[*topology.Device]string, best map[*topology.Device]*topology.Device, withTable bool) error {
 	pic := buildPicture(g, aliases, best)
 	treeW, treeH := layoutPicture(pic)
 	bw := bufio.NewWriter(w)
@@ -143,7 +154,7 @@ func SVG(w io.Writer, g *topology.Graph, aliases map[*topology.Device]string, be
 		}
 	}
 	tableW := 0.0
-	if len(gpus) > 0 && len(nics) > 0 {
+	if withTable && len(gpus) > 0 && len(nics) > 0 {
 		const title = "nvidia-smi label, accelerator × NIC (outlined: each accelerator's best NIC)"
 		cw, ch := 52.0, 18.0
 		for _, d := range nics {
@@ -240,7 +251,7 @@ func SVG(w io.Writer, g *topology.Graph, aliases map[*topology.Device]string, be
 
 var labelMeaning = map[topology.Label]string{
 	topology.PIX:  "at most one PCIe switch",
-	topology.PXB:  "several switches, no host bridge",
+	topology.PXB:  "several switch levels, no host bridge",
 	topology.PHB:  "through a host bridge (CPU)",
 	topology.NODE: "across host bridges, one NUMA node",
 	topology.SYS:  "across NUMA nodes / sockets",

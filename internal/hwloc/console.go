@@ -88,6 +88,14 @@ func ParseConsole(name string, data []byte) (*topology.Graph, error) {
 			continue
 		case t == "..." || t == "…" || t == "[...]" || strings.HasPrefix(t, "...") && len(t) < 8:
 			cuts = append(cuts, ln)
+			at := root // the object the cut lines were under
+			for j := len(stack) - 1; j >= 0; j-- {
+				if stack[j].indent < indent {
+					at = stack[j].o
+					break
+				}
+			}
+			at.cut = true
 			continue
 		case strings.HasPrefix(t, "Topology infos:"):
 			if _, v, ok := strings.Cut(t, "HostName="); ok {
@@ -116,6 +124,7 @@ func ParseConsole(name string, data []byte) (*topology.Graph, error) {
 			parent = top.o
 			if indent > top.indent+2 {
 				cuts = append(cuts, ln) // a level is missing
+				top.o.cut = true
 			}
 		}
 		// "Package L#0 + L3 L#0 (16MB) + Core L#0 + PU L#0 (P#0)": a chain.
@@ -162,6 +171,9 @@ func ParseConsole(name string, data []byte) (*topology.Graph, error) {
 	g.Warnings = append(g.Warnings, collapseWarnings...)
 	for _, c := range cuts {
 		g.Warnings = append(g.Warnings, topology.Warning{Subject: name, Message: fmt.Sprintf("lines cut at line %d: what was there is not known", c)})
+	}
+	if len(cuts) > 0 && g.Partial == "" {
+		g.Partial = fmt.Sprintf("lstopo output with lines left out (line %d): give the whole lstopo output", cuts[0])
 	}
 	return g, nil
 }

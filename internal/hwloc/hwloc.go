@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,6 +51,9 @@ type object struct {
 	infos    map[string]string
 	line     int // console line, 0 for XML
 	children []*object
+	// cut: console text left lines out right below o ("..."); cutCPUs:
+	// o's CPUs, the union of its PUs', are then not all known.
+	cut, cutCPUs bool
 }
 
 func newObject(typ string) *object {
@@ -124,6 +128,9 @@ func build(name string, root *object, version string) (*topology.Graph, error) {
 	}
 	sort.Slice(b.g.System.NUMANodes, func(i, j int) bool { return b.g.System.NUMANodes[i].ID < b.g.System.NUMANodes[j].ID })
 	b.g.System.Sockets, b.g.System.LogicalCPUs = len(b.pkgs), b.pus
+	if root.cutCPUs {
+		b.g.System.LogicalCPUs = 0 // PUs left out: the count is not known
+	}
 	b.g.Finish()
 	for _, hb := range b.g.HostBridges {
 		for _, d := range hb.Devices {
@@ -166,14 +173,16 @@ func fillSets(o *object) ([]int, []int) {
 	if o.typ == "NUMANode" && o.osIndex >= 0 {
 		nodes = []int{o.osIndex}
 	}
+	cut := o.cut
 	for _, c := range o.children {
 		cc, cn := fillSets(c)
 		if !c.isIO() {
 			cpus, nodes = append(cpus, cc...), append(nodes, cn...)
+			cut = cut || c.cutCPUs
 		}
 	}
 	if !o.hasCPUs {
-		o.cpus = uniq(cpus)
+		o.cpus, o.cutCPUs = uniq(cpus), cut
 	}
 	if !o.hasNodes {
 		o.nodes = uniq(nodes)
@@ -213,6 +222,9 @@ func (b *builder) walk(o, normal *object, hb *topology.HostBridge, parent *topol
 	switch o.typ {
 	case "HostBridge":
 		hb, parent = b.hostBridge(o), nil
+		if pkg >= 0 && hb.Socket < 0 && hb.NUMANode < 0 {
+			hb.Socket = pkg // hwloc puts I/O under the Package its locality is in
+		}
 	case "PCIBridge", "PCI":
 		if o.busid == "" {
 			if o.typ != "PCIBridge" {
@@ -267,7 +279,9 @@ func (b *builder) normal(o, parent *object, pkg int) {
 		if len(cpus) == 0 && parent != nil && countType(parent.children, "NUMANode") == 1 {
 			cpus = parent.cpus
 		}
-		n.CPUs = cpuList(cpus)
+		if !o.cutCPUs && (parent == nil || !parent.cutCPUs) {
+			n.CPUs = cpuList(cpus)
+		}
 		if pkg < 0 { // hwloc 1.x: the node holds its package
 			var ps []int
 			for _, c := range o.children {
@@ -304,6 +318,27 @@ func (b *builder) normal(o, parent *object, pkg int) {
 	if s.Hostname == "" {
 		s.Hostname = info("HostName")
 	}
+}
+
+// nodesSpan reports whether every NUMA node of o is a memory child of o
+// spanning o's CPUs (a Grace with its GPUs' memory nodes): o's CPUs then
+// belong to one of them (Linux gives each CPU one node), and I/O local to
+// o is local to that node.
+func nodesSpan(o *object) bool {
+	if len(o.cpus) == 0 {
+		return false
+	}
+	n := 0
+	for _, c := range o.children {
+		if c.typ != "NUMANode" {
+			continue
+		}
+		if len(c.cpus) > 0 && !slices.Equal(c.cpus, o.cpus) {
+			return false
+		}
+		n++
+	}
+	return n == len(o.nodes)
 }
 
 func countType(objs []*object, typ string) int {
@@ -405,8 +440,12 @@ func (b *builder) device(o, normal *object, hb *topology.HostBridge, parent *top
 	if normal != nil && len(normal.nodes) == 1 {
 		d.NUMANode, d.NUMAFrom, d.RawNUMANode = normal.nodes[0], topology.NUMAFromLocalCPUs, normal.nodes[0]
 	}
-	if normal != nil && normal.typ != "Machine" {
+	if normal != nil && normal.typ != "Machine" && !normal.cutCPUs {
 		d.LocalCPUs = cpuList(normal.cpus)
+		if len(normal.nodes) > 1 && nodesSpan(normal) {
+			d.LocalCPUsNode = true
+			d.NUMANodeUnread = fmt.Sprintf("hwloc records no numa_node; the device is local to CPUs %s, of one of NUMA nodes %s", d.LocalCPUs, cpuList(normal.nodes))
+		}
 	}
 	d.Link = b.link(addr.String(), o.link)
 	for _, c := range o.children {

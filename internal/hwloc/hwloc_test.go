@@ -567,3 +567,44 @@ func TestArchitecture(t *testing.T) {
 
 // TestMain lets the tests that run lstopo share unpacked fixtures.
 func TestMain(m *testing.M) { os.Exit(fixturetest.Run(m)) }
+
+// TestConsoleCutPUs: lstopo text with PUs left out at "..." (as pasted in
+// issues) is partial, and gives no CPU count or CPU affinity, which would
+// be those of the PUs left in; the NUMA placement, from the nesting,
+// stays. The same text whole gives both.
+func TestConsoleCutPUs(t *testing.T) {
+	pkg := func(p int, cut bool) string {
+		s := fmt.Sprintf("  Package L#%d\n    NUMANode L#%d (P#%d 64GB)\n", p, p, p)
+		for c := range 4 {
+			if cut && c > 0 && c < 3 {
+				if c == 1 {
+					s += "    ...\n"
+				}
+				continue
+			}
+			s += fmt.Sprintf("    Core L#%d\n      PU L#%d (P#%d)\n", 4*p+c, 4*p+c, 4*p+c)
+		}
+		return s + fmt.Sprintf("    HostBridge\n      PCI %02x:00.0 (3D)\n", 0x10*(p+1))
+	}
+	for _, cut := range []bool{false, true} {
+		g, err := ParseConsole("in.txt", []byte("Machine (128GB total)\n"+pkg(0, cut)+pkg(1, cut)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		accs := g.OfKind(topology.KindAccelerator)
+		if len(accs) != 2 {
+			t.Fatalf("cut %v: %d accelerators, want 2", cut, len(accs))
+		}
+		wantCPUs, wantLocal, wantPartial := 8, "4-7", false
+		if cut {
+			wantCPUs, wantLocal, wantPartial = 0, "", true
+		}
+		if g.System.LogicalCPUs != wantCPUs || accs[1].LocalCPUs != wantLocal || (g.Partial != "") != wantPartial {
+			t.Errorf("cut %v: %d logical CPUs, local CPUs %q, partial %q; want %d, %q, partial %v",
+				cut, g.System.LogicalCPUs, accs[1].LocalCPUs, g.Partial, wantCPUs, wantLocal, wantPartial)
+		}
+		if accs[0].NUMANode != 0 || accs[1].NUMANode != 1 {
+			t.Errorf("cut %v: NUMA nodes %d, %d, want 0, 1", cut, accs[0].NUMANode, accs[1].NUMANode)
+		}
+	}
+}

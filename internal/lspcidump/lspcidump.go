@@ -77,7 +77,26 @@ func ParseFiles(name string, files map[string][]byte) (*topology.Graph, error) {
 		return nil, fmt.Errorf("%s: an lspci -tv fragment that shows no function's bus (%s named): nothing to place; give the whole lspci -tv",
 			name, words.Count(len(p.fragSkipped), "function"))
 	}
+	if n, ok := p.numaOnly(); ok {
+		return nil, fmt.Errorf("%s: only NUMA node lines, of %s: nothing says what they are or where they sit; give them after the lspci output of the same host (lspci -tv, or lspci -vvv) in one file",
+			name, words.Count(n, "function"))
+	}
 	return p.build(), nil
+}
+
+// numaOnly reports whether the input told nothing of any function but its
+// NUMA node ("03:00.0 NUMA node: 0" lines), and how many functions.
+func (p *parser) numaOnly() (int, bool) {
+	n := 0
+	for _, m := range []map[topology.BDF]*rec{p.recs, p.shorts} {
+		for _, r := range m {
+			if !r.numaKnown || r.classKnown || r.classGuessed || r.name != "" || r.vendorKnown || r.bridge || r.placed || r.hasParent {
+				return 0, false
+			}
+			n++
+		}
+	}
+	return n, n > 0
 }
 
 // mostlyLspci is the acceptance rule for a whole input: at least a fifth

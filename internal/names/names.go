@@ -68,14 +68,20 @@ func (r *Resolver) Device(vendor, device uint16) string {
 	if n, ok := Builtin(vendor, device); ok {
 		return n
 	}
+	unknown := func(v string) string {
+		if device == 0 { // no device uses 0000: the source did not give it (an NCCL topology without device=)
+			return v + " device (ID not given)"
+		}
+		return fmt.Sprintf("%s device [%04x]", v, device)
+	}
 	if v, d := r.lookup(vendor, device); v != "" {
 		if d != "" {
 			return v + " " + d
 		}
-		return fmt.Sprintf("%s device [%04x]", v, device)
+		return unknown(v)
 	}
 	if v, ok := builtinVendors[vendor]; ok {
-		return fmt.Sprintf("%s device [%04x]", v, device)
+		return unknown(v)
 	}
 	return fmt.Sprintf("[%04x:%04x]", vendor, device)
 }

@@ -113,6 +113,7 @@ type Result struct {
 	Compared int    // cells with both ends matched
 	Agree    int    // of which the source's label equals the driver's
 	NVLink   int    // NV# cells where the source could only say NV? or nothing
+	Unknown  int    // cells whose path the source cannot tell (label "?"): neither agree nor differ
 	Differ   []Cell // every cell where they disagree
 	Partial  []string
 }
@@ -135,8 +136,12 @@ func Compare(g *topology.Graph, m *Matrix) Result {
 			if da == db {
 				continue // two ports of one function
 			}
-			r.Compared++
 			p := g.Classify(da, db)
+			if p.SMI == topology.Unknown {
+				r.Unknown++ // no answer to set against the driver's
+				continue
+			}
+			r.Compared++
 			tree := string(p.SMI)
 			if p.LabelUncertain {
 				tree += "?"
@@ -223,8 +228,10 @@ func why(g *topology.Graph, p topology.Pair, drv string) string {
 		return "the source records NVLink the driver does not see: links down, or the file is not this host's"
 	case strings.HasPrefix(drv, "NV"):
 		return "NVLink the source cannot show (sysfs and lspci have none) and nothing in it suggested: an NVLink bridge on PCIe cards?"
-	case p.LabelUncertain:
+	case p.LabelUncertain && len(p.Notes) > 0:
 		return "the source's label was a guess: " + strings.Join(p.Notes, "; ")
+	case p.LabelUncertain:
+		return "the source's label was a guess: it does not hold all that decides this pair (see Source lacks in gdtopo check)"
 	case g.Platform.Hypervisor || g.NCCLView:
 		return "the source's tree is virtual or NCCL's collapsed one: the driver sees the tree its own PCI enumeration gives"
 	case topology.Label(drv).Worse(tree):

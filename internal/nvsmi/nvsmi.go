@@ -165,9 +165,19 @@ func Sniff(data []byte) bool {
 	return ok
 }
 
+// lines splits data into lines, each without the "# " a matrix pasted as
+// a comment (in a script or an issue) starts its lines with.
 func lines(data []byte) []string {
 	s := strings.ReplaceAll(withoutSGR(string(data)), "\r\n", "\n")
-	return strings.Split(s, "\n")
+	out := strings.Split(s, "\n")
+	for i, l := range out {
+		if l == "#" {
+			out[i] = ""
+		} else if rest, ok := strings.CutPrefix(l, "# "); ok {
+			out[i] = rest
+		}
+	}
+	return out
 }
 
 // withoutSGR removes the terminal's text-style escapes (ESC [ digits and

@@ -34,7 +34,7 @@ const htmlScript = `document.addEventListener("click", function (e) {
 // checks it against the script.
 const htmlScriptHash = "sha256-oSH8UfgtLtmlbLOMJ1FHZIlNHVJutBd5WUi2ZOXajns="
 
-const htmlStyle = `body{font-family:system-ui,sans-serif;margin:1.5em;color:#111827;max-width:1600px}
+const htmlStyle = `body{font-family:system-ui,sans-serif;margin:1.5em;color:#111827;max-width:1400px}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
 table{border-collapse:collapse;margin:.4em 0}td,th{border:1px solid #d1d5db;padding:.2em .5em;text-align:left;vertical-align:top}
 th{background:#f3f4f6}.kv th{background:none;font-weight:600}
@@ -43,7 +43,7 @@ th{background:#f3f4f6}.kv th{background:none;font-weight:600}
 .PIX{background:#86efac}.PXB{background:#d9f99d}.PHB{background:#fde68a}.NODE{background:#fdba74}.SYS{background:#fca5a5}.NV{background:#93c5fd}
 .pair{border:1px solid #9ca3af;border-radius:6px;padding:.2em 1em 1em;margin-top:1em}
 .critical{color:#b91c1c}.warning{color:#b45309}.info{color:#1d4ed8}
-pre{background:#f3f4f6;padding:.5em;overflow-x:auto}.picture{overflow-x:auto}`
+pre{background:#f3f4f6;padding:.5em;overflow-x:auto}.picture{overflow-x:auto}.picture svg{max-width:100%;height:auto}`
 
 const htmlPage = `<!DOCTYPE html>
 <html lang="en">
@@ -186,7 +186,7 @@ func html(w io.Writer, r *report.Report) error {
 // htmlDataOf is what the page of r shows.
 func htmlDataOf(r *report.Report) (*htmlData, error) {
 	var pic bytes.Buffer
-	if err := svg(&pic, r); err != nil {
+	if err := svgTree(&pic, r); err != nil {
 		return nil, err
 	}
 	data := &htmlData{

@@ -3,6 +3,8 @@ package render
 import (
 	"bytes"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,5 +69,32 @@ func TestHTMLHostile(t *testing.T) {
 				t.Errorf("%d <script> elements; want the page's own one", n)
 			}
 		})
+	}
+}
+
+// TestHTMLFits1400: the page fits a 1,400-pixel window: the body is at
+// most that wide, and the picture, however wide its drawing, scales to the
+// body (its SVG has a viewBox; the style sizes it to the container). The
+// matrix is shown once.
+func TestHTMLFits1400(t *testing.T) {
+	r := reporttest.Fixture(t, "hgx-h100")
+	var b bytes.Buffer
+	if err := html(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	m := regexp.MustCompile(`body\{[^}]*max-width:(\d+)px`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("the body has no max-width")
+	}
+	if px, err := strconv.Atoi(m[1]); err != nil || px > 1400 {
+		t.Errorf("body max-width %spx, want at most 1400px", m[1])
+	}
+	if !strings.Contains(page, ".picture svg{max-width:100%;height:auto}") || !regexp.MustCompile(`<svg [^>]*viewBox=`).MatchString(page) {
+		t.Error("the picture does not scale to the page")
+	}
+	// the matrix once: the page's own, not again in the picture
+	if strings.Count(page, `class="matrix"`) != 1 || strings.Contains(page, "nvidia-smi label, accelerator × NIC") {
+		t.Error("the page shows the matrix twice")
 	}
 }

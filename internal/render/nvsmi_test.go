@@ -95,8 +95,8 @@ func TestMatrixLayoutMatchesNvidiaSmi(t *testing.T) {
 		if !strings.Contains(string(raw), "Legend:") {
 			got = got[:slices.Index(got, "")] // the matrix alone was posted
 		}
-		for i := range got {
-			got[i] = strings.TrimSuffix(got[i], " (0000:00:00.0)")
+		for i := range got { // as a terminal shows both: tabs at stops of eight
+			got[i] = strings.TrimRight(expandTabs(strings.TrimSuffix(got[i], " (0000:00:00.0)"), 0, 8), " ")
 		}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s: gdtopo's layout\n%s\nnvidia-smi's\n%s", filepath.Base(f), strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -23,7 +24,7 @@ import (
 // afresh, which a short-lived command pays for each table, and a printer
 // that draws no table (gdtopo tree) makes none.
 type Printer struct {
-	w     io.Writer
+	w     *countingWriter
 	f     Format
 	style Style
 	buf   bytes.Buffer
@@ -36,7 +37,7 @@ var widthCacheOff sync.Once
 // NewPrinter returns a Printer writing to w in format f (Table or Markdown),
 // laid out as style says (the first given; none: no width limit, no colour).
 func NewPrinter(w io.Writer, f Format, style ...Style) *Printer {
-	p := &Printer{w: w, f: f}
+	p := &Printer{w: &countingWriter{w: w}, f: f}
 	if len(style) > 0 {
 		p.style = style[0]
 	}
@@ -122,14 +123,74 @@ func safeCells(row []string) []string {
 }
 
 // Table writes one table: borderless, left-aligned columns for text, a pipe
-// table for markdown. Headers are printed as given.
+// table for markdown. Headers are printed as given. A table too wide for
+// the printer's width wraps its cells at spaces, never inside a word (see
+// FitTable).
 func (p *Printer) Table(header []string, rows [][]string) error {
+	return p.FitTable(header, rows, nil)
+}
+
+// FitTable writes a table as Table does; where it does not fit the
+// printer's width with no word split, it shortens PCI addresses of
+// domain 0000 as lspci does (0000:1a:00.0 to 1a:00.0), then leaves out
+// the columns named in optional, in that order (a line under the table
+// names them), and as a last resort stacks each row as lines of header
+// and value.
+func (p *Printer) FitTable(header []string, rows [][]string, optional []string) error {
 	safe := make([][]string, len(rows))
 	for i, r := range rows {
 		safe[i] = safeCells(r)
 	}
-	header, safe = fitColumns(safeCells(header), safe, p.style.Width)
-	return p.draw(header, safe)
+	header = safeCells(header)
+	width := p.style.Width
+	if p.f == Markdown || width <= 0 || wordsFit(header, safe, width) {
+		header, safe = fitColumns(header, safe, width)
+		return p.draw(header, safe)
+	}
+	header, safe = shortAddresses(header), shortAddressRows(safe)
+	var left []string
+	for _, name := range optional {
+		if wordsFit(header, safe, width) {
+			break
+		}
+		if i := slices.Index(header, name); i >= 0 {
+			header, safe = dropColumn(header, safe, i)
+			left = append(left, name)
+		}
+	}
+	if !wordsFit(header, safe, width) {
+		return p.stacked(header, safe)
+	}
+	header, safe = fitColumns(header, safe, width)
+	if err := p.draw(header, safe); err != nil {
+		return err
+	}
+	if len(left) > 0 {
+		p.Lines(fmt.Sprintf("Left out to fit %d columns: %s (a wider terminal, or -o json, shows them)", width, strings.Join(left, ", ")), "", "  ")
+	}
+	return nil
+}
+
+// stacked writes each row as lines of its header and value, a blank line
+// between rows: the layout of a table whose words do not fit side by side.
+func (p *Printer) stacked(header []string, rows [][]string) error {
+	for i, r := range rows {
+		if i > 0 {
+			fmt.Fprintln(p.w)
+		}
+		kv := make([][]string, 0, len(r))
+		for j, cell := range r {
+			name := ""
+			if j < len(header) {
+				name = header[j]
+			}
+			kv = append(kv, []string{name, strings.Join(strings.Fields(cell), " ")})
+		}
+		if err := p.KeyValues(kv); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // draw writes one table of cells already escaped and laid out; no header
@@ -176,7 +237,9 @@ func (p *Printer) Heading(title string) {
 		fmt.Fprintf(p.w, "\n## %s\n\n", termsafe.Text(title))
 		return
 	}
-	fmt.Fprintln(p.w)
+	if p.w.n > 0 { // a blank line between sections, none before the first
+		fmt.Fprintln(p.w)
+	}
 	for _, l := range wrapText(termsafe.Text(title), p.style.Width, "", "  ") {
 		fmt.Fprintln(p.w, l)
 	}
@@ -231,14 +294,32 @@ func (p *Printer) SeverityLines(severity, text, first, rest string) {
 }
 
 // tabStops writes rows as nvidia-smi writes its matrix: cells separated by
-// tabs (a cell may hold a tab of its own), shown as a terminal shows them,
-// at tab stops every eight columns, the first row the header. "X" is
-// written " X ". A table wider than the printer's width is folded: the
-// first column, then as many of the others as fit, in blocks one under
-// another.
-func (p *Printer) tabStops(header []string, rows [][]string) {
+// tabs (a cell may hold a tab of its own), the first row the header. "X"
+// is written " X ". With raw the tabs are written as nvidia-smi writes
+// them (cut -f splits both alike) and nothing is folded; else they are
+// shown as a terminal shows them, at tab stops every eight columns, and a
+// table wider than the printer's width is folded: the first column, then
+// as many of the others as fit, in blocks one under another.
+func (p *Printer) tabStops(header []string, rows [][]string, raw bool) {
 	const stop = 8
 	all := append([][]string{header}, rows...)
+	if raw {
+		for _, r := range all {
+			cells := make([]string, len(r))
+			for i, c := range r {
+				if c == "X" {
+					c = " X "
+				}
+				parts := strings.Split(c, "\t") // a tab of the layout's own
+				for j := range parts {
+					parts[j] = termsafe.Text(parts[j])
+				}
+				cells[i] = strings.Join(parts, "\t")
+			}
+			fmt.Fprintln(p.w, strings.TrimRight(strings.Join(cells, "\t"), " "))
+		}
+		return
+	}
 	ncol := len(header)
 	widths := make([]int, ncol)
 	for _, r := range all {
@@ -427,4 +508,17 @@ func appendSpaces(b []byte, n int) []byte {
 		b = append(b, ' ')
 	}
 	return b
+}
+
+// countingWriter counts the bytes written through it: a printer's first
+// heading opens its output, with no blank line above it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }

@@ -99,19 +99,20 @@ func checkReport(p *Printer, v *report.CheckView) error {
 		}
 	}
 	if v.NoPairs != "" {
-		p.Printf("\n%s\n", v.NoPairs)
+		p.Printf("\n")
+		p.Lines(v.NoPairs, "", "  ")
 	} else {
 		if md {
 			p.Heading("Accelerator x NIC (nvidia-smi labels)")
 		} else {
 			p.Printf("\n")
 		}
-		if err := matrixBody(p, v.Matrix, v.MatrixRows, v.MatrixCols, v.Verbose); err != nil {
+		if err := matrixBody(p, v.Matrix, v.MatrixRows, v.MatrixCols, v.Verbose, v.NICLegendPerLine, false); err != nil {
 			return err
 		}
 		if v.Verbose {
 			p.Heading("Accelerator-NIC pairs")
-			if err := p.Table([]string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Direct RDMA", "Eff", "GDR"}, v.Pairs); err != nil {
+			if err := p.FitTable([]string{"Accelerator", "NIC", "SMI", "NCCL", "Path", "Bottleneck", "Hops", "Direct RDMA", "Eff", "GDR"}, v.Pairs, v.PairsNarrow); err != nil {
 				return err
 			}
 		}
@@ -134,6 +135,10 @@ func checkReport(p *Printer, v *report.CheckView) error {
 			return err
 		}
 	}
+	if v.StorageSummary != "" {
+		p.Printf("\n")
+		p.Lines(v.StorageSummary, "GPUDirect Storage, nearest NVMe drives: ", "  ")
+	}
 	if err := planTable(p, v.Plan, v.Verbose); err != nil {
 		return err
 	}
@@ -145,7 +150,9 @@ func checkReport(p *Printer, v *report.CheckView) error {
 		}
 	}
 	if len(v.Warnings) > 0 {
-		p.Heading(fmt.Sprintf("Warnings (%d)", len(v.Warnings)))
+		// "Reading notes", not "Warnings": they are about the input, not
+		// findings of the WARNING severity
+		p.Heading(fmt.Sprintf("Reading notes (%d)", v.WarningCount))
 		if err := p.Table([]string{"Where", "What"}, v.Warnings); err != nil {
 			return err
 		}
@@ -162,8 +169,10 @@ func checkReport(p *Printer, v *report.CheckView) error {
 // layout is nvidia-smi topo -m's: tab-separated cells at tab stops of
 // eight columns, " X " on the diagonal, no rule. A matrix wider than the
 // style's width is folded into blocks of columns, each under its own header.
-// withLegend adds nvidia-smi's legend of the labels before the NIC legend.
-func matrixBody(p *Printer, m *report.Matrix, rows, cols []int, withLegend bool) error {
+// withLegend adds nvidia-smi's legend of the labels before the NIC legend,
+// whose lines name perLine NICs each. tabs writes the matrix's tabs as
+// they are, unfolded (gdtopo matrix, which scripts cut as nvidia-smi's).
+func matrixBody(p *Printer, m *report.Matrix, rows, cols []int, withLegend bool, perLine int, tabs bool) error {
 	header := make([]string, 1, len(cols)+4)
 	for _, c := range cols {
 		header = append(header, m.Devices[c].Alias)
@@ -199,7 +208,7 @@ func matrixBody(p *Printer, m *report.Matrix, rows, cols []int, withLegend bool)
 			return err
 		}
 	} else {
-		p.tabStops(header, body)
+		p.tabStops(header, body, tabs)
 	}
 	if withLegend && len(m.Legend) > 0 {
 		p.Printf("\nLegend:\n\n")
@@ -213,10 +222,15 @@ func matrixBody(p *Printer, m *report.Matrix, rows, cols []int, withLegend bool)
 			legend = append(legend, fmt.Sprintf("%s: %s", d.Alias, nicLegend(d)))
 		}
 	}
-	if len(legend) > 0 {
+	if len(legend) > 0 && perLine <= 1 {
 		p.Printf("\nNIC Legend:\n\n")
 		for _, l := range legend {
 			p.Lines(l, "  ", "    ")
+		}
+	} else if len(legend) > 0 {
+		p.Printf("\nNIC Legend:\n")
+		for i := 0; i < len(legend); i += perLine {
+			p.Parts(legend[i:min(i+perLine, len(legend))], "  ", "  ")
 		}
 	}
 	return nil
@@ -265,9 +279,9 @@ func planTable(p *Printer, plan *report.CheckPlan, verbose bool) error {
 	if err := p.Table([]string{"Accelerator", "NIC", "Expected, as NCCL runs it", "Each", "NIC use"}, plan.Rows); err != nil {
 		return err
 	}
-	if plan.AtMost {
+	if plan.CeilingNote != "" {
 		p.Printf("\n")
-		p.Lines("≤: a ceiling, not an estimate: the source does not give the NIC's port rate, so its own PCIe link is taken as its limit.", "", "")
+		p.Lines(plan.CeilingNote, "", "")
 	}
 	if !verbose {
 		return nil
@@ -304,8 +318,12 @@ func findingsText(p *Printer, v *report.CheckView) {
 	md := p.Format() == Markdown
 	if !v.Verbose {
 		for _, f := range v.Findings {
-			line := fmt.Sprintf("%-8s %s  %s: %s", strings.ToUpper(f.Severity), f.Code, f.Devices, f.Message)
-			line = clip(line, p.style.Width, 100)
+			// the problem first, whom it is about last: a cut line keeps the point
+			line := fmt.Sprintf("%-8s %s  %s", strings.ToUpper(f.Severity), f.Code, f.Message)
+			if f.Devices != "" {
+				line += " (on " + f.Devices + ")"
+			}
+			line = clip(line, p.style.Width)
 			p.SeverityLines(f.Severity, strings.TrimPrefix(line, strings.ToUpper(f.Severity)), "", "")
 		}
 		return
@@ -322,8 +340,9 @@ func findingsText(p *Printer, v *report.CheckView) {
 			continue
 		}
 		p.Printf("\n")
-		p.SeverityLines(f.Severity, fmt.Sprintf("%s %s  %s", strings.Repeat(" ", max(0, 8-len(f.Severity))), f.Code, f.Devices), "", "  ")
+		p.SeverityLines(f.Severity, fmt.Sprintf("%s %s", strings.Repeat(" ", max(0, 8-len(f.Severity))), f.Code), "", "  ")
 		p.Lines(f.Message, "  ", "  ")
+		p.Lines(f.Devices, "  on: ", "    ")
 		if f.Evidence != "" {
 			p.Lines(f.Evidence, "  evidence: ", "    ")
 		}
@@ -340,16 +359,17 @@ func findingsText(p *Printer, v *report.CheckView) {
 	}
 }
 
-// clip cuts s to width columns (fallback when width is 0), ending it with
-// "..." where it was cut.
-func clip(s string, width, fallback int) string {
-	if width <= 0 {
-		width = fallback
-	}
-	if textWidth(s) <= width {
+// clip cuts s to width columns at a space, ending it with "..." where it
+// was cut; width 0 (not a terminal) keeps s whole.
+func clip(s string, width int) string {
+	if width <= 0 || textWidth(s) <= width {
 		return s
 	}
-	return string([]rune(s)[:width-3]) + "..."
+	r := []rune(s)[:max(0, width-3)]
+	if i := strings.LastIndexByte(string(r), ' '); i > 0 {
+		return strings.TrimRight(string(r)[:i], " ,;:") + "..."
+	}
+	return string(r) + "..."
 }
 
 // matrixTable writes gdtopo matrix: every accelerator and shown NIC
@@ -363,7 +383,7 @@ func matrixTable(p *Printer, m *report.Matrix) error {
 	for i := range all {
 		all[i] = i
 	}
-	if err := matrixBody(p, m, all, all, true); err != nil {
+	if err := matrixBody(p, m, all, all, true, 1, true); err != nil {
 		return err
 	}
 	if len(m.HiddenNICs) > 0 {

@@ -3,6 +3,8 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gdtopo/gdtopo/internal/report"
@@ -37,13 +39,17 @@ func verifyTables(p *Printer, v *report.Verification) error {
 		{"nvidia-smi", c.File + ": " + c.Matrix},
 		{"GPUs", matchedBy(c.GPUsBy)},
 		{"NICs", matchedBy(c.NICsBy)},
-		{"Cells", c.CellCounts()},
+		{"Cells", c.VerifyCounts()},
 	}
 	for _, n := range c.Notes {
 		rows = append(rows, []string{"Note", n})
 	}
-	p.Heading("nvidia-smi topo -m against the source")
-	if err := p.Table([]string{"Item", "Value"}, rows); err != nil {
+	if p.Format() == Markdown {
+		p.Heading("nvidia-smi topo -m against the source")
+		if err := p.Table([]string{"Item", "Value"}, rows); err != nil {
+			return err
+		}
+	} else if err := p.KeyValues(rows); err != nil {
 		return err
 	}
 	if len(c.Differ) == 0 {
@@ -52,8 +58,20 @@ func verifyTables(p *Printer, v *report.Verification) error {
 	}
 	p.Heading("Cells that differ")
 	var t [][]string
+	var whys []string // each reason once, numbered in the table
 	for _, d := range c.Differ {
-		t = append(t, []string{d.Row + " " + d.A, strings.TrimSpace(d.Column + " " + d.B), d.Driver, d.Source, d.Why})
+		i := slices.Index(whys, d.Why)
+		if i < 0 {
+			whys, i = append(whys, d.Why), len(whys)
+		}
+		t = append(t, []string{d.Row + " " + d.A, strings.TrimSpace(d.Column + " " + d.B), d.Driver, d.Source, "(" + strconv.Itoa(i+1) + ")"})
 	}
-	return p.Table([]string{"Row", "Column", "nvidia-smi", "Source", "Why it may differ"}, t)
+	if err := p.Table([]string{"Row", "Column", "nvidia-smi", "Source", "Why"}, t); err != nil {
+		return err
+	}
+	p.Heading("Why they may differ")
+	for i, w := range whys {
+		p.Lines(w, fmt.Sprintf("  (%d) ", i+1), "      ")
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -28,7 +29,8 @@ type Style struct {
 func textWidth(s string) int { return utf8.RuneCountInString(s) }
 
 // wrapText breaks s into lines of at most width columns at spaces (a word
-// longer than a line is cut), the first line prefixed with first and the
+// longer than a line is cut, after its last "/", ";", "," or "=" that fits
+// where it has one), the first line prefixed with first and the
 // rest with rest; within a line, words keep the spaces between them (two
 // that align columns stay two). width 0 is no limit.
 func wrapText(s string, width int, first, rest string) []string {
@@ -50,7 +52,11 @@ func wrapText(s string, width int, first, rest string) []string {
 				room = max(1, width-textWidth(prefix))
 			}
 			r := []rune(word)
-			line, word = string(r[:room]), string(r[room:])
+			cut := room
+			if i := strings.LastIndexAny(string(r[:room]), "/;,="); i > 0 {
+				cut = utf8.RuneCountInString(string(r[:room])[:i+1]) // after a path's slash, a list's separator
+			}
+			line, word = string(r[:cut]), string(r[cut:])
 			flush()
 			room = max(1, width-textWidth(prefix))
 		}
@@ -123,6 +129,64 @@ func WrapLines(text string, width int) string {
 		out = append(out, wrapText(body, width, indent, indent+"  ")...)
 	}
 	return strings.Join(out, "\n")
+}
+
+// wordsFit reports whether a table's columns fit in width side by side
+// with each as wide as its longest word (header or cell): wrapping at
+// spaces then splits no word.
+func wordsFit(header []string, rows [][]string, width int) bool {
+	total := columnGap * (len(header) - 1)
+	for i, h := range header {
+		w := 0
+		for _, f := range strings.Fields(h) {
+			w = max(w, textWidth(f))
+		}
+		for _, r := range rows {
+			if i < len(r) {
+				for _, f := range strings.Fields(r[i]) {
+					w = max(w, textWidth(f))
+				}
+			}
+		}
+		total += w
+	}
+	return total <= width
+}
+
+// domainZero is a PCI address in domain 0000, which lspci leaves out.
+// Only a whole word or list item: an address quoted from the input stays.
+var domainZero = regexp.MustCompile(`(^|[\s,(])0000:([0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\b`)
+
+// shortAddresses is cells with each PCI address of domain 0000 written as
+// lspci writes it, without the domain.
+func shortAddresses(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = domainZero.ReplaceAllString(c, "${1}${2}")
+	}
+	return out
+}
+
+// shortAddressRows is shortAddresses of every row.
+func shortAddressRows(rows [][]string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = shortAddresses(r)
+	}
+	return out
+}
+
+// dropColumn is the table without its i-th column.
+func dropColumn(header []string, rows [][]string, i int) ([]string, [][]string) {
+	header = append(header[:i:i], header[i+1:]...)
+	out := make([][]string, len(rows))
+	for j, r := range rows {
+		if i < len(r) {
+			r = append(r[:i:i], r[i+1:]...)
+		}
+		out[j] = r
+	}
+	return header, out
 }
 
 // columnGap is the space tablewriter's borderless style puts between columns.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/internal/termsafe"
 	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
@@ -35,17 +36,30 @@ type CheckView struct {
 	MatrixRows, MatrixCols []int
 	// Pairs are the cells of the pair table, one row an accelerator and a
 	// shown NIC (Verbose only).
-	Pairs      [][]string
-	HiddenNICs []string // NIC functions without an RDMA device, not shown
+	Pairs [][]string
+	// PairsNarrow are the pair table's columns a terminal too narrow for
+	// it may go without, least needed first (gdtopo path shows them).
+	PairsNarrow []string
+	HiddenNICs  []string // NIC functions without an RDMA device, not shown
 	// SetAside are the NICs set aside from the compute rails ("NIC3:
 	// why"), less those HiddenNICs already names for that alone.
 	SetAside []string
-	Storage  [][]string // each accelerator's NVMe drives for GPUDirect Storage
-	Plan     *CheckPlan // nil without a rail plan
-	Counts   string     // the findings by severity: "1 warning, 1 info"
-	Findings []CheckFinding
-	Notes    []string   // each note of the pairs once, after whom it is about
-	Warnings [][]string // where and what could not be read
+	// NICLegendPerLine is how many NICs a line of the NIC legend names:
+	// one as nvidia-smi writes it (Verbose), several to keep check short.
+	NICLegendPerLine int
+	Storage          [][]string // Verbose: each accelerator's NVMe drives for GPUDirect Storage
+	// StorageSummary is the Storage table in a line: the accelerators
+	// grouped by how they reach their nearest drives (not Verbose).
+	StorageSummary string
+	Plan           *CheckPlan // nil without a rail plan
+	Counts         string     // the findings by severity: "1 warning, 1 info"
+	Findings       []CheckFinding
+	Notes          []string // each note of the pairs once, after whom it is about
+	// Warnings are where and what could not be read: one a row with
+	// Verbose, else the places of one message together, at most
+	// shortWarnings rows. WarningCount is how many there are in all.
+	Warnings     [][]string
+	WarningCount int
 	// Details: the view leaves details out that check -v shows.
 	Details bool
 }
@@ -55,6 +69,9 @@ type CheckPlan struct {
 	Worst, Mean string     // per accelerator, "≤ " before ceilings
 	Rows        [][]string // accelerator, NIC(s), expected, each, NIC use
 	AtMost      bool       // the figures are ceilings (Plan.AtMost)
+	// CeilingNote says what "≤" means, under the plan (Verbose, and
+	// AtMost only: "≤ 115 Gb/s" reads as "at most" without it).
+	CeilingNote string
 	Ranks       []CheckRank
 	Notes       []string // lines about the rank settings (Plan.Notes)
 }
@@ -108,23 +125,57 @@ func NewCheckView(r *Report, opts CheckViewOptions) *CheckView {
 		}
 		if opts.Verbose {
 			v.Pairs = pairRows(r)
+			v.PairsNarrow = []string{"Hops", "Eff", "Bottleneck"}
 		}
 	}
+	v.NICLegendPerLine = 1
+	if !opts.Verbose { // at least four a line, at most four lines
+		v.NICLegendPerLine = max(4, (len(v.MatrixCols)+3)/4)
+	}
+	var asideNICs [][]string // the NICs of each reason, the reasons in order
+	var asideWhy []string
 	for _, s := range r.SetAsideNICs {
-		if !slices.Contains(r.HiddenNICs, s.NIC) || !s.NoRDMAOnly() {
-			v.SetAside = append(v.SetAside, s.NIC+": "+s.Reason)
+		if slices.Contains(r.HiddenNICs, s.NIC) && s.NoRDMAOnly() {
+			continue
 		}
+		i := slices.Index(asideWhy, s.Reason)
+		if opts.Verbose || i < 0 {
+			asideWhy, asideNICs = append(asideWhy, s.Reason), append(asideNICs, nil)
+			i = len(asideWhy) - 1
+		}
+		asideNICs[i] = append(asideNICs[i], s.NIC)
 	}
-	for _, s := range storageRows(r) {
-		v.Storage = append(v.Storage, []string{strings.TrimSpace(s.Alias + " " + s.Accelerator), strconv.Itoa(s.InSwitch), strconv.Itoa(s.RootComplex),
-			strconv.Itoa(s.Far), fmt.Sprintf("%s %s: %s", s.NearestLabel, s.NearestRoute, strings.Join(s.Nearest, ", ")), words.Gbps(s.BottleneckGbps)})
+	for i, why := range asideWhy {
+		v.SetAside = append(v.SetAside, strings.Join(asideNICs[i], ", ")+": "+why)
+	}
+	storage := storageRows(r)
+	if opts.Verbose {
+		for _, s := range storage {
+			v.Storage = append(v.Storage, []string{strings.TrimSpace(s.Alias + " " + s.Accelerator), known(s.InSwitch, s.Unknown), known(s.RootComplex, s.Unknown),
+				known(s.Far, s.Unknown), storageHow(s) + ": " + strings.Join(s.Nearest, ", "), words.Gbps(s.BottleneckGbps)})
+		}
+	} else {
+		v.StorageSummary = storageSummary(storage)
 	}
 	v.Plan = checkPlan(r, opts.Verbose)
+	same := map[string]int{} // findings of a code, for the short view
+	for _, f := range r.Findings {
+		same[f.Code]++
+	}
 	for _, f := range r.Findings {
 		cf := CheckFinding{Severity: f.Severity, Code: f.Code, Message: f.Message}
-		if opts.Verbose {
+		switch {
+		case opts.Verbose:
 			cf.Devices, cf.Evidence, cf.Remedy = deviceList(r, f.Devices), f.Evidence, RemedyScript(f.Remedy)
-		} else {
+		case same[f.Code] < 0: // said by "and N more"
+			continue
+		case same[f.Code] > 2: // the first of a code and how many more, on one line each
+			cf.Devices = shortDeviceList(r, f.Devices)
+			v.Findings = append(v.Findings, cf, CheckFinding{Severity: f.Severity, Code: f.Code,
+				Message: fmt.Sprintf("and %d more like it: gdtopo check -v", same[f.Code]-1)})
+			same[f.Code] = -1
+			continue
+		default:
 			cf.Devices = shortDeviceList(r, f.Devices)
 		}
 		v.Findings = append(v.Findings, cf)
@@ -138,12 +189,28 @@ func NewCheckView(r *Report, opts CheckViewOptions) *CheckView {
 		}
 		v.Notes = append(v.Notes, who+": "+g.Note)
 	}
+	v.WarningCount = len(r.Warnings)
 	for _, w := range r.Warnings {
-		v.Warnings = append(v.Warnings, []string{w.Subject, w.Message})
+		i := slices.IndexFunc(v.Warnings, func(row []string) bool { return row[1] == w.Message })
+		if opts.Verbose || i < 0 {
+			v.Warnings = append(v.Warnings, []string{w.Subject, w.Message})
+			continue
+		}
+		v.Warnings[i][0] += ", " + w.Subject
+	}
+	if !opts.Verbose && len(v.Warnings) > shortWarnings {
+		left := 0
+		for _, row := range v.Warnings[shortWarnings-1:] {
+			left += strings.Count(row[0], ", ") + 1
+		}
+		v.Warnings = append(v.Warnings[:shortWarnings-1], []string{"", fmt.Sprintf("%d more: gdtopo check -v", left)})
 	}
 	v.Details = !opts.Verbose && len(r.Accelerators) > 0
 	return v
 }
+
+// shortWarnings is how many rows of warnings check shows without -v.
+const shortWarnings = 3
 
 // SummaryRows are the items of the check's first table, each a name and
 // its value.
@@ -257,13 +324,16 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 		return nil
 	}
 	out := &CheckPlan{Worst: words.GbpsAtMost(plan.WorstGbps, plan.WorstAtMost), Mean: words.GbpsAtMost(plan.MeanGbps, plan.AtMost), AtMost: plan.AtMost}
+	if plan.AtMost && verbose {
+		out.CeilingNote = "≤: a ceiling, not an estimate: the source does not give the NIC's port rate, so its own PCIe link is taken as its limit."
+	}
 	for _, as := range plan.Assignments {
 		shared := "own"
 		if as.Shared > 1 {
 			shared = fmt.Sprintf("shared by %d", as.Shared)
 		}
 		if !as.Known {
-			shared += ", unsure"
+			shared += ", estimate unsure" // label, link or GPUDirect RDMA verdict unknown
 		}
 		g, n := r.Device(as.Accelerator), r.Device(as.NIC)
 		nic := n.TableName()
@@ -408,4 +478,48 @@ func (x *Prediction) ExpectedText() string {
 		return words.GbpsAtMost(x.ExpectedGbps, x.AtMost)
 	}
 	return words.Ceiling("w "+words.GbpsSpan(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps)+" / r "+words.GbpsSpan(x.ExpectedReadGbps, x.ExpectedReadMaxGbps)+" Gb/s", x.AtMost)
+}
+
+// storageSummary is "GPU0, GPU1: PXB in the switch; GPU2-GPU7: SYS across
+// sockets": each accelerator by how it reaches its nearest NVMe drives,
+// those that reach them alike together; "" without drives.
+func storageSummary(rows []storageRow) string {
+	var how []string
+	var who [][]string
+	for _, s := range rows {
+		h := storageHow(s)
+		i := slices.Index(how, h)
+		if i < 0 {
+			how, who = append(how, h), append(who, nil)
+			i = len(how) - 1
+		}
+		name := s.Alias
+		if name == "" {
+			name = s.Accelerator
+		}
+		who[i] = append(who[i], name)
+	}
+	parts := make([]string, len(how))
+	for i, h := range how {
+		parts[i] = strings.Join(who[i], ", ") + ": " + h
+	}
+	return strings.Join(parts, "; ")
+}
+
+// storageHow is how an accelerator reaches its nearest drives: "PXB in the
+// switch", or "path unknown" where the source shows no hierarchy.
+func storageHow(s storageRow) string {
+	if s.NearestRoute == advisor.RouteUnknown {
+		return "path unknown (the source shows no PCI hierarchy)"
+	}
+	return s.NearestLabel + " " + s.NearestRoute
+}
+
+// known is a count of drives, "?" when some drives' paths are unknown and
+// it counts none (they may be any of the kinds).
+func known(n, unknown int) string {
+	if unknown > 0 && n == 0 {
+		return "?"
+	}
+	return strconv.Itoa(n)
 }

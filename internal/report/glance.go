@@ -193,9 +193,10 @@ func switchText(r *Report) string {
 	}
 	out := s.PCIeSwitches
 	if all := len(g.Switches()); all > len(tops) {
-		out += "; " + words.Count(len(tops), "chip") + " holding " + strconv.Itoa(all) + " switches"
+		// a chip is one switch to the eye, several upstream ports to the tree
+		out += "; " + strconv.Itoa(all) + " switches (upstream ports) inside them"
 		if deepest > 1 {
-			out += ", " + strconv.Itoa(deepest) + " levels deep"
+			out += ", nested up to " + strconv.Itoa(deepest) + " deep"
 		}
 	}
 	if below > 0 {

@@ -16,20 +16,33 @@ type NVSMICheck struct {
 	Compared int         `json:"compared"`
 	Agree    int         `json:"agree"`
 	NVLink   int         `json:"nvlink_not_in_source"` // NV# cells where the source could say only NV?
+	Unknown  int         `json:"unknown"`              // cells whose path the source cannot tell: not compared
 	Differ   []NVSMICell `json:"differ"`
 	Partial  []string    `json:"partial"` // what a cut-off matrix lacks
 	Notes    []string    `json:"notes"`
 }
 
-// CellCounts counts the compared cells in words: "72 compared: 64 agree,
-// 0 differ; 56 NV# the source cannot show".
+// CellCounts counts the compared cells in words for check's summary: "72
+// compared: 64 agree, 8 differ (gdtopo verify lists them); 56 NV# the
+// source cannot show".
 func (c *NVSMICheck) CellCounts() string {
+	return c.counts(" (gdtopo verify lists them)")
+}
+
+// VerifyCounts counts the cells as CellCounts does, for verify itself,
+// which lists those that differ below.
+func (c *NVSMICheck) VerifyCounts() string { return c.counts("") }
+
+func (c *NVSMICheck) counts(listed string) string {
 	s := strconv.Itoa(c.Compared) + " compared: " + strconv.Itoa(c.Agree) + " agree, " + strconv.Itoa(len(c.Differ)) + " differ"
+	if len(c.Differ) > 0 {
+		s += listed
+	}
 	if c.NVLink > 0 {
 		s += "; " + strconv.Itoa(c.NVLink) + " NV# the source cannot show"
 	}
-	if len(c.Differ) > 0 {
-		s += " (gdtopo verify lists them)"
+	if c.Unknown > 0 {
+		s += "; " + strconv.Itoa(c.Unknown) + " the source cannot tell (not compared)"
 	}
 	return s
 }
@@ -48,7 +61,7 @@ type NVSMICell struct {
 // NVSMI builds the NVSMICheck of matrix m, read from file, compared with
 // the source's tree as r.
 func NVSMI(file string, m *nvsmi.Matrix, r nvsmi.Result) *NVSMICheck {
-	out := &NVSMICheck{File: file, Matrix: m.Summary(), GPUsBy: r.GPUsBy, NICsBy: r.NICsBy, Compared: r.Compared, Agree: r.Agree, NVLink: r.NVLink,
+	out := &NVSMICheck{File: file, Matrix: m.Summary(), GPUsBy: r.GPUsBy, NICsBy: r.NICsBy, Compared: r.Compared, Agree: r.Agree, NVLink: r.NVLink, Unknown: r.Unknown,
 		Differ: []NVSMICell{}, Partial: append([]string{}, r.Partial...), Notes: append([]string{}, r.Notes...)}
 	for _, c := range r.Differ {
 		cell := NVSMICell{Row: c.Row, Column: c.Column, A: c.A.BDF(), Driver: c.Driver, Source: c.Tree, Why: c.Why}

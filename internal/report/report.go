@@ -141,7 +141,9 @@ func (c Counts) String() string {
 		n    int
 		name string
 	}{{c.Critical, "critical"}, {c.Warning, "warning"}, {c.Info, "info"}} {
-		if s.n > 0 {
+		if s.n > 1 && s.name == "warning" {
+			parts = append(parts, fmt.Sprintf("%d warnings", s.n)) // "critical" and "info" take no plural
+		} else if s.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", s.n, s.name))
 		}
 	}

@@ -11,6 +11,7 @@ import (
 type storageRow struct {
 	Accelerator, Alias         string
 	InSwitch, RootComplex, Far int
+	Unknown                    int // drives whose path the source cannot tell
 	NearestLabel, NearestRoute string
 	Nearest                    []string // BDFs of the nearest drives
 	BottleneckGbps             float64  // of the first nearest drive's path
@@ -41,6 +42,8 @@ func storageRows(r *Report) []storageRow {
 			row.InSwitch++
 		case advisor.RouteRootComplex:
 			row.RootComplex++
+		case advisor.RouteUnknown:
+			row.Unknown++
 		default:
 			row.Far++
 		}
