@@ -91,3 +91,28 @@ func TestFixtureInvariants(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanKeepsSocketNICs: on sys-4029gp-v100 each socket has its own NIC
+// (one at x8); moving GPU4 to the other socket's NIC would lift the worst
+// share by a tenth only, within what the model can tell apart, so every
+// accelerator stays on its own socket's NIC, as NCCL keeps it
+// (src/graph/topo.cc ncclTopoGetLocal).
+func TestPlanKeepsSocketNICs(t *testing.T) {
+	src, err := source.Open(filepath.Join("..", "fixtures", "sys-4029gp-v100.tar.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := sysfs.Read(src.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := analyze(t, g, Options{}).Plan
+	if len(pl.Assignments) != 8 {
+		t.Fatalf("%d assignments, want 8", len(pl.Assignments))
+	}
+	for _, as := range pl.Assignments {
+		if l := g.Classify(as.GPU, as.NIC).SMI; l == topology.SYS {
+			t.Errorf("%s planned on %s across sockets (%s) though its own socket has a NIC", as.GPU.BDF(), as.NIC.BDF(), l)
+		}
+	}
+}

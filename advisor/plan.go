@@ -135,6 +135,10 @@ func (a *analysis) railNICs() []*topology.Device {
 // the field above them).
 const forbidden = int64(1e16)
 
+// localityTolerance is the part of the best worst share a plan keeps when
+// it gives the rest up for NICs on each accelerator's own socket.
+const localityTolerance = 0.8
+
 // runGbps is what a pair gives as NCCL would run it: direct RDMA where GDR
 // is on (the lower direction, reads included only where NCCL reads
 // directly), host staging where it is off.
@@ -234,9 +238,13 @@ func (a *analysis) plan() Plan {
 	for k := range path {
 		path[k] = -1
 	}
+	ownSocket := make([]int64, len(gpus)*len(nics)) // 1 where the pair is not SYS
 	for _, p := range a.pairs {
 		if k, ok := cell(p.A, p.B); ok {
 			near[k] = int64(max(0, topology.SYS.Rank()+1-p.SMI.Rank()))
+			if p.SMI != topology.SYS {
+				ownSocket[k] = 1
+			}
 			if r, ok := ncclRank(p.NCCL); ok {
 				path[k] = r
 			}
@@ -299,13 +307,17 @@ func (a *analysis) plan() Plan {
 	cost := rows(make([]int64, len(gpus)*len(nics)*capacity), len(nics)*capacity)
 	var work hungarianWork
 	load := make([]int, len(nics))
-	assign := func(t float64) ([]int, bool) {
+	assign := func(t float64, nearFirst bool) ([]int, bool) {
 		for i := range gpus {
 			for sl := range cost[i] {
 				j, k := sl/capacity, sl%capacity
-				if v := share(i, j, k); v < t {
+				v := share(i, j, k)
+				switch {
+				case v < t:
 					cost[i][sl] = forbidden
-				} else { // share to 1e-2 first; then the nearer label; then lower GPUs on lower NICs (max Σ i·j)
+				case nearFirst: // the socket's own NICs first; then the share to 1e-2; then lower GPUs on lower NICs
+					cost[i][sl] = -(ownSocket[i*len(nics)+j]<<40 + int64(math.Round(v*100))<<18 + int64(i*j))
+				default: // share to 1e-2 first; then the nearer label; then lower GPUs on lower NICs (max Σ i·j)
 					cost[i][sl] = -(int64(math.Round(v*100))<<27 + near[i*len(nics)+j]<<18 + int64(i*j))
 				}
 			}
@@ -329,13 +341,27 @@ func (a *analysis) plan() Plan {
 	lo, hi := 0, len(values)-1 // the smallest value is always feasible
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if _, ok := assign(values[mid]); ok {
+		if _, ok := assign(values[mid], false); ok {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
-	slots, _ := assign(values[lo])
+	slots, _ := assign(values[lo], false)
+	// Within a fifth of the best worst share, NICs on the accelerator's
+	// own socket win: the model's figures are not finer than that (its read
+	// ranges span more), a NIC across sockets also loads the inter-socket
+	// link, which the model does not share out, and NCCL keeps each GPU on
+	// its local NICs (src/graph/topo.cc ncclTopoGetLocal).
+	if best := values[lo]; best > 0 {
+		floor := 0.0
+		if best >= tier {
+			floor = tier
+		}
+		if near, ok := assign(floor+(best-floor)*localityTolerance, true); ok {
+			slots = near
+		}
+	}
 	clear(load)
 	for i, g := range gpus {
 		j := slots[i] / capacity

@@ -101,8 +101,13 @@ func TestPlanOptimizer(t *testing.T) {
 		want  []int       // NIC index per GPU
 		worst float64
 	}{
-		// Greedy would take 200 and be left with 100; the max-min answer is 120/120.
-		{"worst first", [][]float64{{200, 120}, {120, 100}}, []int{1, 0}, 120},
+		// Greedy would take 200 and be left with 100; the max-min answer is
+		// 150/150, across sockets (rails puts one GPU on each), as 100 is
+		// below a fifth under 150.
+		{"worst first", [][]float64{{200, 150}, {150, 100}}, []int{1, 0}, 150},
+		// 120/120 across sockets lifts the worst by under a fifth over 100:
+		// each GPU keeps its own socket's NIC.
+		{"own socket within a fifth", [][]float64{{200, 120}, {120, 100}}, []int{0, 1}, 100},
 		// Worst tied at 96: the larger mean (200+96 > 192+96) wins.
 		{"then mean", [][]float64{{200, 96}, {192, 96}}, []int{0, 1}, 96},
 		// All equal: address order.

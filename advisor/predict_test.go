@@ -74,7 +74,7 @@ func TestPredict(t *testing.T) {
 			expected: 82.580, write: 192.047, nic: 400, gdr: false, staged: 149.797,
 		},
 		{
-			// AMD Zen 3: write at the path's rate (q. 59277346): 230.456; read × 0.43
+			// AMD Zen 3: write at the path's rate (stackoverflow.com/q/59277346): 230.456; read × 0.43
 			// = 99.096; staged 230.456 × 0.65 = 149.797.
 			name: "PHB, AMD",
 			build: func() (*builder, *topology.Device, *topology.Device) {

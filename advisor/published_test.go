@@ -39,7 +39,7 @@ func lower(p Prediction) (float64, float64) {
 func staged(p Prediction) (float64, float64) { return p.HostStagedGbps, p.HostStagedGbps }
 
 // rome is an EPYC 7452 (family 0x17, model 0x31) with a V100 (sm 70) on a
-// Gen3 path, through the root complex, as StackOverflow q. 59277346.
+// Gen3 path, through the root complex, as stackoverflow.com/q/59277346.
 func rome() (*builder, *topology.Device, *topology.Device) {
 	b, g, n := phb()
 	withLinks(b, gen3x16)
@@ -72,9 +72,9 @@ func gh200() (*builder, *topology.Device, *topology.Device) {
 // ±5% around a single figure (run-to-run variation of perftest).
 var publishedShapes = []published{
 	{hardware: "EPYC 7452 (Rome), V100, ConnectX-6, Gen3", path: "PHB", direction: "write", measured: "14.3 GB/s",
-		source: "StackOverflow q. 59277346", build: rome, lo: 114.4 * 0.95, hi: 114.4 * 1.05, check: write},
+		source: "stackoverflow.com/q/59277346", build: rome, lo: 114.4 * 0.95, hi: 114.4 * 1.05, check: write},
 	{hardware: "EPYC 7452 (Rome), V100, ConnectX-6, Gen3", path: "PHB", direction: "read", measured: "6.1 GB/s",
-		source: "StackOverflow q. 59277346", build: rome, lo: 48.8 * 0.95, hi: 48.8 * 1.05, check: read},
+		source: "stackoverflow.com/q/59277346", build: rome, lo: 48.8 * 0.95, hi: 48.8 * 1.05, check: read},
 	{hardware: "A30, mlx5 200 Gb/s, Xeon", path: "SYS", direction: "both (ib_write_bw, GPU at each end)", measured: "11000 MB/s (92.3 Gb/s)",
 		source: "linux-rdma/perftest#241", build: sys, lo: 92.27 * 0.95, hi: 92.27 * 1.05, check: lower},
 	{hardware: "100 Gb/s RoCE, Xeon", path: "SYS", direction: "GDR (lower direction)", measured: "85 Gb/s",
