@@ -20,6 +20,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -532,7 +533,7 @@ func (p *parser) finish() {
 		}
 	}
 	if len(p.noClass) > 0 {
-		p.warn(p.name, fmt.Sprintf("%d <pci> elements without class (%s): kind unknown", len(p.noClass), strings.Join(p.noClass, ", ")))
+		p.warn(p.name, fmt.Sprintf("%d <pci> elements without class (%s): kind unknown", len(p.noClass), words.Examples(p.noClass, 5)))
 	}
 	p.nvlinks()
 	p.recorded()
@@ -604,7 +605,7 @@ func (p *parser) nvlinks() {
 	}
 	for _, d := range p.g.Devices {
 		if m := missing[d]; len(m) > 0 {
-			p.warn(d.BDF(), fmt.Sprintf("NVLinks to %d devices the file does not hold (%s): left out", len(m), strings.Join(m, ", ")))
+			p.warn(d.BDF(), fmt.Sprintf("NVLinks to %d devices the file does not hold (%s): left out", len(m), words.Examples(m, 5)))
 		}
 	}
 	for _, k := range order {

@@ -4,34 +4,17 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
-	"sync"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/pkg/twcache"
-	"github.com/olekukonko/tablewriter/pkg/twwidth"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/gdtopo/gdtopo/internal/termsafe"
 )
 
-// Printer writes tables and headings in one format. It makes one
-// tablewriter table, when it draws its first, and resets it between
-// tables: a new tablewriter table sets up its caches and configuration
-// afresh, which a short-lived command pays for each table, and a printer
-// that draws no table (gdtopo tree) makes none.
+// Printer writes tables and headings in one format.
 type Printer struct {
 	w     io.Writer
 	f     Format
 	style Style
-	buf   bytes.Buffer
-	t     *tablewriter.Table // nil until the first table
 }
-
-// widthCacheOff turns tablewriter's process-wide width cache off once.
-var widthCacheOff sync.Once
 
 // NewPrinter returns a Printer writing to w in format f (Table or Markdown),
 // laid out as style says (the first given; none: no width limit, no colour).
@@ -47,48 +30,6 @@ func NewPrinter(w io.Writer, f Format, style ...Style) *Printer {
 	return p
 }
 
-// table returns the printer's tablewriter table, made on first use.
-func (p *Printer) table() *tablewriter.Table {
-	if p.t != nil {
-		p.t.Reset()
-		return p.t
-	}
-	// tablewriter memoizes every cell's display width in a process-wide
-	// LRU cache behind a mutex; for gdtopo's short ASCII cells the lookup
-	// costs more than the width (a table renders in about two thirds of
-	// the time without it), and every cell of a fresh process adds an
-	// entry. Capacity 0 turns the cache off. The setting is the
-	// library's, for the whole process: set once, as tables drawn at the
-	// same time (the tests run commands in parallel) would race on it.
-	widthCacheOff.Do(func() { twwidth.SetCacheCapacity(0) })
-	var r tw.Renderer
-	if p.f == Markdown {
-		r = renderer.NewMarkdown()
-	} else {
-		r = &plainLines{Blueprint: renderer.NewBlueprint(tw.Rendition{
-			Borders: tw.BorderNone,
-			Symbols: tw.NewSymbols(tw.StyleASCII),
-			Settings: tw.Settings{
-				Separators: tw.Separators{BetweenColumns: tw.Off, BetweenRows: tw.Off},
-				Lines:      tw.Lines{ShowHeaderLine: tw.On},
-			},
-		})}
-	}
-	p.t = tablewriter.NewTable(&p.buf,
-		tablewriter.WithRenderer(r),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithTrimSpace(tw.On),
-		// Reset purges the stringer cache by allocating it anew at its
-		// default size; gdtopo passes strings only, so a tiny one will do.
-		tablewriter.WithStringerCacheCustom(twcache.NewLRU[reflect.Type, reflect.Value](1)),
-	)
-	return p.t
-}
-
 // Format is the printer's format.
 func (p *Printer) Format() Format { return p.f }
 
@@ -100,11 +41,11 @@ func (p *Printer) Printf(format string, a ...any) {
 	for i, v := range a {
 		switch v := v.(type) {
 		case string:
-			safe[i] = termsafe.Block(v)
+			safe[i] = termsafe.Block(cutLong(v))
 		case error:
-			safe[i] = termsafe.Block(v.Error())
+			safe[i] = termsafe.Block(cutLong(v.Error()))
 		case fmt.Stringer:
-			safe[i] = termsafe.Block(v.String())
+			safe[i] = termsafe.Block(cutLong(v.String()))
 		default:
 			safe[i] = v
 		}
@@ -112,11 +53,12 @@ func (p *Printer) Printf(format string, a ...any) {
 	fmt.Fprintf(p.w, format, safe...)
 }
 
-// safeCells returns row with every cell escaped with termsafe.Text.
+// safeCells returns row with every cell cut to maxCell characters and
+// escaped with termsafe.Text.
 func safeCells(row []string) []string {
 	out := make([]string, len(row))
 	for i, c := range row {
-		out[i] = termsafe.Text(c)
+		out[i] = termsafe.Text(cutLong(c))
 	}
 	return out
 }
@@ -135,37 +77,13 @@ func (p *Printer) Table(header []string, rows [][]string) error {
 // draw writes one table of cells already escaped and laid out; no header
 // when header is nil.
 func (p *Printer) draw(header []string, rows [][]string) error {
-	p.buf.Reset()
-	t := p.table()
-	if header != nil {
-		t.Header(header)
-	}
-	if err := t.Bulk(rows); err != nil {
-		return err
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
+	var b bytes.Buffer
 	if p.f == Markdown {
-		_, err := p.w.Write(p.buf.Bytes())
-		return err
+		markdownGrid(&b, header, rows)
+	} else {
+		plainGrid(&b, header, rows)
 	}
-	// The borderless preset pads every line with a space on both sides and
-	// draws the header rule across the padding: trim both.
-	lines := strings.Split(strings.TrimRight(p.buf.String(), "\n"), "\n")
-	width := 0
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(strings.TrimPrefix(l, " "), " ")
-		if strings.Trim(lines[i], "-") != "" && textWidth(lines[i]) > width {
-			width = textWidth(lines[i])
-		}
-	}
-	for i, l := range lines {
-		if l != "" && strings.Trim(l, "-") == "" {
-			lines[i] = strings.Repeat("-", width)
-		}
-	}
-	_, err := io.WriteString(p.w, strings.Join(lines, "\n")+"\n")
+	_, err := p.w.Write(b.Bytes())
 	return err
 }
 
@@ -222,7 +140,7 @@ func (p *Printer) Parts(parts []string, first, rest string) {
 // has colour, in its colour.
 func (p *Printer) SeverityLines(severity, text, first, rest string) {
 	word := strings.ToUpper(severity)
-	for i, l := range wrapText(word+termsafe.Text(text), p.style.Width, first, rest) {
+	for i, l := range wrapText(word+termsafe.Text(cutLong(text)), p.style.Width, first, rest) {
 		if c := severityColor(severity); i == 0 && c != "" && p.style.Color {
 			l = strings.Replace(l, word, c+word+ansiReset, 1)
 		}
@@ -342,89 +260,4 @@ func (p *Printer) KeyValues(rows [][]string) error {
 		p.Lines(r[1], pad(r[0], name+columnGap), strings.Repeat(" ", name+columnGap))
 	}
 	return nil
-}
-
-// plainLines draws -o table's tables: tablewriter's Blueprint renderer,
-// configured as the table asks, with the lines of header and rows written
-// here. The Blueprint formats a line cell by cell through builders, logging
-// calls and width look-ups (about half of a table's time and allocations
-// in BenchmarkTable); a line of left-aligned cells without merges, as
-// gdtopo's are, is each cell's padding, its text and spaces to the column's
-// width. A line with anything else (another alignment, a merge, a cell
-// wider than its column) is left to the Blueprint.
-type plainLines struct {
-	*renderer.Blueprint
-	w    io.Writer
-	line []byte
-}
-
-// Start keeps the writer the lines go to.
-func (r *plainLines) Start(w io.Writer) error {
-	r.w = w
-	return r.Blueprint.Start(w)
-}
-
-// Header writes a header line.
-func (r *plainLines) Header(headers [][]string, ctx tw.Formatting) {
-	if !r.write(ctx) {
-		r.Blueprint.Header(headers, ctx)
-	}
-}
-
-// Row writes a row's line.
-func (r *plainLines) Row(row []string, ctx tw.Formatting) {
-	if !r.write(ctx) {
-		r.Blueprint.Row(row, ctx)
-	}
-}
-
-// write writes the line ctx holds as the Blueprint would, and reports
-// whether it could.
-func (r *plainLines) write(ctx tw.Formatting) bool {
-	keys := ctx.Row.Widths.SortedKeys()
-	if len(keys) == 0 {
-		return false
-	}
-	b := r.line[:0]
-	for col := 0; col <= keys[len(keys)-1]; col++ {
-		width := ctx.Row.Widths.Get(col)
-		cell, ok := ctx.Row.Current[col]
-		switch {
-		case ok && (cell.Merge.Horizontal.Present || cell.Merge.Vertical.Present || cell.Merge.Hierarchical.Present):
-			return false
-		case width <= 0:
-			continue
-		case !ok:
-			b = appendSpaces(b, width)
-			continue
-		case cell.Align != tw.AlignLeft:
-			return false
-		}
-		left, right := twwidth.Width(cell.Padding.Left), twwidth.Width(cell.Padding.Right)
-		text := twwidth.Width(cell.Data)
-		if text > max(width-left-right, 0) {
-			return false // the Blueprint truncates
-		}
-		b = append(b, cell.Padding.Left...)
-		b = append(b, cell.Data...)
-		if fill := max(width-text, 0) - left; fill > 0 {
-			if pad := cell.Padding.Right; pad != "" && pad != " " {
-				b = append(b, tw.PadRight("", pad, fill)...)
-			} else {
-				b = appendSpaces(b, fill)
-			}
-		}
-	}
-	b = append(b, '\n')
-	r.line = b
-	_, _ = r.w.Write(b) // the printer's buffer
-	return true
-}
-
-// appendSpaces appends n spaces to b.
-func appendSpaces(b []byte, n int) []byte {
-	for range n {
-		b = append(b, ' ')
-	}
-	return b
 }

@@ -144,7 +144,7 @@ func checkReport(p *Printer, v *report.CheckView) error {
 		}
 	}
 	if len(v.Warnings) > 0 {
-		p.Heading(fmt.Sprintf("Warnings (%d)", len(v.Warnings)))
+		p.Heading(fmt.Sprintf("Warnings (%d)", v.WarningCount))
 		if err := p.Table([]string{"Where", "What"}, v.Warnings); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,8 +44,12 @@ type CheckView struct {
 	Plan     *CheckPlan // nil without a rail plan
 	Counts   string     // the findings by severity: "1 warning, 1 info"
 	Findings []CheckFinding
-	Notes    []string   // each note of the pairs once, after whom it is about
-	Warnings [][]string // where and what could not be read
+	Notes    []string // each note of the pairs once, after whom it is about
+	// Warnings are where and what could not be read, one row a message:
+	// the places that share it are counted, a few named.
+	Warnings [][]string
+	// WarningCount is how many warnings the rows stand for.
+	WarningCount int
 	// Details: the view leaves details out that check -v shows.
 	Details bool
 }
@@ -137,9 +142,7 @@ func NewCheckView(r *Report, opts CheckViewOptions) *CheckView {
 		}
 		v.Notes = append(v.Notes, who+": "+g.Note)
 	}
-	for _, w := range r.Warnings {
-		v.Warnings = append(v.Warnings, []string{w.Subject, w.Message})
-	}
+	v.Warnings, v.WarningCount = groupWarnings(r.Warnings), len(r.Warnings)
 	v.Details = !opts.Verbose && len(r.Accelerators) > 0
 	return v
 }
@@ -387,3 +390,53 @@ func (x *Prediction) ExpectedText() string {
 	}
 	return words.Ceiling("w "+words.GbpsSpan(x.ExpectedWriteGbps, x.ExpectedWriteMaxGbps)+" / r "+words.GbpsSpan(x.ExpectedReadGbps, x.ExpectedReadMaxGbps)+" Gb/s", x.AtMost)
 }
+
+// warningExamples is how many places a grouped warning names.
+const warningExamples = 3
+
+// groupWarnings is one row per kind of warning, in the order each kind
+// first comes: its subject and message, or, when several share it, their
+// count, the first few subjects and the first message. Warnings are of a
+// kind when their messages differ only in PCI addresses and bus names
+// (each function's own folder, its assumed host bridge). Tens of thousands
+// of functions with the same fault make a row, not a table as long as the
+// input; -o json lists each.
+func groupWarnings(ws []Warning) [][]string {
+	type group struct {
+		subjects []string
+		message  string
+		same     bool // every message is the first's
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, w := range ws {
+		k := pciAddress.ReplaceAllString(w.Message, "…")
+		g := groups[k]
+		if g == nil {
+			g = &group{message: w.Message, same: true}
+			groups[k] = g
+			order = append(order, k)
+		}
+		g.subjects = append(g.subjects, w.Subject)
+		g.same = g.same && w.Message == g.message
+	}
+	rows := make([][]string, 0, len(order))
+	for _, k := range order {
+		g := groups[k]
+		if len(g.subjects) == 1 {
+			rows = append(rows, []string{g.subjects[0], g.message})
+			continue
+		}
+		msg := g.message
+		if !g.same {
+			msg = "the first: " + msg
+		}
+		rows = append(rows, []string{strconv.Itoa(len(g.subjects)) + " places: " + words.Examples(g.subjects, warningExamples), msg})
+	}
+	return rows
+}
+
+// pciAddress matches a PCI address or bus as sysfs writes it
+// (0000:3b:00.0, pci0000:3a): what sets one function's warning apart from
+// the same warning of another.
+var pciAddress = regexp.MustCompile(`[0-9a-fA-F]{4}:[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}\.[0-7])?`)
