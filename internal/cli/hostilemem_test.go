@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// hostileChildEnv marks a child process started by runChild: its
+// arguments after "--" are gdtopo's.
+const hostileChildEnv = "GDTOPO_HOSTILE_CHILD"
+
+// TestHostileChild is gdtopo itself when the test binary is started by
+// runChild; otherwise it does nothing.
+func TestHostileChild(t *testing.T) {
+	if os.Getenv(hostileChildEnv) != "1" {
+		return
+	}
+	os.Exit(MainTerminal(flag.Args(), os.Stdin, os.Stdout, os.Stderr, os.Getenv, ""))
+}
+
+// childRun is what one gdtopo run in a child process did.
+type childRun struct {
+	code    int
+	peakKiB int64 // the child's peak resident set (getrusage's ru_maxrss)
+	out     int64 // bytes written to standard output
+	stderr  string
+	took    time.Duration
+}
+
+// runChild runs gdtopo with args in a child process (this test binary,
+// running TestHostileChild), its standard output to a file in dir, and
+// returns its exit status and peak RSS. A run past limit is killed.
+func runChild(t *testing.T, dir string, limit time.Duration, args ...string) childRun {
+	t.Helper()
+	out, err := os.CreateTemp(dir, "stdout-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(out.Name())
+	defer out.Close()
+	var errb strings.Builder
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHostileChild$", "-test.count=1", "--"}, args...)...)
+	cmd.Env = append(os.Environ(), hostileChildEnv+"=1")
+	cmd.Stdout, cmd.Stderr = out, &errb
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(limit, func() { _ = cmd.Process.Kill() })
+	err = cmd.Wait()
+	timer.Stop()
+	r := childRun{code: cmd.ProcessState.ExitCode(), stderr: errb.String(), took: time.Since(start)}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.peakKiB = ru.Maxrss // KiB on Linux
+	}
+	if info, err := out.Stat(); err == nil {
+		r.out = info.Size()
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		t.Fatalf("gdtopo %s killed after %v (%v), peak RSS %d MiB", strings.Join(args, " "), r.took.Round(time.Millisecond), err, r.peakKiB>>10)
+	}
+	return r
+}
+
+// hostileOutputRSS is the bound on the peak RSS of one check of an input of
+// the hostile output suite, in any output format: docs/reliability.md
+// ("Output") states it.
+const hostileOutputRSS = 192 << 20
+
+// TestHostileOutputMemory checks inputs that make many warnings or one huge
+// value in every output format, each in a child process whose peak RSS must
+// stay under hostileOutputRSS: one warning listing every address, with every
+// table row padded to it, took gigabytes in the table and markdown formats.
+func TestHostileOutputMemory(t *testing.T) {
+	if testing.Short() && os.Getenv("CI") == "" {
+		t.Skip("builds large inputs (-short, outside CI)")
+	}
+	base := t.TempDir()
+	const gpu = `<pci busid="0000:01:00.0" class="0x030200" vendor="0x10de" device="0x2330" link_speed="32.0 GT/s PCIe" link_width="16"><gpu dev="0" sm="90" rank="0" gdr="1"/></pci>`
+	nic := func(vendor string) string {
+		return `<pci busid="0000:02:00.0" class="0x020700" vendor="` + vendor + `" device="0x1021" link_speed="32.0 GT/s PCIe" link_width="16"><nic><net name="mlx5_0" dev="0" speed="400000" port="1" gdr="1"/></nic></pci>`
+	}
+	tests := []struct {
+		name string
+		make func(t *testing.T, dir string) string
+	}{
+		{"NCCL XML of 6000 bare <pci> outside any <cpu>", func(t *testing.T, dir string) string {
+			var b strings.Builder
+			b.WriteString(`<system version="1"><cpu numaid="0">` + gpu + nic("0x15b3") + `</cpu>`)
+			for i := range 6000 {
+				fmt.Fprintf(&b, `<pci busid="0000:%02x:%02x.%d"/>`, 0x10+i/256, i%256/8, i%8)
+			}
+			b.WriteString(`</system>`)
+			return writeBytes(t, filepath.Join(dir, "bare.xml"), []byte(b.String()))
+		}},
+		{"NCCL XML with a 16 MiB vendor attribute", func(t *testing.T, dir string) string {
+			doc := `<system version="1"><cpu numaid="0">` + gpu + nic("0x"+strings.Repeat("A", 16<<20)) + `</cpu></system>`
+			return writeBytes(t, filepath.Join(dir, "vendor.xml"), []byte(doc))
+		}},
+		{"captured folder with 6000 empty device folders under no host bridge", func(t *testing.T, dir string) string {
+			root := filepath.Join(dir, "empty")
+			unpackTo(t, fx("recorded-vm"), root)
+			devs := filepath.Join(root, "sys", "bus", "pci", "devices")
+			for i := range 6000 {
+				if err := os.Mkdir(filepath.Join(devs, fmt.Sprintf("0001:%02x:%02x.%d", i/256, i%256/8, i%8)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return root
+		}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(base, fmt.Sprint(i))
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			input := tt.make(t, dir)
+			for _, format := range []string{"table", "json", "markdown", "jsonl"} {
+				r := runChild(t, dir, 2*time.Minute, "check", input, "-o", format)
+				t.Logf("-o %s: exit %d in %v, peak RSS %d MiB, %d KiB written", format, r.code, r.took.Round(time.Millisecond), r.peakKiB>>10, r.out>>10)
+				if r.code != ExitOK && r.code != ExitFindings {
+					t.Errorf("-o %s: exit %d: %s", format, r.code, r.stderr)
+				}
+				if bound := int64(hostileOutputRSS * raceScale(4)); r.peakKiB<<10 > bound {
+					t.Errorf("-o %s: peak RSS %d MiB; want under %d MiB", format, r.peakKiB>>10, bound>>20)
+				}
+				if limit := int64(64 << 10); format != "json" && format != "jsonl" && r.out > limit {
+					t.Errorf("-o %s: wrote %d KiB; want under %d KiB (warnings grouped, long values cut)", format, r.out>>10, limit>>10)
+				}
+			}
+		})
+	}
+}
