@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,13 +26,19 @@ func TestHostileChild(t *testing.T) {
 	if os.Getenv(hostileChildEnv) != "1" {
 		return
 	}
-	os.Exit(MainTerminal(flag.Args(), os.Stdin, os.Stdout, os.Stderr, os.Getenv, ""))
+	code := MainTerminal(flag.Args(), os.Stdin, os.Stdout, os.Stderr, os.Getenv, "")
+	// The peak of this process's own memory (VmHWM), written to the file
+	// runChild passed as descriptor 3: getrusage's ru_maxrss of a child
+	// started with vfork, as Go starts it, holds the parent's peak at the
+	// exec, as Linux carries the old memory's high-water mark over.
+	fmt.Fprintf(os.NewFile(3, "peak"), "%d\n", peakRSS())
+	os.Exit(code)
 }
 
 // childRun is what one gdtopo run in a child process did.
 type childRun struct {
 	code    int
-	peakKiB int64 // the child's peak resident set (getrusage's ru_maxrss)
+	peakKiB int64 // the child's peak resident set (VmHWM)
 	out     int64 // bytes written to standard output
 	stderr  string
 	took    time.Duration
@@ -45,10 +55,16 @@ func runChild(t *testing.T, dir string, limit time.Duration, args ...string) chi
 	}
 	defer os.Remove(out.Name())
 	defer out.Close()
+	peak, err := os.CreateTemp(dir, "peak-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(peak.Name())
+	defer peak.Close()
 	var errb strings.Builder
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHostileChild$", "-test.count=1", "--"}, args...)...)
 	cmd.Env = append(os.Environ(), hostileChildEnv+"=1")
-	cmd.Stdout, cmd.Stderr = out, &errb
+	cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = out, &errb, []*os.File{peak}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -57,8 +73,11 @@ func runChild(t *testing.T, dir string, limit time.Duration, args ...string) chi
 	err = cmd.Wait()
 	timer.Stop()
 	r := childRun{code: cmd.ProcessState.ExitCode(), stderr: errb.String(), took: time.Since(start)}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.peakKiB = ru.Maxrss // KiB on Linux
+	if b, err := os.ReadFile(peak.Name()); err == nil {
+		r.peakKiB, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && r.peakKiB == 0 {
+		r.peakKiB = ru.Maxrss // KiB, an upper bound (see TestHostileChild)
 	}
 	if info, err := out.Stat(); err == nil {
 		r.out = info.Size()
@@ -90,6 +109,8 @@ func TestHostileOutputMemory(t *testing.T) {
 	tests := []struct {
 		name string
 		make func(t *testing.T, dir string) string
+		// refuse, when set, is what the one stderr line of exit 1 says.
+		refuse string
 	}{
 		{"NCCL XML of 6000 bare <pci> outside any <cpu>", func(t *testing.T, dir string) string {
 			var b strings.Builder
@@ -99,11 +120,11 @@ func TestHostileOutputMemory(t *testing.T) {
 			}
 			b.WriteString(`</system>`)
 			return writeBytes(t, filepath.Join(dir, "bare.xml"), []byte(b.String()))
-		}},
+		}, ""},
 		{"NCCL XML with a 16 MiB vendor attribute", func(t *testing.T, dir string) string {
 			doc := `<system version="1"><cpu numaid="0">` + gpu + nic("0x"+strings.Repeat("A", 16<<20)) + `</cpu></system>`
 			return writeBytes(t, filepath.Join(dir, "vendor.xml"), []byte(doc))
-		}},
+		}, ""},
 		{"captured folder with 6000 empty device folders under no host bridge", func(t *testing.T, dir string) string {
 			root := filepath.Join(dir, "empty")
 			unpackTo(t, fx("recorded-vm"), root)
@@ -114,7 +135,26 @@ func TestHostileOutputMemory(t *testing.T) {
 				}
 			}
 			return root
-		}},
+		}, ""},
+		{"tar.gz of 480 000 nine-byte members", func(t *testing.T, dir string) string {
+			return smallMembers(t, filepath.Join(dir, "many.tar.gz"), 480_000, func(i int) string {
+				return fmt.Sprintf("sys/devices/pci0000:00/0000:00:01.0/d%06d", i)
+			})
+		}, "kept in memory"},
+		{"tar.gz of 60 000 bridges", func(t *testing.T, dir string) string {
+			return smallMembers(t, filepath.Join(dir, "bridges.tar.gz"), 60_000, func(i int) string {
+				return fmt.Sprintf("sys/bus/pci/devices/%04x:%02x:%02x.%d/class", i>>16, i>>8&0xff, i>>3&0x1f, i&7)
+			})
+		}, "PCI functions"},
+		{"NCCL XML of 48 MB of bridges", func(t *testing.T, dir string) string {
+			var b strings.Builder
+			b.WriteString(`<system version="1"><cpu numaid="0">` + gpu)
+			for i := range 400_000 {
+				fmt.Fprintf(&b, `<pci busid="%04x:%02x:%02x.%d" class="0x060400" vendor="0x1000" device="0xc030" link_speed="16.0 GT/s PCIe" link_width="16"/>`, i>>16, i>>8&0xff, i>>3&0x1f, i&7)
+			}
+			b.WriteString(`</cpu></system>`)
+			return writeBytes(t, filepath.Join(dir, "bridges.xml"), []byte(b.String()))
+		}, "PCI functions"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,7 +166,12 @@ func TestHostileOutputMemory(t *testing.T) {
 			for _, format := range []string{"table", "json", "markdown", "jsonl"} {
 				r := runChild(t, dir, 2*time.Minute, "check", input, "-o", format)
 				t.Logf("-o %s: exit %d in %v, peak RSS %d MiB, %d KiB written", format, r.code, r.took.Round(time.Millisecond), r.peakKiB>>10, r.out>>10)
-				if r.code != ExitOK && r.code != ExitFindings {
+				switch {
+				case tt.refuse != "":
+					if r.code != ExitError || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, tt.refuse) {
+						t.Errorf("-o %s: exit %d, stderr %q; want exit 1 and one line saying %q", format, r.code, r.stderr, tt.refuse)
+					}
+				case r.code != ExitOK && r.code != ExitFindings:
 					t.Errorf("-o %s: exit %d: %s", format, r.code, r.stderr)
 				}
 				if bound := int64(hostileOutputRSS * raceScale(4)); r.peakKiB<<10 > bound {
@@ -138,4 +183,29 @@ func TestHostileOutputMemory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// smallMembers writes a .tar.gz of n members of nine bytes, member i named
+// name(i).
+func smallMembers(t *testing.T, file string, n int, name func(int) string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for i := range n {
+		hdr := tar.Header{Name: name(i), Typeflag: tar.TypeReg, Size: 9, Mode: 0o444, ModTime: time.Unix(1700000000, 0)}
+		if err := tw.WriteHeader(&hdr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte("0x060400\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return writeBytes(t, file, buf.Bytes())
 }

@@ -57,6 +57,9 @@ func ReadOn(fsys fs.FS, workers int) (*topology.Graph, error) {
 		}
 		return nil, fmt.Errorf("read %s: %w", pathPCIDevices, err)
 	}
+	if len(entries) > topology.MaxFunctions {
+		return nil, fmt.Errorf("%s lists %d functions: %w", pathPCIDevices, len(entries), topology.ErrTooManyFunctions)
+	}
 	// The system (NUMA nodes, CPUs) and the RDMA and network classes' links
 	// are read by readers of their own, beside the functions when they are
 	// read in runs, and joined where one goroutine has them: the system's
