@@ -41,17 +41,37 @@ func (p *Printer) Printf(format string, a ...any) {
 	for i, v := range a {
 		switch v := v.(type) {
 		case string:
-			safe[i] = termsafe.Block(cutLong(v))
+			safe[i] = p.safe(v, true)
 		case error:
-			safe[i] = termsafe.Block(cutLong(v.Error()))
+			safe[i] = p.safe(v.Error(), true)
 		case fmt.Stringer:
-			safe[i] = termsafe.Block(cutLong(v.String()))
+			safe[i] = p.safe(v.String(), true)
 		default:
 			safe[i] = v
 		}
 	}
 	fmt.Fprintf(p.w, format, safe...)
 }
+
+// safe is s cut to maxCell characters and escaped for the printer's
+// reader: termsafe.Text (termsafe.Block when block) for a terminal, and in
+// markdown '<', '>' and '`' too, so that no name from an input becomes HTML
+// or ends a code span in a renderer.
+func (p *Printer) safe(s string, block bool) string {
+	if block {
+		s = termsafe.Block(cutLong(s))
+	} else {
+		s = termsafe.Text(cutLong(s))
+	}
+	if p.f == Markdown {
+		s = markdownText(s)
+	}
+	return s
+}
+
+// markdownText escapes what markdown reads as HTML or a code span's end in
+// running text.
+var markdownText = strings.NewReplacer("<", "&lt;", ">", "&gt;", "`", "'").Replace
 
 // safeCells returns row with every cell cut to maxCell characters and
 // escaped with termsafe.Text.
@@ -91,7 +111,7 @@ func (p *Printer) draw(header []string, rows [][]string) error {
 // otherwise.
 func (p *Printer) Heading(title string) {
 	if p.f == Markdown {
-		fmt.Fprintf(p.w, "\n## %s\n\n", termsafe.Text(title))
+		fmt.Fprintf(p.w, "\n## %s\n\n", p.safe(title, false))
 		return
 	}
 	fmt.Fprintln(p.w)
@@ -114,7 +134,7 @@ func (p *Printer) Lines(text, first, rest string) {
 func (p *Printer) Parts(parts []string, first, rest string) {
 	line, prefix := "", first
 	for _, part := range parts {
-		part = termsafe.Text(part)
+		part = p.safe(part, false)
 		if line != "" {
 			if p.style.Width <= 0 || textWidth(prefix+line)+columnGap+textWidth(part) <= p.style.Width {
 				line += strings.Repeat(" ", columnGap) + part
@@ -140,7 +160,7 @@ func (p *Printer) Parts(parts []string, first, rest string) {
 // has colour, in its colour.
 func (p *Printer) SeverityLines(severity, text, first, rest string) {
 	word := strings.ToUpper(severity)
-	for i, l := range wrapText(word+termsafe.Text(cutLong(text)), p.style.Width, first, rest) {
+	for i, l := range wrapText(word+p.safe(text, false), p.style.Width, first, rest) {
 		if c := severityColor(severity); i == 0 && c != "" && p.style.Color {
 			l = strings.Replace(l, word, c+word+ansiReset, 1)
 		}
