@@ -511,6 +511,18 @@ func TestHostileSources(t *testing.T) {
 				t.Errorf("exit %d (stderr %q); want 0, 1 or 3, never a usage error", code, errb)
 			}
 
+			// The same check in a child process in every check format,
+			// whose own peak RSS is bounded (hostilemem_test.go).
+			for _, format := range []string{"table", "json", "markdown", "jsonl"} {
+				r := runChild(t, dir, 2*time.Minute, "check", input, "-o", format)
+				if r.code != code {
+					t.Errorf("-o %s in a child: exit %d; in process %d (%s)", format, r.code, code, r.stderr)
+				}
+				if bound := int64(hostileOutputRSS * raceScale(4)); r.peakKiB<<10 > bound {
+					t.Errorf("-o %s: peak RSS %d MiB; want under %d MiB", format, r.peakKiB>>10, bound>>20)
+				}
+			}
+
 			after := listTree(t, dir)
 			for p := range after {
 				if _, ok := before[p]; !ok {
