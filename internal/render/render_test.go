@@ -74,7 +74,7 @@ func BenchmarkTable(b *testing.B) {
 }
 
 // BenchmarkTextOnly writes a line with a fresh Printer, as gdtopo tree does
-// (it draws no table): no tablewriter table is made.
+// (it draws no table).
 func BenchmarkTextOnly(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {

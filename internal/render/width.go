@@ -121,7 +121,7 @@ func WrapLines(text string, width int) string {
 	return strings.Join(out, "\n")
 }
 
-// columnGap is the space tablewriter's borderless style puts between columns.
+// columnGap is the space between a table's columns.
 const columnGap = 2
 
 // fitColumns wraps the cells of a table so that it is at most width
