@@ -116,6 +116,24 @@ type Pair struct {
 // and time that grow with the square of its size.
 const MaxPairEnds = 128
 
+// MaxFunctions bounds the PCI functions of one source. Each costs a few
+// KiB through the report (about 5 KiB in -o json); the largest servers
+// have a few hundred, a few thousand with every SR-IOV virtual function
+// enabled. A source claiming more is refused before its report is built.
+const MaxFunctions = 16384
+
+// ErrTooManyFunctions: a source holds more than MaxFunctions PCI functions.
+var ErrTooManyFunctions = fmt.Errorf("more than %d PCI functions (no server has that many; is this one machine?)", MaxFunctions)
+
+// CheckFunctions reports ErrTooManyFunctions when g holds more than
+// MaxFunctions PCI functions.
+func (g *Graph) CheckFunctions() error {
+	if len(g.Devices) > MaxFunctions {
+		return fmt.Errorf("%d PCI functions: %w", len(g.Devices), ErrTooManyFunctions)
+	}
+	return nil
+}
+
 // CheckPairEnds reports an error when g has more accelerators and NICs than
 // MaxPairEnds, before Pairs would label them.
 func (g *Graph) CheckPairEnds() error {

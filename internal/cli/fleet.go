@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
 	"runtime"
 	"time"
 
@@ -114,10 +113,6 @@ func fleetDiffRun(opts *fleetOptions) error {
 // one source at a time; only each source's comparable state stays.
 func (opts *fleetOptions) readFleet(names []string) *fleet.Fleet {
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(names)))
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" && len(names) > 1 {
-		gc := startFleetGC(workers)
-		defer gc.stop()
-	}
 	type read struct {
 		i    int
 		topo *fleet.Topo

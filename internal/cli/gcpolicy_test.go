@@ -54,32 +54,3 @@ func TestCollectLate(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
-
-// TestCollectLateLeavesFleetPolicy checks that a collection while another
-// policy holds (a fleet's memory limit) leaves it, and that the default
-// comes back after the first collection once the late policy holds again.
-func TestCollectLateLeavesFleetPolicy(t *testing.T) {
-	percent, limit := gcPercent(), debug.SetMemoryLimit(-1)
-	t.Cleanup(func() {
-		debug.SetGCPercent(percent)
-		debug.SetMemoryLimit(limit)
-	})
-	collectLate(func(string) string { return "" })
-	g := startFleetGC(2)
-	for range 3 {
-		runtime.GC()
-		time.Sleep(time.Millisecond)
-	}
-	if p, l := gcPercent(), debug.SetMemoryLimit(-1); p != -1 || l != g.limit {
-		t.Fatalf("during the fleet: GOGC %d, memory limit %d; want -1 and the fleet's %d", p, l, g.limit)
-	}
-	g.stop()
-	deadline := time.Now().Add(10 * time.Second)
-	for gcPercent() != 100 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
-		if time.Now().After(deadline) {
-			t.Fatalf("after the fleet and a collection: GOGC %d, memory limit %d; want Go's default back", gcPercent(), debug.SetMemoryLimit(-1))
-		}
-		runtime.GC()
-		time.Sleep(time.Millisecond)
-	}
-}

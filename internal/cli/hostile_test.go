@@ -151,37 +151,30 @@ func manyFullMembers(t *testing.T, name string, n int) string {
 	return writeBytes(t, name, out.Bytes())
 }
 
-// gzipBomb writes a .tar.gz whose one member, sys/zeros, is 600 MiB of
-// zeros. The stream is 601 concatenated gzip members (RFC 1952 allows it, and
-// gzip.Reader reads them as one): the tar header, then the same compressed
-// MiB of zeros 600 times, so building it costs one MiB of compression.
+// gzipBomb writes a .tar.gz of 120 members of 5 MiB of zeros, 600 MiB in
+// all. Each member is over the member limit, so it is skipped by reading
+// it through: no header claims more than the 512 MiB stream limit, so
+// only that limit, counted as the stream inflates, can refuse it. The
+// stream is concatenated gzip members (RFC 1952 allows it, and gzip.Reader
+// reads them as one): each tar header, then the same compressed MiB of
+// zeros five times, so building it costs one MiB of compression.
 func gzipBomb(t *testing.T, name string) string {
 	t.Helper()
 	const mib = 1 << 20
-	member := func(data []byte) []byte { return gzipMember(t, data) }
-	var hdr bytes.Buffer
-	tw := tar.NewWriter(&hdr)
-	if err := tw.WriteHeader(&tar.Header{Name: "sys/zeros", Typeflag: tar.TypeReg, Size: 600 * mib, Mode: 0o444}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.Write(member(hdr.Bytes())); err != nil {
-		t.Fatal(err)
-	}
-	zeros := member(make([]byte, mib))
-	for range 600 {
-		if _, err := f.Write(zeros); err != nil {
+	zeros := gzipMember(t, make([]byte, mib))
+	var out bytes.Buffer
+	for i := range 120 {
+		var hdr bytes.Buffer
+		tw := tar.NewWriter(&hdr)
+		if err := tw.WriteHeader(&tar.Header{Name: fmt.Sprintf("sys/zeros%03d", i), Typeflag: tar.TypeReg, Size: 5 * mib, Mode: 0o444}); err != nil {
 			t.Fatal(err)
 		}
+		out.Write(gzipMember(t, hdr.Bytes()))
+		for range 5 {
+			out.Write(zeros)
+		}
 	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return name
+	return writeBytes(t, name, out.Bytes())
 }
 
 // listTree lists every path under dir with its size, for before/after
@@ -516,6 +509,18 @@ func TestHostileSources(t *testing.T) {
 				}
 			default:
 				t.Errorf("exit %d (stderr %q); want 0, 1 or 3, never a usage error", code, errb)
+			}
+
+			// The same check in a child process in every check format,
+			// whose own peak RSS is bounded (hostilemem_test.go).
+			for _, format := range []string{"table", "json", "markdown", "jsonl"} {
+				r := runChild(t, dir, 2*time.Minute, "check", input, "-o", format)
+				if r.code != code {
+					t.Errorf("-o %s in a child: exit %d; in process %d (%s)", format, r.code, code, r.stderr)
+				}
+				if bound := int64(hostileOutputRSS * raceScale(4)); r.peakKiB<<10 > bound {
+					t.Errorf("-o %s: peak RSS %d MiB; want under %d MiB", format, r.peakKiB>>10, bound>>20)
+				}
 			}
 
 			after := listTree(t, dir)

@@ -46,14 +46,8 @@ func expandSources(args []string) []string {
 }
 
 // checkSources analyses the sources, on every CPU when there are several,
-// and hands each result to emit in the order of names. With several
-// sources the garbage is collected at a memory limit (see fleetGC), unless
-// the user set GOGC or GOMEMLIMIT.
+// and hands each result to emit in the order of names.
 func (opts *checkOptions) checkSources(names []string, f render.Format, emit func(fleetResult) error) error {
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" && len(names) > 1 {
-		gc := startFleetGC(min(runtime.GOMAXPROCS(0), len(names)))
-		defer gc.stop()
-	}
 	return opts.fleetLines(names, f, emit)
 }
 

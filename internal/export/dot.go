@@ -6,13 +6,16 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gdtopo/gdtopo/internal/termsafe"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
-// dotQuote quotes s as a DOT string; newlines become DOT's centred line breaks.
+// dotQuote quotes s as a DOT string; newlines become DOT's centred line
+// breaks, and other control characters are escaped with termsafe.Block:
+// Graphviz would copy them into SVG, which XML readers then refuse.
 func dotQuote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", "")
-	return `"` + r.Replace(s) + `"`
+	return `"` + r.Replace(termsafe.Block(strings.ReplaceAll(s, "\t", " "))) + `"`
 }
 
 // DOT writes a Graphviz picture of the tree: a cluster per NUMA node

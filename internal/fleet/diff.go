@@ -117,6 +117,11 @@ func Compare(ref, node *Topo) []Difference {
 			unmatched[k] = c[1:]
 			moved[c[0].BDF] = true
 			diff.What, diff.Majority, diff.Node, diff.Worse = "moved", r.BDF, c[0].BDF, true
+		} else if node.Partial != "" && d == nil {
+			// A partial source (a subtree it could not read) lacks what it
+			// lacks: its "partial" difference says so, and no device it
+			// did not read is called missing.
+			continue
 		} else {
 			diff.What, diff.Majority, diff.Worse = "missing", describe(r), true
 		}

@@ -182,3 +182,25 @@ func TestPartial(t *testing.T) {
 		t.Errorf("groups %+v: want the fragment apart", r.Groups)
 	}
 }
+
+// TestPartialLacksNothing: a device a partial source did not read (a
+// subtree it may not read) is not called missing; the partial difference
+// says why the source differs.
+func TestPartialLacksNothing(t *testing.T) {
+	rp := &topology.Device{Addr: topology.BDF{Bus: 0x5b}, Kind: topology.KindBridge}
+	gpu := &topology.Device{Addr: topology.BDF{Bus: 0x5c}, Kind: topology.KindAccelerator, Parent: rp}
+	whole := NewTopo(&topology.Graph{Devices: []*topology.Device{rp, gpu}}, nil, nil)
+	part := NewTopo(&topology.Graph{Devices: []*topology.Device{rp}, Partial: "1 function whose folder this user may not read"}, nil, nil)
+	diffs := Compare(&whole, &part)
+	if len(diffs) != 1 || diffs[0].What != "partial" {
+		t.Errorf("differences %q; want the partial one alone", diffs)
+	}
+	part.Partial = ""
+	missing := false
+	for _, d := range Compare(&whole, &part) {
+		missing = missing || d.What == "missing" && d.Device == "0000:5c:00.0"
+	}
+	if !missing {
+		t.Errorf("a whole source without the GPU: differences %q; want it missing", Compare(&whole, &part))
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gdtopo/gdtopo/advisor"
+	"github.com/gdtopo/gdtopo/internal/termsafe"
 )
 
 // bytesPerGbit converts gdtopo's Gb/s to Prometheus's base unit, bytes per second.
@@ -217,8 +218,13 @@ func pciBusID(bdf string) string {
 }
 
 // escape escapes a HELP text (backslash, newline) or a label value
-// (backslash, newline, double quote) for the text format.
+// (backslash, newline, double quote) for the text format. A label value
+// is first escaped with termsafe.Text: names from inputs must not carry
+// control characters into a scraper's files or a terminal showing them.
 func escape(s string, quote bool) string {
+	if quote {
+		s = termsafe.Text(s)
+	}
 	if !strings.ContainsAny(s, "\\\n\"") {
 		return s
 	}

@@ -105,6 +105,9 @@ func Source(name string, o Options) (*Loaded, error) {
 			return nil, fmt.Errorf("%s: %w", src.Name, err)
 		}
 	}
+	if err := g.CheckFunctions(); err != nil {
+		return nil, fmt.Errorf("%s: %w", src.Name, err)
+	}
 	if err := g.CheckPairEnds(); err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name, err)
 	}

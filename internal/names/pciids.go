@@ -14,9 +14,9 @@ import (
 	"syscall"
 )
 
-// maxPCIIDsBytes bounds a pci.ids file, after gunzip: the real one is about
+// MaxPCIIDsBytes bounds a pci.ids file, after gunzip: the real one is about
 // 1.4 MB, so anything past this is not one.
-const maxPCIIDsBytes = 16 << 20
+const MaxPCIIDsBytes = 16 << 20
 
 // pciIDs is a pci.ids file held in memory, read only where a lookup leads:
 // nothing is parsed or indexed in advance.
@@ -58,7 +58,7 @@ func searchPaths() []string {
 
 // loadPCIIDs reads the pci.ids at path (gunzipped when its name ends in
 // .gz), or the first of searchPaths that exists when path is "", whole into
-// memory: at most maxPCIIDsBytes, whatever its size said when it was
+// memory: at most MaxPCIIDsBytes, whatever its size said when it was
 // opened, so a file that grows while read is refused too.
 func loadPCIIDs(path string) (*pciIDs, error) {
 	if path == "" {
@@ -89,8 +89,8 @@ func loadPCIIDs(path string) (*pciIDs, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
-	tooBig := fmt.Errorf("%s: over %d MiB: not a pci.ids file", path, maxPCIIDsBytes>>20)
-	if !strings.HasSuffix(path, ".gz") && fi.Size() > maxPCIIDsBytes {
+	tooBig := fmt.Errorf("%s: over %d MiB: not a pci.ids file", path, MaxPCIIDsBytes>>20)
+	if !strings.HasSuffix(path, ".gz") && fi.Size() > MaxPCIIDsBytes {
 		return nil, tooBig
 	}
 	var r io.Reader = f
@@ -103,11 +103,11 @@ func loadPCIIDs(path string) (*pciIDs, error) {
 	}
 	// Sized for the file as it was opened, as os.ReadFile does; one more
 	// byte than the bound tells a file over it.
-	buf := bytes.NewBuffer(make([]byte, 0, min(fi.Size(), maxPCIIDsBytes)+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(r, maxPCIIDsBytes+1)); err != nil {
+	buf := bytes.NewBuffer(make([]byte, 0, min(fi.Size(), MaxPCIIDsBytes)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(r, MaxPCIIDsBytes+1)); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if buf.Len() > maxPCIIDsBytes {
+	if buf.Len() > MaxPCIIDsBytes {
 		return nil, tooBig
 	}
 	return &pciIDs{data: buf.Bytes()}, nil

@@ -167,7 +167,7 @@ func TestLoadPCIIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(maxPCIIDsBytes + 1); err != nil { // sparse: no disk used
+	if err := f.Truncate(MaxPCIIDsBytes + 1); err != nil { // sparse: no disk used
 		t.Fatal(err)
 	}
 	f.Close()
@@ -179,7 +179,7 @@ func TestLoadPCIIDs(t *testing.T) {
 	// bound is read, not read to its end.
 	buf.Reset()
 	zw = gzip.NewWriter(&buf)
-	if _, err := zw.Write(make([]byte, maxPCIIDsBytes+1)); err != nil || zw.Close() != nil {
+	if _, err := zw.Write(make([]byte, MaxPCIIDsBytes+1)); err != nil || zw.Close() != nil {
 		t.Fatal("gzip failed")
 	}
 	bomb := filepath.Join(dir, "bomb.ids.gz")

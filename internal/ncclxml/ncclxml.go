@@ -20,6 +20,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -27,7 +28,17 @@ import (
 const (
 	MaxInput = 64 << 20 // bytes
 	MaxDepth = 256      // nested elements
+	// MaxElements bounds the elements of a file: NCCL's dumps hold a few
+	// hundred, and topology.MaxFunctions <pci> with a child each fit. Past
+	// it the parse would grow with the file's size (a <cpu> looks its
+	// NUMA node up among those before it; a <net> its NIC's ports).
+	MaxElements = 1 << 16
 )
+
+// maxCPUNodes is the most NUMA nodes Linux has: MAX_NUMNODES is
+// 1 << NODES_SHIFT (include/linux/numa.h), and NODES_SHIFT is at most 10
+// (arch/x86/Kconfig, config NODES_SHIFT).
+const maxCPUNodes = 1 << 10
 
 // classNVSwitch is the sysfs class NCCL gives an NVLink target that is an
 // NVSwitch (kvDictPciClass in topo.cc); 0x068001 is a POWER9 CPU.
@@ -210,7 +221,7 @@ func (p *parser) warn(subject, msg string) {
 func (p *parser) read(data []byte) error {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	dec.Strict = false
-	first := true
+	first, elements := true, 0
 	for {
 		tok, err := dec.RawToken()
 		if err != nil {
@@ -247,10 +258,19 @@ func (p *parser) read(data []byte) error {
 				return fmt.Errorf("%s: an NCCL graph file (rings/trees), not a topology: give NCCL_TOPO_DUMP_FILE output", p.name)
 			}
 			first = false
+			if elements++; elements > MaxElements {
+				return fmt.Errorf("%s: more than %d XML elements (an NCCL topology holds a few hundred)", p.name, MaxElements)
+			}
 			if len(p.stack) >= MaxDepth {
 				return fmt.Errorf("%s: XML nested deeper than %d elements", p.name, MaxDepth)
 			}
 			p.start(t)
+			if len(p.cpus) > maxCPUNodes {
+				return fmt.Errorf("%s: more than %d <cpu> NUMA nodes (Linux has at most %d)", p.name, maxCPUNodes, maxCPUNodes)
+			}
+			if len(p.g.Devices) > topology.MaxFunctions {
+				return fmt.Errorf("%s: %w", p.name, topology.ErrTooManyFunctions)
+			}
 		case xml.EndElement:
 			p.end(t.Name.Local)
 		}
@@ -532,7 +552,7 @@ func (p *parser) finish() {
 		}
 	}
 	if len(p.noClass) > 0 {
-		p.warn(p.name, fmt.Sprintf("%d <pci> elements without class (%s): kind unknown", len(p.noClass), strings.Join(p.noClass, ", ")))
+		p.warn(p.name, fmt.Sprintf("%d <pci> elements without class (%s): kind unknown", len(p.noClass), words.Examples(p.noClass, 5)))
 	}
 	p.nvlinks()
 	p.recorded()
@@ -604,7 +624,7 @@ func (p *parser) nvlinks() {
 	}
 	for _, d := range p.g.Devices {
 		if m := missing[d]; len(m) > 0 {
-			p.warn(d.BDF(), fmt.Sprintf("NVLinks to %d devices the file does not hold (%s): left out", len(m), strings.Join(m, ", ")))
+			p.warn(d.BDF(), fmt.Sprintf("NVLinks to %d devices the file does not hold (%s): left out", len(m), words.Examples(m, 5)))
 		}
 	}
 	for _, k := range order {

@@ -2,6 +2,7 @@ package ncclxml
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -359,6 +360,38 @@ func containsSub(list []string, sub string) bool {
 	return false
 }
 
+// cpus is n <cpu> elements of NUMA nodes 0 to n-1, each with a bridge.
+func cpus(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `<cpu numaid="%d"><pci busid="%04x:00:00.0" class="0x060400"/></cpu>`, i, i)
+	}
+	return b.String()
+}
+
+// pcis is n bridges, each its own <pci>.
+func pcis(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `<pci busid="0000:%02x:%02x.%d" class="0x060400"/>`, i>>8, (i>>3)&31, i&7)
+	}
+	return b.String()
+}
+
+// TestCapsAtTheirValue reads files exactly at the caps TestBadInput refuses
+// one past.
+func TestCapsAtTheirValue(t *testing.T) {
+	for name, in := range map[string]string{
+		"cpu nodes": `<system version="1">` + cpus(maxCPUNodes) + `</system>`,
+		"elements":  `<system version="1"><cpu numaid="0"><pci busid="0000:01:00.0" class="0x060400"/>` + strings.Repeat("<x/>", MaxElements-3) + `</cpu></system>`,
+		"functions": `<system version="1"><cpu numaid="0">` + pcis(topology.MaxFunctions) + `</cpu></system>`,
+	} {
+		if _, err := Parse("in.xml", []byte(in)); err != nil {
+			t.Errorf("%s at the cap: %v", name, err)
+		}
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	deep := strings.Repeat("<pci>", MaxDepth+10)
 	tests := []struct {
@@ -378,6 +411,10 @@ func TestBadInput(t *testing.T) {
 		{"info log", "x:1:2 [0] NCCL INFO === System : maxBw 48.0 totalBw 370.8 ===\n", "NCCL INFO log text"},
 		{"no pci", `<system version="1"><cpu numaid="0"/></system>`, "no <pci> devices"},
 		{"big", "", "over the 64 MiB limit"},
+		// Each a cap at its value and one past it: the first reads.
+		{"cpu nodes", `<system version="1">` + cpus(maxCPUNodes+1) + `</system>`, "more than 1024 <cpu> NUMA nodes"},
+		{"elements", `<system version="1"><cpu numaid="0">` + strings.Repeat("<x/>", MaxElements) + `</cpu></system>`, "more than 65536 XML elements"},
+		{"functions", `<system version="1"><cpu numaid="0">` + pcis(topology.MaxFunctions+1) + `</cpu></system>`, "more than 16384 PCI functions"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

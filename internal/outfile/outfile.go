@@ -17,9 +17,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -38,9 +41,13 @@ type File interface {
 type System interface {
 	Stat(name string) (fs.FileInfo, error)
 	Lstat(name string) (fs.FileInfo, error)
-	// OpenInPlace opens an existing character device or FIFO for writing,
-	// neither creating nor truncating it.
+	// OpenInPlace opens an existing character device, FIFO or regular file
+	// for writing, neither creating nor truncating it (for a regular file,
+	// to learn whether the user may write it).
 	OpenInPlace(name string) (io.WriteCloser, error)
+	// CreateTemp creates a new file in dir, its name pattern with "*"
+	// made unique, with permissions 0666 less the umask, as a shell's >
+	// makes a new file.
 	CreateTemp(dir, pattern string) (File, error)
 	Rename(oldpath, newpath string) error
 	Remove(name string) error
@@ -69,13 +76,23 @@ func (OS) OpenInPlace(name string) (io.WriteCloser, error) {
 	return os.OpenFile(name, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NOCTTY, 0)
 }
 
-// CreateTemp is os.CreateTemp.
+// CreateTemp is os.CreateTemp with the mode a shell's > gives a new file:
+// 0666 less the umask, which the kernel applies (os.CreateTemp asks for
+// 0600).
 func (OS) CreateTemp(dir, pattern string) (File, error) {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return nil, err // a nil *os.File must not become a non-nil File
+	prefix, suffix, _ := strings.Cut(pattern, "*")
+	for range 10000 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+suffix)
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err // a nil *os.File must not become a non-nil File
+		}
+		return f, nil
 	}
-	return f, nil
+	return nil, fmt.Errorf("create a temporary file in %s: every name tried exists", dir)
 }
 
 // Rename is os.Rename.
@@ -130,9 +147,22 @@ func Write(name string, opts Options, write func(w io.Writer) error) error {
 		return fmt.Errorf("write %s: %s is not a folder", name, dir)
 	}
 	fi, err := sys.Lstat(name)
+	keep := fs.FileMode(0) // the permissions of the file replaced; 0: a new file
 	switch {
-	case errors.Is(err, fs.ErrNotExist), err == nil && fi.Mode().IsRegular():
-		// a new name or a regular file: replaced whole
+	case errors.Is(err, fs.ErrNotExist):
+		// a new name: created with the umask's mode
+	case err == nil && fi.Mode().IsRegular():
+		// A regular file is replaced whole, and only when the user could
+		// have written it, as a shell's > opens it: the folder's write
+		// permission alone would let a rename replace a file its owner
+		// made read-only, or one owned by root. The replacement keeps the
+		// file's permissions, as > does.
+		w, err := sys.OpenInPlace(name)
+		if err != nil {
+			return fail(err)
+		}
+		_ = w.Close()
+		keep = fi.Mode().Perm()
 	case err != nil:
 		return fail(err)
 	case fi.IsDir():
@@ -164,8 +194,8 @@ func Write(name string, opts Options, write func(w io.Writer) error) error {
 	if w.Err != nil {
 		err = w.Err // the cause, whatever write made of it
 	}
-	if err == nil {
-		err = f.Chmod(0o644) // CreateTemp makes it 0600
+	if err == nil && keep != 0 {
+		err = f.Chmod(keep)
 	}
 	if err == nil {
 		err = f.Sync() // a full disk often shows only here, or at Close

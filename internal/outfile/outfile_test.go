@@ -152,6 +152,9 @@ func TestWriteFails(t *testing.T) {
 	)
 	for _, c := range cases {
 		for _, existing := range []bool{false, true} {
+			if c.name == "chmod" && !existing {
+				continue // a new file keeps the mode it was created with
+			}
 			dir := t.TempDir()
 			name := filepath.Join(dir, "out.svg")
 			if existing {

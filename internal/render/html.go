@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gdtopo/gdtopo/internal/report"
+	"github.com/gdtopo/gdtopo/internal/termsafe"
 	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -179,8 +180,33 @@ func html(w io.Writer, r *report.Report) error {
 	if err := t.Execute(&out, data); err != nil {
 		return err
 	}
-	_, err = w.Write(out.Bytes())
+	_, err = w.Write(htmlControls(out.Bytes()))
 	return err
+}
+
+// htmlControls escapes, as termsafe does, the control characters in a page
+// (html/template escapes markup, not these): only names from inputs hold
+// them, never gdtopo's own markup, style or script. Newlines, tabs and
+// carriage returns stay.
+func htmlControls(b []byte) []byte {
+	if !bytes.ContainsFunc(b, htmlControl) {
+		return b
+	}
+	var out bytes.Buffer
+	for _, r := range string(b) {
+		if htmlControl(r) {
+			out.WriteString(termsafe.Text(string(r)))
+			continue
+		}
+		out.WriteRune(r)
+	}
+	return out.Bytes()
+}
+
+// htmlControl reports whether r is a control character a page must not
+// carry raw.
+func htmlControl(r rune) bool {
+	return r < ' ' && r != '\n' && r != '\t' && r != '\r' || r == 0x7f
 }
 
 // htmlDataOf is what the page of r shows.

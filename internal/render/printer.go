@@ -101,11 +101,11 @@ func (p *Printer) Printf(format string, a ...any) {
 	for i, v := range a {
 		switch v := v.(type) {
 		case string:
-			safe[i] = termsafe.Block(v)
+			safe[i] = p.safe(v, true)
 		case error:
-			safe[i] = termsafe.Block(v.Error())
+			safe[i] = p.safe(v.Error(), true)
 		case fmt.Stringer:
-			safe[i] = termsafe.Block(v.String())
+			safe[i] = p.safe(v.String(), true)
 		default:
 			safe[i] = v
 		}
@@ -113,11 +113,32 @@ func (p *Printer) Printf(format string, a ...any) {
 	fmt.Fprintf(p.w, format, safe...)
 }
 
-// safeCells returns row with every cell escaped with termsafe.Text.
+// safe is s cut to maxCell characters and escaped for the printer's
+// reader: termsafe.Text (termsafe.Block when block) for a terminal, and in
+// markdown '<', '>' and '`' too, so that no name from an input becomes HTML
+// or ends a code span in a renderer.
+func (p *Printer) safe(s string, block bool) string {
+	if block {
+		s = termsafe.Block(cutLong(s))
+	} else {
+		s = termsafe.Text(cutLong(s))
+	}
+	if p.f == Markdown {
+		s = markdownText(s)
+	}
+	return s
+}
+
+// markdownText escapes what markdown reads as HTML or a code span's end in
+// running text.
+var markdownText = strings.NewReplacer("<", "&lt;", ">", "&gt;", "`", "'").Replace
+
+// safeCells returns row with every cell cut to maxCell characters and
+// escaped with termsafe.Text.
 func safeCells(row []string) []string {
 	out := make([]string, len(row))
 	for i, c := range row {
-		out[i] = termsafe.Text(c)
+		out[i] = termsafe.Text(cutLong(c))
 	}
 	return out
 }
@@ -198,6 +219,9 @@ func (p *Printer) stacked(header []string, rows [][]string) error {
 func (p *Printer) draw(header []string, rows [][]string) error {
 	p.buf.Reset()
 	t := p.table()
+	if p.f == Markdown {
+		header, rows = markdownCells(header), markdownRows(rows)
+	}
 	if header != nil {
 		t.Header(header)
 	}
@@ -234,7 +258,7 @@ func (p *Printer) draw(header []string, rows [][]string) error {
 // otherwise.
 func (p *Printer) Heading(title string) {
 	if p.f == Markdown {
-		fmt.Fprintf(p.w, "\n## %s\n\n", termsafe.Text(title))
+		fmt.Fprintf(p.w, "\n## %s\n\n", p.safe(title, false))
 		return
 	}
 	if p.w.n > 0 { // a blank line between sections, none before the first
@@ -259,7 +283,7 @@ func (p *Printer) Lines(text, first, rest string) {
 func (p *Printer) Parts(parts []string, first, rest string) {
 	line, prefix := "", first
 	for _, part := range parts {
-		part = termsafe.Text(part)
+		part = p.safe(part, false)
 		if line != "" {
 			if p.style.Width <= 0 || textWidth(prefix+line)+columnGap+textWidth(part) <= p.style.Width {
 				line += strings.Repeat(" ", columnGap) + part
@@ -285,7 +309,7 @@ func (p *Printer) Parts(parts []string, first, rest string) {
 // has colour, in its colour.
 func (p *Printer) SeverityLines(severity, text, first, rest string) {
 	word := strings.ToUpper(severity)
-	for i, l := range wrapText(word+termsafe.Text(text), p.style.Width, first, rest) {
+	for i, l := range wrapText(word+p.safe(text, false), p.style.Width, first, rest) {
 		if c := severityColor(severity); i == 0 && c != "" && p.style.Color {
 			l = strings.Replace(l, word, c+word+ansiReset, 1)
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,9 +56,10 @@ type CheckView struct {
 	Counts         string     // the findings by severity: "1 warning, 1 info"
 	Findings       []CheckFinding
 	Notes          []string // each note of the pairs once, after whom it is about
-	// Warnings are where and what could not be read: one a row with
-	// Verbose, else the places of one message together, at most
-	// shortWarnings rows. WarningCount is how many there are in all.
+	// Warnings are where and what could not be read, one row a kind of
+	// message: the places that share it are counted, a few named; at most
+	// shortWarnings rows without Verbose. WarningCount is how many
+	// warnings there are in all.
 	Warnings     [][]string
 	WarningCount int
 	// Details: the view leaves details out that check -v shows.
@@ -189,19 +191,13 @@ func NewCheckView(r *Report, opts CheckViewOptions) *CheckView {
 		}
 		v.Notes = append(v.Notes, who+": "+g.Note)
 	}
+	var counts []int
+	v.Warnings, counts = groupWarnings(r.Warnings)
 	v.WarningCount = len(r.Warnings)
-	for _, w := range r.Warnings {
-		i := slices.IndexFunc(v.Warnings, func(row []string) bool { return row[1] == w.Message })
-		if opts.Verbose || i < 0 {
-			v.Warnings = append(v.Warnings, []string{w.Subject, w.Message})
-			continue
-		}
-		v.Warnings[i][0] += ", " + w.Subject
-	}
 	if !opts.Verbose && len(v.Warnings) > shortWarnings {
 		left := 0
-		for _, row := range v.Warnings[shortWarnings-1:] {
-			left += strings.Count(row[0], ", ") + 1
+		for _, n := range counts[shortWarnings-1:] {
+			left += n
 		}
 		v.Warnings = append(v.Warnings[:shortWarnings-1], []string{"", fmt.Sprintf("%d more: gdtopo check -v", left)})
 	}
@@ -523,3 +519,54 @@ func known(n, unknown int) string {
 	}
 	return strconv.Itoa(n)
 }
+
+// warningExamples is how many places a grouped warning names.
+const warningExamples = 3
+
+// groupWarnings is one row per kind of warning, in the order each kind
+// first comes: its subject and message, or, when several share it, their
+// count, the first few subjects and the first message. Warnings are of a
+// kind when their messages differ only in PCI addresses and bus names
+// (each function's own folder, its assumed host bridge). Tens of thousands
+// of functions with the same fault make a row, not a table as long as the
+// input; -o json lists each. counts is how many warnings each row stands for.
+func groupWarnings(ws []Warning) ([][]string, []int) {
+	type group struct {
+		subjects []string
+		message  string
+		same     bool // every message is the first's
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, w := range ws {
+		k := pciAddress.ReplaceAllString(w.Message, "…")
+		g := groups[k]
+		if g == nil {
+			g = &group{message: w.Message, same: true}
+			groups[k] = g
+			order = append(order, k)
+		}
+		g.subjects = append(g.subjects, w.Subject)
+		g.same = g.same && w.Message == g.message
+	}
+	rows, counts := make([][]string, 0, len(order)), make([]int, 0, len(order))
+	for _, k := range order {
+		g := groups[k]
+		counts = append(counts, len(g.subjects))
+		if len(g.subjects) == 1 {
+			rows = append(rows, []string{g.subjects[0], g.message})
+			continue
+		}
+		msg := g.message
+		if !g.same {
+			msg = "the first: " + msg
+		}
+		rows = append(rows, []string{strconv.Itoa(len(g.subjects)) + " places: " + words.Examples(g.subjects, warningExamples), msg})
+	}
+	return rows, counts
+}
+
+// pciAddress matches a PCI address or bus as sysfs writes it
+// (0000:3b:00.0, pci0000:3a): what sets one function's warning apart from
+// the same warning of another.
+var pciAddress = regexp.MustCompile(`[0-9a-fA-F]{4}:[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}\.[0-7])?`)

@@ -159,8 +159,16 @@ func (r *archiveReader) readAll(br *bufio.Reader) error {
 			return fmt.Errorf("%s: archive has more than %d members; refusing", r.name, r.lim.MaxEntries)
 		}
 		r.member = hdr.Name
+		nodes := r.m.nodes
 		if err := r.add(hdr, tr); err != nil {
 			return err
+		}
+		// Each member's node, the folders its path implies and its name
+		// count against the kept bytes as its content does: 480 000
+		// members of nine bytes cost far more than their contents.
+		r.kept += int64(r.m.nodes-nodes)*nodeCost + int64(len(hdr.Name))
+		if r.kept > r.lim.MaxKept {
+			return r.overKept()
 		}
 	}
 	if r.format != "tar archive" {
@@ -195,7 +203,7 @@ func (r *archiveReader) add(hdr *tarHeader, tr io.Reader) error {
 		// Checked on the header's claim, before reading: a claim beyond
 		// the stream can only be the last member's, which then ends short.
 		if hdr.Size > r.lim.MaxKept-r.kept {
-			return r.refuse(fmt.Sprintf("member contents add up to more than the %s kept in memory", size(r.lim.MaxKept)))
+			return r.overKept()
 		}
 		data, err := r.content(hdr.Size, tr)
 		if err != nil {
@@ -238,6 +246,16 @@ func (r *archiveReader) add(hdr *tarHeader, tr io.Reader) error {
 	}
 	return nil
 }
+
+// overKept refuses the archive for what its members would keep in memory.
+func (r *archiveReader) overKept() error {
+	return r.refuse(fmt.Sprintf("members add up to more than the %s kept in memory (contents, names and %d bytes a file or folder)", size(r.lim.MaxKept), nodeCost))
+}
+
+// nodeCost is what one file or folder of the tree costs beside its name
+// and content: its node (about 120 bytes), its entry in its folder, and a
+// folder's first entries, rounded up.
+const nodeCost = 256
 
 // Small member contents are carved from shared slabs of byteChunk bytes:
 // at most slabMember bytes each.

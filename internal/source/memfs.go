@@ -60,6 +60,10 @@ type memFS struct {
 	// nil when it replaced none.
 	replaced *node
 
+	// nodes counts the nodes made, folders a member's path implies
+	// included: what the tree costs beside its files' contents.
+	nodes int
+
 	// The folder a recent walk ended in: readers ask for a folder's files
 	// one after another, so most walks skip the components down to it.
 	walked atomic.Pointer[walkedDir]
@@ -91,6 +95,7 @@ func (m *memFS) newNode(mode fs.FileMode, modTime time.Time) *node {
 	n := &m.free[0]
 	m.free = m.free[1:]
 	n.mode, n.modTime = mode, modTime
+	m.nodes++
 	return n
 }
 

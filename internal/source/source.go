@@ -57,7 +57,7 @@ type Limits struct {
 	MaxExpanded int64 // total decompressed bytes read from the stream (default 512 MiB)
 	MaxMember   int64 // largest member kept in memory (default 4 MiB); larger regular members are skipped with a warning
 	MaxEntries  int   // most archive members, of any type (default 500 000)
-	MaxKept     int64 // total bytes of member contents kept in memory (default 64 MiB); past it the archive is refused
+	MaxKept     int64 // total bytes kept in memory: member contents, names and nodeCost a file or folder (default 64 MiB); past it the archive is refused
 }
 
 // DefaultLimits returns the limits Open uses.

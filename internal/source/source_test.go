@@ -363,7 +363,16 @@ func TestOpenRefused(t *testing.T) {
 		{"too many members", func(t *testing.T) []byte { return tarBytes(t, goodTree("")) },
 			Limits{MaxEntries: 2}, "archive has more than 2 members; refusing", nil, nil},
 		{"members over the kept limit", func(t *testing.T) []byte { return tarBytes(t, goodTree("")) },
-			Limits{MaxKept: 10}, "member contents add up to more than the 10 bytes kept in memory; refusing the archive", nil, nil},
+			Limits{MaxKept: 10}, "members add up to more than the 10 bytes kept in memory", nil, nil},
+		{"many small members over the kept limit", func(t *testing.T) []byte {
+			// 4000 one-byte files in folders of their own: 8000 nodes of
+			// nodeCost, about 2 MiB, for 4 KB of contents.
+			ms := goodTree("")
+			for i := range 4000 {
+				ms = append(ms, member{name: fmt.Sprintf("sys/many/d%04d/f", i), body: "x"})
+			}
+			return tarBytes(t, ms)
+		}, Limits{MaxKept: 1 << 20}, "members add up to more than the 1 MiB kept in memory", nil, nil},
 		{"empty file", func(*testing.T) []byte { return nil }, Limits{}, "empty file", nil, ErrUnrecognized},
 		{"random bytes", random, Limits{}, "not a sysfs tree or snapshot archive", ErrUnrecognized, nil},
 		{"short text", func(*testing.T) []byte { return []byte("00:01.0 VGA compatible controller\n") },

@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/gdtopo/gdtopo/internal/pciconfig"
+	"github.com/gdtopo/gdtopo/internal/words"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -57,6 +58,9 @@ func ReadOn(fsys fs.FS, workers int) (*topology.Graph, error) {
 		}
 		return nil, fmt.Errorf("read %s: %w", pathPCIDevices, err)
 	}
+	if len(entries) > topology.MaxFunctions {
+		return nil, fmt.Errorf("%s lists %d functions: %w", pathPCIDevices, len(entries), topology.ErrTooManyFunctions)
+	}
 	// The system (NUMA nodes, CPUs) and the RDMA and network classes' links
 	// are read by readers of their own, beside the functions when they are
 	// read in runs, and joined where one goroutine has them: the system's
@@ -96,6 +100,9 @@ func ReadOn(fsys fs.FS, workers int) (*topology.Graph, error) {
 		}
 	}
 	if len(r.g.Devices) == 0 {
+		if len(r.denied) > 0 {
+			return nil, fmt.Errorf("%w: this user may not read the folders of the %d functions in %s (permission denied: run as root)", topology.ErrNoPCI, len(r.denied), pathPCIDevices)
+		}
 		if r.gone > 0 {
 			if err := r.recheck(listed); err != nil {
 				return nil, err
@@ -125,6 +132,7 @@ func ReadOn(fsys fs.FS, workers int) (*topology.Graph, error) {
 			}
 		}
 	}
+	r.deniedWarning()
 	r.readIOMMUGroupTypes()
 	r.readExtras(dirs)
 	r.readAER(dirs)
@@ -207,6 +215,7 @@ func (r *reader) join(p *reader) {
 	r.linkExpected += p.linkExpected
 	r.failed += p.failed
 	r.gone += p.gone
+	r.denied = append(r.denied, p.denied...)
 }
 
 // foundFunction is a PCI function read from its folder dir, listed in the
@@ -263,6 +272,9 @@ type reader struct {
 	// failed counts the reads of attribute files that failed, gone the
 	// functions that vanished while being read.
 	failed, gone int
+	// denied are the functions whose folders could not be read for want
+	// of permission (readDevice).
+	denied []string
 }
 
 func (r *reader) warn(subject, msg string) {
@@ -520,7 +532,12 @@ func (r *reader) readDevice(addr topology.BDF, dir string) *topology.Device {
 	if r.failed == failed {
 		return d
 	}
-	if _, err := fs.Stat(r.fsys, dir); !errors.Is(err, fs.ErrNotExist) {
+	_, err := fs.Stat(r.fsys, dir)
+	if err == nil {
+		_, err = fs.ReadDir(r.fsys, dir)
+	}
+	denied := errors.Is(err, fs.ErrPermission)
+	if !denied && !errors.Is(err, fs.ErrNotExist) {
 		return d // files missing from a complete folder: a capture's gaps
 	}
 	bdf := d.BDF()
@@ -535,8 +552,30 @@ func (r *reader) readDevice(addr topology.BDF, dir string) *topology.Device {
 			}
 		}
 	}
+	if denied {
+		// A folder this user may not read (a capture's subtree owned by
+		// root, as nobody): the function is there, unread. It is left out
+		// and the source is partial, never read as a machine without it.
+		r.denied = append(r.denied, bdf)
+		return nil
+	}
 	r.vanished(bdf)
 	return nil
+}
+
+// deniedWarning makes the source partial for the functions whose folders
+// could not be read for want of permission: one warning naming a few, and
+// Partial, which the verdict line and fleet's comparison show.
+func (r *reader) deniedWarning() {
+	if len(r.denied) == 0 {
+		return
+	}
+	sort.Strings(r.denied)
+	why := fmt.Sprintf("%d functions whose folders this user may not read (permission denied: run as root, or make the capture readable)", len(r.denied))
+	r.warn(pathPCIDevices, fmt.Sprintf("%s: left out, not absent: %s", why, words.Examples(r.denied, 5)))
+	if r.g.Partial == "" {
+		r.g.Partial = why
+	}
 }
 
 // newDevice returns a zero Device from the reader's slab, or a new one

@@ -85,3 +85,13 @@ func CountedNames(names []string) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Examples is the first most of items, comma-separated, then how many more:
+// "a, b, c and 15997 more". A list that grows with the input (every
+// address of a file) stays a line.
+func Examples(items []string, most int) string {
+	if len(items) <= most {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:most], ", ") + " and " + strconv.Itoa(len(items)-most) + " more"
+}

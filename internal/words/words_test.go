@@ -46,3 +46,19 @@ func TestCountedNames(t *testing.T) {
 		}
 	}
 }
+
+func TestExamples(t *testing.T) {
+	for _, tt := range []struct {
+		items []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"a", "b"}, "a, b"},
+		{[]string{"a", "b", "c"}, "a, b, c"},
+		{[]string{"a", "b", "c", "d"}, "a, b, c and 1 more"},
+	} {
+		if got := Examples(tt.items, 3); got != tt.want {
+			t.Errorf("Examples(%q, 3) = %q; want %q", tt.items, got, tt.want)
+		}
+	}
+}
