@@ -8,7 +8,7 @@ import (
 	"github.com/gdtopo/gdtopo/internal/report"
 )
 
-// Verify writes gdtopo verify: the host's nvidia-smi topo -m against the
+// Verify writes gdtopo verify: the host's matrix against the
 // source's tree, and every cell where they differ, laid out as style says
 // (the first given).
 func Verify(w io.Writer, f Format, v *report.Verification, style ...Style) error {
@@ -24,7 +24,7 @@ func Verify(w io.Writer, f Format, v *report.Verification, style ...Style) error
 func verifyTables(p *Printer, v *report.Verification) error {
 	c := v.NVSMI
 	if c == nil {
-		return fmt.Errorf("verify of %s: no nvidia-smi topo -m", v.Source.Name)
+		return fmt.Errorf("verify of %s: no host matrix (nvidia-smi topo -m or rocm-smi --showtopo)", v.Source.Name)
 	}
 	matchedBy := func(s string) string {
 		if s == "" {
@@ -32,17 +32,21 @@ func verifyTables(p *Printer, v *report.Verification) error {
 		}
 		return "by " + s
 	}
+	nics := matchedBy(c.NICsBy)
+	if c.ROCm() {
+		nics = "none in rocm-smi's matrix (GPUs only)"
+	}
 	rows := [][]string{
 		{"Source", fmt.Sprintf("%s (%s)", v.Source.Name, v.Source.Format)},
-		{"nvidia-smi", c.File + ": " + c.Matrix},
+		{c.ToolName(), c.File + ": " + c.Matrix},
 		{"GPUs", matchedBy(c.GPUsBy)},
-		{"NICs", matchedBy(c.NICsBy)},
+		{"NICs", nics},
 		{"Cells", c.CellCounts()},
 	}
 	for _, n := range c.Notes {
 		rows = append(rows, []string{"Note", n})
 	}
-	p.Heading("nvidia-smi topo -m against the source")
+	p.Heading(c.Tool + " against the source")
 	if err := p.Table([]string{"Item", "Value"}, rows); err != nil {
 		return err
 	}
@@ -55,5 +59,5 @@ func verifyTables(p *Printer, v *report.Verification) error {
 	for _, d := range c.Differ {
 		t = append(t, []string{d.Row + " " + d.A, strings.TrimSpace(d.Column + " " + d.B), d.Driver, d.Source, d.Why})
 	}
-	return p.Table([]string{"Row", "Column", "nvidia-smi", "Source", "Why it may differ"}, t)
+	return p.Table([]string{"Row", "Column", c.ToolName(), "Source", "Why it may differ"}, t)
 }
