@@ -21,7 +21,7 @@ func newCmdVerify(g *globalOptions) *cobra.Command {
 	opts := &verifyOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "verify [SOURCE] [NVSMI_FILE]",
-		Short: "Check the source's labels against the host's nvidia-smi topo -m or rocm-smi --showtopo",
+		Short: "Check the source's labels against nvidia-smi or rocm-smi's matrix",
 		Long: `Verify sets every cell of the host's nvidia-smi topo -m against the label
 gdtopo gives the same pair from SOURCE's PCIe tree, and lists every cell where
 they disagree, with what may explain it: a tree that is not this host's, a
