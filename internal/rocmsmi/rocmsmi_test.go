@@ -200,3 +200,31 @@ func TestComparePCIe(t *testing.T) {
 		t.Errorf("4 GPUs against 8: matched by %q, notes %v", r.GPUsBy, r.Notes)
 	}
 }
+
+// FuzzParse: no input makes Parse panic, and what it returns holds only
+// the GPUs of its link-type table's header.
+func FuzzParse(f *testing.F) {
+	for _, name := range []string{"ms-swift-mi308x-8xgmi.txt", "rocm-smi-lib-108-pcie-4gpu-cut.txt", "rocm-1503-mi100-pcie.txt"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := rocmsmi.Parse("fuzz", data)
+		if err != nil {
+			return
+		}
+		for row := range m.Link {
+			found := false
+			for _, g := range m.GPUs {
+				found = found || g == row
+			}
+			if !found {
+				t.Fatalf("row %s not in the header %v", row, m.GPUs)
+			}
+		}
+		_ = m.Summary()
+	})
+}
