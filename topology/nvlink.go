@@ -224,9 +224,8 @@ func (g *Graph) NVLinkLack() string {
 	fabric, label, supply := "NVLink", NVLinkUnknown, "; the host's nvidia-smi topo -m supplies it: gdtopo verify)"
 	if allAMD(accels) {
 		// AMD's fabric is xGMI, and the host's matrix of it is rocm-smi's
-		// (ROCm/rocm_smi_lib python_smi_tools/rocm_smi.py, --showtopo),
-		// which gdtopo verify does not read.
-		fabric, label, supply = "xGMI", XGMI, "; the host's rocm-smi --showtopo shows it)"
+		// (ROCm/rocm_smi_lib python_smi_tools/rocm_smi.py, --showtopo).
+		fabric, label, supply = "xGMI", XGMI, "; the host's rocm-smi --showtopo shows it: gdtopo verify)"
 	}
 	switch unknown {
 	case 0:

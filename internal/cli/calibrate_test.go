@@ -49,3 +49,54 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("calibrate on a non-perftest file: exit %d: %s", code, errb)
 	}
 }
+
+// TestCalibrateNCCLTests: nccl-tests output (the alltoall_perf table of
+// NVIDIA/nccl-tests#321, two VMs of two H20) is read beside perftest runs
+// and fits nothing: its GPUs are not hgx-h100's, which it says; no --model
+// file is written from it alone; a copy cut before its first row is an
+// error on one line naming the file.
+func TestCalibrateNCCLTests(t *testing.T) {
+	log := "../nccllog/testdata/nccl-tests-321-vm-roce-pxn.log"
+	dir := t.TempDir()
+	model := filepath.Join(dir, "model.json")
+	code, out, errb := run("calibrate", "../../fixtures/hgx-h100.tar.gz", log, "--output-file", model)
+	if code != ExitOK || !strings.Contains(out, "busbw 50.37 GB/s (402.96 Gb/s) at 4 GiB across 2 hosts") ||
+		!strings.Contains(out, "fits nothing") || !strings.Contains(out, "Nothing fitted") {
+		t.Errorf("calibrate with nccl-tests alone: exit %d: %s\n%s", code, errb, out)
+	}
+	if _, err := os.Stat(model); !os.IsNotExist(err) {
+		t.Errorf("a --model file written from nccl-tests alone: %v", err)
+	}
+
+	text, err := os.ReadFile("../../advisor/testdata/ib_write_bw-server.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(text), "Picking device No. 1", "Picking device No. 0", 1)
+	s = strings.Replace(s, "Device         : mlx5_4", "Device         : mlx5_2", 1)
+	perf := filepath.Join(dir, "write-server.txt")
+	if err := os.WriteFile(perf, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb = run("calibrate", "../../fixtures/hgx-h100.tar.gz", perf, log)
+	if code != ExitOK || !strings.Contains(out, "Measured against predicted") || !strings.Contains(out, "nccl-tests bus bandwidth against the plan") || !strings.Contains(out, `"phb_factor_intel"`) {
+		t.Errorf("calibrate with perftest and nccl-tests: exit %d: %s\n%s", code, errb, out)
+	}
+
+	raw, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := strings.Index(string(raw), "     1048576 ")
+	if at < 0 {
+		t.Fatal("nccl-tests#321 lost its first row")
+	}
+	cut := filepath.Join(dir, "cut-all_reduce.txt")
+	if err := os.WriteFile(cut, raw[:at], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errb = run("calibrate", "../../fixtures/hgx-h100.tar.gz", cut)
+	if code != ExitError || !strings.Contains(errb, "cut-all_reduce.txt: nccl-tests output with no result row") || strings.Count(strings.TrimSpace(errb), "\n") > 0 {
+		t.Errorf("calibrate on a table cut before its rows: exit %d: %q", code, errb)
+	}
+}

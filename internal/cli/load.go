@@ -15,7 +15,7 @@ import (
 type analysis struct {
 	src   *source.Source
 	g     *topology.Graph
-	nvsmi *load.DriverMatrix // the host's nvidia-smi topo -m, when given
+	nvsmi *load.DriverMatrix // the host's nvidia-smi topo -m or rocm-smi --showtopo, when given
 }
 
 // resolver returns the names resolver shared by every source of one run,
@@ -58,7 +58,7 @@ func (a *analysis) nvsmiCheck() *report.NVSMICheck {
 	if a.nvsmi == nil {
 		return nil
 	}
-	return report.NVSMI(a.nvsmi.Name, a.nvsmi.Matrix, a.nvsmi.Result)
+	return report.NVSMI(a.nvsmi.Name, a.nvsmi.Tool, a.nvsmi.Summary(), a.nvsmi.Result)
 }
 
 // reportOptions say how a report is built.

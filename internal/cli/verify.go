@@ -21,7 +21,7 @@ func newCmdVerify(g *globalOptions) *cobra.Command {
 	opts := &verifyOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "verify [SOURCE] [NVSMI_FILE]",
-		Short: "Check the source's labels against the host's nvidia-smi topo -m",
+		Short: "Check the source's labels against nvidia-smi or rocm-smi's matrix",
 		Long: `Verify sets every cell of the host's nvidia-smi topo -m against the label
 gdtopo gives the same pair from SOURCE's PCIe tree, and lists every cell where
 they disagree, with what may explain it: a tree that is not this host's, a
@@ -30,6 +30,12 @@ the source cannot show. NV# cells where the source could only say NV? are
 counted as NVLink the tree lacks, not as disagreements. Each GPU's CPU
 Affinity and NUMA Affinity are set against its local CPUs and NUMA node in
 the source, where both sides give them.
+
+On AMD hosts the matrix is rocm-smi --showtopo, told apart by its "Link Type
+between two GPUs" table: each XGMI or PCIE cell is set against the source's
+label for the pair (any PCIe label agrees with PCIE; XGMI? cells the source
+could only guess are counted as xGMI it lacks), and each GPU's Numa Affinity
+against its NUMA node. rocm-smi numbers GPUs by PCI address, as matched.
 
 The matrix is NVSMI_FILE, or --nvsmi FILE (- for standard input), or the
 matrix pasted before or after a text dump in SOURCE itself
@@ -48,7 +54,8 @@ GPUs do not match the source's (another host, or GPUs hidden from one of them).`
 		Example: `  $ nvidia-smi topo -m | gdtopo verify --nvsmi -
   $ gdtopo verify fixtures/dgx-a100.tar.gz nvsmi-topo.txt
   $ cat nvsmi-topo.txt lspci-tv.txt | gdtopo verify -
-  $ gdtopo verify host.tar.gz --nvsmi nvsmi-topo.txt -o json`,
+  $ gdtopo verify host.tar.gz --nvsmi nvsmi-topo.txt -o json
+  $ rocm-smi --showtopo | gdtopo verify mi300x-host.tar.gz -`,
 		Args: args(cobra.RangeArgs(0, 2)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if len(a) == 0 && opts.NVSMI == "" {
@@ -82,9 +89,9 @@ func verifyRun(opts *verifyOptions) error {
 	}
 	v := a.nvsmi
 	if v == nil {
-		return usagef("verify needs the host's nvidia-smi topo -m: give it as NVSMI_FILE, with --nvsmi, or pasted with a text dump")
+		return usagef("verify needs the host's nvidia-smi topo -m or rocm-smi --showtopo: give it as NVSMI_FILE, with --nvsmi, or (nvidia-smi's) pasted with a text dump")
 	}
-	if r := v.Result; r.GPUsBy == "" || r.Compared == 0 && len(v.Matrix.Columns) > 1 {
+	if r := v.Result; r.GPUsBy == "" || r.Compared == 0 && v.Devices() > 1 {
 		return fmt.Errorf("%s: cannot be set against %s: %s", v.Name, a.src.Name, strings.Join(r.Notes, "; "))
 	}
 	r, err := a.buildReport(&adviceOptions{}, reportOptions{})
@@ -98,5 +105,5 @@ func verifyRun(opts *verifyOptions) error {
 	if ver.ExitStatus == report.ExitOK {
 		return nil
 	}
-	return &exitError{code: ver.ExitStatus, msg: fmt.Sprintf("%d of %d cells differ from nvidia-smi", len(ver.NVSMI.Differ), ver.NVSMI.Compared)}
+	return &exitError{code: ver.ExitStatus, msg: fmt.Sprintf("%d of %d cells differ from %s", len(ver.NVSMI.Differ), ver.NVSMI.Compared, ver.NVSMI.ToolName())}
 }

@@ -137,7 +137,7 @@ func TestVerifyErrors(t *testing.T) {
 	}{
 		{[]string{"verify", fixture}, "", ExitUsage, "verify needs the host's nvidia-smi topo -m"},
 		{[]string{"verify", fixture, nv, "--nvsmi", nv}, "", ExitUsage, "given twice"},
-		{[]string{"verify", fixture, readme}, "", ExitError, "README.md: no nvidia-smi topo -m matrix"},
+		{[]string{"verify", fixture, readme}, "", ExitError, "README.md: neither nvidia-smi topo -m"},
 		{[]string{"verify", fixture, "/nonexistent/nvsmi.txt"}, "", ExitError, "nvsmi.txt"},
 		{[]string{"matrix", "-"}, catFiles(t, nv), ExitError, "standard input: an nvidia-smi topo -m matrix alone"},
 		{[]string{"check", fixture, fixture, "--nvsmi", nv}, "", ExitUsage, "--nvsmi describes one host"},
@@ -149,6 +149,58 @@ func TestVerifyErrors(t *testing.T) {
 		code := Main(c.args, strings.NewReader(c.stdin), &out, &errb)
 		if code != c.code || !strings.Contains(errb.String(), c.says) || strings.Count(strings.TrimSpace(errb.String()), "\n") > 1 {
 			t.Errorf("gdtopo %v: exit %d, stderr %q; want %d saying %q", c.args, code, errb.String(), c.code, c.says)
+		}
+	}
+}
+
+// TestVerifyROCmSMI sets published rocm-smi --showtopo captures against the
+// mi300x-8oam fixture: the 8-GPU all-XGMI one matches it (every XGMI cell
+// is xGMI the sysfs tree cannot show, the NUMA affinities agree); a 4-GPU
+// one, one cut before its first row and a text that is neither tool's
+// output are errors on one line naming the input.
+func TestVerifyROCmSMI(t *testing.T) {
+	fixture := fx("mi300x-8oam")
+	testdata := filepath.Join("..", "rocmsmi", "testdata")
+	whole := filepath.Join(testdata, "ms-swift-mi308x-8xgmi.txt")
+	code, out, _ := run("verify", fixture, whole)
+	if code != ExitOK || !strings.Contains(out, "rocm-smi --showtopo against the source") ||
+		!strings.Contains(out, "36 compared: 8 agree, 0 differ; 28 XGMI the source cannot show") {
+		t.Errorf("verify %s %s: exit %d:\n%s", fixture, whole, code, out)
+	}
+	code, out, _ = run("verify", fixture, "--nvsmi", whole, "-o", "json")
+	var v report.Verification
+	if err := json.Unmarshal([]byte(out), &v); err != nil || code != ExitOK || v.NVSMI == nil || v.NVSMI.Tool != "rocm-smi --showtopo" || v.NVSMI.NVLink != 28 {
+		t.Errorf("verify -o json: exit %d, %v:\n%.600s", code, err, out)
+	}
+	code, out, _ = run("check", fixture, "--nvsmi", whole)
+	if code != ExitOK || !strings.Contains(out, "28 XGMI the source cannot show") {
+		t.Errorf("check --nvsmi rocm-smi: exit %d:\n%s", code, out)
+	}
+
+	raw, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := strings.Index(string(raw), "Link Type between two GPUs")
+	cut := filepath.Join(t.TempDir(), "cut-showtopo.txt")
+	if err := os.WriteFile(cut, raw[:title+120], 0o644); err != nil { // inside the header line
+		t.Fatal(err)
+	}
+	garbage := filepath.Join(t.TempDir(), "garbage.txt")
+	if err := os.WriteFile(garbage, []byte("Link Type between two GPUs\n\x00\x01 not a table\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		matrix, says string
+	}{
+		{filepath.Join(testdata, "rocm-smi-lib-108-pcie-4gpu-cut.txt"), "rocm-smi lists 4 GPUs, the source has 8 AMD accelerators"},
+		{cut, "cut-showtopo.txt: rocm-smi --showtopo's \"Link Type between two GPUs\" table has no whole header and row"},
+		{garbage, "garbage.txt: no rocm-smi --showtopo link-type table"},
+	} {
+		var o, e strings.Builder
+		code := Main([]string{"verify", fixture, c.matrix}, strings.NewReader(""), &o, &e)
+		if code != ExitError || !strings.Contains(e.String(), c.says) || strings.Count(strings.TrimSpace(e.String()), "\n") > 0 {
+			t.Errorf("verify %s: exit %d, stderr %q; want %d saying %q", c.matrix, code, e.String(), ExitError, c.says)
 		}
 	}
 }

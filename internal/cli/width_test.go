@@ -267,6 +267,8 @@ func TestEveryCommandFitsEighty(t *testing.T) {
 	commands := [][]string{
 		{"help"}, {"--help"}, {"fleet"}, append([]string{"fleet"}, fixtures...),
 		{"calibrate", "../../fixtures/hgx-h100.tar.gz", perftest},
+		{"calibrate", "../../fixtures/hgx-h100.tar.gz", perftest, "../nccllog/testdata/nccl-tests-321-vm-roce-pxn.log"},
+		{"verify", "../../fixtures/mi300x-8oam.tar.gz", "../rocmsmi/testdata/ms-swift-mi308x-8xgmi.txt"},
 	}
 	nvsmi := "../../../shared/corpus/nvsmi/dgxa100-like-epyc7742-8xa100-10nic.txt"
 	if _, err := os.Stat(nvsmi); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gdtopo/gdtopo/internal/names"
 	"github.com/gdtopo/gdtopo/internal/nvsmi"
+	"github.com/gdtopo/gdtopo/internal/rocmsmi"
 	"github.com/gdtopo/gdtopo/internal/source"
 	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
@@ -30,7 +31,8 @@ var ErrStdinTwice = errors.New("standard input given twice: as SOURCE and as --n
 type Options struct {
 	// Stdin is read for the SOURCE "-" and for NVSMI "-".
 	Stdin io.Reader
-	// NVSMI names the host's nvidia-smi topo -m (--nvsmi): a file, "-"
+	// NVSMI names the host's nvidia-smi topo -m or rocm-smi --showtopo
+	// (--nvsmi), told apart by content: a file, "-"
 	// for Stdin, or "" for none but one pasted with a text dump.
 	NVSMI string
 	// Names names the devices; one resolver serves every source of a
@@ -58,12 +60,31 @@ type Loaded struct {
 	NVSMI  *DriverMatrix // the host's nvidia-smi topo -m, when given
 }
 
-// DriverMatrix is an nvidia-smi topo -m given with the source, and how the
-// source's own labels compared with it before it was applied.
+// DriverMatrix is the host's own matrix given with the source, nvidia-smi
+// topo -m or rocm-smi --showtopo, and how the source's own labels compared
+// with it before it was applied.
 type DriverMatrix struct {
-	Name   string // the file it came from
-	Matrix *nvsmi.Matrix
+	Name   string          // the file it came from
+	Tool   string          // nvsmi.Tool or rocmsmi.Tool
+	Matrix *nvsmi.Matrix   // nvidia-smi's; nil for rocm-smi's
+	ROCm   *rocmsmi.Matrix // rocm-smi's; nil for nvidia-smi's
 	Result nvsmi.Result
+}
+
+// Summary describes the matrix in a few words.
+func (d *DriverMatrix) Summary() string {
+	if d.ROCm != nil {
+		return d.ROCm.Summary()
+	}
+	return d.Matrix.Summary()
+}
+
+// Devices is how many devices the matrix has columns for.
+func (d *DriverMatrix) Devices() int {
+	if d.ROCm != nil {
+		return len(d.ROCm.GPUs)
+	}
+	return len(d.Matrix.Columns)
 }
 
 // Source opens SOURCE name ("" for the live machine, "-" for Stdin, a pipe
@@ -136,12 +157,31 @@ func Source(name string, o Options) (*Loaded, error) {
 		}
 	}
 	l := &Loaded{Source: src, Graph: g}
+	if matrix != nil && o.NVSMI != "" && rocmsmi.Sniff(matrix) { // its title is never nvidia-smi's
+		m, err := rocmsmi.Parse(matrixName, matrix)
+		if err != nil {
+			return nil, err
+		}
+		// Compared, not applied: --showtopo gives no xGMI link count, and
+		// the tree's labels stay the source's own.
+		l.NVSMI = &DriverMatrix{Name: matrixName, Tool: rocmsmi.Tool, ROCm: m, Result: rocmsmi.Compare(g, m)}
+		for _, n := range l.NVSMI.Result.Notes {
+			g.Warnings = append(g.Warnings, topology.Warning{Subject: matrixName, Message: n})
+		}
+		if len(m.Partial) > 0 {
+			g.Warnings = append(g.Warnings, topology.Warning{Subject: matrixName, Message: "cut off (" + strings.Join(m.Partial, "; ") + "): only the cells it holds are compared"})
+		}
+		matrix = nil
+	}
 	if matrix != nil {
+		if o.NVSMI != "" && !nvsmi.Sniff(matrix) {
+			return nil, fmt.Errorf("%s: neither nvidia-smi topo -m (a header line GPU0 GPU1 ... and a GPU0 row) nor rocm-smi --showtopo (a %q table)", matrixName, rocmsmi.LinkTitle)
+		}
 		m, err := nvsmi.Parse(matrixName, matrix)
 		if err != nil {
 			return nil, err
 		}
-		l.NVSMI = &DriverMatrix{Name: matrixName, Matrix: m, Result: nvsmi.Compare(g, m)} // before Apply: the tree's own labels
+		l.NVSMI = &DriverMatrix{Name: matrixName, Tool: nvsmi.Tool, Matrix: m, Result: nvsmi.Compare(g, m)} // before Apply: the tree's own labels
 		for _, n := range append(l.NVSMI.Result.Notes, nvsmi.Apply(g, m, l.NVSMI.Result.Mapping)...) {
 			g.Warnings = append(g.Warnings, topology.Warning{Subject: matrixName, Message: n})
 		}

@@ -53,6 +53,9 @@ type Log struct {
 	// nothing shows it was cut).
 	Partial string
 	Notes   []string // what the reader saw but could not use
+	// TestRanks are nccl-tests' "# Using devices" lines: where each rank of
+	// the table ran.
+	TestRanks []TestRank
 }
 
 // Host is one machine of the log. Lines with no host prefix (pasted with
@@ -143,6 +146,16 @@ type BusBW struct {
 	InPlace    float64 // GB/s; 0 when absent
 }
 
+// TestRank is one "#  Rank  0 Group  0 Pid 1234 on host device  0
+// [0000:1a:00] NAME" line of nccl-tests (src/common.cu prints it).
+type TestRank struct {
+	Rank   int
+	Host   string
+	Device int    // the CUDA device
+	Bus    string // as printed: "0000:1a:00" (domain:bus:device) or "0x1a" (bus alone, older nccl-tests)
+	Name   string // the GPU's name
+}
+
 type rankKey struct {
 	pid, dev int
 	rank     int // only for lines with no prefix
@@ -164,6 +177,7 @@ var (
 	reEnv     = regexp.MustCompile(`^(NCCL_[A-Z0-9_]+) set by environment to (.*?)\.?$`)
 	rePlugin  = regexp.MustCompile(`^NET/Plugin ?: Loaded net plugin (.+)$`)
 	reAvg     = regexp.MustCompile(`^#\s*Avg bus bandwidth\s*:\s*([0-9.]+)`)
+	reTestDev = regexp.MustCompile(`^#\s*Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([0-9A-Fa-fx:]+)\]\s*(.*)$`)
 )
 
 // Parse reads a log from r; name is for errors. It returns ErrNotLog
@@ -656,6 +670,11 @@ func (p *parser) busbw(t string) bool {
 		}
 		if m := reAvg.FindStringSubmatch(t); m != nil {
 			p.log.AvgBusBW, _ = strconv.ParseFloat(m[1], 64)
+		}
+		if m := reTestDev.FindStringSubmatch(t); m != nil && len(p.log.TestRanks) < MaxRanks {
+			rank, _ := strconv.Atoi(m[1])
+			dev, _ := strconv.Atoi(m[3])
+			p.log.TestRanks = append(p.log.TestRanks, TestRank{Rank: rank, Host: m[2], Device: dev, Bus: strings.ToLower(m[4]), Name: strings.TrimSpace(m[5])})
 		}
 		return true
 	}

@@ -95,9 +95,19 @@ func TestDetails(t *testing.T) {
 	if len(l.BusBW) != 13 || l.BusBW[12].OutOfPlace != 50.25 || l.BusBW[0].Bytes != 1048576 {
 		t.Errorf("busbw: %+v", l.BusBW)
 	}
+	if tr := l.TestRanks; len(tr) != 4 || tr[0] != (TestRank{0, "vm-host40", 0, "0x33", "NVIDIA H20-3e"}) || tr[3].Host != "vm-host38" || tr[3].Bus != "0x23" {
+		t.Errorf("nccl-tests device list: %+v", tr)
+	}
 	rc := parseFile(t, "testdata/rccl-tests-163-socket.log")
 	if rc.Library != "RCCL" || rc.Hosts[0].IBAbsent == "" {
 		t.Errorf("rccl: %s %+v", rc.Library, rc.Hosts[0])
+	}
+	if tr := rc.TestRanks; len(tr) != 1 || tr[0] != (TestRank{3, "z292", 3, "0000:c8:00", "AMD Instinct MI50/MI60"}) {
+		t.Errorf("rccl-tests device list: %+v", tr)
+	}
+	vm := parseFile(t, "testdata/nccl-1866-h100-vm.log")
+	if tr := vm.TestRanks; len(tr) != 2 || tr[1].Host != "cl4-gpu04-vm" || tr[1].Bus != "0000:11:00" {
+		t.Errorf("nccl-1866 device list: %+v", tr)
 	}
 	old := parseFile(t, "testdata/nccl-899-ib-no-module.log")
 	if old.Ranks[0].BusID != "0000:1a:00.0" {

@@ -21,6 +21,9 @@ import (
 	"github.com/gdtopo/gdtopo/internal/words"
 )
 
+// Tool names the command whose output this package reads.
+const Tool = "nvidia-smi topo -m"
+
 // Matrix is one `nvidia-smi topo -m` output.
 type Matrix struct {
 	// Columns are the device columns in order: GPU0..GPUn, then NIC0..NICk

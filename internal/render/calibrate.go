@@ -12,8 +12,9 @@ import (
 // its text (Model) or the file it was written to (Wrote).
 type Calibration struct {
 	Fits  []advisor.Fit
-	Model []byte // the --model JSON, shown when Wrote is ""
-	Wrote string // the file the --model JSON went to; "" for standard output
+	BusBW []advisor.BusBWCheck // nccl-tests runs: bounds against the plan, never fitted
+	Model []byte               // the --model JSON, shown when Wrote is ""
+	Wrote string               // the file the --model JSON went to; "" for standard output
 }
 
 // Calibrate writes gdtopo calibrate's table of measured against predicted
@@ -30,9 +31,22 @@ func Calibrate(w io.Writer, c *Calibration, style ...Style) error {
 		rows = append(rows, []string{f.From, f.GPU.BDF(), f.RDMA + " " + f.NIC.BDF(), f.Direction,
 			fmt.Sprintf("%.1f", f.Gbps), fmt.Sprintf("%.1f", f.Before), fmt.Sprintf("%.1f", f.After), key})
 	}
-	p.Heading("Measured against predicted (Gb/s)")
-	if err := p.Table([]string{"File", "Accelerator", "NIC", "Direction", "Measured", "Before", "After", "Fits"}, rows); err != nil {
-		return err
+	if len(rows) > 0 {
+		p.Heading("Measured against predicted (Gb/s)")
+		if err := p.Table([]string{"File", "Accelerator", "NIC", "Direction", "Measured", "Before", "After", "Fits"}, rows); err != nil {
+			return err
+		}
+	}
+	if len(c.BusBW) > 0 {
+		p.Heading("nccl-tests bus bandwidth against the plan (fits nothing)")
+		for _, b := range c.BusBW {
+			p.Lines(b.From+": "+b.Says, "", "  ")
+		}
+	}
+	if len(c.Fits) == 0 {
+		p.Printf("\n")
+		p.Lines("Nothing fitted: no ib_write_bw or ib_read_bw output given, so no --model file.", "", "  ")
+		return nil
 	}
 	if c.Wrote != "" {
 		p.Printf("\n")

@@ -10,7 +10,7 @@ import (
 	"github.com/gdtopo/gdtopo/internal/report"
 )
 
-// Verify writes gdtopo verify: the host's nvidia-smi topo -m against the
+// Verify writes gdtopo verify: the host's matrix against the
 // source's tree, and every cell where they differ, laid out as style says
 // (the first given).
 func Verify(w io.Writer, f Format, v *report.Verification, style ...Style) error {
@@ -26,7 +26,7 @@ func Verify(w io.Writer, f Format, v *report.Verification, style ...Style) error
 func verifyTables(p *Printer, v *report.Verification) error {
 	c := v.NVSMI
 	if c == nil {
-		return fmt.Errorf("verify of %s: no nvidia-smi topo -m", v.Source.Name)
+		return fmt.Errorf("verify of %s: no host matrix (nvidia-smi topo -m or rocm-smi --showtopo)", v.Source.Name)
 	}
 	matchedBy := func(s string) string {
 		if s == "" {
@@ -34,18 +34,22 @@ func verifyTables(p *Printer, v *report.Verification) error {
 		}
 		return "by " + s
 	}
+	nics := matchedBy(c.NICsBy)
+	if c.ROCm() {
+		nics = "none in rocm-smi's matrix (GPUs only)"
+	}
 	rows := [][]string{
 		{"Source", fmt.Sprintf("%s (%s)", v.Source.Name, v.Source.Format)},
-		{"nvidia-smi", c.File + ": " + c.Matrix},
+		{c.ToolName(), c.File + ": " + c.Matrix},
 		{"GPUs", matchedBy(c.GPUsBy)},
-		{"NICs", matchedBy(c.NICsBy)},
+		{"NICs", nics},
 		{"Cells", c.VerifyCounts()},
 	}
 	for _, n := range c.Notes {
 		rows = append(rows, []string{"Note", n})
 	}
 	if p.Format() == Markdown {
-		p.Heading("nvidia-smi topo -m against the source")
+		p.Heading(c.Tool + " against the source")
 		if err := p.Table([]string{"Item", "Value"}, rows); err != nil {
 			return err
 		}
@@ -66,7 +70,7 @@ func verifyTables(p *Printer, v *report.Verification) error {
 		}
 		t = append(t, []string{d.Row + " " + d.A, strings.TrimSpace(d.Column + " " + d.B), d.Driver, d.Source, "(" + strconv.Itoa(i+1) + ")"})
 	}
-	if err := p.Table([]string{"Row", "Column", "nvidia-smi", "Source", "Why"}, t); err != nil {
+	if err := p.Table([]string{"Row", "Column", c.ToolName(), "Source", "Why"}, t); err != nil {
 		return err
 	}
 	p.Heading("Why they may differ")

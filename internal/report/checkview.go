@@ -235,7 +235,7 @@ func SummaryRows(r *Report) [][]string {
 		rows = append(rows, []string{"Platform", strings.Join(r.Summary.Platform, "; ")})
 	}
 	if r.NVSMI != nil {
-		rows = append(rows, []string{"nvidia-smi", r.NVSMI.CellCounts()})
+		rows = append(rows, []string{r.NVSMI.ToolName(), r.NVSMI.CellCounts()})
 	}
 	if len(r.NCCLEnv) > 0 {
 		vars := make([]string, len(r.NCCLEnv))

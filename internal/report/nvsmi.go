@@ -4,18 +4,21 @@ import (
 	"strconv"
 
 	"github.com/gdtopo/gdtopo/internal/nvsmi"
+	"github.com/gdtopo/gdtopo/internal/rocmsmi"
 )
 
-// NVSMICheck is the host's own nvidia-smi topo -m set against the source's
-// tree (gdtopo verify, and check with the matrix given).
+// NVSMICheck is the host's own matrix, nvidia-smi topo -m or rocm-smi
+// --showtopo, set against the source's tree (gdtopo verify, and check with
+// the matrix given).
 type NVSMICheck struct {
 	File     string      `json:"file"`
+	Tool     string      `json:"tool"`            // "nvidia-smi topo -m" or "rocm-smi --showtopo"
 	Matrix   string      `json:"matrix"`          // what the matrix holds: "8 GPUs, 8 NICs (named)"
 	GPUsBy   string      `json:"gpus_matched_by"` // "" when not matched
 	NICsBy   string      `json:"nics_matched_by"`
 	Compared int         `json:"compared"`
 	Agree    int         `json:"agree"`
-	NVLink   int         `json:"nvlink_not_in_source"` // NV# cells where the source could say only NV?
+	NVLink   int         `json:"nvlink_not_in_source"` // NV# (or rocm-smi's XGMI) cells where the source could say only NV? (XGMI?)
 	Unknown  int         `json:"unknown"`              // cells whose path the source cannot tell: not compared
 	Differ   []NVSMICell `json:"differ"`
 	Partial  []string    `json:"partial"` // what a cut-off matrix lacks
@@ -39,7 +42,11 @@ func (c *NVSMICheck) counts(listed string) string {
 		s += listed
 	}
 	if c.NVLink > 0 {
-		s += "; " + strconv.Itoa(c.NVLink) + " NV# the source cannot show"
+		fabric := "NV#"
+		if c.ROCm() {
+			fabric = "XGMI"
+		}
+		s += "; " + strconv.Itoa(c.NVLink) + " " + fabric + " the source cannot show"
 	}
 	if c.Unknown > 0 {
 		s += "; " + strconv.Itoa(c.Unknown) + " the source cannot tell (not compared)"
@@ -47,21 +54,33 @@ func (c *NVSMICheck) counts(listed string) string {
 	return s
 }
 
+// ROCm reports a matrix from rocm-smi rather than nvidia-smi.
+func (c *NVSMICheck) ROCm() bool { return c.Tool == rocmsmi.Tool }
+
+// ToolName is the host tool's short name: nvidia-smi or rocm-smi.
+func (c *NVSMICheck) ToolName() string {
+	if c.ROCm() {
+		return "rocm-smi"
+	}
+	return "nvidia-smi"
+}
+
 // NVSMICell is one cell where the driver's label and the source's differ.
 type NVSMICell struct {
 	Row    string `json:"row"` // the matrix's names: GPU0, NIC3, mlx5_2
 	Column string `json:"column"`
-	A      string `json:"a"` // BDFs
-	B      string `json:"b"` // "" for an affinity column
-	Driver string `json:"nvidia_smi"`
-	Source string `json:"source"` // gdtopo's label, "?" marking a guess
+	A      string `json:"a"`          // BDFs
+	B      string `json:"b"`          // "" for an affinity column
+	Driver string `json:"nvidia_smi"` // the host tool's label, nvidia-smi's or rocm-smi's
+	Source string `json:"source"`     // gdtopo's label, "?" marking a guess
 	Why    string `json:"why"`
 }
 
-// NVSMI builds the NVSMICheck of matrix m, read from file, compared with
-// the source's tree as r.
-func NVSMI(file string, m *nvsmi.Matrix, r nvsmi.Result) *NVSMICheck {
-	out := &NVSMICheck{File: file, Matrix: m.Summary(), GPUsBy: r.GPUsBy, NICsBy: r.NICsBy, Compared: r.Compared, Agree: r.Agree, NVLink: r.NVLink, Unknown: r.Unknown,
+// NVSMI builds the NVSMICheck of the host's matrix, read from file by tool
+// (nvsmi.Tool or rocmsmi.Tool) and described by summary, compared with the
+// source's tree as r.
+func NVSMI(file, tool, summary string, r nvsmi.Result) *NVSMICheck {
+	out := &NVSMICheck{File: file, Tool: tool, Matrix: summary, GPUsBy: r.GPUsBy, NICsBy: r.NICsBy, Compared: r.Compared, Agree: r.Agree, NVLink: r.NVLink, Unknown: r.Unknown,
 		Differ: []NVSMICell{}, Partial: append([]string{}, r.Partial...), Notes: append([]string{}, r.Notes...)}
 	for _, c := range r.Differ {
 		cell := NVSMICell{Row: c.Row, Column: c.Column, A: c.A.BDF(), Driver: c.Driver, Source: c.Tree, Why: c.Why}
@@ -73,8 +92,7 @@ func NVSMI(file string, m *nvsmi.Matrix, r nvsmi.Result) *NVSMICheck {
 	return out
 }
 
-// Verification is gdtopo verify's answer: the host's nvidia-smi topo -m
-// against the source's tree, and the exit status that follows.
+// Verification is gdtopo verify's answer: the host's matrix against the source's tree, and the exit status that follows.
 type Verification struct {
 	SchemaVersion int         `json:"schema_version"`
 	Source        Source      `json:"source"`
