@@ -20,8 +20,9 @@ import (
 type fleetOptions struct {
 	*globalOptions
 	adviceOptions
-	Sources []string
-	Output  string // -o
+	Sources   []string
+	Output    string // -o
+	Reference string // --reference: a known-good source or report every machine is compared with
 }
 
 // fleetFormats are fleet's outputs, the default first.
@@ -41,6 +42,12 @@ predictions, findings) is the majority; every other machine is listed with how
 it differs from it: a link slower or narrower, a NIC renamed (matched by
 address, not by name), ACS redirect on, a finding the majority lacks. A group
 after the first is compared with the first: a NIC missing, a GPU moved.
+Devices are named as check names them (GPU2, NIC3) with their addresses,
+matched by their place in the tree: a bus renumbered is a rename, not a move.
+
+--reference SOURCE compares every machine with a known-good one (a snapshot,
+a captured tree or a check -o json report) instead of its group's majority,
+so a fault most of the fleet shares is found on each machine that has it.
 
 -o prometheus writes, per source, gdtopo_fleet_up, _group, _alike, _differences
 and _worse_differences for node_exporter's textfile collector.
@@ -58,6 +65,7 @@ not be read and none differs, 2 on a usage error.`,
 	}
 	opts.addFlags(cmd)
 	addOutputFlag(cmd, &opts.Output, fleetFormats)
+	cmd.Flags().StringVar(&opts.Reference, "reference", "", "compare every machine with this known-good `SOURCE` (a snapshot, tree or check -o json report) instead of its group's majority")
 	return cmd
 }
 
@@ -70,7 +78,16 @@ func fleetDiffRun(opts *fleetOptions) error {
 		return err
 	}
 	names := expandSources(opts.Sources)
+	var ref *fleet.Topo
+	if opts.Reference != "" {
+		if ref, err = opts.topo(&source.Opener{}, opts.Reference); err != nil {
+			return fmt.Errorf("reference %s: %w", opts.Reference, err)
+		}
+	}
 	fl := opts.readFleet(names)
+	if ref != nil {
+		fl.SetReference(opts.Reference, ref)
+	}
 	res := fl.Result(names)
 	for _, e := range res.Errors {
 		fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", termsafe.Text(e.Error))
