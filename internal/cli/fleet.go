@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -80,11 +82,16 @@ func fleetDiffRun(opts *fleetOptions) error {
 	names := expandSources(opts.Sources)
 	var ref *fleet.Topo
 	if opts.Reference != "" {
-		if ref, err = opts.topo(&source.Opener{}, opts.Reference); err != nil {
-			return fmt.Errorf("reference %s: %w", opts.Reference, err)
+		reads := opts.readSource(&source.Opener{}, opts.Reference)
+		switch {
+		case len(reads) != 1:
+			return fmt.Errorf("reference %s: %d machines; give one", opts.Reference, len(reads))
+		case reads[0].err != nil:
+			return fmt.Errorf("reference %s: %w", opts.Reference, reads[0].err)
 		}
+		ref = reads[0].topo
 	}
-	fl := opts.readFleet(names)
+	fl, names := opts.readFleet(names)
 	if ref != nil {
 		fl.SetReference(opts.Reference, ref)
 	}
@@ -127,23 +134,32 @@ func fleetDiffRun(opts *fleetOptions) error {
 	return nil
 }
 
-// readFleet reads the sources on every CPU into a Fleet. Each worker keeps
-// one source at a time; only each source's comparable state stays.
-func (opts *fleetOptions) readFleet(names []string) *fleet.Fleet {
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(names)))
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" && len(names) > 1 {
+// fleetRead is one machine a source holds: a snapshot or tree holds one,
+// a file of reports one or more.
+type fleetRead struct {
+	name string
+	topo *fleet.Topo
+	err  error
+}
+
+// readFleet reads the sources on every CPU into a Fleet, and names its
+// machines in the order given (a file of several reports names each
+// FILE:N). Each worker keeps one source at a time; only each machine's
+// comparable state stays.
+func (opts *fleetOptions) readFleet(sources []string) (*fleet.Fleet, []string) {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(sources)))
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" && len(sources) > 1 {
 		gc := startFleetGC(workers)
 		defer gc.stop()
 	}
 	type read struct {
-		i    int
-		topo *fleet.Topo
-		err  error
+		i     int
+		reads []fleetRead
 	}
 	next := make(chan int)
 	out := make(chan read, workers)
 	go func() {
-		for i := range names {
+		for i := range sources {
 			next <- i
 		}
 		close(next)
@@ -154,21 +170,110 @@ func (opts *fleetOptions) readFleet(names []string) *fleet.Fleet {
 			// memory can be the next one's.
 			op := source.Opener{ReuseMemory: true}
 			for i := range next {
-				t, err := opts.topo(&op, names[i])
-				out <- read{i, t, err}
+				out <- read{i, opts.readSource(&op, sources[i])}
 			}
 		}()
 	}
-	fl := fleet.NewFleet(len(names))
-	for range names {
+	fl := fleet.NewFleet(len(sources))
+	names := make([]string, 0, len(sources))
+	// Sources finish in any order; their machines are numbered in the
+	// order given, so a source read early waits here for those before it.
+	pending := map[int][]fleetRead{}
+	done := 0
+	for range sources {
 		r := <-out
-		if r.err != nil {
-			fl.Fail(r.i, r.err.Error())
-			continue
+		pending[r.i] = r.reads
+		for ; ; done++ {
+			reads, ok := pending[done]
+			if !ok {
+				break
+			}
+			delete(pending, done)
+			for _, m := range reads {
+				if m.err != nil {
+					fl.Fail(len(names), m.err.Error())
+				} else {
+					fl.Add(len(names), m.topo)
+				}
+				names = append(names, m.name)
+			}
 		}
-		fl.Add(r.i, r.topo)
 	}
-	return fl
+	return fl, names
+}
+
+// readSource reads one source: a file of gdtopo's JSON reports (check -o
+// json or -o jsonl, recognised by its content) gives each machine's Topo
+// without its tree; anything else is read and analysed as check does.
+func (opts *fleetOptions) readSource(op *source.Opener, name string) []fleetRead {
+	reports, data, err := readReportFile(name)
+	if err != nil {
+		return []fleetRead{{name: name, err: err}}
+	}
+	if !reports {
+		t, err := opts.topo(op, name)
+		return []fleetRead{{name: name, topo: t, err: err}}
+	}
+	var out []fleetRead
+	err = fleet.ReadReports(data, func(res fleet.ReportResult) {
+		m := fleetRead{name: res.Source}
+		switch {
+		case res.Report == nil && res.Error != "":
+			m.err = fmt.Errorf("%s: %s", name, res.Error)
+		case res.Report == nil:
+			m.err = fmt.Errorf("%s: a result without a report", name)
+		default:
+			t := fleet.TopoFromReport(res.Report)
+			m.topo = &t
+		}
+		out = append(out, m)
+	})
+	if err != nil {
+		return []fleetRead{{name: name, err: fmt.Errorf("%s: %w", name, err)}}
+	}
+	if len(out) == 1 {
+		out[0].name = name
+		return out
+	}
+	for k := range out {
+		out[k].name = name + ":" + strconv.Itoa(k+1) + " " + out[k].name
+	}
+	return out
+}
+
+// readReportFile reads name when it is a regular file of JSON (its first
+// byte other than white space opens an object); reports is false, and
+// nothing read, for anything else.
+func readReportFile(name string) (reports bool, data []byte, err error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return false, nil, nil // not a file here: the source reader says why
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return false, nil, nil
+	}
+	var head [64]byte
+	n, _ := io.ReadFull(f, head[:])
+	if !fleet.IsReports(head[:n]) {
+		return false, nil, nil
+	}
+	data = make([]byte, 0, st.Size()+1)
+	data = append(data, head[:n]...)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		m, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+m]
+		if err == io.EOF {
+			return true, data, nil
+		}
+		if err != nil {
+			return true, nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 }
 
 // topo reads one source into what fleet compares.

@@ -45,6 +45,7 @@ func NewFleet(n int) *Fleet {
 
 // Add records source i's Topo.
 func (f *Fleet) Add(i int, t *Topo) {
+	f.grow(i)
 	t.setPlaces()
 	k := t.key()
 	v, ok := f.byKey[k]
@@ -78,7 +79,18 @@ func (f *Fleet) SetReference(name string, t *Topo) {
 }
 
 // Fail records that source i could not be read.
-func (f *Fleet) Fail(i int, msg string) { f.errs[i] = msg }
+func (f *Fleet) Fail(i int, msg string) {
+	f.grow(i)
+	f.errs[i] = msg
+}
+
+// grow makes room for source i: a file of reports holds more machines
+// than NewFleet was told of.
+func (f *Fleet) grow(i int) {
+	for len(f.nodes) <= i {
+		f.nodes = append(f.nodes, -1)
+	}
+}
 
 // Result is the fleet's groups, largest first.
 type Result struct {

@@ -102,7 +102,7 @@ func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo
 			BDF: d.BDF(), Alias: aliases[d], Kind: string(d.Kind), Model: fmt.Sprintf("%04x:%04x", d.VendorID, d.DeviceID), Name: d.Name,
 			NUMANode: d.NUMANode, CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth,
 			MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth,
-			RDMA: slices.Clone(d.RDMA), Netdev: slices.Clone(d.Netdevs), PortRateGbps: d.PortRateGbps,
+			RDMA: slices.Clone(d.RDMA), Netdev: slices.Clone(d.Netdevs), PortRateGbps: report.Round(d.PortRateGbps),
 			Bond: d.Bond, Unidentified: d.Unidentified,
 		}
 		if d.Parent != nil {
@@ -164,11 +164,16 @@ func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo
 			t.Findings = append(t.Findings, TopoFinding{Code: f.Code, Severity: string(f.Severity), Devices: devs})
 		}
 	}
-	slices.SortFunc(t.Findings, func(a, b TopoFinding) int {
-		return cmpStrings(a.Code, b.Code, a.Severity, b.Severity, strings.Join(a.Devices, ","), strings.Join(b.Devices, ","))
-	})
+	sortFindings(t.Findings)
 	t.IOMMU, t.Partial = iommuState(g), g.Partial
 	return t
+}
+
+// sortFindings orders findings by code, severity and devices.
+func sortFindings(fs []TopoFinding) {
+	slices.SortFunc(fs, func(a, b TopoFinding) int {
+		return cmpStrings(a.Code, b.Code, a.Severity, b.Severity, strings.Join(a.Devices, ","), strings.Join(b.Devices, ","))
+	})
 }
 
 // roundGbps rounds a pair's throughput to 0.1 Gb/s as a report would
@@ -250,23 +255,11 @@ func cmpStrings(ab ...string) int {
 // iommuState is the host's IOMMU settings in words: the command line's
 // IOMMU parameters and how many IOMMU units /sys/class/iommu lists.
 func iommuState(g *topology.Graph) string {
-	var parts []string
-	if g.System.CmdlineRead {
-		var params []string
-		for _, f := range strings.Fields(g.System.Cmdline) {
-			if strings.Contains(strings.SplitN(f, "=", 2)[0], "iommu") {
-				params = append(params, f)
-			}
-		}
-		if len(params) == 0 {
-			params = []string{"no iommu parameters"}
-		}
-		parts = append(parts, strings.Join(params, " "))
-	}
+	units := -1
 	if g.Platform.IOMMUClassRead {
-		parts = append(parts, strconv.Itoa(len(g.Platform.IOMMUs))+" IOMMU units")
+		units = len(g.Platform.IOMMUs)
 	}
-	return strings.Join(parts, ", ")
+	return iommuWords(g.System.Cmdline, g.System.CmdlineRead, units)
 }
 
 // shapeKey is what makes two machines the same hardware: every device's
