@@ -82,7 +82,7 @@ func fleetDiffRun(opts *fleetOptions) error {
 	names := expandSources(opts.Sources)
 	var ref *fleet.Topo
 	if opts.Reference != "" {
-		reads := opts.readSource(&source.Opener{}, opts.Reference)
+		reads := opts.readSource(&source.Opener{}, &fleet.ReportReader{}, opts.Reference)
 		switch {
 		case len(reads) != 1:
 			return fmt.Errorf("reference %s: %d machines; give one", opts.Reference, len(reads))
@@ -169,8 +169,9 @@ func (opts *fleetOptions) readFleet(sources []string) (*fleet.Fleet, []string) {
 			// Each source is done with before the next opens: its tree's
 			// memory can be the next one's.
 			op := source.Opener{ReuseMemory: true}
+			var rr fleet.ReportReader
 			for i := range next {
-				out <- read{i, opts.readSource(&op, sources[i])}
+				out <- read{i, opts.readSource(&op, &rr, sources[i])}
 			}
 		}()
 	}
@@ -205,7 +206,7 @@ func (opts *fleetOptions) readFleet(sources []string) (*fleet.Fleet, []string) {
 // readSource reads one source: a file of gdtopo's JSON reports (check -o
 // json or -o jsonl, recognised by its content) gives each machine's Topo
 // without its tree; anything else is read and analysed as check does.
-func (opts *fleetOptions) readSource(op *source.Opener, name string) []fleetRead {
+func (opts *fleetOptions) readSource(op *source.Opener, rr *fleet.ReportReader, name string) []fleetRead {
 	reports, data, err := readReportFile(name)
 	if err != nil {
 		return []fleetRead{{name: name, err: err}}
@@ -215,7 +216,7 @@ func (opts *fleetOptions) readSource(op *source.Opener, name string) []fleetRead
 		return []fleetRead{{name: name, topo: t, err: err}}
 	}
 	var out []fleetRead
-	err = fleet.ReadReports(data, func(res fleet.ReportResult) {
+	err = rr.Read(data, func(res fleet.ReportResult) {
 		m := fleetRead{name: res.Source}
 		switch {
 		case res.Report == nil && res.Error != "":

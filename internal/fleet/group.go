@@ -19,7 +19,8 @@ type Fleet struct {
 	shapeN   []shapeCount
 	nodes    []int32 // per source: its variant, or -1
 	errs     map[int]string
-	ref      *Topo // the golden reference every state is compared with; nil: each group's majority
+	keyBuf   []byte // Add's buffer for a machine's key
+	ref      *Topo  // the golden reference every state is compared with; nil: each group's majority
 	refName  string
 }
 
@@ -47,9 +48,10 @@ func NewFleet(n int) *Fleet {
 func (f *Fleet) Add(i int, t *Topo) {
 	f.grow(i)
 	t.setPlaces()
-	k := t.key()
-	v, ok := f.byKey[k]
+	f.keyBuf = t.appendKey(f.keyBuf[:0])
+	v, ok := f.byKey[string(f.keyBuf)] // no string made to look up
 	if !ok {
+		k := string(f.keyBuf)
 		sk := t.shapeKey()
 		s, ok := f.shapes[sk]
 		if !ok {

@@ -23,9 +23,15 @@ func IsReports(data []byte) bool {
 // there is none (the node's check could not read its machine).
 type ReportResult struct {
 	Source string // the source the node's check read
+	// Report holds what TopoFromReport takes, and only during the call:
+	// the next machine's reuses it.
 	Report *report.Report
 	Error  string
 }
+
+// ReportReader reads files of reports one after another, reusing one
+// report's memory for every machine: a worker keeps one.
+type ReportReader struct{ rep report.Report }
 
 // ReadReports calls each for every machine in data, in order: data holds
 // one or more JSON values (JSON Lines or one document) each of which is
@@ -34,7 +40,12 @@ type ReportResult struct {
 // skipped without being decoded, which is what makes a central run over
 // many nodes' reports cheap (docs/performance.md).
 func ReadReports(data []byte, each func(ReportResult)) error {
-	s := &scanner{b: data}
+	return new(ReportReader).Read(data, each)
+}
+
+// Read is ReadReports with rr's memory.
+func (rr *ReportReader) Read(data []byte, each func(ReportResult)) error {
+	s := &scanner{b: data, rep: &rr.rep}
 	n := 0
 	for s.peek() != 0 {
 		s.value(each)
@@ -52,9 +63,9 @@ func ReadReports(data []byte, each func(ReportResult)) error {
 // value reads one top-level value: a check document, a result line, or a
 // report.
 func (s *scanner) value(each func(ReportResult)) {
+	r := s.fresh()
 	var (
 		res     ReportResult
-		r       report.Report
 		isRep   bool // the object is a report itself
 		results bool // the object held "sources": a check document
 		sawRep  bool // the object held "report": a result
@@ -69,8 +80,8 @@ func (s *scanner) value(each func(ReportResult)) {
 			if s.null() {
 				return
 			}
-			res.Report = &r
-			s.report(&r)
+			res.Report = r
+			s.report(r)
 		case "error":
 			res.Error = s.str()
 		case "source":
@@ -87,7 +98,7 @@ func (s *scanner) value(each func(ReportResult)) {
 				s.skip()
 			})
 		default:
-			if s.reportField(key, &r) {
+			if s.reportField(key, r) {
 				isRep = true
 				return
 			}
@@ -99,7 +110,7 @@ func (s *scanner) value(each func(ReportResult)) {
 	case sawRep:
 		each(res)
 	case isRep:
-		each(ReportResult{Source: r.Source.Name, Report: &r})
+		each(ReportResult{Source: r.Source.Name, Report: r})
 	default:
 		s.fail("not a gdtopo report: no sources, report or devices")
 	}
@@ -108,7 +119,7 @@ func (s *scanner) value(each func(ReportResult)) {
 // result reads one entry of a check document's sources.
 func (s *scanner) result(each func(ReportResult)) {
 	var res ReportResult
-	var r report.Report
+	r := s.fresh()
 	s.object(func(key []byte) {
 		switch string(key) {
 		case "source":
@@ -119,8 +130,8 @@ func (s *scanner) result(each func(ReportResult)) {
 			if s.null() {
 				return
 			}
-			res.Report = &r
-			s.report(&r)
+			res.Report = r
+			s.report(r)
 		default:
 			s.skip()
 		}
@@ -318,12 +329,32 @@ func (s *scanner) pair(r *report.Report) {
 	}
 }
 
+// structural is 1 at the bytes skip stops at inside an object or array,
+// a quote and the four brackets; a constant, so a look-up is one load.
+const structural = "" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+
 // scanner reads JSON from b, decoding only the members its callers ask
 // for and stepping over the rest byte by byte. The first error stops it.
 type scanner struct {
 	b   []byte
 	i   int
 	err error
+	rep *report.Report // reused for each machine
+}
+
+// fresh empties the scanner's report, keeping its lists' memory.
+func (s *scanner) fresh() *report.Report {
+	r := s.rep
+	*r = report.Report{Devices: r.Devices[:0], Pairs: r.Pairs[:0], Findings: r.Findings[:0]}
+	return r
 }
 
 func (s *scanner) fail(msg string) {
@@ -412,23 +443,30 @@ func (s *scanner) rawString() []byte {
 		return nil
 	}
 	start := s.i
-	for {
-		j := bytes.IndexByte(s.b[s.i:], '"')
-		if j < 0 {
-			s.fail("unterminated string")
-			return nil
-		}
-		s.i += j + 1
-		// The quote ends the string unless an odd number of backslashes
-		// precede it.
-		n := 0
-		for k := s.i - 2; k >= start && s.b[k] == '\\'; k-- {
-			n++
-		}
-		if n%2 == 0 {
-			return s.b[start : s.i-1]
+	end := stringEnd(s.b, start)
+	if end < 0 {
+		s.fail("unterminated string")
+		return nil
+	}
+	s.i = end
+	return s.b[start : end-1]
+}
+
+// stringEnd is the index just past the quote that closes the string whose
+// contents start at i, -1 when none does. A byte loop: a report's strings
+// are short, shorter than a call to bytes.IndexByte pays for.
+func stringEnd(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i += 2
+		default:
+			i++
 		}
 	}
+	return -1
 }
 
 // str reads a string value; null reads as "".
@@ -506,23 +544,32 @@ func (s *scanner) skip() {
 	case '"':
 		s.rawString()
 	case '{', '[':
-		depth := 0
-		for s.i < len(s.b) {
-			switch s.b[s.i] {
+		b, i, depth := s.b, s.i, 0
+		for i < len(b) {
+			c := b[i]
+			if structural[c] == 0 {
+				i++
+				continue
+			}
+			switch c {
 			case '"':
-				s.rawString()
+				if i = stringEnd(b, i+1); i < 0 {
+					s.fail("unterminated string")
+					return
+				}
 				continue
 			case '{', '[':
 				depth++
-			case '}', ']':
+			default:
 				depth--
 				if depth == 0 {
-					s.i++
+					s.i = i + 1
 					return
 				}
 			}
-			s.i++
+			i++
 		}
+		s.i = i
 		s.fail("unterminated value")
 	case 0:
 		s.fail("want a value")

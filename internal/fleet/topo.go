@@ -288,51 +288,55 @@ func (t *Topo) shapeKey() string {
 }
 
 // key is the whole Topo as a string: two machines with equal keys are
-// alike in everything the fleet command compares.
-func (t *Topo) key() string {
-	var b strings.Builder
-	b.WriteString(t.shapeKey())
-	b.WriteString("--\n")
-	num := func(f float64) { b.WriteString(strconv.FormatFloat(f, 'g', -1, 64)); b.WriteByte(' ') }
+// alike in everything the fleet command compares, their shape included.
+func (t *Topo) key() string { return string(t.appendKey(nil)) }
+
+// appendKey appends key to b: Fleet.Add looks a machine up with it in a
+// buffer it reuses, so only a new state's key is kept as a string.
+func (t *Topo) appendKey(b []byte) []byte {
+	str := func(s ...string) {
+		for _, x := range s {
+			b = append(b, x...)
+			b = append(b, ' ')
+		}
+	}
+	list := func(l []string) {
+		for i, x := range l {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, x...)
+		}
+		b = append(b, ' ')
+	}
+	num := func(f float64) { b = append(strconv.AppendFloat(b, f, 'g', -1, 64), ' ') }
+	integer := func(n int) { b = append(strconv.AppendInt(b, int64(n), 10), ' ') }
+	str("partial:", t.Partial, "\n")
 	for _, d := range t.Devices {
-		b.WriteString(d.BDF)
-		b.WriteByte(' ')
-		b.WriteString(d.Place)
-		b.WriteByte(' ')
-		b.WriteString(d.Alias)
-		b.WriteByte(' ')
-		b.WriteString(strconv.Itoa(d.NUMANode))
-		b.WriteByte(' ')
+		str(d.BDF, d.Place, d.Kind, d.Model, d.Parent, d.Alias)
+		integer(d.NUMANode)
 		num(d.CurrentGTs)
-		b.WriteString(strconv.Itoa(d.CurrentWidth))
-		b.WriteByte(' ')
+		integer(d.CurrentWidth)
 		num(d.MaxGTs)
-		b.WriteString(strconv.Itoa(d.MaxWidth))
-		b.WriteByte(' ')
+		integer(d.MaxWidth)
 		num(d.PortRateGbps)
-		b.WriteString(strings.Join(d.RDMA, ","))
-		b.WriteByte(' ')
-		b.WriteString(strings.Join(d.Netdev, ","))
-		b.WriteByte(' ')
-		b.WriteString(d.Bond)
-		b.WriteByte(' ')
-		b.WriteString(d.ACS)
-		b.WriteByte(' ')
-		b.WriteString(d.IOMMU)
-		b.WriteByte('\n')
+		list(d.RDMA)
+		list(d.Netdev)
+		str(d.Bond, d.ACS, d.IOMMU, "\n")
 	}
-	b.WriteString("--\n")
+	b = append(b, "--\n"...)
 	for _, p := range t.Pairs {
-		b.WriteString(p.GPU + " " + p.NIC + " " + p.SMI + " " + p.NCCL + " ")
+		str(p.GPU, p.NIC, p.SMI, p.NCCL)
 		num(p.ExpectedGbps)
-		b.WriteString(strconv.FormatBool(p.GDR))
-		b.WriteByte('\n')
+		b = strconv.AppendBool(b, p.GDR)
+		b = append(b, '\n')
 	}
-	b.WriteString("--\n")
+	b = append(b, "--\n"...)
 	for _, f := range t.Findings {
-		b.WriteString(f.Code + " " + f.Severity + " " + strings.Join(f.Devices, ",") + "\n")
+		str(f.Code, f.Severity)
+		list(f.Devices)
+		b = append(b, '\n')
 	}
-	b.WriteString("--\n")
-	b.WriteString(t.IOMMU)
-	return b.String()
+	b = append(b, "--\n"...)
+	return append(b, t.IOMMU...)
 }
