@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -251,6 +252,13 @@ func TestFleetPlantedHGX(t *testing.T) {
 				t.Errorf("%s: alike %v, differences %q; want NIC5's link once", name, n.Alike, got[name])
 			}
 		}
+	}
+	// -o json names the reference (the document is checked against the
+	// schema with every other).
+	_, js, _ := run("fleet", "-o", "json", "--reference", fixed, sources[0], x8)
+	var doc struct{ Reference string }
+	if err := json.Unmarshal([]byte(js), &doc); err != nil || doc.Reference != fixed {
+		t.Errorf("fleet -o json --reference: reference %q, %v", doc.Reference, err)
 	}
 	if code, _, errb := run("fleet", "--reference", filepath.Join(dir, "absent"), sources[0]); code != ExitError || !strings.Contains(errb, "absent") {
 		t.Errorf("an unreadable reference: exit %d, stderr %q", code, errb)
