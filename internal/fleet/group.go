@@ -114,8 +114,7 @@ type Result struct {
 }
 
 // Group is the machines of one hardware shape: the same accelerators,
-// NICs and bridges above them, by model, at the same addresses under the
-// same parents.
+// NICs and bridges, by model, at the same places in the tree (Place).
 type Group struct {
 	Group        int `json:"group"` // 1 is the largest
 	Sources      int `json:"sources"`
@@ -134,9 +133,9 @@ type Group struct {
 	// majority's against the reference, its variants' too.
 	ComparedWith int          `json:"compared_with,omitempty"`
 	Differences  []Difference `json:"differences,omitempty"`
-	// SharedDevices is how many of its devices group 1 has at the same
-	// address with the same model, for groups after the first: few means
-	// other hardware rather than a changed machine.
+	// SharedDevices is how many of its devices group 1 (or the reference)
+	// has at the same place with the same model, for groups compared with
+	// one: few means other hardware rather than a changed machine.
 	SharedDevices int `json:"shared_devices,omitempty"`
 	// Variants are the group's machines unlike its majority, one entry
 	// per state, most sources first.

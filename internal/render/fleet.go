@@ -43,8 +43,11 @@ func Fleet(w io.Writer, r *fleet.Result, style Style) error {
 		p.Lines(fmt.Sprintf("group %d: %s (%s), %d alike, like %s",
 			g.Group, words.Count(g.Sources, "source"), shown, g.Alike, g.Reference), "", "  ")
 		switch {
-		case g.OtherHardware(&r.Groups[0]):
-			p.Lines(fmt.Sprintf("other hardware than group %d: %d of its %d devices are at the same address with the same model there, of %d in group %d (-o json lists the differences)",
+		case r.Reference != "" && len(g.Differences) > 0 && 2*g.SharedDevices < len(g.Topology.Devices):
+			p.Lines(fmt.Sprintf("other hardware than the reference: %d of its %d devices are at the same place with the same model there (-o json lists the differences)",
+				g.SharedDevices, len(g.Topology.Devices)), "  ", "    ")
+		case r.Reference == "" && g.OtherHardware(&r.Groups[0]):
+			p.Lines(fmt.Sprintf("other hardware than group %d: %d of its %d devices are at the same place with the same model there, of %d in group %d (-o json lists the differences)",
 				g.ComparedWith, g.SharedDevices, len(g.Topology.Devices), len(r.Groups[0].Topology.Devices), g.ComparedWith), "  ", "    ")
 		case len(g.Differences) > 0 && r.Reference != "":
 			p.Lines("the majority state unlike the reference:", "  ", "    ")
