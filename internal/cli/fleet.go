@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,8 +22,9 @@ import (
 type fleetOptions struct {
 	*globalOptions
 	adviceOptions
-	Sources []string
-	Output  string // -o
+	Sources   []string
+	Output    string // -o
+	Reference string // --reference: a known-good source or report every machine is compared with
 }
 
 // fleetFormats are fleet's outputs, the default first.
@@ -40,6 +44,12 @@ predictions, findings) is the majority; every other machine is listed with how
 it differs from it: a link slower or narrower, a NIC renamed (matched by
 address, not by name), ACS redirect on, a finding the majority lacks. A group
 after the first is compared with the first: a NIC missing, a GPU moved.
+Devices are named as check names them (GPU2, NIC3) with their addresses,
+matched by their place in the tree: a bus renumbered is a rename, not a move.
+
+--reference SOURCE compares every machine with a known-good one (a snapshot,
+a captured tree or a check -o json report) instead of its group's majority,
+so a fault most of the fleet shares is found on each machine that has it.
 
 -o prometheus writes, per source, gdtopo_fleet_up, _group, _alike, _differences
 and _worse_differences for node_exporter's textfile collector.
@@ -57,6 +67,7 @@ not be read and none differs, 2 on a usage error.`,
 	}
 	opts.adviceOptions.addFlags(cmd, opts.IO)
 	addOutputFlag(cmd, &opts.Output, fleetFormats)
+	cmd.Flags().StringVar(&opts.Reference, "reference", "", "compare every machine with this known-good `SOURCE` (a snapshot, tree or check -o json report) instead of its group's majority")
 	return cmd
 }
 
@@ -69,7 +80,21 @@ func fleetDiffRun(opts *fleetOptions) error {
 		return err
 	}
 	names := expandSources(opts.Sources)
-	fl := opts.readFleet(names)
+	var ref *fleet.Topo
+	if opts.Reference != "" {
+		reads := opts.readSource(&source.Opener{}, &fleet.ReportReader{}, opts.Reference)
+		switch {
+		case len(reads) != 1:
+			return fmt.Errorf("reference %s: %d machines; give one", opts.Reference, len(reads))
+		case reads[0].err != nil:
+			return fmt.Errorf("reference %s: %w", opts.Reference, reads[0].err)
+		}
+		ref = reads[0].topo
+	}
+	fl, names := opts.readFleet(names)
+	if ref != nil {
+		fl.SetReference(opts.Reference, ref)
+	}
 	res := fl.Result(names)
 	for _, e := range res.Errors {
 		fmt.Fprintf(opts.IO.Err, "gdtopo: %s\n", termsafe.Text(e.Error))
@@ -109,19 +134,28 @@ func fleetDiffRun(opts *fleetOptions) error {
 	return nil
 }
 
-// readFleet reads the sources on every CPU into a Fleet. Each worker keeps
-// one source at a time; only each source's comparable state stays.
-func (opts *fleetOptions) readFleet(names []string) *fleet.Fleet {
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(names)))
+// fleetRead is one machine a source holds: a snapshot or tree holds one,
+// a file of reports one or more.
+type fleetRead struct {
+	name string
+	topo *fleet.Topo
+	err  error
+}
+
+// readFleet reads the sources on every CPU into a Fleet, and names its
+// machines in the order given (a file of several reports names each
+// FILE:N). Each worker keeps one source at a time; only each machine's
+// comparable state stays.
+func (opts *fleetOptions) readFleet(sources []string) (*fleet.Fleet, []string) {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(sources)))
 	type read struct {
-		i    int
-		topo *fleet.Topo
-		err  error
+		i     int
+		reads []fleetRead
 	}
 	next := make(chan int)
 	out := make(chan read, workers)
 	go func() {
-		for i := range names {
+		for i := range sources {
 			next <- i
 		}
 		close(next)
@@ -131,22 +165,112 @@ func (opts *fleetOptions) readFleet(names []string) *fleet.Fleet {
 			// Each source is done with before the next opens: its tree's
 			// memory can be the next one's.
 			op := source.Opener{ReuseMemory: true}
+			var rr fleet.ReportReader
 			for i := range next {
-				t, err := opts.topo(&op, names[i])
-				out <- read{i, t, err}
+				out <- read{i, opts.readSource(&op, &rr, sources[i])}
 			}
 		}()
 	}
-	fl := fleet.NewFleet(len(names))
-	for range names {
+	fl := fleet.NewFleet(len(sources))
+	names := make([]string, 0, len(sources))
+	// Sources finish in any order; their machines are numbered in the
+	// order given, so a source read early waits here for those before it.
+	pending := map[int][]fleetRead{}
+	done := 0
+	for range sources {
 		r := <-out
-		if r.err != nil {
-			fl.Fail(r.i, r.err.Error())
-			continue
+		pending[r.i] = r.reads
+		for ; ; done++ {
+			reads, ok := pending[done]
+			if !ok {
+				break
+			}
+			delete(pending, done)
+			for _, m := range reads {
+				if m.err != nil {
+					fl.Fail(len(names), m.err.Error())
+				} else {
+					fl.Add(len(names), m.topo)
+				}
+				names = append(names, m.name)
+			}
 		}
-		fl.Add(r.i, r.topo)
 	}
-	return fl
+	return fl, names
+}
+
+// readSource reads one source: a file of gdtopo's JSON reports (check -o
+// json or -o jsonl, recognised by its content) gives each machine's Topo
+// without its tree; anything else is read and analysed as check does.
+func (opts *fleetOptions) readSource(op *source.Opener, rr *fleet.ReportReader, name string) []fleetRead {
+	reports, data, err := readReportFile(name)
+	if err != nil {
+		return []fleetRead{{name: name, err: err}}
+	}
+	if !reports {
+		t, err := opts.topo(op, name)
+		return []fleetRead{{name: name, topo: t, err: err}}
+	}
+	var out []fleetRead
+	err = rr.Read(data, func(res fleet.ReportResult) {
+		m := fleetRead{name: res.Source}
+		switch {
+		case res.Report == nil && res.Error != "":
+			m.err = fmt.Errorf("%s: %s", name, res.Error)
+		case res.Report == nil:
+			m.err = fmt.Errorf("%s: a result without a report", name)
+		default:
+			t := fleet.TopoFromReport(res.Report)
+			m.topo = &t
+		}
+		out = append(out, m)
+	})
+	if err != nil {
+		return []fleetRead{{name: name, err: fmt.Errorf("%s: %w", name, err)}}
+	}
+	if len(out) == 1 {
+		out[0].name = name
+		return out
+	}
+	for k := range out {
+		out[k].name = name + ":" + strconv.Itoa(k+1) + " " + out[k].name
+	}
+	return out
+}
+
+// readReportFile reads name when it is a regular file of JSON (its first
+// byte other than white space opens an object); reports is false, and
+// nothing read, for anything else.
+func readReportFile(name string) (reports bool, data []byte, err error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return false, nil, nil // not a file here: the source reader says why
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return false, nil, nil
+	}
+	var head [64]byte
+	n, _ := io.ReadFull(f, head[:])
+	if !fleet.IsReports(head[:n]) {
+		return false, nil, nil
+	}
+	data = make([]byte, 0, st.Size()+1)
+	data = append(data, head[:n]...)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		m, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+m]
+		if err == io.EOF {
+			return true, data, nil
+		}
+		if err != nil {
+			return true, nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 }
 
 // topo reads one source into what fleet compares.

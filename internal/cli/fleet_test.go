@@ -76,8 +76,10 @@ type fleetNode struct {
 	Alike       bool
 	Reference   string
 	Differences []struct {
-		What, Device, Kind, NIC, Code, Majority, Node string
-		Worse                                         bool
+		What, Device, Alias, Kind, NIC, Code, Majority, Node string
+		NICAlias                                             string `json:"nic_alias"`
+		Devices                                              []string
+		Worse                                                bool
 	}
 	Error string
 }
@@ -168,6 +170,9 @@ func TestFleetFindsThePlantedNodes(t *testing.T) {
 			if d.NIC != "" {
 				s += "-" + d.NIC
 			}
+			if len(d.Devices) > 0 {
+				s += " on " + strings.Join(d.Devices, ",")
+			}
 			got[p] = append(got[p], s+": "+d.Majority+" -> "+d.Node)
 		}
 	}
@@ -189,7 +194,7 @@ func TestFleetFindsThePlantedNodes(t *testing.T) {
 		"9a:00.0-0000:9b:00.0", "9a:00.0-0000:9d:00.0", "9c:00.0-0000:9b:00.0", "9c:00.0-0000:9d:00.0"} {
 		acs = append(acs, "throughput 0000:"+pair+": 400.0 Gb/s -> 143.3 Gb/s")
 	}
-	acs = append(acs, "finding_added acs-redirect:  -> critical on 0000:"+strings.Join(acsPorts, ",0000:"))
+	acs = append(acs, "finding_added acs-redirect on 0000:"+strings.Join(acsPorts, ",0000:")+":  -> critical")
 	want := map[fleetPlant][]string{
 		plantACS: acs,
 		plantRenamed: {
@@ -201,18 +206,17 @@ func TestFleetFindsThePlantedNodes(t *testing.T) {
 			"moved nic 0000:1b:00.0: 0000:1b:00.0 -> 0000:1a:00.0",
 		},
 		plantNICx8: {
-			"link bridge 0000:17:03.0: x16 at 32 GT/s -> x8 at 32 GT/s",
 			"link nic 0000:1b:00.0: x16 at 32 GT/s -> x8 at 32 GT/s",
 			"throughput 0000:18:00.0-0000:1b:00.0: 400.0 Gb/s -> 230.5 Gb/s",
 			"throughput 0000:1a:00.0-0000:1b:00.0: 400.0 Gb/s -> 230.5 Gb/s",
 			"throughput 0000:9a:00.0-0000:1b:00.0: 92.3 Gb/s -> 82.6 Gb/s",
 			"throughput 0000:9c:00.0-0000:1b:00.0: 92.3 Gb/s -> 82.6 Gb/s",
-			"finding_added link-width-degraded:  -> warning on 0000:17:03.0,0000:1b:00.0",
+			"finding_added link-width-degraded on 0000:17:03.0,0000:1b:00.0:  -> warning",
 		},
 		plantNoNIC: {
 			"missing bridge 0000:99:03.0: 1000:c030 under 0000:98:00.0 -> ",
 			"missing nic 0000:9d:00.0: 15b3:1021 NVIDIA ConnectX-7 under 0000:99:03.0 -> ",
-			"finding_added nic-shared:  -> info on 0000:9a:00.0,0000:9b:00.0,0000:9c:00.0",
+			"finding_added nic-shared on 0000:9a:00.0,0000:9b:00.0,0000:9c:00.0:  -> info",
 		},
 	}
 	if len(got) != len(want) {

@@ -8,34 +8,57 @@ import (
 )
 
 // Difference is one way a machine differs from the machine it is compared
-// with (its group's majority, or the first group's).
+// with (its group's majority, the first group's, or the reference). Each
+// fact differs once: a device's, a link's (reported on the device below
+// it, not again on its port), a pair's, a finding's on some devices.
 type Difference struct {
 	// What differs: missing (a device the majority has is absent), added,
-	// moved (the same model at another address), renamed (RDMA or interface
-	// names on the same device), parent, numa_node, link (current speed or
-	// width), link_capability, port_rate, bond (the bonding interface a
-	// NIC's netdev is enslaved to, RoCE LAG), acs, iommu (a device's IOMMU
-	// group), label (a pair's nvidia-smi or NCCL label), gdr, throughput (a
-	// pair's expected Gb/s), finding_added, finding_missing,
-	// finding_severity, host_iommu, partial (the source holds part of the
-	// machine: topology.Graph.Partial).
-	What     string `json:"what"`
-	Device   string `json:"device,omitempty"` // the device's address (the majority's, for moved)
-	Kind     string `json:"kind,omitempty"`   // accelerator, nic, bridge, other (unidentified)
-	Names    string `json:"names,omitempty"`  // the device's RDMA or interface names in the majority, for people
-	NIC      string `json:"nic,omitempty"`    // for pairs: the NIC's address; Device is the accelerator
-	Code     string `json:"code,omitempty"`   // for findings
-	Majority string `json:"majority"`         // the value in the majority ("" absent)
-	Node     string `json:"node"`             // the value on this machine ("" absent)
+	// moved (the same model at another place in the tree), renamed (RDMA
+	// or interface names on the same device, or the device's address where
+	// the bus was renumbered: the same place in the tree, Majority and
+	// Node then addresses), numa_node, link (current speed or width),
+	// link_capability, port_rate, bond (the bonding interface a NIC's
+	// netdev is enslaved to, RoCE LAG), acs, iommu (a device's IOMMU
+	// group), label (a pair's nvidia-smi or NCCL label), gdr, throughput
+	// (a pair's expected Gb/s), finding_added, finding_missing,
+	// finding_severity (compared per code and device: Devices are those
+	// whose finding differs), host_iommu, partial (the source holds part of
+	// the machine: topology.Graph.Partial).
+	What   string `json:"what"`
+	Device string `json:"device,omitempty"` // the device's address (the majority's, for moved and renamed)
+	Alias  string `json:"alias,omitempty"`  // its name in check's tables: GPU2, NIC3
+	Kind   string `json:"kind,omitempty"`   // accelerator, nic, bridge, other (unidentified)
+	// Names are the device's RDMA or interface names in the majority, or
+	// for a bridge the devices below it, for people.
+	Names    string   `json:"names,omitempty"`
+	NIC      string   `json:"nic,omitempty"`       // for pairs: the NIC's address; Device is the accelerator
+	NICAlias string   `json:"nic_alias,omitempty"` // for pairs: the NIC's name in check's tables
+	Code     string   `json:"code,omitempty"`      // for findings
+	Devices  []string `json:"devices,omitempty"`   // for findings: the devices (the majority's addresses) whose finding differs
+	Majority string   `json:"majority"`            // the value in the majority ("" absent)
+	Node     string   `json:"node"`                // the value on this machine ("" absent)
 	// Worse is set for a slower link or pair, a lost device, GPUDirect
 	// RDMA lost, a worse label, a NIC out of the bond the majority's is
-	// in, ACS redirect or IOMMU translation turned on, a new finding.
+	// in, ACS redirect or IOMMU translation turned on, a finding the
+	// majority lacks or a worse severity. A machine better than a
+	// degraded majority differs without being worse.
 	Worse bool `json:"worse"`
+	// Renumbered marks a renamed address: the same device at the same
+	// place under another bus number, which no workload sees.
+	Renumbered bool `json:"renumbered,omitempty"`
 }
 
-// String is the difference in one line for people.
-func (d Difference) String() string {
-	subject := d.Kind
+// String is the difference in one line for people, devices named as
+// check's tables name them (GPU2, NIC3) with their addresses.
+func (d Difference) String() string { return d.Text("majority") }
+
+// Text is String with other words for what the machine is compared with:
+// "reference" with fleet --reference.
+func (d Difference) Text(against string) string {
+	subject := d.Alias
+	if subject == "" {
+		subject = d.Kind
+	}
 	if d.Device != "" {
 		subject += " " + d.Device
 	}
@@ -45,27 +68,40 @@ func (d Difference) String() string {
 	subject = strings.TrimSpace(subject)
 	switch d.What {
 	case "missing":
-		return subject + ": missing (majority: " + d.Majority + ")"
+		return subject + ": missing (" + against + ": " + d.Majority + ")"
 	case "added":
-		return subject + ": not in the majority (" + d.Node + ")"
+		return subject + ": not in the " + against + " (" + d.Node + ")"
 	case "moved":
 		return subject + ": moved to " + d.Node
 	case "renamed":
+		if d.Renumbered {
+			return subject + ": renamed " + d.Majority + " -> " + d.Node + " (bus renumbered, same place in the tree)"
+		}
 		return subject + ": renamed " + d.Majority + " -> " + d.Node
 	case "label", "gdr", "throughput":
-		return fmt.Sprintf("pair %s - %s (%s): %s %s, majority %s", d.Device, d.NIC, d.Names, d.What, d.Node, d.Majority)
+		return fmt.Sprintf("pair %s - %s: %s %s, %s %s", pairEnd(d.Alias, d.Device, ""), pairEnd(d.NICAlias, d.NIC, d.Names),
+			d.What, d.Node, against, d.Majority)
 	case "finding_added":
-		return "finding " + d.Code + " (" + d.Node + "): the majority does not have it"
+		return "finding " + d.Code + " (" + d.Node + ") on " + d.Names + ": the " + against + " does not have it there"
 	case "finding_missing":
-		return "finding " + d.Code + " (" + d.Majority + "): the majority has it, this machine does not"
+		return "finding " + d.Code + " (" + d.Majority + ") on " + d.Names + ": the " + against + " has it there, this machine does not"
 	case "finding_severity":
-		return "finding " + d.Code + ": " + d.Node + ", majority " + d.Majority
+		return "finding " + d.Code + " on " + d.Names + ": " + d.Node + ", " + against + " " + d.Majority
 	case "host_iommu":
-		return "host IOMMU: " + orNone(d.Node) + ", majority " + orNone(d.Majority)
+		return "host IOMMU: " + orNone(d.Node) + ", " + against + " " + orNone(d.Majority)
 	case "partial":
-		return "the source holds part of the machine: " + orNone(d.Node) + ", majority " + orNone(d.Majority)
+		return "the source holds part of the machine: " + orNone(d.Node) + ", " + against + " " + orNone(d.Majority)
 	}
-	return fmt.Sprintf("%s: %s %s, majority %s", subject, strings.ReplaceAll(d.What, "_", " "), orNone(d.Node), orNone(d.Majority))
+	return fmt.Sprintf("%s: %s %s, %s %s", subject, strings.ReplaceAll(d.What, "_", " "), orNone(d.Node), against, orNone(d.Majority))
+}
+
+// pairEnd names one end of a pair: "NIC3 0000:41:00.0 (mlx5_3)".
+func pairEnd(alias, bdf, names string) string {
+	s := strings.TrimSpace(alias + " " + bdf)
+	if names != "" {
+		s += " (" + names + ")"
+	}
+	return s
 }
 
 func orNone(s string) string {
@@ -75,64 +111,144 @@ func orNone(s string) string {
 	return s
 }
 
-// Compare lists how node differs from ref: devices first (by the
-// majority's address), then pairs, findings and the host's IOMMU.
-// Devices are matched by place and model, so a renamed HCA is one
-// difference, not a missing device and an added one; a device of the
-// same model found at another address is reported as moved, and pairs of
-// a device that is not at the same place in both are not compared.
-func Compare(ref, node *Topo) []Difference {
-	var out []Difference
-	at := func(t *Topo) map[string]*TopoDevice {
-		m := make(map[string]*TopoDevice, len(t.Devices))
-		for i := range t.Devices {
-			m[t.Devices[i].BDF] = &t.Devices[i]
-		}
-		return m
-	}
-	refAt, nodeAt := at(ref), at(node)
-	same := func(a, b *TopoDevice) bool { return a != nil && b != nil && a.Model == b.Model && a.Kind == b.Kind }
+// matching pairs the devices of a reference Topo with a node's by place in
+// the tree, kind and model, then the rest by kind and model (moves).
+type matching struct {
+	ref, node  *Topo
+	refAt      map[string]*TopoDevice // by address
+	nodeToRef  map[string]*TopoDevice // node address -> the reference device at its place
+	refToNode  map[string]*TopoDevice // reference address -> the node device at its place
+	movedTo    map[string]*TopoDevice // reference address -> the node device it moved to
+	movedFrom  map[string]bool        // node addresses taken by a move
+	belowNames map[string]string      // reference bridge -> the named devices right below it
+	children   map[string]int         // reference address -> devices right below it
+}
 
-	// Accelerators and NICs of node not matched at their place, by model:
-	// candidates for a move.
-	unmatched := map[string][]*TopoDevice{}
+func match(ref, node *Topo) *matching {
+	ref.setPlaces()
+	node.setPlaces()
+	m := &matching{ref: ref, node: node, refAt: make(map[string]*TopoDevice, len(ref.Devices)),
+		nodeToRef: make(map[string]*TopoDevice, len(node.Devices)), refToNode: make(map[string]*TopoDevice, len(ref.Devices)),
+		movedTo: map[string]*TopoDevice{}, movedFrom: map[string]bool{}, belowNames: map[string]string{}, children: map[string]int{}}
+	refPlace := make(map[string]*TopoDevice, len(ref.Devices))
+	for i := range ref.Devices {
+		r := &ref.Devices[i]
+		m.refAt[r.BDF] = r
+		refPlace[r.Place] = r
+	}
+	for i := range ref.Devices {
+		r := &ref.Devices[i]
+		m.children[r.Parent]++
+		if p := m.refAt[r.Parent]; p != nil && p.Kind == "bridge" && r.Alias != "" {
+			m.belowNames[p.BDF] = strings.TrimPrefix(m.belowNames[p.BDF]+", "+r.Alias, ", ")
+		}
+	}
+	unmatched := map[string][]*TopoDevice{} // node accelerators and NICs at no reference place, by kind and model
 	for i := range node.Devices {
 		d := &node.Devices[i]
-		if !same(refAt[d.BDF], d) && d.Kind != "bridge" {
+		if r := refPlace[d.Place]; r != nil && r.Kind == d.Kind && r.Model == d.Model {
+			m.nodeToRef[d.BDF], m.refToNode[r.BDF] = r, d
+		} else if d.Kind != "bridge" {
 			unmatched[d.Kind+" "+d.Model] = append(unmatched[d.Kind+" "+d.Model], d)
 		}
 	}
-	moved := map[string]bool{} // node addresses taken by a move
+	// Then by address, where the places differ only because a source put
+	// siblings on two buses (setPlaces).
+	nodeAt := make(map[string]*TopoDevice, len(node.Devices))
+	for i := range node.Devices {
+		nodeAt[node.Devices[i].BDF] = &node.Devices[i]
+	}
 	for i := range ref.Devices {
 		r := &ref.Devices[i]
-		d := nodeAt[r.BDF]
-		base := Difference{Device: r.BDF, Kind: r.Kind, Names: deviceNames(r)}
-		if same(r, d) {
-			out = append(out, compareDevice(base, r, d)...)
+		if d := nodeAt[r.BDF]; d != nil && m.refToNode[r.BDF] == nil && m.nodeToRef[d.BDF] == nil && d.Kind == r.Kind && d.Model == r.Model {
+			m.nodeToRef[d.BDF], m.refToNode[r.BDF] = r, d
+			k := d.Kind + " " + d.Model
+			unmatched[k] = slices.DeleteFunc(unmatched[k], func(u *TopoDevice) bool { return u == d })
+		}
+	}
+	for i := range ref.Devices {
+		r := &ref.Devices[i]
+		if m.refToNode[r.BDF] != nil {
 			continue
 		}
-		diff := base
 		k := r.Kind + " " + r.Model
 		if c := unmatched[k]; len(c) > 0 {
 			unmatched[k] = c[1:]
-			moved[c[0].BDF] = true
-			diff.What, diff.Majority, diff.Node, diff.Worse = "moved", r.BDF, c[0].BDF, true
-		} else if node.Partial != "" && d == nil {
+			m.movedTo[r.BDF], m.movedFrom[c[0].BDF] = c[0], true
+		}
+	}
+	return m
+}
+
+// refAddress is the reference's address for a node device at the same
+// place, else the node's own.
+func (m *matching) refAddress(bdf string) string {
+	if r := m.nodeToRef[bdf]; r != nil {
+		return r.BDF
+	}
+	return bdf
+}
+
+// names is what Difference.Names holds for a reference device.
+func (m *matching) names(r *TopoDevice) string {
+	if r.Kind == "bridge" {
+		if s := m.belowNames[r.BDF]; s != "" {
+			return "above " + s
+		}
+		return ""
+	}
+	return deviceNames(r)
+}
+
+// Compare lists how node differs from ref: devices first (by the
+// majority's address), then pairs, findings and the host's IOMMU.
+// Devices are matched by place in the tree and model, so a renamed HCA or
+// a renumbered bus is one difference, not a missing device and an added
+// one; a device of the same model found at another place is reported as
+// moved, and pairs of a device that is not at the same place in both are
+// not compared. It fills in the devices' places where they are empty.
+func Compare(ref, node *Topo) []Difference {
+	var out []Difference
+	m := match(ref, node)
+	var links []int // indexes in out of link differences, to drop a port's that its child repeats
+	for i := range ref.Devices {
+		r := &ref.Devices[i]
+		d := m.refToNode[r.BDF]
+		base := Difference{Device: r.BDF, Alias: r.Alias, Kind: r.Kind, Names: m.names(r)}
+		switch {
+		case d != nil:
+			if d.BDF != r.BDF {
+				diff := base
+				diff.What, diff.Majority, diff.Node, diff.Renumbered = "renamed", r.BDF, d.BDF, true
+				out = append(out, diff)
+			}
+			for _, diff := range compareDevice(base, r, d) {
+				if diff.What == "link" {
+					links = append(links, len(out))
+				}
+				out = append(out, diff)
+			}
+		case m.movedTo[r.BDF] != nil:
+			diff := base
+			diff.What, diff.Majority, diff.Node, diff.Worse = "moved", r.BDF, m.movedTo[r.BDF].BDF, true
+			out = append(out, diff)
+		case node.Partial != "":
 			// A partial source (a subtree it could not read) lacks what it
 			// lacks: its "partial" difference says so, and no device it
 			// did not read is called missing.
-			continue
-		} else {
+		default:
+			diff := base
 			diff.What, diff.Majority, diff.Worse = "missing", describe(r), true
+			out = append(out, diff)
 		}
-		out = append(out, diff)
 	}
+	out = dropPortLinks(out, links, m)
 	for i := range node.Devices {
 		d := &node.Devices[i]
-		if same(refAt[d.BDF], d) || moved[d.BDF] {
+		if m.nodeToRef[d.BDF] != nil || m.movedFrom[d.BDF] {
 			continue
 		}
-		out = append(out, Difference{What: "added", Device: d.BDF, Kind: d.Kind, Names: deviceNames(d), Node: describe(d)})
+		out = append(out, Difference{What: "added", Device: d.BDF, Alias: d.Alias, Kind: d.Kind, Names: deviceNames(d), Node: describe(d)})
 	}
 
 	nodePairs := make(map[[2]string]*TopoPair, len(node.Pairs))
@@ -142,11 +258,16 @@ func Compare(ref, node *Topo) []Difference {
 	}
 	for i := range ref.Pairs {
 		r := &ref.Pairs[i]
-		p := nodePairs[[2]string{r.GPU, r.NIC}]
-		if p == nil || !same(refAt[r.GPU], nodeAt[r.GPU]) || !same(refAt[r.NIC], nodeAt[r.NIC]) {
+		g, n := m.refToNode[r.GPU], m.refToNode[r.NIC]
+		if g == nil || n == nil {
 			continue // a device missing or moved: reported above
 		}
-		base := Difference{Device: r.GPU, NIC: r.NIC, Names: deviceNames(refAt[r.NIC])}
+		p := nodePairs[[2]string{g.BDF, n.BDF}]
+		if p == nil {
+			continue
+		}
+		rg, rn := m.refAt[r.GPU], m.refAt[r.NIC]
+		base := Difference{Device: r.GPU, Alias: rg.Alias, NIC: r.NIC, NICAlias: rn.Alias, Names: deviceNames(rn)}
 		if p.SMI != r.SMI || p.NCCL != r.NCCL {
 			d := base
 			d.What, d.Majority, d.Node = "label", r.SMI+"/"+r.NCCL, p.SMI+"/"+p.NCCL
@@ -165,29 +286,7 @@ func Compare(ref, node *Topo) []Difference {
 			out = append(out, d)
 		}
 	}
-
-	findingKey := func(f TopoFinding) string { return f.Code + " " + strings.Join(f.Devices, ",") }
-	refFindings := map[string]TopoFinding{}
-	for _, f := range ref.Findings {
-		refFindings[findingKey(f)] = f
-	}
-	nodeFindings := map[string]bool{}
-	for _, f := range node.Findings {
-		nodeFindings[findingKey(f)] = true
-		r, ok := refFindings[findingKey(f)]
-		switch {
-		case !ok:
-			out = append(out, Difference{What: "finding_added", Code: f.Code, Node: f.Severity + " on " + devicesWord(f.Devices), Worse: true})
-		case r.Severity != f.Severity:
-			out = append(out, Difference{What: "finding_severity", Code: f.Code, Majority: r.Severity, Node: f.Severity,
-				Worse: severityRank(f.Severity) < severityRank(r.Severity)})
-		}
-	}
-	for _, f := range ref.Findings {
-		if !nodeFindings[findingKey(f)] {
-			out = append(out, Difference{What: "finding_missing", Code: f.Code, Majority: f.Severity + " on " + devicesWord(f.Devices)})
-		}
-	}
+	out = append(out, m.compareFindings()...)
 	if ref.IOMMU != node.IOMMU {
 		out = append(out, Difference{What: "host_iommu", Majority: ref.IOMMU, Node: node.IOMMU})
 	}
@@ -195,6 +294,145 @@ func Compare(ref, node *Topo) []Difference {
 		out = append(out, Difference{What: "partial", Majority: ref.Partial, Node: node.Partial})
 	}
 	return out
+}
+
+// dropPortLinks removes a port's link difference where the one device
+// below it has the same: a downstream or root port's link status is the
+// link to that device (PCIe Base Specification, Link Status register of a
+// Downstream Port), one fact, reported on the device.
+func dropPortLinks(out []Difference, links []int, m *matching) []Difference {
+	byDevice := make(map[string]*Difference, len(links))
+	for _, i := range links {
+		byDevice[out[i].Device] = &out[i]
+	}
+	drop := map[int]bool{}
+	for _, i := range links {
+		r := m.refAt[out[i].Device]
+		p := byDevice[r.Parent]
+		if p == nil || p.Majority != out[i].Majority || p.Node != out[i].Node || p.Kind != "bridge" || m.children[r.Parent] != 1 {
+			continue
+		}
+		for _, j := range links {
+			if &out[j] == p {
+				drop[j] = true
+			}
+		}
+	}
+	if len(drop) == 0 {
+		return out
+	}
+	kept := out[:0]
+	for i, d := range out {
+		if !drop[i] {
+			kept = append(kept, d)
+		}
+	}
+	return kept
+}
+
+// compareFindings compares the findings per code and device (the
+// reference's address at the device's place): a finding that spreads to a
+// NIC, or leaves one, differs on that NIC only. Devices that differ the
+// same way under one code make one difference. Findings on no device are
+// compared per code.
+func (m *matching) compareFindings() []Difference {
+	type fact struct{ code, dev string }
+	refSev, nodeSev := map[fact]string{}, map[fact]string{}
+	var order []fact // first seen, reference first
+	add := func(to map[fact]string, f TopoFinding, addr func(string) string) {
+		devs := f.Devices
+		if len(devs) == 0 {
+			devs = []string{""}
+		}
+		for _, d := range devs {
+			k := fact{f.Code, addr(d)}
+			if _, seen := refSev[k]; !seen {
+				if _, seen := nodeSev[k]; !seen {
+					order = append(order, k)
+				}
+			}
+			if old, ok := to[k]; !ok || severityRank(f.Severity) < severityRank(old) {
+				to[k] = f.Severity
+			}
+		}
+	}
+	for _, f := range m.ref.Findings {
+		add(refSev, f, func(s string) string { return s })
+	}
+	for _, f := range m.node.Findings {
+		add(nodeSev, f, m.refAddress)
+	}
+	type change struct{ what, code, majority, node string }
+	byChange := map[change]*Difference{}
+	var out []*Difference
+	for _, k := range order {
+		r, inRef := refSev[k]
+		n, inNode := nodeSev[k]
+		var c change
+		switch {
+		case inRef && inNode && r == n:
+			continue
+		case inRef && inNode:
+			c = change{"finding_severity", k.code, r, n}
+		case inNode:
+			c = change{"finding_added", k.code, "", n}
+		default:
+			c = change{"finding_missing", k.code, r, ""}
+		}
+		d := byChange[c]
+		if d == nil {
+			d = &Difference{What: c.what, Code: c.code, Majority: c.majority, Node: c.node,
+				Worse: c.what == "finding_added" || c.what == "finding_severity" && severityRank(n) < severityRank(r)}
+			byChange[c] = d
+			out = append(out, d)
+		}
+		if k.dev != "" {
+			d.Devices = append(d.Devices, k.dev)
+		}
+	}
+	diffs := make([]Difference, len(out))
+	for i, d := range out {
+		slices.Sort(d.Devices)
+		d.Names = m.deviceList(d.Devices)
+		diffs[i] = *d
+	}
+	slices.SortStableFunc(diffs, func(a, b Difference) int { return cmpStrings(a.Code, b.Code, a.What, b.What) })
+	return diffs
+}
+
+// deviceList names a finding's devices for people: "NIC2 0000:3d:00.0,
+// 0000:3b:01.0 (above NIC2)", "the host" for none.
+func (m *matching) deviceList(devs []string) string {
+	if len(devs) == 0 {
+		return "the host"
+	}
+	parts := make([]string, len(devs))
+	for i, b := range devs {
+		parts[i] = b
+		r := m.refAt[b]
+		if r == nil {
+			if d := m.nodeDevice(b); d != nil && d.Alias != "" {
+				parts[i] = d.Alias + " " + b + " (not in the majority)"
+			}
+			continue
+		}
+		if r.Alias != "" {
+			parts[i] = r.Alias + " " + b
+		} else if n := m.names(r); n != "" {
+			parts[i] = b + " (" + n + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// nodeDevice is the node's device at an address.
+func (m *matching) nodeDevice(bdf string) *TopoDevice {
+	for i := range m.node.Devices {
+		if m.node.Devices[i].BDF == bdf {
+			return &m.node.Devices[i]
+		}
+	}
+	return nil
 }
 
 // compareDevice lists how d differs from r, the same device (same place
@@ -208,9 +446,6 @@ func compareDevice(base Difference, r, d *TopoDevice) []Difference {
 	}
 	if !slices.Equal(r.RDMA, d.RDMA) || !slices.Equal(r.Netdev, d.Netdev) {
 		add("renamed", namesWord(r), namesWord(d), false)
-	}
-	if r.Parent != d.Parent {
-		add("parent", r.Parent, d.Parent, true)
 	}
 	if r.NUMANode != d.NUMANode {
 		add("numa_node", strconv.Itoa(r.NUMANode), strconv.Itoa(d.NUMANode), d.NUMANode < 0)
@@ -300,11 +535,4 @@ func gdrWord(b bool) string {
 		return "GPUDirect RDMA"
 	}
 	return "no GPUDirect RDMA"
-}
-
-func devicesWord(devs []string) string {
-	if len(devs) == 0 {
-		return "the host"
-	}
-	return strings.Join(devs, ",")
 }

@@ -19,6 +19,9 @@ type Fleet struct {
 	shapeN   []shapeCount
 	nodes    []int32 // per source: its variant, or -1
 	errs     map[int]string
+	keyBuf   []byte // Add's buffer for a machine's key
+	ref      *Topo  // the golden reference every state is compared with; nil: each group's majority
+	refName  string
 }
 
 // variant is one distinct machine state.
@@ -43,9 +46,12 @@ func NewFleet(n int) *Fleet {
 
 // Add records source i's Topo.
 func (f *Fleet) Add(i int, t *Topo) {
-	k := t.key()
-	v, ok := f.byKey[k]
+	f.grow(i)
+	t.setPlaces()
+	f.keyBuf = t.appendKey(f.keyBuf[:0])
+	v, ok := f.byKey[string(f.keyBuf)] // no string made to look up
 	if !ok {
+		k := string(f.keyBuf)
 		sk := t.shapeKey()
 		s, ok := f.shapes[sk]
 		if !ok {
@@ -66,18 +72,40 @@ func (f *Fleet) Add(i int, t *Topo) {
 	f.nodes[i] = v
 }
 
+// SetReference makes t, read from name, what every machine is compared
+// with instead of its group's majority: a known-good machine, so that a
+// fault most of the fleet shares is found on every machine that has it.
+func (f *Fleet) SetReference(name string, t *Topo) {
+	t.setPlaces()
+	f.ref, f.refName = t, name
+}
+
 // Fail records that source i could not be read.
-func (f *Fleet) Fail(i int, msg string) { f.errs[i] = msg }
+func (f *Fleet) Fail(i int, msg string) {
+	f.grow(i)
+	f.errs[i] = msg
+}
+
+// grow makes room for source i: a file of reports holds more machines
+// than NewFleet was told of.
+func (f *Fleet) grow(i int) {
+	for len(f.nodes) <= i {
+		f.nodes = append(f.nodes, -1)
+	}
+}
 
 // Result is the fleet's groups, largest first.
 type Result struct {
 	SchemaVersion int `json:"schema_version"` // report.SchemaVersion
 
-	Sources    int     `json:"sources"`
-	Unreadable int     `json:"unreadable"`
-	Differing  int     `json:"differing"` // sources unlike their group's majority, or in a group after the first
-	Groups     []Group `json:"groups"`
-	Errors     []Error `json:"errors"`
+	Sources    int `json:"sources"`
+	Unreadable int `json:"unreadable"`
+	Differing  int `json:"differing"` // sources unlike their group's majority (or the reference), or in a group after the first, other than by renumbered addresses
+	// Reference is the golden reference (fleet --reference) every
+	// machine was compared with; "" when each group's majority was.
+	Reference string  `json:"reference,omitempty"`
+	Groups    []Group `json:"groups"`
+	Errors    []Error `json:"errors"`
 
 	names []string
 	nodes []int32
@@ -86,8 +114,7 @@ type Result struct {
 }
 
 // Group is the machines of one hardware shape: the same accelerators,
-// NICs and bridges above them, by model, at the same addresses under the
-// same parents.
+// NICs and bridges, by model, at the same places in the tree (Place).
 type Group struct {
 	Group        int `json:"group"` // 1 is the largest
 	Sources      int `json:"sources"`
@@ -101,12 +128,14 @@ type Group struct {
 	Reference    string `json:"reference"` // the first source in the majority state
 	Topology     *Topo  `json:"topology"`  // the majority state
 	// ComparedWith is 1 for groups after the first: their Differences are
-	// their majority's against the first group's.
+	// their majority's against the first group's. With a reference
+	// (Result.Reference) it is 0 and every group's Differences are its
+	// majority's against the reference, its variants' too.
 	ComparedWith int          `json:"compared_with,omitempty"`
 	Differences  []Difference `json:"differences,omitempty"`
-	// SharedDevices is how many of its devices group 1 has at the same
-	// address with the same model, for groups after the first: few means
-	// other hardware rather than a changed machine.
+	// SharedDevices is how many of its devices group 1 (or the reference)
+	// has at the same place with the same model, for groups compared with
+	// one: few means other hardware rather than a changed machine.
 	SharedDevices int `json:"shared_devices,omitempty"`
 	// Variants are the group's machines unlike its majority, one entry
 	// per state, most sources first.
@@ -137,9 +166,10 @@ type Node struct {
 	SchemaVersion int    `json:"schema_version"` // so that each line stands alone
 	Source        string `json:"source"`
 	Group         int    `json:"group,omitempty"` // 0 when unreadable
-	Alike         bool   `json:"alike"`           // in the majority state of group 1
+	Alike         bool   `json:"alike"`           // in the majority state of group 1 (like the reference, with one), or unlike it by renumbered addresses only
 	// Reference is the source the differences are against: the group's
-	// first in its majority state, or group 1's for a group majority.
+	// first in its majority state, or group 1's for a group majority, or
+	// the fleet's reference (fleet --reference).
 	Reference   string       `json:"reference,omitempty"`
 	Differences []Difference `json:"differences"`
 	Error       string       `json:"error,omitempty"`
@@ -149,14 +179,15 @@ type Node struct {
 type variantPlace struct {
 	group     int // index in Groups
 	majority  bool
-	reference int // source index compared with, -1 none
+	reference int  // source index compared with, -1 none
+	golden    bool // compared with the fleet's reference
 	diffs     []Difference
 }
 
 // Result groups what was added; names are the sources, by index.
 func (f *Fleet) Result(names []string) *Result {
 	r := &Result{SchemaVersion: report.SchemaVersion, Sources: len(names), Unreadable: len(f.errs), names: names, nodes: f.nodes, errs: f.errs,
-		Groups: []Group{}, Errors: []Error{}}
+		Groups: []Group{}, Errors: []Error{}, Reference: f.refName}
 	order := make([]int, len(f.shapeN))
 	for i := range order {
 		order[i] = i
@@ -193,22 +224,36 @@ func (f *Fleet) Result(names []string) *Result {
 			}
 		}
 		r.place[vs[0]] = variantPlace{group: gi, majority: true, reference: -1}
-		if gi > 0 {
+		against := &maj.topo // what the variants are compared with
+		switch {
+		case f.ref != nil:
+			against = f.ref
+			g.Differences = Compare(f.ref, &maj.topo)
+			g.SharedDevices = sharedDevices(f.ref, &maj.topo)
+			r.place[vs[0]].golden, r.place[vs[0]].diffs = true, g.Differences
+			if !OnlyRenumbered(g.Differences) {
+				r.Differing += maj.count
+			}
+		case gi > 0:
 			first := f.variants[byGroup[0][0]]
 			g.ComparedWith = 1
 			g.Differences = Compare(&first.topo, &maj.topo)
 			g.SharedDevices = sharedDevices(&first.topo, &maj.topo)
 			r.place[vs[0]].reference = first.first
 			r.place[vs[0]].diffs = g.Differences
-			r.Differing += maj.count
+			if !OnlyRenumbered(g.Differences) {
+				r.Differing += maj.count
+			}
 		}
 		for j, vi := range vs[1:] {
 			v := f.variants[vi]
-			diffs := Compare(&maj.topo, &v.topo)
-			r.place[vi] = variantPlace{group: gi, reference: maj.first, diffs: diffs}
+			diffs := Compare(against, &v.topo)
+			r.place[vi] = variantPlace{group: gi, reference: maj.first, golden: f.ref != nil, diffs: diffs}
 			slot[vi] = j
 			g.Variants = append(g.Variants, Variant{Sources: []string{}, Differences: diffs})
-			r.Differing += v.count
+			if !OnlyRenumbered(diffs) {
+				r.Differing += v.count
+			}
 		}
 		r.Groups = append(r.Groups, g)
 	}
@@ -241,7 +286,14 @@ func (r *Result) Node(i int) Node {
 	}
 	p := r.place[v]
 	n.Group = p.group + 1
-	n.Alike = p.majority && p.group == 0
+	n.Alike = p.group == 0 && (p.majority || OnlyRenumbered(p.diffs))
+	if p.golden {
+		n.Alike, n.Reference, n.Differences = OnlyRenumbered(p.diffs), r.Reference, p.diffs
+		if n.Differences == nil {
+			n.Differences = []Difference{}
+		}
+		return n
+	}
 	if p.reference >= 0 {
 		n.Reference = r.names[p.reference]
 		n.Differences = p.diffs
@@ -249,16 +301,28 @@ func (r *Result) Node(i int) Node {
 	return n
 }
 
-// sharedDevices counts t's devices that ref has at the same address with
+// OnlyRenumbered reports whether ds are all renumbered addresses: the same
+// devices at the same places, which no workload sees, so the machine
+// counts as alike.
+func OnlyRenumbered(ds []Difference) bool {
+	for _, d := range ds {
+		if !d.Renumbered {
+			return false
+		}
+	}
+	return true
+}
+
+// sharedDevices counts t's devices that ref has at the same place with
 // the same kind and model.
 func sharedDevices(ref, t *Topo) int {
 	at := make(map[string]*TopoDevice, len(ref.Devices))
 	for i := range ref.Devices {
-		at[ref.Devices[i].BDF] = &ref.Devices[i]
+		at[ref.Devices[i].Place] = &ref.Devices[i]
 	}
 	n := 0
 	for _, d := range t.Devices {
-		if r := at[d.BDF]; r != nil && r.Kind == d.Kind && r.Model == d.Model {
+		if r := at[d.Place]; r != nil && r.Kind == d.Kind && r.Model == d.Model {
 			n++
 		}
 	}

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gdtopo/gdtopo/topology"
@@ -24,7 +25,11 @@ func topoLiteral() Topo {
 func whats(ds []Difference) []string {
 	var out []string
 	for _, d := range ds {
-		out = append(out, d.What+" "+d.Device+" "+d.Majority+" -> "+d.Node)
+		s := d.What + " " + d.Device + " " + d.Majority + " -> " + d.Node
+		if len(d.Devices) > 0 {
+			s += " on " + strings.Join(d.Devices, ",")
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -86,6 +91,84 @@ func TestCompare(t *testing.T) {
 	}
 	if gained := Compare(&unbonded, &bonded); len(gained) != 1 || gained[0].Worse {
 		t.Errorf("bond gained: %v; want one difference, not worse", gained)
+	}
+}
+
+// TestCompareFindingsPerDevice: findings are compared per code and
+// device, so a second NIC at x8 beside the fleet's one is one finding
+// difference on that NIC and its port, never a finding "missing" while the
+// first NIC still has it; a machine better than a degraded majority is
+// not worse.
+func TestCompareFindingsPerDevice(t *testing.T) {
+	degraded := func(devs ...string) Topo {
+		tp := topoLiteral()
+		tp.Findings = []TopoFinding{{Code: "link-width-degraded", Severity: "warning", Devices: devs}}
+		return tp
+	}
+	common := degraded("0000:15:01.0", "0000:17:00.0")
+	more := degraded("0000:15:01.0", "0000:16:00.0", "0000:17:00.0")
+	healthy := topoLiteral()
+	if got, want := whats(Compare(&common, &more)), []string{"finding_added   -> warning on 0000:16:00.0"}; !slices.Equal(got, want) {
+		t.Errorf("a second device degraded: %q, want %q", got, want)
+	}
+	diffs := Compare(&common, &healthy)
+	if got, want := whats(diffs), []string{"finding_missing  warning ->  on 0000:15:01.0,0000:17:00.0"}; !slices.Equal(got, want) {
+		t.Errorf("healthy against a degraded majority: %q, want %q", got, want)
+	}
+	for _, d := range diffs {
+		if d.Worse {
+			t.Errorf("healthy against a degraded majority: %s marked worse", d)
+		}
+	}
+	severe := degraded("0000:15:01.0", "0000:17:00.0")
+	severe.Findings = append(severe.Findings, TopoFinding{Code: "link-width-degraded", Severity: "critical", Devices: []string{"0000:17:00.0"}})
+	if d := Compare(&common, &severe); len(d) != 1 || d[0].What != "finding_severity" || !d[0].Worse || !slices.Equal(d[0].Devices, []string{"0000:17:00.0"}) {
+		t.Errorf("severity raised on one device: %q", whats(d))
+	}
+}
+
+// TestRenumbered: a device at the same place under another bus number is
+// renamed, not moved: not worse, and the machine counts as alike.
+func TestRenumbered(t *testing.T) {
+	ref := topoLiteral()
+	ref.Devices = ref.Devices[:2] // the bridge and the GPU
+	ref.Pairs = nil
+	renum := topoLiteral()
+	renum.Devices = renum.Devices[:2]
+	renum.Pairs = nil
+	renum.Devices[1].BDF = "0000:18:00.0"
+	diffs := Compare(&ref, &renum)
+	if len(diffs) != 1 || diffs[0].What != "renamed" || diffs[0].Worse || !diffs[0].Renumbered ||
+		diffs[0].String() != "accelerator 0000:16:00.0: renamed 0000:16:00.0 -> 0000:18:00.0 (bus renumbered, same place in the tree)" {
+		t.Fatalf("renumbered: %q", diffs)
+	}
+	f := NewFleet(3)
+	for i, tp := range []Topo{ref, ref, renum} {
+		f.Add(i, &tp)
+	}
+	r := f.Result([]string{"a", "b", "c"})
+	if len(r.Groups) != 1 || r.Differing != 0 || !r.Node(2).Alike || len(r.Node(2).Differences) != 1 {
+		t.Errorf("renumbered node: groups %d, differing %d, node %+v", len(r.Groups), r.Differing, r.Node(2))
+	}
+}
+
+// TestEveryBridgeKept: a port whose device is gone stays in the Topo, so
+// the device is missing and the port is not.
+func TestEveryBridgeKept(t *testing.T) {
+	dev := func(bdf string, kind topology.Kind, parent *topology.Device) *topology.Device {
+		addr, err := topology.ParseBDF(bdf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &topology.Device{Addr: addr, Kind: kind, Parent: parent}
+	}
+	rp := dev("0000:3e:00.0", topology.KindBridge, nil)
+	port := dev("0000:3f:01.0", topology.KindBridge, rp)
+	nic := dev("0000:41:00.0", topology.KindNIC, port)
+	with := NewTopo(&topology.Graph{Devices: []*topology.Device{rp, port, nic}}, nil, nil)
+	without := NewTopo(&topology.Graph{Devices: []*topology.Device{rp, port}}, nil, nil)
+	if got, want := whats(Compare(&with, &without)), []string{"missing 0000:41:00.0 0000:0000 under 0000:3f:01.0 -> "}; !slices.Equal(got, want) {
+		t.Errorf("NIC gone: %q, want %q", got, want)
 	}
 }
 

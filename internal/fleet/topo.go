@@ -8,12 +8,14 @@ import (
 	"strings"
 
 	"github.com/gdtopo/gdtopo/advisor"
+	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
 // Topo is what the fleet command compares between machines: the
-// accelerators, the NICs and the bridges above them, each at its place (PCI
-// address) with its model, links, names, ACS and IOMMU state; every
+// accelerators, the NICs, every bridge and the functions above them, each at
+// its place (Place: the slots from its root bus, which bus renumbering does
+// not change) and address, with its model, links, names, ACS and IOMMU state; every
 // accelerator–NIC pair's labels and prediction; the findings; and the
 // host's IOMMU settings. It holds plain values only, no host name and no
 // wording, so two machines with the same hardware in the same state have
@@ -30,7 +32,14 @@ type Topo struct {
 
 // TopoDevice is one PCI function of a Topo.
 type TopoDevice struct {
-	BDF          string   `json:"bdf"`
+	BDF string `json:"bdf"`
+	// Place is the device's place in the tree: its root bus, then the
+	// device.function of each function from the top down
+	// ("0000:15/01.0/00.0/01.0/00.0"). Bus numbers below the root bus are
+	// the firmware's or kernel's choice, so a renumbered device keeps its
+	// place and changes its address.
+	Place        string   `json:"place"`
+	Alias        string   `json:"alias,omitempty"` // GPU2, NIC3: the names check's tables use
 	Kind         string   `json:"kind"`
 	Model        string   `json:"model"` // vendor:device IDs, 10de:2330
 	Name         string   `json:"name,omitempty"`
@@ -75,22 +84,25 @@ func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo
 	t := Topo{Devices: []TopoDevice{}, Pairs: []TopoPair{}, Findings: []TopoFinding{}} // [] in JSON, never null
 	keep := map[*topology.Device]bool{}
 	for _, d := range g.Devices {
-		if (d.Kind != topology.KindAccelerator && d.Kind != topology.KindNIC && !d.Unidentified) || d.IsVirtualFunction() {
+		// Every bridge is kept, so an empty slot is compared as a slot, not
+		// reported missing with the device that left it.
+		if (d.Kind != topology.KindAccelerator && d.Kind != topology.KindNIC && d.Kind != topology.KindBridge && !d.Unidentified) || d.IsVirtualFunction() {
 			continue
 		}
 		for p := d; p != nil && !keep[p]; p = p.Parent {
 			keep[p] = true
 		}
 	}
+	aliases := report.Aliases(g)
 	for _, d := range g.Devices {
 		if !keep[d] {
 			continue
 		}
 		td := TopoDevice{
-			BDF: d.BDF(), Kind: string(d.Kind), Model: fmt.Sprintf("%04x:%04x", d.VendorID, d.DeviceID), Name: d.Name,
+			BDF: d.BDF(), Alias: aliases[d], Kind: string(d.Kind), Model: fmt.Sprintf("%04x:%04x", d.VendorID, d.DeviceID), Name: d.Name,
 			NUMANode: d.NUMANode, CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth,
 			MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth,
-			RDMA: slices.Clone(d.RDMA), Netdev: slices.Clone(d.Netdevs), PortRateGbps: d.PortRateGbps,
+			RDMA: slices.Clone(d.RDMA), Netdev: slices.Clone(d.Netdevs), PortRateGbps: report.Round(d.PortRateGbps),
 			Bond: d.Bond, Unidentified: d.Unidentified,
 		}
 		if d.Parent != nil {
@@ -114,7 +126,7 @@ func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo
 		}
 		t.Devices = append(t.Devices, td)
 	}
-	slices.SortFunc(t.Devices, func(a, b TopoDevice) int { return strings.Compare(a.BDF, b.BDF) })
+	t.finishDevices()
 
 	predicted := map[[2]*topology.Device]*advisor.Prediction{}
 	if res != nil {
@@ -136,7 +148,7 @@ func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo
 			tp.SMI += "?"
 		}
 		if pr := predicted[[2]*topology.Device{gpu, nic}]; pr != nil {
-			tp.ExpectedGbps = math.Round(pr.ExpectedGbps*10) / 10
+			tp.ExpectedGbps = roundGbps(pr.ExpectedGbps)
 			tp.GDR = pr.GDR
 		}
 		t.Pairs = append(t.Pairs, tp)
@@ -152,11 +164,82 @@ func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo
 			t.Findings = append(t.Findings, TopoFinding{Code: f.Code, Severity: string(f.Severity), Devices: devs})
 		}
 	}
-	slices.SortFunc(t.Findings, func(a, b TopoFinding) int {
-		return cmpStrings(a.Code, b.Code, a.Severity, b.Severity, strings.Join(a.Devices, ","), strings.Join(b.Devices, ","))
-	})
+	sortFindings(t.Findings)
 	t.IOMMU, t.Partial = iommuState(g), g.Partial
 	return t
+}
+
+// sortFindings orders findings by code, severity and devices.
+func sortFindings(fs []TopoFinding) {
+	slices.SortFunc(fs, func(a, b TopoFinding) int {
+		return cmpStrings(a.Code, b.Code, a.Severity, b.Severity, strings.Join(a.Devices, ","), strings.Join(b.Devices, ","))
+	})
+}
+
+// roundGbps rounds a pair's throughput to 0.1 Gb/s as a report would
+// hold it (report.Round, then 0.1), so a Topo read from a report and one
+// from the source it was written from are equal.
+func roundGbps(g float64) float64 { return math.Round(report.Round(g)*10) / 10 }
+
+// finishDevices sorts the devices by address and gives each its place.
+func (t *Topo) finishDevices() {
+	slices.SortFunc(t.Devices, func(a, b TopoDevice) int { return strings.Compare(a.BDF, b.BDF) })
+	t.setPlaces()
+}
+
+// setPlaces gives each device without a place its place, from the
+// parents' addresses. A bridge has one secondary bus, so its children
+// differ in device.function; where a source puts two children of one
+// parent at the same device.function on two buses, their buses stay in
+// their places.
+func (t *Topo) setPlaces() {
+	if !slices.ContainsFunc(t.Devices, func(d TopoDevice) bool { return d.Place == "" }) {
+		return
+	}
+	at := make(map[string]int, len(t.Devices))
+	slots := map[[2]string]int{} // parent and device.function -> children there
+	for i, d := range t.Devices {
+		at[d.BDF] = i
+		slots[[2]string{d.Parent, slotOf(d.BDF)}]++
+	}
+	var place func(i, depth int) string
+	place = func(i, depth int) string {
+		d := &t.Devices[i]
+		if d.Place != "" {
+			return d.Place
+		}
+		p, ok := at[d.Parent]
+		if d.Parent == "" || !ok || depth > len(t.Devices) {
+			d.Place = rootBus(d.BDF) + "/" + slotOf(d.BDF)
+			return d.Place
+		}
+		elem := slotOf(d.BDF)
+		if slots[[2]string{d.Parent, elem}] > 1 {
+			elem = strings.TrimPrefix(d.BDF, rootBus(rootBus(d.BDF))+":")
+		}
+		d.Place = place(p, depth+1) + "/" + elem
+		return d.Place
+	}
+	for i := range t.Devices {
+		place(i, 0)
+	}
+}
+
+// rootBus is an address's domain and bus ("0000:15" of 0000:15:01.0), or
+// the whole string where it is not a PCI address (a stand-in).
+func rootBus(bdf string) string {
+	if i := strings.LastIndexByte(bdf, ':'); i > 0 {
+		return bdf[:i]
+	}
+	return bdf
+}
+
+// slotOf is an address's device.function ("01.0" of 0000:15:01.0).
+func slotOf(bdf string) string {
+	if i := strings.LastIndexByte(bdf, ':'); i >= 0 {
+		return bdf[i+1:]
+	}
+	return bdf
 }
 
 // cmpStrings compares pairs of strings in turn: a0 with b0, then a1 with b1...
@@ -172,88 +255,88 @@ func cmpStrings(ab ...string) int {
 // iommuState is the host's IOMMU settings in words: the command line's
 // IOMMU parameters and how many IOMMU units /sys/class/iommu lists.
 func iommuState(g *topology.Graph) string {
-	var parts []string
-	if g.System.CmdlineRead {
-		var params []string
-		for _, f := range strings.Fields(g.System.Cmdline) {
-			if strings.Contains(strings.SplitN(f, "=", 2)[0], "iommu") {
-				params = append(params, f)
-			}
-		}
-		if len(params) == 0 {
-			params = []string{"no iommu parameters"}
-		}
-		parts = append(parts, strings.Join(params, " "))
-	}
+	units := -1
 	if g.Platform.IOMMUClassRead {
-		parts = append(parts, strconv.Itoa(len(g.Platform.IOMMUs))+" IOMMU units")
+		units = len(g.Platform.IOMMUs)
 	}
-	return strings.Join(parts, ", ")
+	return iommuWords(g.System.Cmdline, g.System.CmdlineRead, units)
 }
 
 // shapeKey is what makes two machines the same hardware: every device's
-// place, kind, model and parent, and whether the source holds all of it.
+// place in the tree (so its parent's), kind and model, and whether the
+// source holds all of it; not its address, which renumbering changes.
 // Machines of one shape form a group.
 func (t *Topo) shapeKey() string {
 	var b strings.Builder
 	if t.Partial != "" {
 		b.WriteString("partial: " + t.Partial + "\n")
 	}
-	for _, d := range t.Devices {
-		b.WriteString(d.BDF)
+	byPlace := make([]*TopoDevice, len(t.Devices))
+	for i := range t.Devices {
+		byPlace[i] = &t.Devices[i]
+	}
+	slices.SortFunc(byPlace, func(a, b *TopoDevice) int { return strings.Compare(a.Place, b.Place) })
+	for _, d := range byPlace {
+		b.WriteString(d.Place)
 		b.WriteByte(' ')
 		b.WriteString(d.Kind)
 		b.WriteByte(' ')
 		b.WriteString(d.Model)
-		b.WriteByte(' ')
-		b.WriteString(d.Parent)
 		b.WriteByte('\n')
 	}
 	return b.String()
 }
 
 // key is the whole Topo as a string: two machines with equal keys are
-// alike in everything the fleet command compares.
-func (t *Topo) key() string {
-	var b strings.Builder
-	b.WriteString(t.shapeKey())
-	b.WriteString("--\n")
-	num := func(f float64) { b.WriteString(strconv.FormatFloat(f, 'g', -1, 64)); b.WriteByte(' ') }
+// alike in everything the fleet command compares, their shape included.
+func (t *Topo) key() string { return string(t.appendKey(nil)) }
+
+// appendKey appends key to b: Fleet.Add looks a machine up with it in a
+// buffer it reuses, so only a new state's key is kept as a string.
+func (t *Topo) appendKey(b []byte) []byte {
+	str := func(s ...string) {
+		for _, x := range s {
+			b = append(b, x...)
+			b = append(b, ' ')
+		}
+	}
+	list := func(l []string) {
+		for i, x := range l {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, x...)
+		}
+		b = append(b, ' ')
+	}
+	num := func(f float64) { b = append(strconv.AppendFloat(b, f, 'g', -1, 64), ' ') }
+	integer := func(n int) { b = append(strconv.AppendInt(b, int64(n), 10), ' ') }
+	str("partial:", t.Partial, "\n")
 	for _, d := range t.Devices {
-		b.WriteString(d.BDF)
-		b.WriteByte(' ')
-		b.WriteString(strconv.Itoa(d.NUMANode))
-		b.WriteByte(' ')
+		str(d.BDF, d.Place, d.Kind, d.Model, d.Parent, d.Alias)
+		integer(d.NUMANode)
 		num(d.CurrentGTs)
-		b.WriteString(strconv.Itoa(d.CurrentWidth))
-		b.WriteByte(' ')
+		integer(d.CurrentWidth)
 		num(d.MaxGTs)
-		b.WriteString(strconv.Itoa(d.MaxWidth))
-		b.WriteByte(' ')
+		integer(d.MaxWidth)
 		num(d.PortRateGbps)
-		b.WriteString(strings.Join(d.RDMA, ","))
-		b.WriteByte(' ')
-		b.WriteString(strings.Join(d.Netdev, ","))
-		b.WriteByte(' ')
-		b.WriteString(d.Bond)
-		b.WriteByte(' ')
-		b.WriteString(d.ACS)
-		b.WriteByte(' ')
-		b.WriteString(d.IOMMU)
-		b.WriteByte('\n')
+		list(d.RDMA)
+		list(d.Netdev)
+		str(d.Bond, d.ACS, d.IOMMU, "\n")
 	}
-	b.WriteString("--\n")
+	b = append(b, "--\n"...)
 	for _, p := range t.Pairs {
-		b.WriteString(p.GPU + " " + p.NIC + " " + p.SMI + " " + p.NCCL + " ")
+		str(p.GPU, p.NIC, p.SMI, p.NCCL)
 		num(p.ExpectedGbps)
-		b.WriteString(strconv.FormatBool(p.GDR))
-		b.WriteByte('\n')
+		b = strconv.AppendBool(b, p.GDR)
+		b = append(b, '\n')
 	}
-	b.WriteString("--\n")
+	b = append(b, "--\n"...)
 	for _, f := range t.Findings {
-		b.WriteString(f.Code + " " + f.Severity + " " + strings.Join(f.Devices, ",") + "\n")
+		str(f.Code, f.Severity)
+		list(f.Devices)
+		b = append(b, '\n')
 	}
-	b.WriteString("--\n")
-	b.WriteString(t.IOMMU)
-	return b.String()
+	b = append(b, "--\n"...)
+	return append(b, t.IOMMU...)
 }

@@ -21,8 +21,15 @@ const (
 // could not be read, lines wrapped to style's width.
 func Fleet(w io.Writer, r *fleet.Result, style Style) error {
 	p := NewPrinter(w, Table, style)
-	p.Lines(fmt.Sprintf("%s: %s, %d unlike the majority, %d unreadable",
-		words.Count(r.Sources, "source"), words.Count(len(r.Groups), "group"), r.Differing, r.Unreadable), "", "  ")
+	against := "majority"
+	if r.Reference != "" {
+		against = "reference"
+	}
+	p.Lines(fmt.Sprintf("%s: %s, %d unlike the %s, %d unreadable",
+		words.Count(r.Sources, "source"), words.Count(len(r.Groups), "group"), r.Differing, against, r.Unreadable), "", "  ")
+	if r.Reference != "" {
+		p.Lines("compared with the reference "+r.Reference+", not each group's majority", "", "  ")
+	}
 	for _, g := range r.Groups {
 		p.Printf("\n")
 		accelerators := words.Count(g.Accelerators, "accelerator")
@@ -36,16 +43,22 @@ func Fleet(w io.Writer, r *fleet.Result, style Style) error {
 		p.Lines(fmt.Sprintf("group %d: %s (%s), %d alike, like %s",
 			g.Group, words.Count(g.Sources, "source"), shown, g.Alike, g.Reference), "", "  ")
 		switch {
-		case g.OtherHardware(&r.Groups[0]):
-			p.Lines(fmt.Sprintf("other hardware than group %d: %d of its %d devices are at the same address with the same model there, of %d in group %d (-o json lists the differences)",
+		case r.Reference != "" && len(g.Differences) > 0 && 2*g.SharedDevices < len(g.Topology.Devices):
+			p.Lines(fmt.Sprintf("other hardware than the reference: %d of its %d devices are at the same place with the same model there (-o json lists the differences)",
+				g.SharedDevices, len(g.Topology.Devices)), "  ", "    ")
+		case r.Reference == "" && g.OtherHardware(&r.Groups[0]):
+			p.Lines(fmt.Sprintf("other hardware than group %d: %d of its %d devices are at the same place with the same model there, of %d in group %d (-o json lists the differences)",
 				g.ComparedWith, g.SharedDevices, len(g.Topology.Devices), len(r.Groups[0].Topology.Devices), g.ComparedWith), "  ", "    ")
+		case len(g.Differences) > 0 && r.Reference != "":
+			p.Lines("the majority state unlike the reference:", "  ", "    ")
+			writeDiffs(p, "    ", g.Differences, against)
 		case len(g.Differences) > 0:
 			p.Lines(fmt.Sprintf("unlike group %d:", g.ComparedWith), "  ", "    ")
-			writeDiffs(p, "    ", g.Differences)
+			writeDiffs(p, "    ", g.Differences, against)
 		}
 		for _, v := range g.Variants {
 			p.Lines(listSources(v.Sources)+":", "  ", "    ")
-			writeDiffs(p, "    ", v.Differences)
+			writeDiffs(p, "    ", v.Differences, against)
 		}
 	}
 	if len(r.Errors) > 0 {
@@ -59,13 +72,13 @@ func Fleet(w io.Writer, r *fleet.Result, style Style) error {
 
 // writeDiffs prints up to fleetDiffMax differences: machines of other
 // hardware differ in every device, which -o json lists.
-func writeDiffs(p *Printer, indent string, ds []fleet.Difference) {
+func writeDiffs(p *Printer, indent string, ds []fleet.Difference, against string) {
 	for i, d := range ds {
 		if i == fleetDiffMax && len(ds) > fleetDiffMax+1 {
 			p.Lines(fmt.Sprintf("... and %d more differences (-o json lists them all)", len(ds)-i), indent, indent+"  ")
 			return
 		}
-		p.Lines(d.String(), indent, indent+"  ")
+		p.Lines(d.Text(against), indent, indent+"  ")
 	}
 }
 

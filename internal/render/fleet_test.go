@@ -50,7 +50,7 @@ func TestFleet(t *testing.T) {
 		"group 1: 3 sources (8 accelerators, 0 NICs), 2 alike, like a\n",
 		"  n00 n01 n02 n03 n04 n05 n06 n07 n08 n09 n10 n11 n12 n13 n14 n15 n16 n17 n18 n19 and 5 more:\n",
 		"    ... and 10 more differences (-o json lists them all)\n",
-		"group 2: 1 source (8 accelerators, 0 NICs), 1 alike, like b\n  other hardware than group 1: 0 of its 8 devices are at the same address with the same model there, of 8 in group 1",
+		"group 2: 1 source (8 accelerators, 0 NICs), 1 alike, like b\n  other hardware than group 1: 0 of its 8 devices are at the same place with the same model there, of 8 in group 1",
 		"group 3: 1 source (7 accelerators, 0 NICs), 1 alike, like c\n  unlike group 1:\n    accelerator 0000:07:00.0: missing (majority: 10de:2330)\n",
 		"group 4: 1 source (no accelerator identified among 6 unidentified functions, 0 NICs), 1 alike, like e\n",
 		"group 5: 1 source (2 accelerators, 0 NICs in a partial source: a tree fragment: give the whole lspci -tv), 1 alike, like f\n",

@@ -43,6 +43,10 @@ func Build(in Input) *Report {
 		Warnings: make([]Warning, 0, len(g.Warnings)), Lacks: append(append([]string{}, g.Lacks...), unidentifiedLacks(g)...), Findings: []Finding{},
 		Plan: Plan{Assignments: []Assignment{}, Ranks: []Rank{}}}
 	r.System = system(g.System)
+	if g.Platform.IOMMUClassRead {
+		n := len(g.Platform.IOMMUs)
+		r.System.IOMMUUnits = &n
+	}
 	r.Summary = summary(g)
 	for _, hb := range g.HostBridges {
 		r.HostBridges = append(r.HostBridges, HostBridge{Name: hb.Name, NUMANode: hb.NUMANode, Socket: hb.Socket, Devices: bdfs(hb.Devices)})
@@ -265,6 +269,20 @@ func device(g *topology.Graph, d *topology.Device, alias string, ids hexIDs) Dev
 	}
 	out.Bond, out.ComputePartition, out.MemoryPartition = d.Bond, d.ComputePartition, d.MemoryPartition
 	out.Ports, out.AER = ports(d), aer(d)
+	out.Unidentified = d.Unidentified
+	if d.Kind == topology.KindBridge {
+		switch {
+		case !d.ACSKnown:
+			out.ACS = "unknown"
+		case d.ACSRedirect:
+			out.ACS = "redirect"
+		default:
+			out.ACS = "off"
+		}
+	}
+	if d.IOMMUGroup != "" {
+		out.IOMMUType = g.Platform.IOMMUGroupTypes[d.IOMMUGroup]
+	}
 	for _, p := range g.SocketDirectPeers(d) {
 		out.SocketDirectPeers = append(out.SocketDirectPeers, p.BDF())
 	}

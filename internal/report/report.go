@@ -246,6 +246,10 @@ type System struct {
 	LogicalCPUs int        `json:"logical_cpus"`
 	NUMANodes   []NUMANode `json:"numa_nodes"`
 	Cmdline     *string    `json:"kernel_cmdline"` // null when not captured
+	// IOMMUUnits counts /sys/class/iommu's entries; absent when the source
+	// lacks the folder. With the command line and each device's IOMMU
+	// type it is what fleet compares of the host's IOMMU.
+	IOMMUUnits *int `json:"iommu_units,omitempty"`
 }
 
 // NUMANode is one NUMA node.
@@ -314,6 +318,16 @@ type Device struct {
 	// hangs (plain lspci): Parent and HostBridge are then "" and every path
 	// to it is "?".
 	PlaceUnknown bool `json:"place_unknown,omitempty"`
+	// ACS is a bridge's ACS Request/Completion Redirect: redirect, off, or
+	// unknown where the source lacks its capability; "" for other kinds.
+	ACS string `json:"acs,omitempty"`
+	// IOMMUType is the domain type of the function's IOMMU group (identity,
+	// DMA, DMA-FQ); "" without a group or where the source lacks it.
+	IOMMUType string `json:"iommu_type,omitempty"`
+	// Unidentified is set on a function the source gives no IDs, name or
+	// class for that would tell an accelerator from the rest
+	// (topology.Device.Unidentified).
+	Unidentified bool `json:"unidentified,omitempty"`
 }
 
 // Hop is one step of a pair's path.

@@ -32,6 +32,7 @@ type options struct {
 	Functions int            // PCI functions of the generated tree; 0 leaves it out
 	Fleet     int            // snapshots in the fleet; 0 leaves it out
 	FleetRuns int            // timed fleet runs
+	Reports   int            // nodes' reports (check -o jsonl files) in the fleet of reports; 0 leaves it out
 	Corpus    string         // corpus folder; "" is ../shared/corpus beside the module
 	Gdtopo    string         // binary to time; "" builds ./cmd/gdtopo
 	Root      string         // module root; "" finds it from the working directory
@@ -41,9 +42,12 @@ type options struct {
 
 // setDefaults fills what the flags left unset for the full or quick mode.
 func (o *options) setDefaults(quick bool) {
-	runs, warmup, functions, fleet, fleetRuns, mode := 15, 3, 10000, 10000, 3, "full"
+	runs, warmup, functions, fleet, fleetRuns, reports, mode := 15, 3, 10000, 10000, 3, 100000, "full"
 	if quick {
-		runs, warmup, functions, fleet, fleetRuns, mode = 3, 1, 1000, 1000, 1, "quick"
+		runs, warmup, functions, fleet, fleetRuns, reports, mode = 3, 1, 1000, 1000, 1, 1000, "quick"
+	}
+	if o.Reports < 0 {
+		o.Reports = reports
 	}
 	if o.Functions < 0 {
 		o.Functions = functions
@@ -177,6 +181,13 @@ func run(o options, out io.Writer) error {
 			return err
 		}
 		res.fleet = &f
+	}
+	if o.Reports > 0 {
+		f, err := measureFleetOf(o, t, tmp, true)
+		if err != nil {
+			return err
+		}
+		res.reports = &f
 	}
 	m.loadEnd = loadAverage()
 	m.runs, m.warmup, m.mode = o.Runs, o.Warmup, o.mode

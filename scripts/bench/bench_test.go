@@ -45,7 +45,7 @@ func TestQuickTable(t *testing.T) {
 	const fixture = "fixtures/hgx-h100"
 	o := options{
 		Only:      regexp.MustCompile("^" + regexp.QuoteMeta(fixture) + "$"),
-		Functions: 200, Fleet: 20, Warmup: -1,
+		Functions: 200, Fleet: 20, Reports: 20, Warmup: -1,
 		Gdtopo: self, Root: "../..",
 	}
 	o.setDefaults(true)
@@ -58,7 +58,7 @@ func TestQuickTable(t *testing.T) {
 		t.Errorf("a comparison failed:\n%s", text)
 	}
 
-	all := []string{fleetRow, fleetRSSRow, checkRSSRow}
+	all := []string{fleetRow, fleetRSSRow, reportsRow, reportsRSSRow, checkRSSRow}
 	for w := checkLspci; w <= bigLstopo; w++ {
 		all = append(all, w.String())
 	}

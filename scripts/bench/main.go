@@ -54,6 +54,7 @@ func main() {
 	flag.StringVar(&only, "only", "", "run only the inputs whose name matches this regular expression (e.g. 'hgx-h100$')")
 	flag.IntVar(&opts.Functions, "functions", -1, "PCI functions of the generated tree (default 10000, -quick 1000; 0 leaves it out)")
 	flag.IntVar(&opts.Fleet, "fleet", -1, "snapshots in the fleet run (default 10000, -quick 1000; 0 leaves it out)")
+	flag.IntVar(&opts.Reports, "reports", -1, "nodes' check -o jsonl reports in the fleet-of-reports run (default 100000, -quick 1000; 0 leaves it out)")
 	flag.StringVar(&opts.Corpus, "corpus", "", "the corpus folder (default ../shared/corpus beside the repository; a missing one is left out)")
 	flag.StringVar(&opts.Gdtopo, "gdtopo", "", "time this gdtopo binary instead of building ./cmd/gdtopo")
 	flag.StringVar(&gen, "gen", "", "write the generated tree of -functions functions into this folder and exit")
