@@ -163,7 +163,7 @@ func TestVerifyROCmSMI(t *testing.T) {
 	testdata := filepath.Join("..", "rocmsmi", "testdata")
 	whole := filepath.Join(testdata, "ms-swift-mi308x-8xgmi.txt")
 	code, out, _ := run("verify", fixture, whole)
-	if code != ExitOK || !strings.Contains(out, "rocm-smi --showtopo against the source") ||
+	if code != ExitOK || !strings.Contains(out, "\nrocm-smi  "+whole+": 8 GPUs: 28 XGMI and 0 PCIE pairs") ||
 		!strings.Contains(out, "36 compared: 8 agree, 0 differ; 28 XGMI the source cannot show") {
 		t.Errorf("verify %s %s: exit %d:\n%s", fixture, whole, code, out)
 	}
