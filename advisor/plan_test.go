@@ -516,3 +516,31 @@ func TestPlanIBHCA(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanFirstOfEqualNICs: four equal NICs under each accelerator's
+// switch (AWS p5's EFA layout): each accelerator's planned NIC is the
+// first of its four, the others its further NICs, GPU1 as GPU0.
+func TestPlanFirstOfEqualNICs(t *testing.T) {
+	b := newBuilder()
+	var gpus []*topology.Device
+	var first []*topology.Device
+	for i := range 2 {
+		_, rp := b.hb(0)
+		usp := b.sw(rp)
+		p0 := b.port(usp, 0)
+		gpus = append(gpus, b.gpu(below(p0, 0), p0))
+		for k := 1; k <= 4; k++ {
+			pk := b.port(usp, k)
+			n := b.nic(below(pk, k), pk, fmt.Sprintf("mlx5_%d", i*4+k-1))
+			if k == 1 {
+				first = append(first, n)
+			}
+		}
+	}
+	pl := analyze(t, b.graph(), Options{}).Plan
+	for i, as := range pl.Assignments {
+		if as.GPU != gpus[i] || as.NIC != first[i] || len(as.MoreNICs) != 3 {
+			t.Errorf("%s -> %s + %d more, want %s + 3", as.GPU.BDF(), as.NIC.BDF(), len(as.MoreNICs), first[i].BDF())
+		}
+	}
+}
