@@ -352,13 +352,6 @@ func (x *explainer) ranksOf(h string) []*LogRank {
 	return out
 }
 
-func hostWord(h string) string {
-	if h == "" {
-		return "the log's unprefixed lines"
-	}
-	return h
-}
-
 // host finds the differences of one host.
 func (x *explainer) host(h *nccllog.Host) {
 	ranks := x.ranksOf(h.Name)
