@@ -131,8 +131,8 @@ func (a *analysis) railNICs() []*topology.Device {
 
 // forbidden is the cost of a pair below the threshold: more than any
 // assignment of allowed pairs (|cost| < 1e6 << 28 per row, 64 rows; the
-// label term, at most 7 << 18 a row, and the order term, at most
-// accelerators × NICs a row, never carry into the field above them).
+// label term, at most 7 << 18 a row, and Σ i·j < 2^18 never carry into
+// the field above them).
 const forbidden = int64(1e16)
 
 // localityTolerance is the part of the best worst share a plan keeps when
@@ -171,7 +171,7 @@ func predictionKnown(p *Prediction) bool {
 
 // plan picks the assignment that maximises the worst accelerator's share
 // (its pair's figure over the accelerators on its NIC), then the mean,
-// then keeps address order (each accelerator at its place among the NICs): a binary
+// then keeps address order (lower accelerators on lower NICs): a binary
 // search on the threshold, each step a Hungarian assignment over NIC
 // slots (the k-th accelerator on a NIC worth figure/k) that forbids the
 // slots below it and checks every real share against it.
@@ -305,14 +305,6 @@ func (a *analysis) plan() Plan {
 	// (its pair's rank over its NIC's load) is ≥ t. Every assign fills in
 	// all of cost: one matrix serves them all.
 	cost := rows(make([]int64, len(gpus)*len(nics)*capacity), len(nics)*capacity)
-	// inOrder ranks pairs alike otherwise by how near the NIC's place among
-	// the NICs is to the accelerator's among the accelerators: with four
-	// equal NICs each, GPU1 takes the first of its four as GPU0 does.
-	inOrder := func(i, j int) int64 {
-		g, n := len(gpus), len(nics)
-		d := i*n - j*g
-		return int64(g*n - max(d, -d))
-	}
 	var work hungarianWork
 	load := make([]int, len(nics))
 	assign := func(t float64, nearFirst bool) ([]int, bool) {
@@ -323,10 +315,10 @@ func (a *analysis) plan() Plan {
 				switch {
 				case v < t:
 					cost[i][sl] = forbidden
-				case nearFirst: // the socket's own NICs first; then the share to 1e-2; then address order
-					cost[i][sl] = -(ownSocket[i*len(nics)+j]<<40 + int64(math.Round(v*100))<<18 + inOrder(i, j))
-				default: // share to 1e-2 first; then the nearer label; then address order
-					cost[i][sl] = -(int64(math.Round(v*100))<<27 + near[i*len(nics)+j]<<18 + inOrder(i, j))
+				case nearFirst: // the socket's own NICs first; then the share to 1e-2; then lower GPUs on lower NICs (max Σ i·j)
+					cost[i][sl] = -(ownSocket[i*len(nics)+j]<<40 + int64(math.Round(v*100))<<18 + int64(i*j))
+				default: // share to 1e-2 first; then the nearer label; then lower GPUs on lower NICs (max Σ i·j)
+					cost[i][sl] = -(int64(math.Round(v*100))<<27 + near[i*len(nics)+j]<<18 + int64(i*j))
 				}
 			}
 		}
@@ -370,6 +362,10 @@ func (a *analysis) plan() Plan {
 			slots = near
 		}
 	}
+	lowestEqualNICs(slots, capacity, len(nics), func(i, j, k int) bool {
+		return w[i][j] == w[i][k] && lift[i][j] == lift[i][k] && near[i*len(nics)+j] == near[i*len(nics)+k] &&
+			known[i][j] == known[i][k] && atMost[i][j] == atMost[i][k] && ownSocket[i*len(nics)+j] == ownSocket[i*len(nics)+k]
+	})
 	clear(load)
 	for i, g := range gpus {
 		j := slots[i] / capacity
@@ -415,6 +411,33 @@ func (a *analysis) plan() Plan {
 		pl.MeanGbps = 0
 	}
 	return pl
+}
+
+// lowestEqualNICs moves each accelerator that has its NIC alone to the
+// lowest unused NIC that is equal for it in every respect (equal(i, j, k):
+// NIC k is as NIC j for accelerator i), in accelerator order: the
+// assignment's order term (max Σ i·j) sends an accelerator with several
+// equal NICs (AWS p5's four EFA NICs under each GPU's switch) to the last,
+// where the first reads as NCCL's and the operator's choice. slots are
+// plan's (NIC j's k-th accelerator is slot j·capacity+k).
+func lowestEqualNICs(slots []int, capacity, nics int, equal func(i, j, k int) bool) {
+	load := make([]int, nics)
+	for _, sl := range slots {
+		load[sl/capacity]++
+	}
+	for i, sl := range slots {
+		j := sl / capacity
+		if load[j] != 1 {
+			continue
+		}
+		for k := 0; k < j; k++ {
+			if load[k] == 0 && equal(i, j, k) {
+				load[j], load[k] = 0, 1
+				slots[i] = k * capacity
+				break
+			}
+		}
+	}
 }
 
 // multiRail gives each planned accelerator the further NICs NCCL spreads
