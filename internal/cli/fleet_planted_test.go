@@ -18,6 +18,7 @@ import (
 // the downstream port above NIC5 a1:00.0, which the fixture has at x8.
 const (
 	hgxSwitch0  = "sys/devices/pci0000:37/0000:37:01.0/0000:38:00.0"
+	hgxGPU2Port = hgxSwitch0 + "/0000:39:00.0/0000:3a:00.0/0000:3b:00.0"
 	hgxNIC2Port = hgxSwitch0 + "/0000:39:00.0/0000:3a:00.0/0000:3b:01.0"
 	hgxGPU3Port = hgxSwitch0 + "/0000:39:01.0/0000:3e:00.0/0000:3f:00.0"
 	hgxNIC3Port = hgxSwitch0 + "/0000:39:01.0/0000:3e:00.0/0000:3f:01.0"
@@ -49,6 +50,41 @@ func setLinkWidth(t *testing.T, dir string, width int) {
 	}
 	if err := os.WriteFile(filepath.Join(dir, "current_link_width"), []byte(strconv.Itoa(width)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// setACSRedirect turns on P2P Request and Completion Redirect (ACS Control
+// register, bits 2 and 3, at the ACS extended capability (ID 0x000d) + 6;
+// PCIe Base Specification, ACS Extended Capability) in the config space of
+// the port in dir.
+func setACSRedirect(t *testing.T, dir string) {
+	t.Helper()
+	file := filepath.Join(dir, "config")
+	cfg, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for off, n := 0x100, 0; off >= 0x100 && off+8 <= len(cfg) && n < 64; n++ {
+		h := int(cfg[off]) | int(cfg[off+1])<<8 | int(cfg[off+2])<<16 | int(cfg[off+3])<<24
+		if h&0xffff == 0x000d {
+			cfg[off+6] |= 0x0c
+			if err := os.WriteFile(file, cfg, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		off = h >> 20
+	}
+	t.Fatalf("%s: no ACS capability", dir)
+}
+
+// writeFiles writes each name's content under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -114,7 +150,7 @@ func diffLines(t *testing.T, out string) map[string][]string {
 	got := map[string][]string{}
 	for _, n := range fleetLines(t, out) {
 		for _, d := range n.Differences {
-			s := d.What + " " + strings.TrimSpace(d.Alias+" "+d.Device+" "+d.Code)
+			s := d.What + " " + strings.Join(strings.Fields(d.Alias+" "+d.Device+" "+d.Code+" "+d.Port), " ")
 			if d.NIC != "" {
 				s += " - " + d.NICAlias
 			}
@@ -137,8 +173,12 @@ func diffLines(t *testing.T, out string) map[string][]string {
 // and one finding on NIC2 (nothing said of NIC5), a GPU renumbered under
 // the same port is a rename that leaves the fleet alike, a NIC gone
 // leaves its port present, and a copy with NIC5 repaired is better, not
-// worse. With that repaired copy as --reference, every copy with NIC5 at
-// x8 is flagged.
+// worse. Faults of state are each their fact and its finding: ACS
+// redirect at GPU2's port (and GPU2's two pairs in the switch through the
+// root complex), GPU2's numa_node -1 (unknown, not the node gdtopo infers),
+// NIC3's port down (its state, not its rate or its pairs' figures) and
+// AER errors counted at NIC3. With that repaired copy as --reference,
+// every copy with NIC5 at x8 is flagged.
 func TestFleetPlantedHGX(t *testing.T) {
 	dir := t.TempDir()
 	node := func(name string) string {
@@ -162,7 +202,21 @@ func TestFleetPlantedHGX(t *testing.T) {
 	fixed := node("nic5-repaired")
 	setLinkWidth(t, filepath.Join(fixed, hgxNIC5Port), 16)
 	setLinkWidth(t, filepath.Join(fixed, hgxNIC5Port, "0000:a1:00.0"), 16)
-	sources = append(sources, x8, renum, gone, fixed)
+	acs := node("gpu2-acs")
+	setACSRedirect(t, filepath.Join(acs, hgxGPU2Port))
+	numa := node("gpu2-numa")
+	writeFiles(t, filepath.Join(numa, hgxGPU2Port, "0000:3c:00.0"), map[string]string{"numa_node": "-1\n"})
+	down := node("nic3-port-down")
+	writeFiles(t, filepath.Join(down, hgxNIC3Port, "0000:41:00.0/infiniband/mlx5_3/ports/1"),
+		map[string]string{"state": "1: DOWN\n", "phys_state": "3: Disabled\n"})
+	// Linux's AER counter files (drivers/pci/pcie/aer.c, aer_stats_dev_attr):
+	// a kind per line, then the TOTAL_ line.
+	aer := node("nic3-aer")
+	writeFiles(t, filepath.Join(aer, hgxNIC3Port, "0000:41:00.0"), map[string]string{
+		"aer_dev_correctable": "RxErr 0\nBadTLP 120\nBadDLLP 3\nRollover 0\nTimeout 0\nNonFatalErr 0\nCorrIntErr 0\nHeaderOF 0\nTOTAL_ERR_COR 123\n",
+		"aer_dev_nonfatal":    "Undefined 0\nDLP 0\nSDES 0\nTLP 0\nFCP 0\nCmpltTO 2\nCmpltAbrt 0\nUnxCmplt 0\nRxOF 0\nMalfTLP 0\nECRC 0\nUnsupReq 0\nACSViol 0\nTOTAL_ERR_NONFATAL 2\n",
+	})
+	sources = append(sources, x8, renum, gone, fixed, acs, numa, down, aer)
 
 	code, out, errb := run(append([]string{"fleet", "-o", "jsonl"}, sources...)...)
 	if code != ExitFindings {
@@ -204,6 +258,31 @@ func TestFleetPlantedHGX(t *testing.T) {
 			"finding_added nic-shared on 0000:3c:00.0,0000:3d:00.0,0000:40:00.0:  -> info (worse)",
 		},
 		"nic5-repaired": fixedWant,
+		// ACS redirect at GPU2's port sends GPU2's traffic with NIC2 and
+		// NIC3, in its switch, through the root complex as GPU0's goes
+		// to NIC2: 143.3 Gb/s.
+		"gpu2-acs": {
+			"acs 0000:3b:00.0: off -> redirect (worse)",
+			"throughput GPU2 0000:3c:00.0 - NIC2: 400.0 Gb/s -> 143.3 Gb/s (worse)",
+			"throughput GPU2 0000:3c:00.0 - NIC3: 400.0 Gb/s -> 143.3 Gb/s (worse)",
+			"finding_added acs-redirect on 0000:3b:00.0:  -> critical (worse)",
+		},
+		// gdtopo places GPU2 by its local_cpus, as NCCL does
+		// (topology's ncclNode): no label or figure changes.
+		"gpu2-numa": {
+			"numa_node GPU2 0000:3c:00.0: 0 -> unknown (no numa_node; 0 from local_cpus) (worse)",
+			"finding_added numa-unknown on 0000:3c:00.0:  -> warning (worse)",
+		},
+		// The plan leaves NIC3 out, so GPU3 shares NIC2 with GPU2.
+		"nic3-port-down": {
+			"port_state NIC3 0000:41:00.0 mlx5_3 port 1: ACTIVE (LinkUp) -> DOWN (Disabled) (worse)",
+			"finding_added nic-shared on 0000:3c:00.0,0000:3d:00.0,0000:40:00.0:  -> info (worse)",
+			"finding_added port-down on 0000:41:00.0:  -> critical (worse)",
+		},
+		"nic3-aer": {
+			"finding_added aer-correctable on 0000:41:00.0:  -> info (worse)",
+			"finding_added aer-nonfatal on 0000:41:00.0:  -> warning (worse)",
+		},
 	}
 	got := diffLines(t, out)
 	for name, ds := range want {
@@ -215,7 +294,7 @@ func TestFleetPlantedHGX(t *testing.T) {
 		t.Errorf("differences for %d sources, want %d: %v", len(got), len(want), got)
 	}
 	for _, n := range fleetLines(t, out) {
-		if alike := !slices.Contains([]string{"nic2-x8", "nic3-gone", "nic5-repaired"}, filepath.Base(n.Source)); n.Alike != alike {
+		if alike := !slices.Contains([]string{"nic2-x8", "nic3-gone", "nic5-repaired", "gpu2-acs", "gpu2-numa", "nic3-port-down", "nic3-aer"}, filepath.Base(n.Source)); n.Alike != alike {
 			t.Errorf("%s: alike %v, want %v", n.Source, n.Alike, alike)
 		}
 	}

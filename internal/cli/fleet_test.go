@@ -78,6 +78,7 @@ type fleetNode struct {
 	Differences []struct {
 		What, Device, Alias, Kind, NIC, Code, Majority, Node string
 		NICAlias                                             string `json:"nic_alias"`
+		Port                                                 string
 		Devices                                              []string
 		Worse                                                bool
 	}

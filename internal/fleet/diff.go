@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gdtopo/gdtopo/topology"
 )
 
 // Difference is one way a machine differs from the machine it is compared
@@ -17,10 +19,14 @@ type Difference struct {
 	// or interface names on the same device, or the device's address where
 	// the bus was renumbered: the same place in the tree, Majority and
 	// Node then addresses), numa_node, link (current speed or width),
-	// link_capability, port_rate, bond (the bonding interface a NIC's
+	// link_capability, port_rate (the NIC's fastest active port, or with
+	// Port one active port's; a port down is its port_state), bond (the bonding interface a NIC's
 	// netdev is enslaved to, RoCE LAG), acs, iommu (a device's IOMMU
-	// group), label (a pair's nvidia-smi or NCCL label), gdr, throughput
-	// (a pair's expected Gb/s), finding_added, finding_missing,
+	// group), port_state (an RDMA port's state and physical state, Port
+	// naming it), link_layer (a port's), label (a pair's nvidia-smi or NCCL
+	// label), gdr, throughput (a pair's expected Gb/s; not compared where
+	// the NIC has no active port on either machine, its port_state says
+	// it), finding_added, finding_missing,
 	// finding_severity (compared per code and device: Devices are those
 	// whose finding differs), host_iommu, partial (the source holds part of
 	// the machine: topology.Graph.Partial).
@@ -34,6 +40,7 @@ type Difference struct {
 	NIC      string   `json:"nic,omitempty"`       // for pairs: the NIC's address; Device is the accelerator
 	NICAlias string   `json:"nic_alias,omitempty"` // for pairs: the NIC's name in check's tables
 	Code     string   `json:"code,omitempty"`      // for findings
+	Port     string   `json:"port,omitempty"`      // for ports: the majority's RDMA device and port, "mlx5_3 port 1"
 	Devices  []string `json:"devices,omitempty"`   // for findings: the devices (the majority's addresses) whose finding differs
 	Majority string   `json:"majority"`            // the value in the majority ("" absent)
 	Node     string   `json:"node"`                // the value on this machine ("" absent)
@@ -62,7 +69,9 @@ func (d Difference) Text(against string) string {
 	if d.Device != "" {
 		subject += " " + d.Device
 	}
-	if d.Names != "" {
+	if d.Port != "" {
+		subject += " " + d.Port // names the RDMA device
+	} else if d.Names != "" {
 		subject += " (" + d.Names + ")"
 	}
 	subject = strings.TrimSpace(subject)
@@ -279,7 +288,10 @@ func Compare(ref, node *Topo) []Difference {
 			d.What, d.Majority, d.Node, d.Worse = "gdr", gdrWord(r.GDR), gdrWord(p.GDR), r.GDR
 			out = append(out, d)
 		}
-		if p.ExpectedGbps != r.ExpectedGbps {
+		// A NIC with no active port carries no RDMA: the advisor's figure
+		// for it assumes a rate it cannot know, and its port_state is the
+		// difference.
+		if p.ExpectedGbps != r.ExpectedGbps && !portsDown(rn) && !portsDown(n) {
 			d := base
 			d.What, d.Majority, d.Node = "throughput", gbpsWord(r.ExpectedGbps), gbpsWord(p.ExpectedGbps)
 			d.Worse = p.ExpectedGbps < r.ExpectedGbps
@@ -447,8 +459,10 @@ func compareDevice(base Difference, r, d *TopoDevice) []Difference {
 	if !slices.Equal(r.RDMA, d.RDMA) || !slices.Equal(r.Netdev, d.Netdev) {
 		add("renamed", namesWord(r), namesWord(d), false)
 	}
-	if r.NUMANode != d.NUMANode {
-		add("numa_node", strconv.Itoa(r.NUMANode), strconv.Itoa(d.NUMANode), d.NUMANode < 0)
+	if r.NUMANode != d.NUMANode || numaRead(r) != numaRead(d) {
+		// A numa_node of -1 is what NCCL reads, whatever node gdtopo
+		// infers from local_cpus or the host bridge: it differs as unknown.
+		add("numa_node", numaWord(r), numaWord(d), d.NUMANode < 0 && r.NUMANode >= 0 || numaRead(r) && !numaRead(d))
 	}
 	if r.CurrentGTs != d.CurrentGTs || r.CurrentWidth != d.CurrentWidth {
 		add("link", linkWord(r.CurrentGTs, r.CurrentWidth), linkWord(d.CurrentGTs, d.CurrentWidth),
@@ -458,7 +472,10 @@ func compareDevice(base Difference, r, d *TopoDevice) []Difference {
 		add("link_capability", linkWord(r.MaxGTs, r.MaxWidth), linkWord(d.MaxGTs, d.MaxWidth),
 			d.MaxGTs*float64(d.MaxWidth) < r.MaxGTs*float64(r.MaxWidth))
 	}
-	if r.PortRateGbps != d.PortRateGbps {
+	if len(r.Ports) > 0 && len(d.Ports) > 0 {
+		out = append(out, comparePorts(base, r, d)...)
+	} else if r.PortRateGbps != d.PortRateGbps {
+		// Without the ports' files, the rate is the device's.
 		add("port_rate", gbpsWord(r.PortRateGbps), gbpsWord(d.PortRateGbps), d.PortRateGbps < r.PortRateGbps)
 	}
 	if r.Bond != d.Bond {
@@ -471,6 +488,102 @@ func compareDevice(base Difference, r, d *TopoDevice) []Difference {
 		add("iommu", orNone(r.IOMMU), orNone(d.IOMMU), strings.HasPrefix(d.IOMMU, "DMA") && !strings.HasPrefix(r.IOMMU, "DMA"))
 	}
 	return out
+}
+
+// comparePorts lists how d's RDMA ports differ from r's, each port matched
+// by its RDMA device's place in the device's list and its number (so a
+// renamed mlx5_1 is still the same port). A port's rate is compared only
+// where it is active on both: a port that is down shows a rate no link
+// has, and its state is the difference (NCCL src/transport/net_ib.cc,
+// ncclIbInitDevices, uses only IBV_PORT_ACTIVE ports).
+func comparePorts(base Difference, r, d *TopoDevice) []Difference {
+	var out []Difference
+	add := func(port, what, majority, node string, worse bool) {
+		diff := base
+		diff.Port, diff.What, diff.Majority, diff.Node, diff.Worse = port, what, majority, node, worse
+		out = append(out, diff)
+	}
+	nodePorts := make(map[string]*TopoPort, len(d.Ports))
+	for i := range d.Ports {
+		nodePorts[portKey(d, &d.Ports[i])] = &d.Ports[i]
+	}
+	seen := make(map[string]bool, len(r.Ports))
+	for i := range r.Ports {
+		rp := &r.Ports[i]
+		k := portKey(r, rp)
+		seen[k] = true
+		name := rp.RDMA + " port " + rp.Port
+		np := nodePorts[k]
+		if np == nil {
+			add(name, "port_state", portStateWord(rp), "none", false)
+			continue
+		}
+		if rp.State != np.State || rp.PhysState != np.PhysState {
+			add(name, "port_state", portStateWord(rp), portStateWord(np), rp.State == "ACTIVE" && np.State != "" && np.State != "ACTIVE")
+		}
+		if rp.State == "ACTIVE" && np.State == "ACTIVE" && rp.RateGbps != np.RateGbps {
+			add(name, "port_rate", gbpsWord(rp.RateGbps), gbpsWord(np.RateGbps), np.RateGbps < rp.RateGbps)
+		}
+		if rp.LinkLayer != np.LinkLayer {
+			add(name, "link_layer", orNone(rp.LinkLayer), orNone(np.LinkLayer), false)
+		}
+	}
+	for i := range d.Ports {
+		if np := &d.Ports[i]; !seen[portKey(d, np)] {
+			add(np.RDMA+" port "+np.Port, "port_state", "none", portStateWord(np), false)
+		}
+	}
+	return out
+}
+
+// portKey names a port by its RDMA device's index in the device's RDMA
+// names, else the name, and its number.
+func portKey(d *TopoDevice, p *TopoPort) string {
+	if i := slices.Index(d.RDMA, p.RDMA); i >= 0 {
+		return strconv.Itoa(i) + "/" + p.Port
+	}
+	return p.RDMA + "/" + p.Port
+}
+
+// portStateWord is a port's state and physical state: "DOWN (Disabled)".
+func portStateWord(p *TopoPort) string {
+	s := p.State
+	if s == "" {
+		s = "unknown"
+	}
+	if p.PhysState != "" {
+		s += " (" + p.PhysState + ")"
+	}
+	return s
+}
+
+// portsDown reports whether d has RDMA ports whose states were all read
+// and none is active (topology.Device.PortsAllDown).
+func portsDown(d *TopoDevice) bool {
+	if d == nil || len(d.Ports) == 0 {
+		return false
+	}
+	for _, p := range d.Ports {
+		if p.State == "" || p.State == "ACTIVE" {
+			return false
+		}
+	}
+	return true
+}
+
+// numaRead reports whether d's NUMA node is the one its numa_node file
+// gives (or the source's own, where it has no such file).
+func numaRead(d *TopoDevice) bool {
+	return d.NUMAFrom == "" || d.NUMAFrom == topology.NUMAFromFile
+}
+
+// numaWord is d's NUMA node in words: the node numa_node gives, else
+// unknown with the node gdtopo infers and from what.
+func numaWord(d *TopoDevice) string {
+	if numaRead(d) {
+		return strconv.Itoa(d.NUMANode)
+	}
+	return fmt.Sprintf("unknown (no numa_node; %d from %s)", d.NUMANode, d.NUMAFrom)
 }
 
 // severityRank orders severities worst first.

@@ -35,9 +35,13 @@ func TopoFromReport(r *report.Report) Topo {
 		d := &r.Devices[i]
 		td := TopoDevice{
 			BDF: d.BDF, Alias: d.Alias, Kind: d.Kind, Model: d.VendorID + ":" + d.DeviceID, Name: d.Name, Parent: d.Parent,
-			NUMANode: d.NUMANode, CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth,
+			NUMANode: d.NUMANode, NUMAFrom: d.NUMAFrom, CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth,
 			MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth, RDMA: nilIfEmpty(d.RDMA), Netdev: nilIfEmpty(d.Netdev),
 			PortRateGbps: d.PortRateGbps, Bond: d.Bond, ACS: d.ACS, Unidentified: d.Unidentified,
+		}
+		for _, p := range d.Ports {
+			td.Ports = append(td.Ports, TopoPort{RDMA: p.RDMA, Port: p.Port, State: p.State, PhysState: p.PhysState,
+				RateGbps: p.RateGbps, LinkLayer: p.LinkLayer})
 		}
 		if d.IOMMUGroup != "" {
 			td.IOMMU = "group"

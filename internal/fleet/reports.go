@@ -236,6 +236,31 @@ func (s *scanner) device(d *report.Device) {
 			d.Parent = s.str()
 		case "numa_node":
 			d.NUMANode = int(s.num())
+		case "numa_from":
+			d.NUMAFrom = s.str()
+		case "ports":
+			s.array(func() {
+				var p report.Port
+				s.object(func(key []byte) {
+					switch string(key) {
+					case "rdma":
+						p.RDMA = s.str()
+					case "port":
+						p.Port = s.str()
+					case "state":
+						p.State = s.str()
+					case "phys_state":
+						p.PhysState = s.str()
+					case "rate_gbps":
+						p.RateGbps = s.num()
+					case "link_layer":
+						p.LinkLayer = s.str()
+					default:
+						s.skip()
+					}
+				})
+				d.Ports = append(d.Ports, p)
+			})
 		case "iommu_group":
 			d.IOMMUGroup = s.str()
 		case "iommu_type":

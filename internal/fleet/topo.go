@@ -59,6 +59,24 @@ type TopoDevice struct {
 	// does not identify (topology.Device.Unidentified): it may be an
 	// accelerator, so it is compared as one would be.
 	Unidentified bool `json:"unidentified,omitempty"`
+	// NUMAFrom is where NUMANode came from (topology.Device.NUMAFrom):
+	// numa_node, or local_cpus or host_bridge where numa_node gives none
+	// (-1, which NCCL reads, or unread), so a -1 differs from a node read.
+	NUMAFrom string `json:"numa_from,omitempty"`
+	// Ports are its RDMA ports, where the source shows them.
+	Ports []TopoPort `json:"ports,omitempty"`
+}
+
+// TopoPort is one RDMA port of a device (topology.IBPort): its states,
+// rate and link layer, which NCCL's IB transport reads before it uses the
+// port.
+type TopoPort struct {
+	RDMA      string  `json:"rdma"`                 // mlx5_3
+	Port      string  `json:"port"`                 // "1"
+	State     string  `json:"state,omitempty"`      // ACTIVE, DOWN...; "" unknown
+	PhysState string  `json:"phys_state,omitempty"` // LinkUp, Disabled...
+	RateGbps  float64 `json:"rate_gbps,omitempty"`
+	LinkLayer string  `json:"link_layer,omitempty"` // InfiniBand, Ethernet
 }
 
 // TopoPair is one accelerator–NIC pair of a Topo.
@@ -100,10 +118,14 @@ func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo
 		}
 		td := TopoDevice{
 			BDF: d.BDF(), Alias: aliases[d], Kind: string(d.Kind), Model: fmt.Sprintf("%04x:%04x", d.VendorID, d.DeviceID), Name: d.Name,
-			NUMANode: d.NUMANode, CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth,
+			NUMANode: d.NUMANode, NUMAFrom: d.NUMAFrom, CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth,
 			MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth,
 			RDMA: slices.Clone(d.RDMA), Netdev: slices.Clone(d.Netdevs), PortRateGbps: report.Round(d.PortRateGbps),
 			Bond: d.Bond, Unidentified: d.Unidentified,
+		}
+		for _, p := range d.Ports {
+			td.Ports = append(td.Ports, TopoPort{RDMA: p.Device, Port: p.Port, State: p.State, PhysState: p.PhysState,
+				RateGbps: report.Round(p.RateGbps), LinkLayer: p.LinkLayer})
 		}
 		if d.Parent != nil {
 			td.Parent = d.Parent.BDF()
@@ -315,6 +337,7 @@ func (t *Topo) appendKey(b []byte) []byte {
 	for _, d := range t.Devices {
 		str(d.BDF, d.Place, d.Kind, d.Model, d.Parent, d.Alias)
 		integer(d.NUMANode)
+		str(d.NUMAFrom)
 		num(d.CurrentGTs)
 		integer(d.CurrentWidth)
 		num(d.MaxGTs)
@@ -322,6 +345,10 @@ func (t *Topo) appendKey(b []byte) []byte {
 		num(d.PortRateGbps)
 		list(d.RDMA)
 		list(d.Netdev)
+		for _, p := range d.Ports {
+			str(p.RDMA, p.Port, p.State, p.PhysState, p.LinkLayer)
+			num(p.RateGbps)
+		}
 		str(d.Bond, d.ACS, d.IOMMU, "\n")
 	}
 	b = append(b, "--\n"...)
