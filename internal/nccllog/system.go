@@ -155,7 +155,7 @@ var (
 
 // systemLacks is what NCCL's print never holds.
 var systemLacks = []string{
-	"NIC names and netdevs (NCCL prints its network devices by index only)",
+	"NIC names where the log's own NCCL list does not give them, and netdevs (NCCL prints its network devices by index only)",
 	"PCIe link generation and width (NCCL prints each link's GB/s, width × a per-lane rate that several generation and width pairs give: link speeds unknown)",
 	"GPUs outside NCCL's communicator, and NICs outside its network list (NCCL builds its topology from the ranks' GPUs and the net plugin's devices, then trims it: src/graph/paths.cc, ncclTopoTrimSystem)",
 	"host bridges, root and downstream ports (NCCL keeps one node per switch, a CPU per NUMA node: PHB and NODE cannot be told)",
@@ -222,8 +222,22 @@ func (l *Log) SystemGraph(name string, h *Host) (*topology.Graph, error) {
 		return nil, fmt.Errorf("%s: host %s printed no topology", name, orDash(h.Name))
 	}
 	b := &sysBuilder{name: name, links: map[topology.BDF][]string{}, xgmi: map[topology.BDF]bool{}}
+	if h.Network != "Socket" { // sockets name netdevs, not RDMA devices
+		b.nicName = func(dev int) string {
+			for _, g := range h.GDR {
+				if g.Index == dev && g.Name != "" {
+					return g.Name
+				}
+			}
+			return h.NICName("IB", dev)
+		}
+	}
 	b.read(sp)
-	form := ncclxml.Form{Name: FormSystem, Lacks: append(append([]string{}, systemLacks...), b.lacks...), KindByElement: true,
+	lacks := append([]string{}, systemLacks...)
+	if b.nets > 0 && b.named == b.nets {
+		lacks = lacks[1:] // every NIC named from the host's own list
+	}
+	form := ncclxml.Form{Name: FormSystem, Lacks: append(lacks, b.lacks...), KindByElement: true,
 		Retake: "give the whole NCCL_DEBUG=INFO log (NCCL_DEBUG_SUBSYS unset, or holding GRAPH)"}
 	switch {
 	case !sp.Whole:
@@ -258,6 +272,12 @@ type sysBuilder struct {
 	warnings []topology.Warning
 	c2c      int
 	skipped  map[string]int
+	// nicName names NCCL's network device dev from the host's own lines
+	// ("GPU Direct RDMA Enabled for HCA dev 'name'", "NET/IB : Using
+	// [dev]name:port"); nil for sockets.
+	nicName func(dev int) string
+	nets    int // NET nodes read
+	named   int // of them, named from that list
 }
 
 func (b *sysBuilder) warn(msg string) {
@@ -398,6 +418,23 @@ func (b *sysBuilder) link(parent *pending, typ, bw string, n node, where string)
 			return nil
 		}
 		a := map[string]string{"dev": strconv.FormatInt(n.id, 10)}
+		b.nets++
+		// NET/n is NCCL's network device n (its XML's dev attribute is
+		// the n of ncclNetGetProperties: src/graph/topo.cc,
+		// ncclTopoGetSystem), the n of "GPU Direct RDMA ... for HCA n"
+		// and the [n] of "NET/IB : Using".
+		if b.nicName != nil && n.id < 1<<16 {
+			if nm := b.nicName(int(n.id)); nm != "" {
+				b.named++
+				seen := false
+				for _, x := range nic.Subs {
+					seen = seen || x.Attrs["name"] == nm
+				}
+				if !seen {
+					a["name"] = nm
+				}
+			}
+		}
 		// the parenthesis ends with the port and the speed in GB/s: NCCL
 		// takes a port's Mb/s over 8000 (ncclTopoAddNet).
 		if f := strings.Split(n.paren, "/"); len(f) >= 3 {
