@@ -102,7 +102,7 @@ func explainRun(opts *explainOptions) error {
 		if r, err = opts.report(opts.Log, false, &opts.adviceOptions, reportOptions{NoHops: true}); err != nil {
 			fromPrint = fmt.Sprintf("NCCL's topology print of host %s could not be read as a tree (%v): no plan to set against", orDash(h.Name), err)
 		} else {
-			fromPrint = fmt.Sprintf("no SOURCE: the plan is gdtopo's on NCCL's own topology print of host %s in the log (its NICs named from the log's own NCCL lines), which lacks link speeds and what NCCL trimmed (gdtopo check LOG lists it)", orDash(h.Name))
+			fromPrint = fmt.Sprintf("no SOURCE: the plan is gdtopo's on NCCL's own topology print of host %s in the log (NICs named from the log's own NCCL lines where they list them), which lacks link speeds and what NCCL trimmed (gdtopo check LOG lists it)", orDash(h.Name))
 		}
 	}
 	name := opts.Log
