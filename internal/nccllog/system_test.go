@@ -215,3 +215,17 @@ func TestBusID(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseSystem: whatever the text, building the tree never panics.
+func FuzzParseSystem(f *testing.F) {
+	for _, name := range systemPrints {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = ParseSystem("fuzz", data)
+	})
+}
