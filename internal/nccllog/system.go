@@ -164,9 +164,24 @@ var systemLacks = []string{
 }
 
 // SniffSystem reports whether data is NCCL INFO text holding a topology
-// print, which ParseSystem reads.
+// print, which ParseSystem reads: a print's header line, and NCCL's lines
+// at least a fifth of the first 64 KiB's non-blank lines (a log pasted
+// with some other output, not source code or prose that quotes a line).
 func SniffSystem(data []byte) bool {
-	return bytes.Contains(data, []byte("NCCL INFO")) && bytes.Contains(data, []byte("NCCL INFO === System :"))
+	if !bytes.Contains(data, []byte("NCCL INFO === System :")) {
+		return false
+	}
+	yes, no := 0, 0
+	for _, l := range bytes.Split(data[:min(len(data), 64<<10)], []byte("\n")) {
+		switch l = bytes.TrimSpace(l); {
+		case len(l) == 0:
+		case bytes.Contains(l, []byte("NCCL INFO ")):
+			yes++
+		default:
+			no++
+		}
+	}
+	return yes > 0 && yes*4 >= no
 }
 
 // ParseSystem reads the log data, named name, and builds the tree of the

@@ -201,6 +201,13 @@ func TestSystemNone(t *testing.T) {
 	if SniffSystem(b) {
 		t.Error("a log without a print sniffed as one")
 	}
+	src, err := os.ReadFile("system_test.go") // quotes print lines, as a Go file may
+	if err != nil {
+		t.Fatal(err)
+	}
+	if SniffSystem(append(src, "\nx:1:2 [0] NCCL INFO === System : maxBw 1.0 totalBw 1.0 ===\n"...)) {
+		t.Error("Go source quoting a print line sniffed as a log")
+	}
 	if _, err := ParseSystem("x", b); err == nil || !strings.Contains(err.Error(), "gdtopo explain") {
 		t.Errorf("err %v", err)
 	}
