@@ -264,6 +264,9 @@ func (l *Log) SystemGraph(name string, h *Host) (*topology.Graph, error) {
 		form.NoNVLink = b.noNVLink()
 	}
 	b.amd()
+	if n := b.portless(); n > 0 {
+		b.warn(fmt.Sprintf("%d NIC(s) printed without their network ports: NCCL drops them when every rank of the communicator is on this host (src/graph/paths.cc, ncclTopoTrimSystem); their names and port rates are unknown", n))
+	}
 	g, err := ncclxml.Build(name, form, b.roots)
 	if err != nil {
 		return nil, err
@@ -528,6 +531,24 @@ func (b *sysBuilder) amd() {
 		}
 		walk(r)
 	}
+}
+
+// portless counts the NICs of the tree without a NET line.
+func (b *sysBuilder) portless() int {
+	n := 0
+	var walk func(e *ncclxml.Element)
+	walk = func(e *ncclxml.Element) {
+		if e.Name == "nic" && len(e.Subs) == 0 {
+			n++
+		}
+		for _, c := range e.Subs {
+			walk(c)
+		}
+	}
+	for _, r := range b.roots {
+		walk(r)
+	}
+	return n
 }
 
 // noNVLink lists the GPU pairs a whole print shows joined by no NVLink or

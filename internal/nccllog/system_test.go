@@ -22,6 +22,7 @@ var systemPrints = []string{
 	"testdata/nccl-1053-socket-lo-system.log",
 	"testdata/nccl-tests-350-a100-roce-ib-system.log",
 	"testdata/rccl-901-mi100-xgmi-system.log",
+	"testdata/nccl-tests-329-docker-nic-no-port-system.log",
 }
 
 const corpusPrint = "../../../shared/corpus/nccl-xml/nccl-tests-256-h200-vm.nccl-info-topology.txt"
