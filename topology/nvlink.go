@@ -121,6 +121,9 @@ func (g *Graph) NVLinkHint() string {
 	switch {
 	case accels < 2:
 		return ""
+	case g.TextForm == "NCCL topology print":
+		// NCCL's INFO print gives a GPU's NVLink or xGMI bandwidth, not its link count.
+		return "NCCL's topology print shows which accelerators NVLink or xGMI joins, not how many links"
 	case g.NCCLView:
 		// Provider topology files (Azure, AWS) leave NVLink out, as NCCL
 		// asks NVML for it at run time, and fragments are cut short.
@@ -239,7 +242,7 @@ func (g *Graph) NVLinkLack() string {
 // allAMD reports accelerators that are all AMD's, by ID or by a dump's name.
 func allAMD(accels []*Device) bool {
 	for _, d := range accels {
-		if partID(d)>>16 != VendorAMD {
+		if partID(d)>>16 != VendorAMD && (d.DeviceID != 0 || d.VendorID != VendorAMD) {
 			return false
 		}
 	}

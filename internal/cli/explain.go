@@ -89,9 +89,20 @@ func explainRun(opts *explainOptions) error {
 		return err
 	}
 	var r *report.Report
-	if opts.Source != "" {
+	var fromPrint string
+	switch {
+	case opts.Source != "":
 		if r, err = opts.report(opts.Source, false, &opts.adviceOptions, reportOptions{NoHops: true}); err != nil {
 			return err
+		}
+	case opts.Log != "-" && printed(l) != nil:
+		// No SOURCE: NCCL's own topology print in the log is the host's
+		// tree, read as check reads the log.
+		h := printed(l)
+		if r, err = opts.report(opts.Log, false, &opts.adviceOptions, reportOptions{NoHops: true}); err != nil {
+			fromPrint = fmt.Sprintf("NCCL's topology print of host %s could not be read as a tree (%v): no plan to set against", orDash(h.Name), err)
+		} else {
+			fromPrint = fmt.Sprintf("no SOURCE: the plan is gdtopo's on NCCL's own topology print of host %s in the log (NICs named from the log's own NCCL lines where they list them), which lacks link speeds and what NCCL trimmed (gdtopo check LOG lists it)", orDash(h.Name))
 		}
 	}
 	name := opts.Log
@@ -99,6 +110,9 @@ func explainRun(opts *explainOptions) error {
 		name = "standard input"
 	}
 	e := report.Explain(report.ExplainInput{Name: name, Log: l, Report: r, FailOn: opts.FailOn})
+	if fromPrint != "" {
+		e.Log.Notes = append(e.Log.Notes, fromPrint)
+	}
 	if err := render.Explain(opts.IO.Out, f, e, opts.IO.Style); err != nil {
 		return err
 	}
@@ -146,4 +160,22 @@ func (o *explainOptions) readLog() (*nccllog.Log, error) {
 		name = "standard input"
 	}
 	return nccllog.Parse(name, in)
+}
+
+// printed returns the first host of l whose topology print the log holds,
+// the one check LOG reads; nil when none.
+func printed(l *nccllog.Log) *nccllog.Host {
+	for _, h := range l.Hosts {
+		if h.System != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -113,3 +113,25 @@ func TestExplainCodesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainOwnPrint: without SOURCE, a log holding NCCL's topology print
+// is planned on it: the rank's plan NIC, found in the print's tree, is the
+// NIC its channels used (nccl-tests#350: NET/IB/1, mlx5_2, on the GPU's
+// socket; NCCL's own path line says PHB), and no difference is invented.
+func TestExplainOwnPrint(t *testing.T) {
+	code, out, errb := run("explain", "../nccllog/testdata/nccl-tests-350-a100-roce-ib-system.log", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	var e report.Explanation
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Source == nil || e.Source.Format != "NCCL topology print" || len(e.Hosts) != 1 || !e.Hosts[0].Planned {
+		t.Fatalf("source %+v hosts %+v", e.Source, e.Hosts)
+	}
+	r := e.Ranks[0]
+	if r.PlanNIC != "mlx5_2" || len(r.NICs) != 1 || r.NICs[0].Name != "mlx5_2" || !strings.HasPrefix(r.PlanPath, "PHB") || len(e.Differences) != 0 {
+		t.Errorf("rank %+v, differences %+v", r, e.Differences)
+	}
+}

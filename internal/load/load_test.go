@@ -59,3 +59,17 @@ func TestNCCLLogHint(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// TestNCCLLogSystemPrint: a log holding NCCL's "=== System" print is a
+// source: the tree NCCL saw, in NCCL's view, with the host it names.
+func TestNCCLLogSystemPrint(t *testing.T) {
+	l, err := load.Source("../nccllog/testdata/nccl-tests-350-a100-roce-ib-system.log", load.Options{Names: names.New("")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := l.Graph
+	if l.Source.Format != "NCCL topology print" || !g.NCCLView || g.System.Hostname != "n013" ||
+		len(g.OfKind(topology.KindAccelerator)) != 1 || len(g.OfKind(topology.KindNIC)) != 2 {
+		t.Errorf("format %q view %v host %q, %d devices", l.Source.Format, g.NCCLView, g.System.Hostname, len(g.Devices))
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gdtopo/gdtopo/internal/hwloc"
 	"github.com/gdtopo/gdtopo/internal/lspcidump"
+	"github.com/gdtopo/gdtopo/internal/nccllog"
 	"github.com/gdtopo/gdtopo/internal/ncclxml"
 	"github.com/gdtopo/gdtopo/internal/nvsmi"
 	"github.com/gdtopo/gdtopo/internal/source"
@@ -30,6 +31,9 @@ type textFormat struct {
 // textFormats are tried in order; the XML forms first, as their sniffing is
 // the most specific.
 var textFormats = []textFormat{
+	// An NCCL_DEBUG=INFO log holding NCCL's "=== System" print: the tree
+	// NCCL saw. A log without one is refused below, pointing to explain.
+	{"NCCL topology print", nccllog.SniffSystem, nccllog.ParseSystem},
 	{"NCCL topology XML", ncclxml.Sniff, ncclxml.Parse},
 	{"hwloc XML", hwloc.SniffXML, hwloc.ParseXML},
 	{"lstopo console text", hwloc.SniffConsole, hwloc.ParseConsole},

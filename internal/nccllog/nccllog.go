@@ -76,8 +76,11 @@ type Host struct {
 	RingGDR    int               // -1 unknown
 	Env        map[string]string // NCCL_* "set by environment to"
 	Topology   bool              // NCCL printed its "=== System" topology
-	NVLS       bool              // NCCL said NVLS multicast is available
-	ranks      map[rankKey]*Rank
+	// System is the host's first "=== System" print, whole if the log
+	// holds one whole (system.go builds the tree from it); nil when none.
+	System *SystemPrint
+	NVLS   bool // NCCL said NVLS multicast is available
+	ranks  map[rankKey]*Rank
 }
 
 // NIC is one network device NCCL listed, by its index in NCCL's list (the
@@ -183,7 +186,7 @@ var (
 // Parse reads a log from r; name is for errors. It returns ErrNotLog
 // (wrapped) for text that holds no NCCL line.
 func Parse(name string, r io.Reader) (*Log, error) {
-	p := &parser{log: &Log{Library: "NCCL"}, hostAt: map[string]*Host{}}
+	p := &parser{log: &Log{Library: "NCCL"}, hostAt: map[string]*Host{}, prints: map[string]*SystemPrint{}}
 	lr := &io.LimitedReader{R: r, N: MaxBytes + 1}
 	br := bufio.NewReaderSize(lr, 64<<10)
 	var long int
@@ -250,9 +253,10 @@ type parser struct {
 	badChans int        // Channel lines in a form not read
 	recent   [32]string // the last messages, to tell a cut last line
 	nRecent  int
-	tableHdr bool // nccl-tests' header seen
-	rootCol  bool // its table has a root column
-	dropped  int  // ranks or hosts over the bounds
+	prints   map[string]*SystemPrint // "=== System" prints being read, by line prefix (one thread's)
+	tableHdr bool                    // nccl-tests' header seen
+	rootCol  bool                    // its table has a root column
+	dropped  int                     // ranks or hosts over the bounds
 }
 
 func (p *parser) note(s string) {
@@ -359,6 +363,7 @@ func (p *parser) line(l string) {
 	if h == nil || warn {
 		return
 	}
+	p.systemLine(h, strings.TrimSpace(l[:i]), l[i+len("NCCL INFO "):], msg)
 	p.info(h, pid, dev, msg)
 }
 
@@ -709,6 +714,7 @@ func (p *parser) busbw(t string) bool {
 }
 
 func (p *parser) finish() {
+	p.closePrints()
 	if p.lastCut || cutMessage(p.lastMsg) || p.startsRecent(p.lastMsg) {
 		p.partial("the last line is cut: " + clip(p.last))
 	} else if p.badChans > 0 {

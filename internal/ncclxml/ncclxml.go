@@ -173,6 +173,7 @@ type parser struct {
 	noClass  []string
 	pcilinks int
 	c2c      int
+	form     *Form // set by Build; nil for XML
 }
 
 // Parse reads NCCL topology XML named name (for messages) into a graph with
@@ -207,6 +208,81 @@ func Parse(name string, data []byte) (*topology.Graph, error) {
 	}
 	if len(p.g.Devices) == 0 {
 		return nil, fmt.Errorf("%s: NCCL topology with no <pci> devices", name)
+	}
+	p.finish()
+	return p.g, nil
+}
+
+// Element is one node of NCCL's topology tree as a reader other than the
+// XML one gives it (NCCL's INFO print of the topology): the XML element it
+// stands for, by name and attributes, and its children.
+type Element struct {
+	Name  string            // cpu, pci, gpu, nic, net, nvlink, xgmi
+	Attrs map[string]string // as the XML would hold them
+	Desc  string            // how warnings name it; "" to make one from its attributes
+	Subs  []*Element
+}
+
+// Form says what the text given to Build is, and what it never holds.
+type Form struct {
+	Name    string   // the graph's TextForm
+	Lacks   []string // what the form never holds, for Graph.Lacks
+	Retake  string   // what would hold the whole machine, for Graph.Partial
+	Partial string   // why the text holds part of the machine; "" when nothing shows it
+	// NoNVLink are accelerator pairs the text shows joined by no NVLink or xGMI.
+	NoNVLink [][2]topology.BDF
+	// KindByElement: a <pci> without class whose <gpu> or <nic> gives its
+	// kind draws no warning (the form prints no class codes).
+	KindByElement bool
+}
+
+// Build makes a graph in NCCL's view from elements another reader took
+// from text named name, with what that form lacks; the XML's limits apply.
+func Build(name string, form Form, roots []*Element) (*topology.Graph, error) {
+	p := &parser{
+		name:   name,
+		g:      &topology.Graph{NCCLView: true, TextForm: form.Name, System: topology.System{CPUFamily: -1, CPUModelID: -1}},
+		cpus:   map[int]*topology.HostBridge{},
+		devs:   map[topology.BDF]*topology.Device{},
+		hasGPU: map[*topology.Device]bool{},
+		hasNIC: map[*topology.Device]bool{},
+		cut:    map[*topology.Device]bool{},
+		form:   &form,
+	}
+	if form.Partial != "" {
+		p.g.Partial = form.Partial + ": " + form.Retake
+	}
+	elements := 0
+	var walk func(e *Element) error
+	walk = func(e *Element) error {
+		if elements++; elements > MaxElements {
+			return fmt.Errorf("%s: more than %d topology nodes", name, MaxElements)
+		}
+		if len(p.stack) >= MaxDepth {
+			return fmt.Errorf("%s: topology nested deeper than %d nodes", name, MaxDepth)
+		}
+		p.open(e.Name, e.Attrs, e.Desc)
+		if len(p.cpus) > maxCPUNodes {
+			return fmt.Errorf("%s: more than %d CPU (NUMA) nodes (Linux has at most %d)", name, maxCPUNodes, maxCPUNodes)
+		}
+		if len(p.g.Devices) > topology.MaxFunctions {
+			return fmt.Errorf("%s: %w", name, topology.ErrTooManyFunctions)
+		}
+		for _, c := range e.Subs {
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		p.end(e.Name)
+		return nil
+	}
+	for _, r := range roots {
+		if err := walk(r); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.g.Devices) == 0 {
+		return nil, fmt.Errorf("%s: %s with no PCI devices", name, form.Name)
 	}
 	p.finish()
 	return p.g, nil
@@ -288,8 +364,12 @@ func attrs(t xml.StartElement) map[string]string {
 // partial marks the topology as part of a machine, for the first reason
 // found (topology.Graph.Partial).
 func (p *parser) partial(why string) {
+	retake := "give the whole NCCL_TOPO_DUMP_FILE output"
+	if p.form != nil {
+		retake = p.form.Retake
+	}
 	if p.g.Partial == "" {
-		p.g.Partial = why + ": give the whole NCCL_TOPO_DUMP_FILE output"
+		p.g.Partial = why + ": " + retake
 	}
 }
 
@@ -326,12 +406,20 @@ func (p *parser) enclosing(ok func(*frame) bool) *frame {
 }
 
 func (p *parser) start(t xml.StartElement) {
-	a := attrs(t)
-	f := frame{name: t.Name.Local, desc: "<" + t.Name.Local + ">"}
-	for _, k := range []string{"busid", "numaid", "dev", "name", "target"} {
-		if v, ok := a[k]; ok {
-			f.desc = fmt.Sprintf("<%s %s=%q>", t.Name.Local, k, v)
-			break
+	p.open(t.Name.Local, attrs(t), "")
+}
+
+// open handles one element named name with attributes a; desc names it in
+// warnings, made from its key attribute when "".
+func (p *parser) open(name string, a map[string]string, desc string) {
+	f := frame{name: name, desc: desc}
+	if desc == "" {
+		f.desc = "<" + name + ">"
+		for _, k := range []string{"busid", "numaid", "dev", "name", "target"} {
+			if v, ok := a[k]; ok {
+				f.desc = fmt.Sprintf("<%s %s=%q>", name, k, v)
+				break
+			}
 		}
 	}
 	var parent *frame
@@ -551,15 +639,35 @@ func (p *parser) finish() {
 			d.Kind = topology.KindOf(d.Class, d.VendorID)
 		}
 	}
+	if p.form != nil && p.form.KindByElement {
+		var still []string
+		for _, d := range p.g.Devices {
+			if d.Class == 0 && !p.hasGPU[d] && !p.hasNIC[d] {
+				still = append(still, d.BDF())
+			}
+		}
+		p.noClass = still
+	}
 	if len(p.noClass) > 0 {
 		p.warn(p.name, fmt.Sprintf("%d <pci> elements without class (%s): kind unknown", len(p.noClass), words.Examples(p.noClass, 5)))
 	}
 	p.nvlinks()
 	p.recorded()
+	if p.form != nil {
+		for _, k := range p.form.NoNVLink {
+			if p.devs[k[0]] != nil && p.devs[k[1]] != nil {
+				p.g.NVLinks = append(p.g.NVLinks, topology.NVLink{A: k[0], B: k[1]})
+			}
+		}
+	}
 	if p.g.Partial != "" {
 		p.g.Lacks = append(p.g.Lacks, "the rest of the machine ("+p.g.Partial+")")
 	}
-	p.g.Lacks = append(p.g.Lacks, baseLacks...)
+	if p.form != nil {
+		p.g.Lacks = append(p.g.Lacks, p.form.Lacks...)
+	} else {
+		p.g.Lacks = append(p.g.Lacks, baseLacks...)
+	}
 	if p.pcilinks > 0 {
 		p.g.Lacks = append(p.g.Lacks, fmt.Sprintf("%d <pcilink> Broadcom virtual switch links (not modelled: NCCL would join those switches at PXB)", p.pcilinks))
 	}

@@ -561,7 +561,9 @@ func (x *explainer) againstPlan(h *nccllog.Host, ranks []*LogRank) {
 		if lr.GPU == "" {
 			continue
 		}
-		if lr.PlanNIC != "" && len(h.IBNICs) > 0 && !listed[lr.PlanNIC] {
+		// A plan NIC the source gives no name (an alias such as NIC0: a
+		// topology print whose NIC has no port line) cannot be looked up.
+		if lr.PlanNIC != "" && len(h.IBNICs) > 0 && !listed[lr.PlanNIC] && deviceNamed(x.r, lr.PlanNIC) != nil {
 			excluded[lr.PlanNIC] = append(excluded[lr.PlanNIC], lr.Ranks...)
 		}
 		for _, n := range lr.NICs {
