@@ -170,3 +170,22 @@ func modelKeys() string {
 	}
 	return b.String()
 }
+
+// addFailOnFlag adds --fail-on, the least severity of what (findings,
+// differences) that makes the command exit with status 3.
+func addFailOnFlag(cmd *cobra.Command, failOn *string, what string) {
+	cmd.Flags().StringVar(failOn, "fail-on", string(advisor.Critical), "exit with status 3 when "+what+" is at least this severe: critical, warning, info, or never")
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"critical", "warning", "info", "never"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// parseFailOn checks a --fail-on value: a severity, or never.
+func parseFailOn(s string) (string, error) {
+	if s == report.FailOnNever {
+		return s, nil
+	}
+	level, err := advisor.ParseSeverity(s)
+	if err != nil {
+		return "", usagef("--fail-on: %v, or never", err)
+	}
+	return string(level), nil
+}

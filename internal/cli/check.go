@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/internal/fleet"
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
@@ -106,9 +105,8 @@ object of key: value, for example with your own ib_write_bw --use_cuda results):
 	addOutputFlag(cmd, &opts.Output, render.CheckFormats)
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "show every pair, the legend, each finding's evidence and remedy, and each rank's settings")
 	g.addNVSMIFlag(cmd)
-	cmd.Flags().StringVar(&opts.FailOn, "fail-on", string(advisor.Critical), "exit with status 3 when a finding is at least this severe: critical, warning, info, or never")
+	addFailOnFlag(cmd, &opts.FailOn, "a finding")
 	cmd.Flags().DurationVar(&opts.NFDExpiry, "nfd-expiry", fleet.DefaultNFDLifetime, "with -o nfd: how long NFD keeps the labels after this run (# +expiry-time=); 0 never expires them")
-	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"critical", "warning", "info", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -117,12 +115,8 @@ func checkRun(opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.FailOn != report.FailOnNever {
-		level, err := advisor.ParseSeverity(opts.FailOn)
-		if err != nil {
-			return usagef("--fail-on: %v, or never", err)
-		}
-		opts.FailOn = string(level)
+	if opts.FailOn, err = parseFailOn(opts.FailOn); err != nil {
+		return err
 	}
 	names := expandSources(opts.Sources)
 	if len(names) == 0 {

@@ -64,8 +64,7 @@ Exit status 3 when a difference that costs bandwidth is at or above
 	}
 	opts.adviceOptions.addFlags(cmd, opts.IO)
 	addOutputFlag(cmd, &opts.Output, render.ExplainFormats)
-	cmd.Flags().StringVar(&opts.FailOn, "fail-on", string(advisor.Critical), "exit with status 3 when a difference that costs bandwidth is at least this severe: critical, warning, info, or never")
-	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"critical", "warning", "info", "never"}, cobra.ShellCompDirectiveNoFileComp))
+	addFailOnFlag(cmd, &opts.FailOn, "a difference that costs bandwidth")
 	return cmd
 }
 
@@ -74,12 +73,8 @@ func explainRun(opts *explainOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.FailOn != report.FailOnNever {
-		level, err := advisor.ParseSeverity(opts.FailOn)
-		if err != nil {
-			return usagef("--fail-on: %v, or never", err)
-		}
-		opts.FailOn = string(level)
+	if opts.FailOn, err = parseFailOn(opts.FailOn); err != nil {
+		return err
 	}
 	if opts.Log == "-" && opts.Source == "-" {
 		return usagef("LOG and SOURCE cannot both be standard input")

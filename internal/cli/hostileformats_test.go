@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
 )
 
 // hostileNIC is an InfiniBand device name that holds markup, a terminal
@@ -19,24 +16,7 @@ const hostileNIC = "mlx5_<img src=x onerror=alert(1)>\x1b[31m\x07|"
 // renderer reads as markup, and a markdown table's cells stay whole.
 func TestHostileNameEveryFormat(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cap")
-	if err := fixturetest.ExtractFile(fx("hgx-h100"), dir); err != nil {
-		t.Fatal(err)
-	}
-	class := filepath.Join(dir, "sys", "class", "infiniband")
-	target, err := os.Readlink(filepath.Join(class, "mlx5_0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	devDir := filepath.Join(class, filepath.Dir(target))
-	if err := os.Rename(filepath.Join(devDir, "mlx5_0"), filepath.Join(devDir, hostileNIC)); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(filepath.Join(class, "mlx5_0")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(filepath.Dir(target), hostileNIC), filepath.Join(class, hostileNIC)); err != nil {
-		t.Fatal(err)
-	}
+	captureWithNIC(t, dir, hostileNIC)
 	runs := [][]string{
 		{"check", dir}, {"check", "-v", dir}, {"check", dir, "-o", "markdown"}, {"check", dir, "-o", "json"},
 		{"check", dir, "-o", "jsonl"}, {"check", dir, "-o", "prometheus"}, {"check", dir, "-o", "nfd"},

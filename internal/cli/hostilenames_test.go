@@ -23,24 +23,7 @@ import (
 func TestHostileNames(t *testing.T) {
 	const evil = "mlx5_0;id;$(touch pwned)\x1b[2J"
 	dir := filepath.Join(t.TempDir(), "cap\nture\x1b]0;owned\x07")
-	if err := fixturetest.ExtractFile(fx("hgx-h100"), dir); err != nil {
-		t.Fatal(err)
-	}
-	class := filepath.Join(dir, "sys", "class", "infiniband")
-	target, err := os.Readlink(filepath.Join(class, "mlx5_0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	devDir := filepath.Join(class, filepath.Dir(target))
-	if err := os.Rename(filepath.Join(devDir, "mlx5_0"), filepath.Join(devDir, evil)); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(filepath.Join(class, "mlx5_0")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(filepath.Dir(target), evil), filepath.Join(class, evil)); err != nil {
-		t.Fatal(err)
-	}
+	captureWithNIC(t, dir, evil)
 	code, out, errOut := run("check", "-v", dir)
 	if code != ExitOK && code != ExitFindings {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -245,5 +228,29 @@ func TestMarkdownHeadingOneLine(t *testing.T) {
 		if !strings.Contains(out, `cap\nture`) {
 			t.Errorf("%v: the name is not shown escaped:\n%s", args[:3], out)
 		}
+	}
+}
+
+// captureWithNIC unpacks hgx-h100 into dir with its first InfiniBand
+// device mlx5_0 renamed to name (its folder and its class link).
+func captureWithNIC(t *testing.T, dir, name string) {
+	t.Helper()
+	if err := fixturetest.ExtractFile(fx("hgx-h100"), dir); err != nil {
+		t.Fatal(err)
+	}
+	class := filepath.Join(dir, "sys", "class", "infiniband")
+	target, err := os.Readlink(filepath.Join(class, "mlx5_0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	devDir := filepath.Join(class, filepath.Dir(target))
+	if err := os.Rename(filepath.Join(devDir, "mlx5_0"), filepath.Join(devDir, name)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(class, "mlx5_0")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(filepath.Dir(target), name), filepath.Join(class, name)); err != nil {
+		t.Fatal(err)
 	}
 }
