@@ -131,14 +131,7 @@ func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo
 			td.Parent = d.Parent.BDF()
 		}
 		if d.Kind == topology.KindBridge {
-			switch {
-			case !d.ACSKnown:
-				td.ACS = "unknown"
-			case d.ACSRedirect:
-				td.ACS = "redirect"
-			default:
-				td.ACS = "off"
-			}
+			td.ACS = report.ACSState(d)
 		}
 		if d.IOMMUGroup != "" {
 			td.IOMMU = "group"

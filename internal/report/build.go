@@ -271,14 +271,7 @@ func device(g *topology.Graph, d *topology.Device, alias string, ids hexIDs) Dev
 	out.Ports, out.AER = ports(d), aer(d)
 	out.Unidentified = d.Unidentified
 	if d.Kind == topology.KindBridge {
-		switch {
-		case !d.ACSKnown:
-			out.ACS = "unknown"
-		case d.ACSRedirect:
-			out.ACS = "redirect"
-		default:
-			out.ACS = "off"
-		}
+		out.ACS = ACSState(d)
 	}
 	if d.IOMMUGroup != "" {
 		out.IOMMUType = g.Platform.IOMMUGroupTypes[d.IOMMUGroup]
@@ -544,4 +537,17 @@ func computeOnly(nics []*topology.Device, aside []advisor.SetAsideNIC) []*topolo
 		}
 	}
 	return out
+}
+
+// ACSState is a bridge's ACS Request/Completion Redirect in a report's
+// words: "redirect", "off", or "unknown" where config space was not read.
+func ACSState(d *topology.Device) string {
+	switch {
+	case !d.ACSKnown:
+		return "unknown"
+	case d.ACSRedirect:
+		return "redirect"
+	default:
+		return "off"
+	}
 }
