@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -508,14 +509,7 @@ func (p *parser) info(h *Host, pid, dev int, msg string) {
 		if m := reHCAGDR.FindStringSubmatch(msg); m != nil {
 			i, _ := strconv.Atoi(m[3])
 			g := HCAGDR{Net: m[1], Index: i, Name: m[4], Enabled: m[2] == "Enabled", Reason: m[5]}
-			for _, x := range h.GDR {
-				if x == g {
-					return
-				}
-			}
-			if len(h.GDR) < 256 {
-				h.GDR = append(h.GDR, g)
-			}
+			h.GDR = appendOnce(h.GDR, g, 256)
 			return
 		}
 		if m := rePathGDR.FindStringSubmatch(msg); m != nil {
@@ -528,14 +522,7 @@ func (p *parser) info(h *Host, pid, dev int, msg string) {
 			if v, err := strconv.ParseUint(m[2], 16, 64); err == nil && v >= 0x1000 {
 				g.BusID = BusID(m[2])
 			}
-			for _, x := range h.GDRPath {
-				if x == g {
-					return
-				}
-			}
-			if len(h.GDRPath) < 1024 {
-				h.GDRPath = append(h.GDRPath, g)
-			}
+			h.GDRPath = appendOnce(h.GDRPath, g, 1024)
 			return
 		}
 		if m := reRing.FindStringSubmatch(msg); m != nil {
@@ -792,4 +779,13 @@ func BusID(s string) string {
 		return ""
 	}
 	return fmt.Sprintf("%04x:%02x:%02x.%x", v>>20, (v>>12)&0xff, (v>>4)&0xff, v&0xf)
+}
+
+// appendOnce appends v to s unless s holds it already or has limit
+// elements: a log repeats its lines per rank and thread.
+func appendOnce[T comparable](s []T, v T, limit int) []T {
+	if len(s) >= limit || slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
 }
