@@ -2,6 +2,7 @@ package advisor
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gdtopo/gdtopo/topology"
@@ -57,6 +58,169 @@ func TestThresholdBoundaries(t *testing.T) {
 		}
 		if fired != tt.fires {
 			t.Errorf("%s: %s fired %v; want %v", tt.name, tt.code, fired, tt.fires)
+		}
+	}
+}
+
+// boundaryCase is one side of a threshold: the graph and options that put
+// a value just short of it or at it, and whether code fires there with
+// severity.
+type boundaryCase struct {
+	name     string
+	build    func() (*topology.Graph, Options)
+	code     string
+	severity Severity
+	fires    bool
+}
+
+// railsWith is rails(nGPU, nNIC) changed by fault, with default options.
+func railsWith(nGPU, nNIC int, fault func(b *builder, g, n []*topology.Device)) func() (*topology.Graph, Options) {
+	return func() (*topology.Graph, Options) {
+		b, gpus, nics := rails(nGPU, nNIC)
+		if fault != nil {
+			fault(b, gpus, nics)
+		}
+		return b.graph(), Options{}
+	}
+}
+
+// runBoundaries checks each case: code at severity fires exactly where
+// the case says.
+func runBoundaries(t *testing.T, cases []boundaryCase) {
+	t.Helper()
+	for _, c := range cases {
+		g, opts := c.build()
+		fired := false
+		for _, f := range analyze(t, g, opts).Findings {
+			fired = fired || f.Code == c.code && f.Severity == c.severity
+		}
+		if fired != c.fires {
+			t.Errorf("%s: %s (%s) fired %v; want %v", c.name, c.code, c.severity, fired, c.fires)
+		}
+	}
+}
+
+// TestSharingBoundaries: nic-shared (info) from the second accelerator on
+// one NIC, and (warning) where the planned flows through a switch uplink
+// want more than the link carries: demand just under the uplink's data
+// rate is quiet, just over it fires.
+func TestSharingBoundaries(t *testing.T) {
+	runBoundaries(t, []boundaryCase{
+		{"2 accelerators, 2 NICs: one each", railsWith(2, 2, nil), "nic-shared", Info, false},
+		{"2 accelerators, 1 NIC: two share it", railsWith(2, 1, nil), "nic-shared", Info, true},
+	})
+	// Two accelerators under one switch, each with a NIC on a root port of
+	// its own: both flows go up the switch's x16 uplink.
+	uplink := func(rate float64) (*topology.Graph, *topology.Device) {
+		b := newBuilder()
+		h, rp := b.hb(0)
+		usp := b.sw(rp)
+		for i := 0; i < 2; i++ {
+			p := b.port(usp, i)
+			b.gpu(below(p, i), p)
+			r := b.rootPort(h, 2+i)
+			b.nic(endpoint(r), r, fmt.Sprintf("mlx5_%d", i)).PortRateGbps = rate
+		}
+		return b.graph(), usp
+	}
+	demand := func(g *topology.Graph) float64 {
+		sum := 0.0
+		for _, as := range analyze(t, g, Options{}).Plan.Assignments {
+			sum += as.ExpectedGbps
+		}
+		return sum
+	}
+	g, usp := uplink(100)
+	perRate := demand(g) / 100 // planned Gb/s of both flows per Gb/s of NIC rate
+	capGbps := DefaultModel().linkGbps(usp.Link, 256)
+	if perRate <= 0 || capGbps <= 0 {
+		t.Fatalf("no demand (%g per Gb/s) or no uplink rate (%g)", perRate, capGbps)
+	}
+	for _, side := range []struct {
+		delta float64
+		fires bool
+	}{{-0.5, false}, {+0.5, true}} {
+		want := capGbps + side.delta
+		g, _ := uplink(want / perRate)
+		if d := demand(g); d < want-0.01 || d > want+0.01 {
+			t.Fatalf("demand %g Gb/s, want %g: the planned flows are not proportional to the NIC rate", d, want)
+		}
+		runBoundaries(t, []boundaryCase{{fmt.Sprintf("two flows wanting %.1f Gb/s of a %.1f Gb/s uplink", want, capGbps),
+			func() (*topology.Graph, Options) { g, _ := uplink(want / perRate); return g, Options{} }, "nic-shared", Warning, side.fires}})
+	}
+}
+
+// TestPortAndAERBoundaries: port-rate-low fires for a rail port 1 Gb/s
+// below the others of its model, not for one at their rate; aer-fatal and
+// aer-nonfatal from the first error; aer-correctable from 100 corrected
+// errors (aerCorrectableInfo), written out here so that moving the
+// constant fails.
+func TestPortAndAERBoundaries(t *testing.T) {
+	const corrInfo = 100
+	aer := func(c topology.AERCounts) func(b *builder, g, n []*topology.Device) {
+		return func(b *builder, g, n []*topology.Device) { g[2].AER = &c }
+	}
+	runBoundaries(t, []boundaryCase{
+		{"every rail port at 400 Gb/s", railsWith(8, 8, func(b *builder, g, n []*topology.Device) { activePorts(n, 400) }), "port-rate-low", Warning, false},
+		{"one rail port at 399 Gb/s", railsWith(8, 8, func(b *builder, g, n []*topology.Device) {
+			activePorts(n, 400)
+			n[3].Ports[0].RateGbps = 399
+		}), "port-rate-low", Warning, true},
+		{"no fatal AER error", railsWith(8, 8, aer(topology.AERCounts{Fatal: topology.AERClass{Read: true}})), "aer-fatal", Critical, false},
+		{"one fatal AER error", railsWith(8, 8, aer(topology.AERCounts{Fatal: topology.AERClass{Read: true, Total: 1}})), "aer-fatal", Critical, true},
+		{"no non-fatal AER error", railsWith(8, 8, aer(topology.AERCounts{Nonfatal: topology.AERClass{Read: true}})), "aer-nonfatal", Warning, false},
+		{"one non-fatal AER error", railsWith(8, 8, aer(topology.AERCounts{Nonfatal: topology.AERClass{Read: true, Total: 1}})), "aer-nonfatal", Warning, true},
+		{fmt.Sprintf("%d corrected AER errors", corrInfo-1), railsWith(8, 8, aer(topology.AERCounts{Correctable: topology.AERClass{Read: true, Total: corrInfo - 1}})), "aer-correctable", Info, false},
+		{fmt.Sprintf("%d corrected AER errors", corrInfo), railsWith(8, 8, aer(topology.AERCounts{Correctable: topology.AERClass{Read: true, Total: corrInfo}})), "aer-correctable", Info, true},
+	})
+}
+
+// TestDMABufBoundaries: without a peer-memory module, peer-memory-missing
+// is a warning where dma-buf cannot apply (NCCL before 2.13, a GPU below
+// compute capability 7.5, a kernel before 5.12) and info where it may:
+// each at its threshold and one step short.
+func TestDMABufBoundaries(t *testing.T) {
+	noPeer := func(kernel, nccl string, sm int) func() (*topology.Graph, Options) {
+		return func() (*topology.Graph, Options) {
+			b, gpus, _ := rails(8, 8)
+			b.g.Platform.PeerMemory = nil
+			b.g.System.Cmdline = "BOOT_IMAGE=/vmlinuz-" + kernel + "-generic ro"
+			for _, d := range gpus {
+				d.ComputeCapability = sm
+			}
+			return b.graph(), Options{NCCLVersion: nccl}
+		}
+	}
+	runBoundaries(t, []boundaryCase{
+		{"NCCL 2.13", noPeer("6.8.0", "2.13", 80), "peer-memory-missing", Info, true},
+		{"NCCL 2.12", noPeer("6.8.0", "2.12", 80), "peer-memory-missing", Warning, true},
+		{"sm 75", noPeer("6.8.0", "2.30", 75), "peer-memory-missing", Info, true},
+		{"sm 74", noPeer("6.8.0", "2.30", 74), "peer-memory-missing", Warning, true},
+		{"kernel 5.12", noPeer("5.12.0", "2.30", 80), "peer-memory-missing", Info, true},
+		{"kernel 5.11", noPeer("5.11.0", "2.30", 80), "peer-memory-missing", Warning, true},
+	})
+}
+
+// TestConfigACSKernelBoundaries: pci=config_acs= from Linux 6.11, a list
+// of several devices from 6.15; each release and the one before it.
+func TestConfigACSKernelBoundaries(t *testing.T) {
+	for _, c := range []struct {
+		kernel string
+		n      int
+		want   string
+	}{
+		{"6.10.0", 1, "ignores pci=config_acs="},
+		{"6.11.0", 1, "takes pci=config_acs="},
+		{"6.14.0", 2, "but a list of several devices"},
+		{"6.15.0", 2, "takes pci=config_acs="},
+	} {
+		b, _, _ := rails(2, 2)
+		b.g.System.Cmdline = "BOOT_IMAGE=/vmlinuz-" + c.kernel + "-generic ro"
+		a := &analysis{g: b.graph()}
+		step := a.configACSKernel(c.n)
+		got := step.Text + " " + step.Comment
+		if !strings.Contains(got, c.want) || c.want == "takes pci=config_acs=" && strings.Contains(got, "but") {
+			t.Errorf("kernel %s, %d devices: %q; want %q", c.kernel, c.n, got, c.want)
 		}
 	}
 }
