@@ -224,3 +224,49 @@ func TestConfigACSKernelBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalityToleranceBoundary: the rail plan takes a NIC on the
+// accelerator's own socket while it gives at least four fifths
+// (localityTolerance) of what the best NIC, across sockets, would: 0.5
+// Gb/s under that it takes the remote NIC, 0.5 Gb/s over it the local one.
+func TestLocalityToleranceBoundary(t *testing.T) {
+	const tolerance = 0.8
+	build := func(localRate float64) (*topology.Graph, *topology.Device, *topology.Device, *topology.Device) {
+		b := newBuilder()
+		h0, _ := b.hb(0)
+		h1, _ := b.hb(1)
+		r0, r1, r2 := b.rootPort(h0, 2), b.rootPort(h0, 3), b.rootPort(h1, 2)
+		gpu := b.gpu(endpoint(r0), r0)
+		local := b.nic(endpoint(r1), r1, "mlx5_0")
+		remote := b.nic(endpoint(r2), r2, "mlx5_1")
+		local.PortRateGbps, remote.PortRateGbps = localRate, 400
+		return b.graph(), gpu, local, remote
+	}
+	g, gpu, local, remote := build(100)
+	r := analyze(t, g, Options{})
+	lp, rp := pred(t, r, gpu, local), pred(t, r, gpu, remote)
+	perRate, remoteGbps := runGbps(&lp)/100, runGbps(&rp)
+	if perRate <= 0 || remoteGbps <= 0 {
+		t.Fatalf("no figures: local %g per Gb/s, remote %g Gb/s", perRate, remoteGbps)
+	}
+	for _, side := range []struct {
+		delta float64
+		local bool
+	}{{-0.5, false}, {+0.5, true}} {
+		want := tolerance*remoteGbps + side.delta
+		g, gpu, local, remote := build(want / perRate)
+		r := analyze(t, g, Options{})
+		if lp := pred(t, r, gpu, local); !near(runGbps(&lp), want) {
+			t.Fatalf("local pair %g Gb/s, want %g: not proportional to the NIC rate", runGbps(&lp), want)
+		}
+		if rp := pred(t, r, gpu, remote); !near(runGbps(&rp), remoteGbps) {
+			t.Fatalf("remote pair %g Gb/s, want %g", runGbps(&rp), remoteGbps)
+		}
+		if len(r.Plan.Assignments) != 1 {
+			t.Fatalf("%d assignments, want 1", len(r.Plan.Assignments))
+		}
+		if got := r.Plan.Assignments[0].NIC == local; got != side.local {
+			t.Errorf("local NIC at %.1f Gb/s against %.1f across sockets: local chosen %v, want %v", want, remoteGbps, got, side.local)
+		}
+	}
+}
