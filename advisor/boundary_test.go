@@ -270,3 +270,77 @@ func TestLocalityToleranceBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestNCCLVersionBoundaries: each NCCL release a GPUDirect RDMA rule
+// starts at, and the one before it (paths.cc ncclTopoCheckGdr and
+// NCCL_PARAM(NetGdrC2c), topo.cc topoPathTypeStr, net_ib gdr.cc).
+func TestNCCLVersionBoundaries(t *testing.T) {
+	v := func(minor int) ncclVersion { return ncclVersion{2, minor, 0} }
+	// NCCL_NET_GDR_C2C: absent before 2.26, default 0 in 2.26, 1 from 2.27.
+	for _, c := range []struct {
+		minor   int
+		env     map[string]string
+		on, set bool
+	}{
+		{25, map[string]string{"NCCL_NET_GDR_C2C": "1"}, false, false},
+		{26, map[string]string{"NCCL_NET_GDR_C2C": "1"}, true, true},
+		{26, nil, false, false},
+		{27, nil, true, false},
+	} {
+		a := &analysis{v: v(c.minor), env: c.env}
+		if on, from := a.gdrC2C(); on != c.on || (from != "") != c.set {
+			t.Errorf("2.%d %v: NCCL_NET_GDR_C2C on %v (set by %q); want %v, set %v", c.minor, c.env, on, from, c.on, c.set)
+		}
+	}
+	// NCCL_NET_GDR_LEVEL's names: C2C from 2.26, P2C from 2.27; the
+	// default level P2C (with C2C on) from 2.29.
+	for _, c := range []struct {
+		minor int
+		set   string
+		want  topology.Label
+	}{
+		{25, "C2C", topology.PXB}, {26, "C2C", "C2C"},
+		{26, "P2C", topology.PXB}, {27, "P2C", topology.P2C},
+		{28, "", topology.PXB}, {29, "", topology.P2C},
+	} {
+		env := map[string]string{}
+		if c.set != "" {
+			env["NCCL_NET_GDR_LEVEL"] = c.set
+		}
+		a := &analysis{v: v(c.minor), env: env}
+		if got, why, _ := a.gdrLevel(); got != c.want {
+			t.Errorf("2.%d NCCL_NET_GDR_LEVEL=%q: level %s (%s); want %s", c.minor, c.set, got, why, c.want)
+		}
+	}
+	// GDR reads: off for every GPU before 2.19, from 2.19 for compute
+	// capability below 8.0 only, without an NVLink peer; the source shows
+	// no NVLink, so the rule shows as a doubt. From 2.19 an unknown compute
+	// capability is a doubt too. Peer memory: 2.18 and older look only
+	// under memory_peers.
+	for _, c := range []struct {
+		minor, sm int
+		doubt     string
+		has       bool
+	}{
+		{18, 80, "NVLink is not visible", true},
+		{19, 80, "NVLink is not visible", false},
+		{19, 79, "NVLink is not visible", true},
+		{19, -1, "compute capability of device", true},
+		{18, -1, "compute capability of device", false},
+		{18, 80, "memory_peers", true},
+		{19, 80, "memory_peers", false},
+	} {
+		b, gpus, nics := rails(2, 2)
+		for _, d := range gpus {
+			d.ComputeCapability = c.sm
+			if c.sm < 0 {
+				d.ComputeCapability, d.DeviceID = 0, 0xffff // not in the table
+			}
+		}
+		g := b.graph()
+		p := pred(t, analyze(t, g, Options{NCCLVersion: fmt.Sprintf("2.%d", c.minor)}), gpus[0], nics[0])
+		if got := strings.Contains(fmt.Sprintf("%+v", p), c.doubt); got != c.has {
+			t.Errorf("2.%d, sm %d: %q in the prediction %v; want %v (%s)", c.minor, c.sm, c.doubt, got, c.has, p.GDRUnknown)
+		}
+	}
+}
