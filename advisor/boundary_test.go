@@ -344,3 +344,31 @@ func TestNCCLVersionBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFactorBoundaries: the measured Rome-with-Volta read figure
+// applies to AMD family 17h models 30h-3Fh (Rome), alone below compute
+// capability 8.0 and as the low end from 8.0; a model either side of the
+// range takes the generic range.
+func TestReadFactorBoundaries(t *testing.T) {
+	m := DefaultModel()
+	for _, c := range []struct {
+		model  int
+		sm     int
+		lo, hi *Param
+	}{
+		{0x31, 79, &m.ReadAMDZen2Volta, &m.ReadAMDZen2Volta},
+		{0x31, 80, &m.ReadAMDZen2Volta, &m.ReadMax},
+		{0x30, 80, &m.ReadAMDZen2Volta, &m.ReadMax},
+		{0x3f, 80, &m.ReadAMDZen2Volta, &m.ReadMax},
+		{0x2f, 80, &m.ReadMin, &m.ReadMax},
+		{0x40, 80, &m.ReadMin, &m.ReadMax},
+	} {
+		b, gpus, _ := rails(2, 2)
+		b.g.System.CPUVendor, b.g.System.CPUFamily, b.g.System.CPUModelID = "AuthenticAMD", 0x17, c.model
+		gpus[0].ComputeCapability = c.sm
+		a := &analysis{g: b.graph(), m: m}
+		if lo, hi := a.readFactor(gpus[0]); lo != c.lo || hi != c.hi {
+			t.Errorf("family 17h model %#x, sm %d: read factor %s..%s; want %s..%s", c.model, c.sm, lo.Key, hi.Key, c.lo.Key, c.hi.Key)
+		}
+	}
+}
