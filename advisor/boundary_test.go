@@ -372,3 +372,41 @@ func TestReadFactorBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// TestPXNLocalGPUBoundary: from NCCL 2.18, PXN goes only through the NIC's
+// local GPU, the nearest one whose own NIC it is (paths.cc
+// ncclTopoComputePaths, getLocalGpu); before, through any NVLink peer
+// within PXB of it. GPU1 is PXB to NIC2 but has its own NIC1 at PIX, and
+// GPU0, across sockets, is NVLinked to GPU1: 2.17 routes GPU0–NIC2
+// through GPU1, 2.18 does not.
+func TestPXNLocalGPUBoundary(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		pxn     bool
+	}{{"2.17", true}, {"2.18", false}} {
+		b := newBuilder()
+		_, rp := b.hb(0)
+		top := b.dev("0000:01:00.0", rp, topology.KindBridge, topology.RoleUpstream)
+		t0 := b.dev("0000:02:00.0", top, topology.KindBridge, topology.RoleDownstream)
+		t1 := b.dev("0000:02:01.0", top, topology.KindBridge, topology.RoleDownstream)
+		s1 := b.dev("0000:03:00.0", t0, topology.KindBridge, topology.RoleUpstream)
+		s1a := b.dev("0000:04:00.0", s1, topology.KindBridge, topology.RoleDownstream)
+		s1b := b.dev("0000:04:01.0", s1, topology.KindBridge, topology.RoleDownstream)
+		gpu1 := b.gpu("0000:05:00.0", s1a)
+		nic1 := b.nic("0000:06:00.0", s1b, "mlx5_1")
+		s2 := b.dev("0000:07:00.0", t1, topology.KindBridge, topology.RoleUpstream)
+		s2a := b.dev("0000:08:00.0", s2, topology.KindBridge, topology.RoleDownstream)
+		nic2 := b.nic("0000:09:00.0", s2a, "mlx5_2")
+		_, rp1 := b.hb(1)
+		gpu0 := b.gpu("0000:12:00.0", rp1)
+		b.g.NVLinks = []topology.NVLink{{A: gpu0.Addr, B: gpu1.Addr, Count: 12}}
+		g := b.graph()
+		if l1, l2 := g.Classify(gpu1, nic1).NCCL, g.Classify(gpu1, nic2).NCCL; l1 != topology.PIX || l2 != topology.PXB {
+			t.Fatalf("GPU1–NIC1 %s, GPU1–NIC2 %s; want PIX and PXB", l1, l2)
+		}
+		p := pred(t, analyze(t, g, Options{NCCLVersion: c.version}), gpu0, nic2)
+		if got := p.PXNVia == gpu1; got != c.pxn {
+			t.Errorf("NCCL %s: GPU0–NIC2 through GPU1 %v; want %v", c.version, got, c.pxn)
+		}
+	}
+}
