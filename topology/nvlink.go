@@ -206,6 +206,10 @@ func sxmModule(d *Device) string {
 	return ""
 }
 
+// VerifyPointer ends NVLinkLack's line: where gdtopo runs, its verify
+// command compares the host's matrix; a page sent around replaces it.
+const VerifyPointer = ": gdtopo verify)"
+
 // NVLinkLack is the "Source lacks" line for NVLink: what the source cannot
 // tell about the accelerator pairs and what would supply it, or "" when it
 // records NVLink or nothing suggests any.
@@ -224,11 +228,11 @@ func (g *Graph) NVLinkLack() string {
 			}
 		}
 	}
-	fabric, label, supply := "NVLink", NVLinkUnknown, "; the host's nvidia-smi topo -m supplies it: gdtopo verify)"
+	fabric, label, supply := "NVLink", NVLinkUnknown, "; the host's nvidia-smi topo -m supplies it"+VerifyPointer
 	if allAMD(accels) {
 		// AMD's fabric is xGMI, and the host's matrix of it is rocm-smi's
 		// (ROCm/rocm_smi_lib python_smi_tools/rocm_smi.py, --showtopo).
-		fabric, label, supply = "xGMI", XGMI, "; the host's rocm-smi --showtopo shows it: gdtopo verify)"
+		fabric, label, supply = "xGMI", XGMI, "; the host's rocm-smi --showtopo shows it"+VerifyPointer
 	}
 	switch unknown {
 	case 0:

@@ -19,9 +19,9 @@ func dotQuote(s string) string {
 }
 
 // DOT writes a Graphviz picture of the tree: a cluster per NUMA node
-// ("NUMA n / socket s"), host bridges, one box per switch (upstream port
-// with its downstream ports and Broadcom sub-switches folded in, labelled
-// with the model), accelerators and NICs; tree edges carry the link
+// ("NUMA n / socket s"), host bridges, one box per switch level (upstream
+// port with its downstream ports folded in, labelled with the model and,
+// in a multi-level chip, "level 2/2"), accelerators and NICs; tree edges carry the link
 // ("Gen5 x16", thicker for wider links, red where it trained lower), and
 // each accelerator has a dashed edge to its best NIC labelled with
 // nvidia-smi's label. A legend cluster explains the colours. aliases names

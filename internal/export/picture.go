@@ -17,9 +17,10 @@ const (
 	boxNIC    = "nic"
 )
 
-// box is one node of the picture: a host bridge, a switch (its upstream
-// port with the downstream ports and Broadcom sub-switches folded in), an
-// accelerator or a NIC.
+// box is one node of the picture: a host bridge, a switch level (its
+// upstream port with its downstream ports folded in: a two-level chip such
+// as Broadcom's PEX89000 draws as one box per level, so a PXB path visibly
+// crosses several), an accelerator or a NIC.
 type box struct {
 	id       string
 	kind     string
@@ -88,7 +89,7 @@ func buildPicture(g *topology.Graph, aliases map[*topology.Device]string, best m
 	}
 	pic := &picture{aliases: aliases, best: bestPairs(g, best)}
 	top := map[*topology.Device]bool{}
-	for _, s := range g.TopSwitches() {
+	for _, s := range g.Switches() { // every level: PXB is counted in levels
 		top[s] = true
 	}
 	if g.NCCLView { // every PCI node with children is a switch there
@@ -174,7 +175,11 @@ func buildPicture(g *topology.Graph, aliases map[*topology.Device]string, best m
 			b.lines = []string{aliases[d] + " " + name, d.Addr.Short(), linkText(d.Link), rate}
 		default:
 			b.kind = boxSwitch
-			b.lines = []string{shortModel(d), d.Addr.Short(), linkText(d.Link)}
+			name := shortModel(d)
+			if level, levels := switchLevel(d); levels > 1 {
+				name += fmt.Sprintf(" level %d/%d", level, levels)
+			}
+			b.lines = []string{name, d.Addr.Short(), linkText(d.Link)}
 		}
 		par := parentBox(d)
 		par.children = append(par.children, b)
@@ -208,6 +213,41 @@ func buildPicture(g *topology.Graph, aliases map[*topology.Device]string, best m
 		}
 	}
 	return pic
+}
+
+// sameChip reports whether upstream port u sits below a downstream port of
+// its own model: a level of a multi-level chip (topology.Graph.TopSwitches).
+func sameChip(u *topology.Device) bool {
+	p := u.Parent
+	return p != nil && p.Role == topology.RoleDownstream && p.VendorID == u.VendorID && p.DeviceID == u.DeviceID
+}
+
+// switchLevel is upstream port u's level in its chip (1 at the top) and
+// how many levels the chip has at its deepest, counting upstream ports of
+// the same model nested below downstream ports of that model.
+func switchLevel(u *topology.Device) (level, levels int) {
+	top := u
+	level = 1
+	for sameChip(top) && top.Parent.Parent != nil {
+		top = top.Parent.Parent
+		level++
+	}
+	var deepest func(d *topology.Device, n int) int
+	deepest = func(d *topology.Device, n int) int {
+		most := n
+		for _, down := range d.Children {
+			if down.Role != topology.RoleDownstream || down.VendorID != d.VendorID || down.DeviceID != d.DeviceID {
+				continue
+			}
+			for _, c := range down.Children {
+				if c.Role == topology.RoleUpstream && sameChip(c) {
+					most = max(most, deepest(c, n+1))
+				}
+			}
+		}
+		return most
+	}
+	return level, deepest(top, 1)
 }
 
 // Layout constants, in pixels (user units: the picture is shown 1:1).

@@ -229,3 +229,100 @@ func TestSVGNamesAndMarks(t *testing.T) {
 		t.Errorf("unknown label drawn as %q, want ?", got)
 	}
 }
+
+// TestSwitchLevelsDrawn: a two-level switch chip (Broadcom PEX89000 on the
+// HGX baseboards) is drawn as one box per level, so that a PXB path, which
+// nvidia-smi and NCCL give to pairs across several switch levels, crosses
+// more than one switch box in the picture, and a PIX path at most one.
+func TestSwitchLevelsDrawn(t *testing.T) {
+	levelRe := regexp.MustCompile(` level (\d)/(\d)$`)
+	for name, want := range map[string]map[string]int{
+		// four chips, each level 1 over two level-2 switches (tree shows them)
+		"hgx-b200": {"1/2": 4, "2/2": 8},
+		"hgx-h100": {"1/2": 4, "2/2": 8},
+	} {
+		g := fixture(t, name)
+		pic := buildPicture(g, nil, best(t, g))
+		got := map[string]int{}
+		for _, b := range pic.boxes {
+			if b.kind != boxSwitch {
+				continue
+			}
+			m := levelRe.FindStringSubmatch(b.lines[0])
+			if m == nil {
+				got["single"]++
+				continue
+			}
+			got[m[1]+"/"+m[2]]++
+			if m[1] == "2" && (len(b.children) == 0 || pic.parentOf(b) == nil || pic.parentOf(b).kind != boxSwitch) {
+				t.Errorf("%s: level-2 box %s does not hang off its chip's level 1", name, b.id)
+			}
+		}
+		for lv, n := range want {
+			if got[lv] != n {
+				t.Errorf("%s: %d switch boxes at level %s, want %d (all: %v)", name, got[lv], lv, n, got)
+			}
+		}
+	}
+	for name, g := range fixtures(t) {
+		if g.NCCLView {
+			continue
+		}
+		pic := buildPicture(g, nil, best(t, g))
+		boxOf := map[*topology.Device]*box{}
+		for _, b := range pic.ends {
+			boxOf[b.dev] = b
+		}
+		for _, p := range topology.PairsOf(g.Pairs(), topology.KindAccelerator, topology.KindNIC) {
+			a, b := boxOf[p.A], boxOf[p.B]
+			if a == nil || b == nil || p.LabelUncertain {
+				continue
+			}
+			n := pic.switchesBetween(a, b)
+			switch p.SMI {
+			case topology.PXB:
+				if n < 2 {
+					t.Errorf("%s: %s-%s is PXB but its drawn path crosses %d switch boxes", name, p.A.BDF(), p.B.BDF(), n)
+				}
+			case topology.PIX:
+				if n > 1 {
+					t.Errorf("%s: %s-%s is PIX but its drawn path crosses %d switch boxes", name, p.A.BDF(), p.B.BDF(), n)
+				}
+			}
+		}
+	}
+}
+
+// parentOf is the box b hangs off, nil for a host bridge.
+func (pic *picture) parentOf(b *box) *box {
+	for _, p := range pic.boxes {
+		for _, c := range p.children {
+			if c == b {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// switchesBetween counts the switch boxes on the drawn path from a to b.
+func (pic *picture) switchesBetween(a, b *box) int {
+	up := map[*box]int{} // a's ancestors, with the switch boxes from a up to each
+	n := 0
+	for x := pic.parentOf(a); x != nil; x = pic.parentOf(x) {
+		if x.kind == boxSwitch {
+			n++
+		}
+		up[x] = n
+	}
+	m := 0
+	for x := pic.parentOf(b); x != nil; x = pic.parentOf(x) {
+		if k, ok := up[x]; ok {
+			return k + m
+		}
+		if x.kind == boxSwitch {
+			m++
+		}
+	}
+	return -1
+}

@@ -13,7 +13,7 @@ import (
 var (
 	boxFill   = map[string]string{boxHost: "#e5e7eb", boxSwitch: "#dbeafe", boxGPU: "#dcfce7", boxNIC: "#ffedd5"}
 	boxStroke = map[string]string{boxHost: "#6b7280", boxSwitch: "#2563eb", boxGPU: "#16a34a", boxNIC: "#ea580c"}
-	boxName   = map[string]string{boxHost: "host bridge", boxSwitch: "PCIe switch chip (levels inside)", boxGPU: "accelerator", boxNIC: "NIC"}
+	boxName   = map[string]string{boxHost: "host bridge", boxSwitch: "PCIe switch, one box a level", boxGPU: "accelerator", boxNIC: "NIC"}
 	// labelFill colours a path label, best (green) to worst (red).
 	labelFill = map[topology.Label]string{topology.PIX: "#86efac", topology.PXB: "#d9f99d", topology.PHB: "#fde68a",
 		topology.NODE: "#fdba74", topology.SYS: "#fca5a5"}

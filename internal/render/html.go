@@ -57,9 +57,14 @@ const htmlPage = `<!DOCTYPE html>
 </head>
 <body>
 <h1>gdtopo: {{.Report.Source.Name}}</h1>
+<p id="about">A picture of this source as gdtopo read it: its PCI tree, nvidia-smi's label for each accelerator and NIC pair, the rail plan and the findings. It holds only what the source holds.</p>
 <p id="verdict">{{.Verdict}}</p>
 <h2>Summary</h2>
 <table class="kv" id="summary">{{range .Summary}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table>
+{{with .Report.NVSMI}}{{if .Differ}}<h2>Where {{.ToolName}} differs from the source</h2>
+<table id="differ"><tr><th>Row</th><th>Column</th><th>{{.ToolName}}</th><th>Source</th><th>Why</th></tr>
+{{range .Differ}}<tr><td>{{.Row}}</td><td>{{.Column}}</td><td>{{.Driver}}</td><td>{{.Source}}</td><td>{{.Why}}</td></tr>
+{{end}}</table>{{end}}{{end}}
 {{if .Rows}}<h2>Accelerator × NIC: nvidia-smi labels</h2>
 <p>Click a label for the pair's path and the arithmetic of its prediction. Outlined: each accelerator's NIC in the rail plan.</p>
 <table class="matrix" id="matrix"><tr><th></th>{{range .NICs}}<th title="{{.BDF}}">{{.Alias}}</th>{{end}}</tr>
@@ -222,7 +227,7 @@ func htmlDataOf(r *report.Report) (*htmlData, error) {
 		Script:     template.JS(htmlScript),
 		SVG:        template.HTML(pic.String()),
 		Verdict:    report.CheckVerdict(r),
-		Summary:    report.SummaryRows(r),
+		Summary:    pageSummary(r),
 	}
 	for _, bdf := range r.NICs {
 		if d := r.Device(bdf); d != nil {
@@ -268,6 +273,20 @@ func htmlDataOf(r *report.Report) (*htmlData, error) {
 		data.Plan = append(data.Plan, []string{acc, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost) + " " + report.ModeWords(as.Mode), strconv.Itoa(as.Shared)})
 	}
 	return data, nil
+}
+
+// pageSummary is check's summary for a page sent around, whose reader may
+// not have gdtopo: it names no command, and says the page holds the source
+// alone where check would point to gdtopo verify.
+func pageSummary(r *report.Report) [][]string {
+	rows := report.SummaryRows(r)
+	for _, row := range rows {
+		row[1] = strings.ReplaceAll(row[1], topology.VerifyPointer, "; this page pictures the source alone)")
+		if r.NVSMI != nil && row[1] == r.NVSMI.CellCounts() {
+			row[1] = r.NVSMI.PageCounts()
+		}
+	}
+	return rows
 }
 
 // htmlPairOf is pair p's detail block.

@@ -9,7 +9,10 @@ import (
 	"testing"
 
 	"github.com/gdtopo/gdtopo/fixtures/fixturetest"
+	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/reporttest"
+	"github.com/gdtopo/gdtopo/internal/source"
+	"github.com/gdtopo/gdtopo/internal/sysfs"
 	"github.com/gdtopo/gdtopo/topology"
 )
 
@@ -96,5 +99,41 @@ func TestHTMLFits1400(t *testing.T) {
 	// the matrix once: the page's own, not again in the picture
 	if strings.Count(page, `class="matrix"`) != 1 || strings.Contains(page, "nvidia-smi label, accelerator × NIC") {
 		t.Error("the page shows the matrix twice")
+	}
+}
+
+// TestHTMLNamesNoCommand: the page is sent to people who may not have
+// gdtopo, so it says what it is, a picture of the source, and lists the
+// cells where the host's matrix differs itself rather than pointing to
+// gdtopo verify (check's summary does both).
+func TestHTMLNamesNoCommand(t *testing.T) {
+	r := reporttest.Fixture(t, "hgx-h100")
+	src, err := source.Open("../../fixtures/hgx-h100.tar.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := sysfs.Read(src.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Lacks = append(r.Lacks, g.NVLinkLack()) // as load adds it
+	r.NVSMI = &report.NVSMICheck{Tool: "nvidia-smi topo -m", Compared: 2, Agree: 1,
+		Differ: []report.NVSMICell{{Row: "GPU0", Column: "NIC1", A: "0000:1a:00.0", B: "0000:1f:00.0", Driver: "SYS", Source: "PXB", Why: "the host's own reading"}}}
+	if !strings.Contains(strings.Join(report.SummaryRows(r)[8], " "), "gdtopo verify") {
+		t.Fatal("check's summary of hgx-h100 no longer points to gdtopo verify: this test needs a source that lacks NVLink")
+	}
+	var b bytes.Buffer
+	if err := html(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if m := regexp.MustCompile(`gdtopo (check|verify|tree|matrix|path|compare|fleet|snapshot|export|calibrate)`).FindString(page); m != "" {
+		t.Errorf("the page names a command: %q", m)
+	}
+	if !strings.Contains(page, `<p id="about">A picture of this source`) || !strings.Contains(page, "this page pictures the source alone") {
+		t.Error("the page does not say it pictures the source")
+	}
+	if !strings.Contains(page, "1 differ (listed below)") || !regexp.MustCompile(`<table id="differ">.*\n<tr><td>GPU0</td><td>NIC1</td><td>SYS</td><td>PXB</td>`).MatchString(page) {
+		t.Error("the cells that differ are not listed on the page")
 	}
 }

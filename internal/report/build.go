@@ -130,10 +130,49 @@ func Build(in Input) *Report {
 	for _, w := range g.Warnings {
 		r.Warnings = append(r.Warnings, Warning{Subject: w.Subject, Message: w.Message})
 	}
+	sortWarnings(r.Warnings)
 	if r.Failing() > 0 {
 		r.ExitStatus = ExitFindings
 	}
 	return r
+}
+
+// sortWarnings puts the reader's warnings in one order whatever the
+// reader and however many: by kind (the message with its PCI addresses
+// masked, as check groups them), then by the address or file they are
+// about, then by message. Alike warnings sit together, in address order.
+func sortWarnings(ws []Warning) {
+	type keyed struct {
+		kind string
+		at   topology.BDF
+		isAt bool
+		w    Warning
+	}
+	ks := make([]keyed, len(ws))
+	for i, w := range ws {
+		ks[i] = keyed{kind: pciAddress.ReplaceAllString(w.Message, "…"), w: w}
+		head, _, _ := strings.Cut(w.Subject, "/")
+		if a, err := topology.ParseBDF(head); err == nil && strings.Count(head, ":") == 2 {
+			ks[i].at, ks[i].isAt = a, true
+		}
+	}
+	sort.SliceStable(ks, func(i, j int) bool {
+		a, b := &ks[i], &ks[j]
+		switch {
+		case a.kind != b.kind:
+			return a.kind < b.kind
+		case a.isAt && b.isAt && a.at != b.at:
+			return a.at.Less(b.at)
+		case a.isAt != b.isAt:
+			return a.isAt // devices before files and folders
+		case a.w.Subject != b.w.Subject:
+			return a.w.Subject < b.w.Subject
+		}
+		return a.w.Message < b.w.Message
+	})
+	for i := range ks {
+		ws[i] = ks[i].w
+	}
 }
 
 // accelerators lists every accelerator with the NIC the rail plan gives it.

@@ -567,6 +567,6 @@ func groupWarnings(ws []Warning) ([][]string, []int) {
 }
 
 // pciAddress matches a PCI address or bus as sysfs writes it
-// (0000:3b:00.0, pci0000:3a): what sets one function's warning apart from
-// the same warning of another.
-var pciAddress = regexp.MustCompile(`[0-9a-fA-F]{4}:[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}\.[0-7])?`)
+// (0000:3b:00.0, 10000:01:00.0 in a VMD domain, pci0000:3a): what sets one
+// function's warning apart from the same warning of another.
+var pciAddress = regexp.MustCompile(`[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}\.[0-7])?`)

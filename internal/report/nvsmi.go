@@ -32,6 +32,10 @@ func (c *NVSMICheck) CellCounts() string {
 	return c.counts(" (gdtopo verify lists them)")
 }
 
+// PageCounts counts the cells as CellCounts does, for a page that lists
+// those that differ itself: a page sent around names no command.
+func (c *NVSMICheck) PageCounts() string { return c.counts(" (listed below)") }
+
 // VerifyCounts counts the cells as CellCounts does, for verify itself,
 // which lists those that differ below.
 func (c *NVSMICheck) VerifyCounts() string { return c.counts("") }

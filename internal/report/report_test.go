@@ -150,3 +150,35 @@ func TestPairLookupByEnds(t *testing.T) {
 		t.Errorf("after a change: Pair(b, a) = %v", p)
 	}
 }
+
+// TestWarningsSorted: the reader's warnings come out by kind, then by
+// address, whatever order the reader gave them in, so that many alike
+// warnings (180 unreadable folders) read in address order, together.
+func TestWarningsSorted(t *testing.T) {
+	denied := func(bdf string) topology.Warning {
+		return topology.Warning{Subject: bdf + "/numa_node", Message: "open sys/bus/pci/devices/" + bdf + "/numa_node: permission denied"}
+	}
+	want := []topology.Warning{
+		{Subject: "0000:3b:00.0/current_link_speed", Message: `invalid value "fast"`},
+		denied("0000:02:00.0"), denied("0000:1a:00.0"), denied("0000:b1:00.0"), denied("10000:01:00.0"),
+		{Subject: "sys/devices/system/node", Message: "open sys/devices/system/node: permission denied"},
+	}
+	orders := [][]int{{0, 1, 2, 3, 4, 5}, {5, 4, 3, 2, 1, 0}, {3, 5, 1, 0, 4, 2}, {4, 0, 2, 5, 3, 1}}
+	for _, order := range orders {
+		g := &topology.Graph{}
+		for _, i := range order {
+			g.Warnings = append(g.Warnings, want[i])
+		}
+		r := Build(Input{Graph: g, FailOn: "critical"})
+		var got []string
+		for _, w := range r.Warnings {
+			got = append(got, w.Subject)
+		}
+		for i, w := range want {
+			if i >= len(got) || got[i] != w.Subject {
+				t.Errorf("read in order %v: warnings %v; want %s at %d", order, got, w.Subject, i)
+				break
+			}
+		}
+	}
+}
