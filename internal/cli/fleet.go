@@ -132,7 +132,7 @@ func fleetDiffRun(opts *fleetOptions) error {
 // readReference reads a known-good machine (--reference of fleet and
 // check): a snapshot, a tree, or a file of reports that holds one machine.
 func readReference(g *globalOptions, advice *adviceOptions, name string) (*fleet.Topo, error) {
-	reads := readMachines(g, advice, &source.Opener{}, &fleet.ReportReader{}, name)
+	reads := readMachines(g, advice, &source.Opener{}, &fleet.ReportReader{}, nil, name)
 	switch {
 	case len(reads) != 1:
 		return nil, fmt.Errorf("reference %s: %d machines; give one", name, len(reads))
@@ -174,8 +174,9 @@ func (opts *fleetOptions) readFleet(sources []string) (*fleet.Fleet, []string) {
 			// memory can be the next one's.
 			op := source.Opener{ReuseMemory: true}
 			var rr fleet.ReportReader
+			var buf []byte // a file of reports' bytes, the next file's too
 			for i := range next {
-				out <- read{i, opts.readSource(&op, &rr, sources[i])}
+				out <- read{i, opts.readSource(&op, &rr, &buf, sources[i])}
 			}
 		}()
 	}
@@ -208,15 +209,24 @@ func (opts *fleetOptions) readFleet(sources []string) (*fleet.Fleet, []string) {
 }
 
 // readSource reads one source of the fleet (readMachines).
-func (opts *fleetOptions) readSource(op *source.Opener, rr *fleet.ReportReader, name string) []fleetRead {
-	return readMachines(opts.globalOptions, &opts.adviceOptions, op, rr, name)
+func (opts *fleetOptions) readSource(op *source.Opener, rr *fleet.ReportReader, buf *[]byte, name string) []fleetRead {
+	return readMachines(opts.globalOptions, &opts.adviceOptions, op, rr, buf, name)
 }
 
 // readMachines reads one source: a file of gdtopo's JSON reports (check -o
 // json or -o jsonl, recognised by its content) gives each machine's Topo
-// without its tree; anything else is read and analysed as check does.
-func readMachines(g *globalOptions, advice *adviceOptions, op *source.Opener, rr *fleet.ReportReader, name string) []fleetRead {
-	reports, data, err := readReportFile(name)
+// without its tree; anything else is read and analysed as check does. A
+// file of reports is read into *buf (when buf is not nil), which the next
+// source reuses: nothing read from it outlives the call.
+func readMachines(g *globalOptions, advice *adviceOptions, op *source.Opener, rr *fleet.ReportReader, buf *[]byte, name string) []fleetRead {
+	var mem []byte
+	if buf != nil {
+		mem = *buf
+	}
+	reports, data, err := readReportFile(name, mem)
+	if buf != nil && cap(data) > cap(mem) {
+		*buf = data
+	}
 	if err != nil {
 		return []fleetRead{{name: name, err: err}}
 	}
@@ -252,9 +262,9 @@ func readMachines(g *globalOptions, advice *adviceOptions, op *source.Opener, rr
 }
 
 // readReportFile reads name when it is a regular file of JSON (its first
-// byte other than white space opens an object); reports is false, and
-// nothing read, for anything else.
-func readReportFile(name string) (reports bool, data []byte, err error) {
+// byte other than white space opens an object), into mem when it is large
+// enough; reports is false, and nothing read, for anything else.
+func readReportFile(name string, mem []byte) (reports bool, data []byte, err error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return false, nil, nil // not a file here: the source reader says why
@@ -269,7 +279,10 @@ func readReportFile(name string) (reports bool, data []byte, err error) {
 	if !fleet.IsReports(head[:n]) {
 		return false, nil, nil
 	}
-	data = make([]byte, 0, st.Size()+1)
+	data = mem[:0]
+	if int64(cap(data)) < st.Size()+1 {
+		data = make([]byte, 0, st.Size()+1)
+	}
 	data = append(data, head[:n]...)
 	for {
 		if len(data) == cap(data) {
