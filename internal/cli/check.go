@@ -23,6 +23,10 @@ type checkOptions struct {
 	Verbose bool     // -v: every pair, note, evidence, remedy and rank's settings
 	// NFDExpiry: how long -o nfd's labels stand (--nfd-expiry); 0 for ever.
 	NFDExpiry time.Duration
+	// Reference is a known-good machine (--reference) each source is
+	// compared with; reference is it read, before any source.
+	Reference string
+	reference *fleet.Topo
 }
 
 // style is the layout of check's text: the terminal's, with -v.
@@ -79,6 +83,16 @@ With the host's own nvidia-smi topo -m (--nvsmi FILE, or pasted with a text
 dump), GPU pairs get its NV# counts and the summary says how many of its
 cells the source's tree agrees with (gdtopo verify lists those that differ).
 
+--reference SOURCE compares the machine with a known-good one (a snapshot, a
+captured tree, or a check -o json or -o jsonl report of one machine) as
+fleet --reference does: each difference (a NIC missing, a link narrower, a
+pair slower, a finding the reference lacks) is listed after the findings,
+in -o json as the report's "reference", and in -o terse as a line whose code
+is reference- and the kind of difference (reference-link), CRITICAL when it
+is worse, INFO when not (a bus renumbered, a link faster). A worse
+difference fails the check as a critical finding does: exit status 3 at any
+--fail-on level but never.
+
 Findings have stable codes (see the README) and a severity: critical, warning
 or info. With --fail-on, the exit status is 3 when a finding reaches that
 level (never: not at all), so health checks (Slurm NHC, Kubernetes probes) can
@@ -93,6 +107,7 @@ object of key: value, for example with your own ib_write_bw --use_cuda results):
   $ gdtopo check host.tar.bz2 -o json
   $ gdtopo check --fail-on warning; echo $?
   $ gdtopo check --fail-on warning -o terse
+  $ gdtopo check --reference golden.json -o terse
   $ gdtopo check 'snapshots/*.tar.gz' -o jsonl`,
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -105,6 +120,7 @@ object of key: value, for example with your own ib_write_bw --use_cuda results):
 	addOutputFlag(cmd, &opts.Output, render.CheckFormats)
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "show every pair, the legend, each finding's evidence and remedy, and each rank's settings")
 	g.addNVSMIFlag(cmd)
+	cmd.Flags().StringVar(&opts.Reference, "reference", "", "compare the machine with this known-good `SOURCE` (a snapshot, tree or check -o json report of one machine), as fleet --reference does; a worse difference exits 3 unless --fail-on never")
 	addFailOnFlag(cmd, &opts.FailOn, "a finding")
 	cmd.Flags().DurationVar(&opts.NFDExpiry, "nfd-expiry", fleet.DefaultNFDLifetime, "with -o nfd: how long NFD keeps the labels after this run (# +expiry-time=); 0 never expires them")
 	return cmd
@@ -133,6 +149,13 @@ func checkRun(opts *checkOptions) error {
 	}
 	if err := opts.validate(); err != nil {
 		return err // once, not on every source's line
+	}
+	if opts.Reference != "" {
+		// Read as fleet reads a source: without this host's --nvsmi.
+		g := &globalOptions{IO: opts.IO, PCIIDs: opts.PCIIDs}
+		if opts.reference, err = readReference(g, &opts.adviceOptions, opts.Reference); err != nil {
+			return err
+		}
 	}
 	var results []report.Result
 	// The JSON document, and a table of several sources, are written a
@@ -194,8 +217,15 @@ func checkRun(opts *checkOptions) error {
 		return nil
 	}
 	e := &exitError{code: c.ExitStatus}
-	if len(results) == 1 && results[0].Report != nil && c.ExitStatus == report.ExitFindings {
-		e.msg = fmt.Sprintf("%d finding(s) at or above %s", results[0].Report.Failing(), opts.FailOn)
+	if r := results[0].Report; len(results) == 1 && r != nil && c.ExitStatus == report.ExitFindings {
+		var why []string
+		if n := r.Failing(); n > 0 {
+			why = append(why, fmt.Sprintf("%d finding(s) at or above %s", n, opts.FailOn))
+		}
+		if r.Reference != nil && r.Reference.Worse > 0 {
+			why = append(why, fmt.Sprintf("%d difference(s) worse than the reference", r.Reference.Worse))
+		}
+		e.msg = strings.Join(why, "; ")
 	}
 	return e
 }

@@ -82,14 +82,9 @@ func fleetDiffRun(opts *fleetOptions) error {
 	names := expandSources(opts.Sources)
 	var ref *fleet.Topo
 	if opts.Reference != "" {
-		reads := opts.readSource(&source.Opener{}, &fleet.ReportReader{}, opts.Reference)
-		switch {
-		case len(reads) != 1:
-			return fmt.Errorf("reference %s: %d machines; give one", opts.Reference, len(reads))
-		case reads[0].err != nil:
-			return fmt.Errorf("reference %s: %w", opts.Reference, reads[0].err)
+		if ref, err = readReference(opts.globalOptions, &opts.adviceOptions, opts.Reference); err != nil {
+			return err
 		}
-		ref = reads[0].topo
 	}
 	fl, names := opts.readFleet(names)
 	if ref != nil {
@@ -134,6 +129,19 @@ func fleetDiffRun(opts *fleetOptions) error {
 	return nil
 }
 
+// readReference reads a known-good machine (--reference of fleet and
+// check): a snapshot, a tree, or a file of reports that holds one machine.
+func readReference(g *globalOptions, advice *adviceOptions, name string) (*fleet.Topo, error) {
+	reads := readMachines(g, advice, &source.Opener{}, &fleet.ReportReader{}, nil, name)
+	switch {
+	case len(reads) != 1:
+		return nil, fmt.Errorf("reference %s: %d machines; give one", name, len(reads))
+	case reads[0].err != nil:
+		return nil, fmt.Errorf("reference %s: %w", name, reads[0].err)
+	}
+	return reads[0].topo, nil
+}
+
 // fleetRead is one machine a source holds: a snapshot or tree holds one,
 // a file of reports one or more.
 type fleetRead struct {
@@ -166,8 +174,9 @@ func (opts *fleetOptions) readFleet(sources []string) (*fleet.Fleet, []string) {
 			// memory can be the next one's.
 			op := source.Opener{ReuseMemory: true}
 			var rr fleet.ReportReader
+			var buf []byte // a file of reports' bytes, the next file's too
 			for i := range next {
-				out <- read{i, opts.readSource(&op, &rr, sources[i])}
+				out <- read{i, opts.readSource(&op, &rr, &buf, sources[i])}
 			}
 		}()
 	}
@@ -199,16 +208,30 @@ func (opts *fleetOptions) readFleet(sources []string) (*fleet.Fleet, []string) {
 	return fl, names
 }
 
-// readSource reads one source: a file of gdtopo's JSON reports (check -o
+// readSource reads one source of the fleet (readMachines).
+func (opts *fleetOptions) readSource(op *source.Opener, rr *fleet.ReportReader, buf *[]byte, name string) []fleetRead {
+	return readMachines(opts.globalOptions, &opts.adviceOptions, op, rr, buf, name)
+}
+
+// readMachines reads one source: a file of gdtopo's JSON reports (check -o
 // json or -o jsonl, recognised by its content) gives each machine's Topo
-// without its tree; anything else is read and analysed as check does.
-func (opts *fleetOptions) readSource(op *source.Opener, rr *fleet.ReportReader, name string) []fleetRead {
-	reports, data, err := readReportFile(name)
+// without its tree; anything else is read and analysed as check does. A
+// file of reports is read into *buf (when buf is not nil), which the next
+// source reuses: nothing read from it outlives the call.
+func readMachines(g *globalOptions, advice *adviceOptions, op *source.Opener, rr *fleet.ReportReader, buf *[]byte, name string) []fleetRead {
+	var mem []byte
+	if buf != nil {
+		mem = *buf
+	}
+	reports, data, err := readReportFile(name, mem)
+	if buf != nil && cap(data) > cap(mem) {
+		*buf = data
+	}
 	if err != nil {
 		return []fleetRead{{name: name, err: err}}
 	}
 	if !reports {
-		t, err := opts.topo(op, name)
+		t, err := machineTopo(g, advice, op, name)
 		return []fleetRead{{name: name, topo: t, err: err}}
 	}
 	var out []fleetRead
@@ -239,9 +262,9 @@ func (opts *fleetOptions) readSource(op *source.Opener, rr *fleet.ReportReader, 
 }
 
 // readReportFile reads name when it is a regular file of JSON (its first
-// byte other than white space opens an object); reports is false, and
-// nothing read, for anything else.
-func readReportFile(name string) (reports bool, data []byte, err error) {
+// byte other than white space opens an object), into mem when it is large
+// enough; reports is false, and nothing read, for anything else.
+func readReportFile(name string, mem []byte) (reports bool, data []byte, err error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return false, nil, nil // not a file here: the source reader says why
@@ -256,7 +279,10 @@ func readReportFile(name string) (reports bool, data []byte, err error) {
 	if !fleet.IsReports(head[:n]) {
 		return false, nil, nil
 	}
-	data = make([]byte, 0, st.Size()+1)
+	data = mem[:0]
+	if int64(cap(data)) < st.Size()+1 {
+		data = make([]byte, 0, st.Size()+1)
+	}
 	data = append(data, head[:n]...)
 	for {
 		if len(data) == cap(data) {
@@ -273,14 +299,14 @@ func readReportFile(name string) (reports bool, data []byte, err error) {
 	}
 }
 
-// topo reads one source into what fleet compares.
-func (opts *fleetOptions) topo(op *source.Opener, name string) (*fleet.Topo, error) {
-	a, err := opts.loadWith(op, name, false)
+// machineTopo reads one source into what fleet compares.
+func machineTopo(g *globalOptions, advice *adviceOptions, op *source.Opener, name string) (*fleet.Topo, error) {
+	a, err := g.loadWith(op, name, false)
 	if err != nil {
 		return nil, err
 	}
 	pairs := a.g.PairsWithoutHops() // a fleet compares no hops
-	res, err := a.advise(&opts.adviceOptions, pairs, false)
+	res, err := a.advise(advice, pairs, false)
 	if err != nil {
 		return nil, err
 	}

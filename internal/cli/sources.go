@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/gdtopo/gdtopo/internal/fleet"
 	"github.com/gdtopo/gdtopo/internal/render"
 	"github.com/gdtopo/gdtopo/internal/report"
 	"github.com/gdtopo/gdtopo/internal/source"
@@ -156,6 +157,12 @@ func (opts *checkOptions) result(op *source.Opener, name string, f render.Format
 	r, err := a.buildReport(&opts.adviceOptions, reportOptions{FailOn: opts.FailOn, NoHops: !opts.showsHops(f)})
 	if err != nil {
 		return report.NewResult(name, nil, err, exitCode(err))
+	}
+	if opts.reference != nil {
+		// The machine as fleet takes it from its report, so that check
+		// and fleet --reference find the same differences.
+		t := fleet.TopoFromReport(r)
+		r.SetReference(opts.Reference, fleet.Compare(opts.reference, &t))
 	}
 	return report.NewResult(name, r, nil, 0)
 }

@@ -2,6 +2,8 @@ package fleet
 
 import (
 	"os"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,6 +23,11 @@ type daemonSet struct {
 		Selector struct {
 			MatchLabels map[string]string `yaml:"matchLabels"`
 		} `yaml:"selector"`
+		UpdateStrategy struct {
+			RollingUpdate struct {
+				MaxUnavailable string `yaml:"maxUnavailable"`
+			} `yaml:"rollingUpdate"`
+		} `yaml:"updateStrategy"`
 		Template struct {
 			Metadata struct {
 				Labels map[string]string `yaml:"labels"`
@@ -33,8 +40,15 @@ type daemonSet struct {
 						Name  string `yaml:"name"`
 						Value string `yaml:"value"`
 					} `yaml:"env"`
-					Command         []string `yaml:"command"`
-					Args            []string `yaml:"args"`
+					Command        []string `yaml:"command"`
+					Args           []string `yaml:"args"`
+					ReadinessProbe *struct {
+						Exec struct {
+							Command []string `yaml:"command"`
+						} `yaml:"exec"`
+						PeriodSeconds  int `yaml:"periodSeconds"`
+						TimeoutSeconds int `yaml:"timeoutSeconds"`
+					} `yaml:"readinessProbe"`
 					SecurityContext struct {
 						Privileged               *bool `yaml:"privileged"`
 						AllowPrivilegeEscalation *bool `yaml:"allowPrivilegeEscalation"`
@@ -101,6 +115,25 @@ func TestDaemonSet(t *testing.T) {
 			t.Errorf("the container's script lacks %q", want)
 		}
 	}
+	// The readiness probe is the one docs/fleet.md documents, -o terse's
+	// health check; it ends well within its period, and a rolling update
+	// does not wait for a pod a critical finding keeps unready.
+	if p := c.ReadinessProbe; p == nil {
+		t.Error("no readiness probe: docs/fleet.md's Kubernetes probe line")
+	} else {
+		if want := documentedProbe(t); !slices.Equal(p.Exec.Command, want) {
+			t.Errorf("readiness probe %q, docs/fleet.md's %q", p.Exec.Command, want)
+		}
+		if !slices.Contains(p.Exec.Command, "terse") || !slices.Contains(p.Exec.Command, "/host") {
+			t.Errorf("readiness probe %q: want check /host -o terse", p.Exec.Command)
+		}
+		if p.TimeoutSeconds < 10 || p.PeriodSeconds <= p.TimeoutSeconds {
+			t.Errorf("readiness probe: timeout %ds, period %ds; want a timeout of 10s or more, within the period", p.TimeoutSeconds, p.PeriodSeconds)
+		}
+		if mu := ds.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable; mu != "100%" {
+			t.Errorf("maxUnavailable %q with a readiness probe: a node with a critical finding would stall the rollout", mu)
+		}
+	}
 	// The labels outlive a missed run or two, never the pod for long.
 	env := map[string]string{}
 	for _, e := range c.Env {
@@ -143,4 +176,23 @@ func TestDaemonSet(t *testing.T) {
 	if len(mounts) != 4 {
 		t.Errorf("%d host paths mounted, want 4: %v", len(mounts), mounts)
 	}
+}
+
+// documentedProbe is the readiness probe's command in docs/fleet.md's
+// Kubernetes example.
+func documentedProbe(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/fleet.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`readinessProbe:\n\s+exec:\n\s+command: (\[.*\])\n`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("docs/fleet.md: no readinessProbe example")
+	}
+	var cmd []string
+	if err := yaml.Unmarshal(m[1], &cmd); err != nil {
+		t.Fatalf("docs/fleet.md's probe: %v", err)
+	}
+	return cmd
 }

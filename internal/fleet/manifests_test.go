@@ -124,6 +124,33 @@ func checkObject(t *testing.T, file string, obj any) {
 		if o.Spec.Selector == nil {
 			t.Errorf("%s: a DaemonSet without a selector", file)
 		}
+		// A probe's gdtopo reads a source the container mounts, and a
+		// pod it keeps unready does not stall a rolling update.
+		for _, c := range o.Spec.Template.Spec.Containers {
+			p := c.ReadinessProbe
+			if p == nil || p.Exec == nil {
+				continue
+			}
+			cmd := p.Exec.Command
+			if len(cmd) < 3 || !strings.HasSuffix(cmd[0], "/gdtopo") || cmd[1] != "check" {
+				t.Errorf("%s: container %s's readiness probe %q is not gdtopo check", file, c.Name, cmd)
+				continue
+			}
+			mounted := false
+			for _, m := range c.VolumeMounts {
+				mounted = mounted || strings.HasPrefix(m.MountPath, strings.TrimSuffix(cmd[2], "/")+"/")
+			}
+			if !mounted {
+				t.Errorf("%s: container %s's probe reads %s, which it does not mount", file, c.Name, cmd[2])
+			}
+			if p.TimeoutSeconds == 0 || p.PeriodSeconds <= p.TimeoutSeconds {
+				t.Errorf("%s: container %s's probe: timeout %ds, period %ds", file, c.Name, p.TimeoutSeconds, p.PeriodSeconds)
+			}
+			ru := o.Spec.UpdateStrategy.RollingUpdate
+			if ru == nil || ru.MaxUnavailable == nil || ru.MaxUnavailable.String() != "100%" {
+				t.Errorf("%s: a readiness probe that keeps a pod unready on purpose, and a rolling update that waits for readiness", file)
+			}
+		}
 	}
 }
 

@@ -2,9 +2,11 @@ package fleet
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 
 	"github.com/gdtopo/gdtopo/internal/report"
@@ -354,17 +356,22 @@ func (s *scanner) pair(r *report.Report) {
 	}
 }
 
-// structural is 1 at the bytes skip stops at inside an object or array,
-// a quote and the four brackets; a constant, so a look-up is one load.
-const structural = "" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
-	"\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x00\x00" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x00\x00" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+// Words of eight bytes, for looking at eight bytes a step.
+const (
+	ones        = 0x0101010101010101
+	highBits    = 0x8080808080808080
+	spaces      = 0x2020202020202020 // eight ' '
+	caseBits    = 0x2020202020202020 // '[' | 0x20 is '{', ']' | 0x20 is '}'
+	quotes      = 0x2222222222222222 // '"'
+	backslashes = 0x5c5c5c5c5c5c5c5c // '\\'
+	openBraces  = 0x7b7b7b7b7b7b7b7b // '{'
+	closeBraces = 0x7d7d7d7d7d7d7d7d // '}'
+)
+
+// zeroByte sets the high bit of v's lowest zero byte (little-endian: the
+// first in memory), and of no byte below it; bytes above it may be set
+// too, so only its lowest set bit counts. Zero when v has no zero byte.
+func zeroByte(v uint64) uint64 { return (v - ones) &^ v & highBits }
 
 // scanner reads JSON from b, decoding only the members its callers ask
 // for and stepping over the rest byte by byte. The first error stops it.
@@ -390,10 +397,16 @@ func (s *scanner) fail(msg string) {
 }
 
 // peek skips white space and returns the next byte, 0 at the end.
+// Indentation (check -o json's) is skipped up to eight spaces a step.
 func (s *scanner) peek() byte {
 	for s.i < len(s.b) {
 		switch c := s.b[s.i]; c {
 		case ' ', '\t', '\r', '\n':
+			if s.i+8 <= len(s.b) {
+				// the spaces that start the next eight bytes, at least this one
+				s.i += max(1, bits.TrailingZeros64(binary.LittleEndian.Uint64(s.b[s.i:])^spaces)>>3)
+				continue
+			}
 			s.i++
 		default:
 			return c
@@ -478,9 +491,23 @@ func (s *scanner) rawString() []byte {
 }
 
 // stringEnd is the index just past the quote that closes the string whose
-// contents start at i, -1 when none does. A byte loop: a report's strings
-// are short, shorter than a call to bytes.IndexByte pays for.
+// contents start at i, -1 when none does. It looks at eight bytes a step
+// (a report's strings are short, shorter than a call to bytes.IndexByte
+// pays for), then at the last few one by one.
 func stringEnd(b []byte, i int) int {
+	for i+8 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[i:])
+		m := zeroByte(w^quotes) | zeroByte(w^backslashes)
+		if m == 0 {
+			i += 8
+			continue
+		}
+		i += bits.TrailingZeros64(m) >> 3
+		if b[i] == '"' {
+			return i + 1
+		}
+		i += 2 // an escape: the next byte is never the end
+	}
 	for i < len(b) {
 		switch b[i] {
 		case '"':
@@ -569,23 +596,36 @@ func (s *scanner) skip() {
 	case '"':
 		s.rawString()
 	case '{', '[':
-		b, i, depth := s.b, s.i, 0
+		// Eight bytes a step to the next byte that matters: out of a
+		// string a quote or a bracket, in one a quote or a backslash.
+		// Indentation, numbers, names and punctuation pass in words.
+		b, i, depth, inString := s.b, s.i, 0, false
 		for i < len(b) {
-			c := b[i]
-			if structural[c] == 0 {
-				i++
-				continue
-			}
-			switch c {
-			case '"':
-				if i = stringEnd(b, i+1); i < 0 {
-					s.fail("unterminated string")
-					return
+			if i+8 <= len(b) {
+				w := binary.LittleEndian.Uint64(b[i:])
+				var m uint64
+				if inString {
+					m = zeroByte(w^quotes) | zeroByte(w^backslashes)
+				} else {
+					lower := w | caseBits // '[' and ']' as '{' and '}'
+					m = zeroByte(w^quotes) | zeroByte(lower^openBraces) | zeroByte(lower^closeBraces)
 				}
-				continue
-			case '{', '[':
+				if m == 0 {
+					i += 8
+					continue
+				}
+				i += bits.TrailingZeros64(m) >> 3
+			}
+			switch c := b[i]; {
+			case c == '"':
+				inString = !inString
+			case inString:
+				if c == '\\' {
+					i++ // the escaped byte is never the end
+				}
+			case c == '{' || c == '[':
 				depth++
-			default:
+			case c == '}' || c == ']':
 				depth--
 				if depth == 0 {
 					s.i = i + 1
@@ -594,8 +634,12 @@ func (s *scanner) skip() {
 			}
 			i++
 		}
-		s.i = i
-		s.fail("unterminated value")
+		s.i = len(b)
+		if inString {
+			s.fail("unterminated string")
+		} else {
+			s.fail("unterminated value")
+		}
 	case 0:
 		s.fail("want a value")
 	default:

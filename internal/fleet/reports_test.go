@@ -1,7 +1,9 @@
 package fleet
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -9,35 +11,45 @@ import (
 	"github.com/gdtopo/gdtopo/internal/report"
 )
 
+// checkGolden is fixtures/hgx-h100's check -o json as gdtopo writes it (the
+// golden internal/cli's TestGolden keeps): what a node's report is.
+const checkGolden = "../cli/testdata/hgx-h100/check.json"
+
 // reportDocs is fixtures/hgx-h100's report as a node writes it: check -o
-// json's document (indented) and a line of check -o jsonl (compact).
-func reportDocs(t testing.TB) map[string][]byte {
-	r := fixture(t, "hgx-h100")
-	doc := map[string]any{"schema_version": 2, "fail_on": "critical", "exit_status": 0,
-		"sources": []any{map[string]any{"schema_version": 2, "source": "/", "exit_status": 0, "error": "", "report": r}}}
-	indented, err := json.MarshalIndent(doc, "", "  ")
+// json's document (indented, with the pairs' hops) and a line of check -o
+// jsonl (compact, without hops), with the report encoding/json decodes.
+func reportDocs(t testing.TB) (map[string][]byte, *report.Report) {
+	indented, err := os.ReadFile(checkGolden)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lean := *r // -o jsonl gives no pair's hops
-	lean.Pairs = slices.Clone(r.Pairs)
+	var doc report.Check
+	if err := json.Unmarshal(indented, &doc); err != nil || len(doc.Sources) != 1 || doc.Sources[0].Report == nil {
+		t.Fatalf("%s: %v", checkGolden, err)
+	}
+	res := doc.Sources[0]
+	lean := *res.Report // -o jsonl gives no pair's hops
+	lean.Pairs = slices.Clone(lean.Pairs)
 	for i := range lean.Pairs {
 		lean.Pairs[i].Hops = []report.Hop{}
 	}
-	line, err := json.Marshal(map[string]any{"schema_version": 2, "source": "/", "exit_status": 0, "error": "", "report": &lean})
-	if err != nil {
+	res.Report = &lean
+	var line bytes.Buffer
+	enc := json.NewEncoder(&line)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(res); err != nil {
 		t.Fatal(err)
 	}
-	return map[string][]byte{"json": indented, "jsonl": append(line, '\n')}
+	return map[string][]byte{"json": indented, "jsonl": line.Bytes()}, doc.Sources[0].Report
 }
 
 // TestReadReports: what the scanner decodes of a report gives the Topo the
-// report itself gives, in each form; a string with escapes is read as
+// report encoding/json decodes gives, in each form; a string with escapes is read as
 // encoding/json reads it; broken JSON is an error, not a machine.
 func TestReadReports(t *testing.T) {
-	r := fixture(t, "hgx-h100")
+	docs, r := reportDocs(t)
 	want := TopoFromReport(r)
-	for form, data := range reportDocs(t) {
+	for form, data := range docs {
 		var got []Topo
 		if err := ReadReports(data, func(res ReportResult) {
 			if res.Report == nil {
@@ -62,20 +74,21 @@ func TestReadReports(t *testing.T) {
 		}
 	}
 	// Several values, one per line: each a machine, in order.
-	lines := strings.Repeat(string(reportDocs(t)["jsonl"]), 3)
+	lines := strings.Repeat(string(docs["jsonl"]), 3)
 	var sources []string
-	if err := ReadReports([]byte(lines), func(res ReportResult) { sources = append(sources, res.Source) }); err != nil || !slices.Equal(sources, []string{"/", "/", "/"}) {
+	if err := ReadReports([]byte(lines), func(res ReportResult) { sources = append(sources, res.Source) }); err != nil || !slices.Equal(sources, []string{"../../fixtures/hgx-h100.tar.gz", "../../fixtures/hgx-h100.tar.gz", "../../fixtures/hgx-h100.tar.gz"}) {
 		t.Errorf("three lines: %q, %v", sources, err)
 	}
 }
 
 // BenchmarkReports measures what fleet does with a node's own report of
-// fixtures/hgx-h100 (8 GPUs, 8 NICs) on one CPU: scanning it, making its
+// fixtures/hgx-h100 (8 GPUs, 8 NICs; reportDocs) on one CPU: scanning it, making its
 // Topo and adding it to a fleet. reports/s is per CPU-second; the fleet
 // keeps one state, so memory stays flat however many are added.
 func BenchmarkReports(b *testing.B) {
 	for _, form := range []string{"json", "jsonl"} {
-		data := reportDocs(b)[form]
+		docs, _ := reportDocs(b)
+		data := docs[form]
 		b.Run(form, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
@@ -93,5 +106,38 @@ func BenchmarkReports(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "reports/s")
 		})
+	}
+}
+
+// TestSkip: skip steps over exactly one value, eight bytes a step or one,
+// wherever the value's quotes, escapes and brackets fall in a word: a
+// bracket or an escaped quote inside a string is text, an escaped
+// backslash ends its escape. Each value is tried at every offset in a
+// word, and cut short, which is an error.
+func TestSkip(t *testing.T) {
+	values := []string{
+		`{}`, `[]`, `[1,2,3]`, `{"a":{"b":[{"c":"d"}]}}`,
+		`["]"]`, `["}}}}}}}}}}"]`, `{"k":"[[[[[[[[[["}`, `["\"]"]`, `["\\"]`, `["\\\\\\\"]]]]]]"]`,
+		`["a\"b\\","c"]`, `{"x\\":"\\\\","y":"\u00e9–"}`,
+		"[\n        {\n          \"from\": \"0000:1a:00.0\",\n          \"gbps\": 460.9\n        }\n      ]",
+		`{"` + strings.Repeat("Y_y{", 9) + `":[` + strings.Repeat(`"\\",`, 5) + `"]"]}`,
+	}
+	for _, v := range values {
+		if !json.Valid([]byte(v)) {
+			t.Fatalf("not JSON: %s", v)
+		}
+		for pad := range 10 {
+			doc := strings.Repeat(" ", pad) + v + `,"after":1}`
+			s := &scanner{b: []byte(doc), rep: &report.Report{}}
+			s.skip()
+			if s.err != nil || doc[s.i:] != `,"after":1}` {
+				t.Errorf("%s at offset %d: stopped at %d (%q), %v", v, pad, s.i, doc[min(s.i, len(doc)):], s.err)
+			}
+			cut := strings.Repeat(" ", pad) + v[:len(v)-1]
+			s = &scanner{b: []byte(cut), rep: &report.Report{}}
+			if s.skip(); s.err == nil {
+				t.Errorf("%q cut short: no error", cut)
+			}
+		}
 	}
 }

@@ -143,6 +143,12 @@ func checkReport(p *Printer, v *report.CheckView) error {
 		return err
 	}
 	findingsText(p, v)
+	if v.ReferenceHeading != "" {
+		p.Heading(v.ReferenceHeading)
+		for _, l := range v.Reference {
+			p.Lines(l, "  ", "    ")
+		}
+	}
 	if len(v.Notes) > 0 {
 		p.Heading("Notes")
 		for _, n := range v.Notes {

@@ -62,6 +62,11 @@ type CheckView struct {
 	// warnings there are in all.
 	Warnings     [][]string
 	WarningCount int
+	// ReferenceHeading and Reference are how the machine differs from
+	// check --reference's known-good one, a line a difference (at most
+	// shortReference without Verbose); "" and none without a reference.
+	ReferenceHeading string
+	Reference        []string
 	// Details: the view leaves details out that check -v shows.
 	Details bool
 }
@@ -201,9 +206,23 @@ func NewCheckView(r *Report, opts CheckViewOptions) *CheckView {
 		}
 		v.Warnings = append(v.Warnings[:shortWarnings-1], []string{"", fmt.Sprintf("%d more: gdtopo check -v", left)})
 	}
+	v.ReferenceHeading = r.ReferenceHeading()
+	if r.Reference != nil {
+		for i, d := range r.Reference.Differences {
+			if !opts.Verbose && i == shortReference && len(r.Reference.Differences) > shortReference+1 {
+				v.Reference = append(v.Reference, fmt.Sprintf("%d more: gdtopo check -v, or -o json", len(r.Reference.Differences)-i))
+				break
+			}
+			v.Reference = append(v.Reference, d.Text("reference"))
+		}
+	}
 	v.Details = !opts.Verbose && len(r.Accelerators) > 0
 	return v
 }
+
+// shortReference is how many differences from the reference check shows
+// without -v.
+const shortReference = 10
 
 // shortWarnings is how many rows of warnings check shows without -v.
 const shortWarnings = 3

@@ -53,7 +53,7 @@ type Report struct {
 	Counts     Counts    `json:"finding_counts"`
 	Plan       Plan      `json:"plan"`
 	FailOn     string    `json:"fail_on"`     // the --fail-on level: critical, warning, info or never
-	ExitStatus int       `json:"exit_status"` // 0, or 3 with findings at or above FailOn
+	ExitStatus int       `json:"exit_status"` // 0, or 3 with findings at or above FailOn or a difference worse than --reference
 	// SetAsideNICs are the NICs the advisor left out of the compute rails
 	// (and of NICs), each with its reason.
 	SetAsideNICs []SetAsideNIC `json:"set_aside_nics"`
@@ -63,6 +63,9 @@ type Report struct {
 	// tree; present only when the matrix was given (--nvsmi, or pasted with
 	// a text dump).
 	NVSMI *NVSMICheck `json:"nvidia_smi,omitempty"`
+	// Reference is how the machine differs from a known-good one (check
+	// --reference); nil without one.
+	Reference *Reference `json:"reference,omitempty"`
 
 	// Graph is what the report was built from, for the exports that write
 	// the whole graph (NCCL XML, pictures); never serialised.
