@@ -339,7 +339,7 @@ func (a *analysis) findIOMMU(ends []*topology.Device) {
 			[]RemedyStep{manual("ask the provider whether the instance type supports GPUDirect RDMA and how its IOMMU is set", "the host's IOMMU and firmware are the provider's, not the guest's")})
 	default:
 		a.emit("iommu-translation", Critical, &g, msg, []RemedyStep{grub},
-			[]RemedyStep{bios("disable VT-d / AMD-Vi", "or this, when no VM or SR-IOV needs the IOMMU")})
+			[]RemedyStep{bios("disable "+a.iommuFirmwareName(), "instead of the kernel parameter, only when no VM or SR-IOV needs the IOMMU")})
 	}
 }
 
@@ -359,6 +359,19 @@ func (a *analysis) iommuParam() string {
 		return "iommu=pt"
 	}
 	return "iommu.passthrough=1"
+}
+
+// iommuFirmwareName is the firmware's name for the machine's IOMMU, as
+// iommuParam tells the vendor: VT-d (Intel), AMD-Vi (AMD), both when the
+// source does not say.
+func (a *analysis) iommuFirmwareName() string {
+	switch a.iommuParam() {
+	case "intel_iommu=on iommu=pt":
+		return "VT-d"
+	case "iommu=pt":
+		return "AMD-Vi (IOMMU)"
+	}
+	return "the IOMMU (VT-d / AMD-Vi)"
 }
 
 // armSMMU reports an Arm SMMU (sys/class/iommu/smmu*) or an NVIDIA Grace

@@ -134,3 +134,21 @@ func TestGraceConfigACSKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestIOMMUFirmwareNamesTheVendor: the BIOS step names the machine's own
+// IOMMU (Intel VT-d, AMD-Vi: each vendor's BIOS setting), never the other
+// vendor's.
+func TestIOMMUFirmwareNamesTheVendor(t *testing.T) {
+	for _, tt := range []struct{ vendor, iommu, want, not string }{
+		{"GenuineIntel", "dmar0", "VT-d", "AMD-Vi"},
+		{"AuthenticAMD", "ivhd0", "AMD-Vi", "VT-d"},
+	} {
+		b, _, _ := rails(8, 8)
+		b.g.System.CPUVendor, b.g.Platform.IOMMUs = tt.vendor, []string{tt.iommu}
+		f := finding(t, analyze(t, b.graph(), Options{}), "iommu-translation")
+		i := slices.IndexFunc(f.Remedy, func(s RemedyStep) bool { return s.Kind == RemedyBIOS })
+		if i < 0 || !strings.Contains(f.Remedy[i].Text, tt.want) || strings.Contains(f.Remedy[i].Text, tt.not) {
+			t.Errorf("%s: BIOS step wants %s without %s:%s", tt.iommu, tt.want, tt.not, remedyText(f))
+		}
+	}
+}
