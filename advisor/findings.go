@@ -496,10 +496,20 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 			far.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, "labels of the accelerator–NIC pairs (nvidia-smi semantics)")
 		}
 	}
-	a.emit("no-local-nic", Warning, &far, "%s", []RemedyStep{manual("move the NIC or the accelerator under one PCIe switch", "see gdtopo tree"),
-		command("export NCCL_NET_GDR_LEVEL=PHB", "or, after measuring with ib_write_bw --use_cuda, let NCCL use GDR through the host bridge")}, nil)
-	a.emit("cross-socket", Warning, &cross, "%s", []RemedyStep{manual("put a NIC on every socket that holds accelerators, or move cards; bind ranks with the plan's numactl",
-		"NCCL stages through host memory here (GDR off at SYS); NCCL_NET_GDR_LEVEL=SYS forces GDR, which the CUDA GPUDirect RDMA guide calls possibly \"extremely performance-limited\"")}, nil)
+	farFix := []RemedyStep{manual("move the NIC or the accelerator under one PCIe switch", "see gdtopo tree"),
+		command("export NCCL_NET_GDR_LEVEL=PHB", "or, after measuring with ib_write_bw --use_cuda, let NCCL use GDR through the host bridge")}
+	crossFix := []RemedyStep{manual("put a NIC on every socket that holds accelerators, or move cards; bind ranks with the plan's numactl",
+		"NCCL stages through host memory here (GDR off at SYS); NCCL_NET_GDR_LEVEL=SYS forces GDR, which the CUDA GPUDirect RDMA guide calls possibly \"extremely performance-limited\"")}
+	if a.inVM() {
+		// The labels are the hypervisor's tree, not where the cards sit, and
+		// a tenant moves no card: NCCL learns the real locality from the
+		// provider's topology file (NCCL troubleshooting, virtual machines).
+		farFix = []RemedyStep{manual("set NCCL_TOPO_FILE to the topology XML the provider ships for this instance type, or ask the provider",
+			"these labels are the virtual tree's; the cards' real places are the provider's to give")}
+		crossFix = farFix
+	}
+	a.emit("no-local-nic", Warning, &far, "%s", farFix, nil)
+	a.emit("cross-socket", Warning, &cross, "%s", crossFix, nil)
 }
 
 // findSharing reports NICs serving several accelerators, and switch uplinks
@@ -532,8 +542,20 @@ func (a *analysis) findSharing(plan Plan) {
 			var g group
 			g.add(append([]*topology.Device{n}, gs...), fmt.Sprintf("%d accelerators share NIC %s (%s): each gets about 1/%d of it when all send at once",
 				len(gs), n.BDF(), strings.Join(bdfs(gs), ", "), len(gs)), RemedyStep{}, "rail plan: more accelerators than NICs")
-			a.emit("nic-shared", Info, &g, "%s", []RemedyStep{manual("bind each rank with the plan's UCX_NET_DEVICES and numactl",
-				"NCCL_IB_HCA stays the same list on every rank: NCCL picks the nearest NIC (NVIDIA/nccl#1478)"), manual("add NICs for one per accelerator", "")}, nil)
+			bind := manual("bind each rank with the plan's UCX_NET_DEVICES and numactl",
+				"NCCL_IB_HCA stays the same list on every rank: NCCL picks the nearest NIC (NVIDIA/nccl#1478)")
+			more := manual("add NICs for one per accelerator", "")
+			efa := isEFA(n)
+			if efa || netPlugin(n) != "" {
+				// aws-ofi-nccl groups the NICs by the GPUs near them itself
+				// (src/nccl_ofi_topo.cpp, nccl_ofi_topo_group).
+				bind = manual("bind each rank with the plan's numactl",
+					"a net plugin drives this NIC (AWS EFA: aws-ofi-nccl, which picks each GPU's NICs by topology itself): NCCL_IB_HCA does not apply")
+			}
+			if efa || a.inVM() {
+				more = manual("choose an instance type with one NIC per accelerator", "a cloud tenant adds no NIC")
+			}
+			a.emit("nic-shared", Info, &g, "%s", []RemedyStep{bind, more}, nil)
 		}
 	}
 	for _, u := range uplinks {
@@ -546,7 +568,11 @@ func (a *analysis) findSharing(plan Plan) {
 			var g group
 			g.add(gs, fmt.Sprintf("the uplink above %s (%s) carries %d planned flows (%s) wanting %s",
 				u.BDF(), words.Gbps(capGbps), len(gs)-1, strings.Join(bdfs(gs[1:]), ", "), words.Gbps(demand)), RemedyStep{}, a.evidence(u, sysfsFile(u, "current_link_width"), "link "+u.Link.String()))
-			a.emit("nic-shared", Warning, &g, "%s", []RemedyStep{manual("place a NIC under this switch, or move accelerators so each flow stays under its own switch", "follow the rail plan")}, nil)
+			fix := manual("place a NIC under this switch, or move accelerators so each flow stays under its own switch", "follow the rail plan")
+			if a.inVM() {
+				fix = manual("choose an instance type with one NIC per accelerator, or ask the provider", "this switch is the hypervisor's: a guest moves no card")
+			}
+			a.emit("nic-shared", Warning, &g, "%s", []RemedyStep{fix}, nil)
 		}
 	}
 }
