@@ -374,8 +374,12 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		if a.explain { // the step's source is spelled out for --explain alone
 			step(bn, "Gb/s", "current_link_speed, current_link_width; "+a.m.TLPOverheadBytes.Source, func() string {
 				_, encName := encoding(at.link.CurrentGTs)
-				return fmt.Sprintf("bottleneck link above %s (%s): %g GT/s × %d lanes × %s × %d/(%d+%g) at Max_Payload_Size %d B",
-					at.dev.BDF(), at.link, at.link.CurrentGTs, at.link.CurrentWidth, encName, mps, mps, topology.TLPOverhead(at.link.CurrentGTs, a.m.TLPOverheadBytes.Value), mps)
+				now := "" // an idle accelerator's link is taken at its loaded speed: say so beside the hops' figure
+				if _, idle := idleLink(at.dev, at.dev.Link); idle && at.link.CurrentGTs != at.dev.Link.CurrentGTs {
+					now = fmt.Sprintf(" as under load; idle now at %g GT/s", at.dev.Link.CurrentGTs)
+				}
+				return fmt.Sprintf("bottleneck link above %s (%s%s): %g GT/s × %d lanes × %s × %d/(%d+%g) at Max_Payload_Size %d B",
+					at.dev.BDF(), at.link, now, at.link.CurrentGTs, at.link.CurrentWidth, encName, mps, mps, topology.TLPOverhead(at.link.CurrentGTs, a.m.TLPOverheadBytes.Value), mps)
 			})
 		}
 	} else {
