@@ -195,6 +195,9 @@ func (a *analysis) findNoRDMA(nics []*topology.Device) bool {
 	}
 	if len(a.g.OfKind(topology.KindAccelerator)) > 0 {
 		fix := manual("add an InfiniBand or RoCE NIC (a ConnectX, say) beside the accelerators", "these NICs have no RDMA engine")
+		if a.inVM() {
+			fix = manual("choose an instance type with RDMA NICs (InfiniBand, RoCE or EFA) passed through", "these NICs have no RDMA engine, and a guest adds no NIC")
+		}
 		if len(driverless) > 0 {
 			fix = manual("load the RDMA driver of "+strings.Join(bdfs(driverless), ", ")+" (mlx5_ib for ConnectX, irdma for E810, bnxt_re for NetXtreme-E)",
 				"NCCL's IB transport uses the devices in /sys/class/infiniband")

@@ -178,6 +178,12 @@ func TestCloudRemediesMoveNoCard(t *testing.T) {
 			func() *topology.Graph { b, _, _ := rails(8, 2); return vm(b.graph()) }},
 		{"nic-shared on EFA", "nic-shared", "aws-ofi-nccl", []string{"NCCL_IB_HCA stays", "UCX_NET_DEVICES", "add NICs"},
 			func() *topology.Graph { b, _, _ := rails(8, 2); return efa(b.graph()) }},
+		{"no-rdma-nic in a VM", "no-rdma-nic", "instance type", []string{"add an InfiniBand"},
+			func() *topology.Graph {
+				b, _, nic := phb()
+				nic.VendorID, nic.DeviceID, nic.RDMA, nic.Netdevs = 0x1af4, 0x1041, nil, []string{"eth0"}
+				return vm(b.graph())
+			}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			text := ""
