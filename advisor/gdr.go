@@ -207,6 +207,17 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	if p.LabelUncertain {
 		doubt = append(doubt, "the path's label rests on a guess")
 	}
+	if amdGPU(gpu) && okD && dr > lr && distance == topology.PHB && len(setBy) == 0 {
+		// RCCL's fork of ncclTopoCheckGdr and ncclTopoComputePaths
+		// (ROCm/rccl src/graph/paths.cc) turns GDR on for such pairs on
+		// hosts the source cannot tell apart: the GDR level PHB for a GPU
+		// and NIC on one AMD Rome CPU, and each GPU's paired NIC relabelled
+		// PXB on Hyper-V VMs with gfx942/gfx950 (rcclPathOverride) or in
+		// one PCI domain on gfx1250.
+		doubt = append(doubt, "RCCL, not NCCL, decides GDR for AMD GPUs: on AMD Rome hosts (GDR level PHB for a GPU and NIC on one CPU), "+
+			"on Hyper-V VMs with MI300-class GPUs (rcclPathOverride: each GPU's paired NIC counted PXB) and for gfx1250 in one PCI domain "+
+			"it allows GPUDirect RDMA here (ROCm/rccl src/graph/paths.cc); gdtopo applies NCCL's rule")
+	}
 	if r, ok := a.pxnMaybe[pairKey{gpu, nic}]; ok && okD && dr > lr {
 		if rr, ok := ncclRank(r.label); ok && rr <= lr {
 			doubt = append(doubt, fmt.Sprintf("if NVLink joins %s, which the source cannot show, NCCL reaches this NIC through it (PXN) and GDR follows its distance %s", r.peer.BDF(), r.label))
@@ -259,6 +270,12 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	}
 	pr.GDRReason = strings.Join(why, "; ")
 	pr.GDRUnknown = strings.Join(doubt, "; ")
+}
+
+// amdGPU reports an AMD accelerator: AMD's vendor ID, or an RCCL topology
+// file's GPU named by its gcn architecture (ncclxml.gpuModel) without IDs.
+func amdGPU(d *topology.Device) bool {
+	return d.VendorID == topology.VendorAMD || d.VendorID == 0 && strings.HasPrefix(d.Name, "AMD GPU ")
 }
 
 // nvlinkPeer says whether gpu has an NVLink (PATH_NVL) peer among NCCL's

@@ -260,3 +260,33 @@ func TestCheckGdrNCCLXML(t *testing.T) {
 		}
 	}
 }
+
+// TestRCCLGDRUndecided: NCCL's rule turns GDR off for a PHB pair, but RCCL
+// turns it on for an AMD GPU on AMD Rome hosts, Hyper-V MI300 VMs and
+// gfx1250 (ROCm/rccl src/graph/paths.cc: ncclTopoCheckGdr, rcclPathOverride),
+// which the source cannot tell: the verdict is off and undecided, not a
+// fact; an NVIDIA GPU's stays decided, and so does one under
+// NCCL_NET_GDR_LEVEL, which RCCL honours first.
+func TestRCCLGDRUndecided(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		vendor  uint16
+		env     map[string]string
+		undecid bool
+	}{
+		{"AMD GPU", topology.VendorAMD, nil, true},
+		{"NVIDIA GPU", topology.VendorNVIDIA, nil, false},
+		{"AMD GPU with NCCL_NET_GDR_LEVEL", topology.VendorAMD, map[string]string{"NCCL_NET_GDR_LEVEL": "PXB"}, false},
+	} {
+		b, gpu, _ := phb()
+		gpu.VendorID = tt.vendor
+		r := analyze(t, b.graph(), Options{Env: tt.env})
+		if len(r.Predictions) != 1 {
+			t.Fatalf("%s: %d predictions", tt.name, len(r.Predictions))
+		}
+		p := r.Predictions[0]
+		if got := strings.Contains(p.GDRUnknown, "RCCL"); p.GDR || got != tt.undecid {
+			t.Errorf("%s: GDR %v, undecided %q, want off and RCCL's doubt %v", tt.name, p.GDR, p.GDRUnknown, tt.undecid)
+		}
+	}
+}
