@@ -36,7 +36,7 @@ var Codes = map[string]string{
 	"relaxed-ordering-off": "Warning: a NIC has PCIe Relaxed Ordering disabled in DevCtl, so NCCL's relaxed-ordering memory registrations cannot take effect.",
 	"bar-small":            "Warning: an NVIDIA accelerator's largest prefetchable BAR (BAR1) is below min_bar_gib: GPUDirect RDMA can map little GPU memory.",
 	"no-rdma-nic":          "Warning: accelerators, but no NIC that can do RDMA (none in /sys/class/infiniband, or models without an RDMA engine such as virtio-net): GPUDirect RDMA cannot work; NCCL would use sockets.",
-	"virtual-topology":     "Warning: the PCI tree is a hypervisor's (hypervisor flag, QEMU root ports 1b36:000c, or numa -1 everywhere on a multi-node box): labels describe the virtual tree; use the provider's NCCL_TOPO_FILE.",
+	"virtual-topology":     "Warning: the PCI tree is a hypervisor's (hypervisor flag, QEMU root ports 1b36:000c): labels describe the virtual tree; use the provider's NCCL_TOPO_FILE. With numa -1 everywhere on a multi-node box as the one sign, a guest or firmware without PCI locality (_PXM): both remedies.",
 }
 
 // group gathers one finding: its devices, a message part and a remedy line
@@ -728,17 +728,29 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 		}
 	}
 	var g group
+	numaOnly := false // the one sign is numa_node: a guest's, or firmware without PCI locality
 	switch {
 	case p.Hypervisor:
 		g.ev = "proc/cpuinfo flags: hypervisor"
 	case a.g.MultiNUMA() && allNoNUMA:
-		g.ev = "numa_node = -1 on every accelerator and NIC of a multi-node machine"
+		g.ev, numaOnly = "numa_node = -1 on every accelerator and NIC of a multi-node machine", true
 	default:
 		for _, d := range a.g.Devices {
 			if d.VendorID == 0x1b36 && d.DeviceID == 0x000c && g.ev == "" {
 				g.ev = a.evidence(d, sysfsFile(d, "")+": QEMU PCIe root port 1b36:000c", "QEMU PCIe root port 1b36:000c")
 			}
 		}
+	}
+	if g.ev != "" && numaOnly && !a.inVM() {
+		// Bare metal whose ACPI tables give PCI devices no proximity
+		// (_PXM) reads numa_node -1 too: say both, assert neither.
+		g.devs = bdfs(ends)
+		g.parts = []string{"no accelerator or NIC has a NUMA node on this multi-node machine: either the PCI tree is a hypervisor's (labels and predictions then describe the virtual tree) " +
+			"or the firmware gives PCI devices no NUMA locality (ACPI _PXM)"}
+		a.emit("virtual-topology", Warning, &g, "%s", []RemedyStep{manual("in a VM: set NCCL_TOPO_FILE to the topology XML your cloud provider ships for this instance type",
+			"NCCL troubleshooting: a virtual PCI topology in /sys \"can result in sub-optimal performance\""),
+			manual("on bare metal: update the BIOS, or enable its NUMA / PCI locality setting (ACPI SRAT and _PXM)", "numa_node comes from the firmware's _PXM")}, nil)
+		return
 	}
 	if g.ev != "" {
 		g.devs = bdfs(ends)
