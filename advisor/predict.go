@@ -410,6 +410,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		if port.PortRateGbps > 0 {
 			rate = fmt.Sprintf("port %.4g Gb/s", port.PortRateGbps)
 		}
+		if own <= 0 { // an unknown link is no 0 Gb/s one
+			return fmt.Sprintf("NIC %s on a healthy link: %s, own link speed unknown", nic.BDF(), rate)
+		}
 		return fmt.Sprintf("NIC %s on a healthy link: %s, own link now %.1f Gb/s, at its max %.1f Gb/s (Max_Payload_Size %d B)", nic.BDF(), rate, own, healthy, mps)
 	})
 
@@ -486,6 +489,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		pr.Efficiency = min(1, pr.ExpectedGbps/pr.NICGbps)
 	}
 	step(pr.ExpectedGbps, "Gb/s", "", func() string {
+		if pr.ExpectedGbps <= 0 {
+			return "expected direct-RDMA throughput: unknown (no link speed or port rate in the source)"
+		}
 		return fmt.Sprintf("expected direct-RDMA throughput, the lower direction: write %.1f, read %.1f Gb/s", write, read)
 	})
 
@@ -515,6 +521,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 			what := "min(NIC, GPU and NIC links to the CPU)"
 			if inter {
 				what = "inter-socket link (" + cpu.name + ")"
+			}
+			if h <= 0 {
+				return "host-staged: unknown (no link speed or port rate in the source)"
 			}
 			return fmt.Sprintf("host-staged: %s %.1f Gb/s × %.3g", what, h, a.m.HostStagedFactor.Value)
 		})

@@ -568,10 +568,18 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	if x == nil || len(x.Steps) == 0 {
 		return nil
 	}
-	pr.Heading(fmt.Sprintf("Prediction (NCCL %s rules): %s, efficiency %.0f%%, GPUDirect RDMA %s", v.NCCLVersion, expectedHeading(x), 100*x.Efficiency, x.GDRText()))
+	eff := fmt.Sprintf("%.0f%%", 100*x.Efficiency)
+	if x.ExpectedGbps <= 0 { // no figure: no efficiency either, not 0%
+		eff = "unknown"
+	}
+	pr.Heading(fmt.Sprintf("Prediction (NCCL %s rules): %s, efficiency %s, GPUDirect RDMA %s", v.NCCLVersion, expectedHeading(x), eff, x.GDRText()))
 	rows = rows[:0]
 	for i, s := range x.Steps {
-		rows = append(rows, []string{strconv.Itoa(i + 1), s.What, fmt.Sprintf("%.4g %s", s.Value, s.Unit), s.Source})
+		val := fmt.Sprintf("%.4g %s", s.Value, s.Unit)
+		if s.Value == 0 && s.Unit == "Gb/s" { // a throughput of 0 is one the source does not give
+			val = "unknown"
+		}
+		rows = append(rows, []string{strconv.Itoa(i + 1), s.What, val, s.Source})
 	}
 	if err := pr.Table([]string{"#", "Step", "Value", "Source"}, rows); err != nil {
 		return err
