@@ -36,7 +36,7 @@ var Codes = map[string]string{
 	"relaxed-ordering-off": "Warning: a NIC has PCIe Relaxed Ordering disabled in DevCtl, so NCCL's relaxed-ordering memory registrations cannot take effect.",
 	"bar-small":            "Warning: an NVIDIA accelerator's largest prefetchable BAR (BAR1) is below min_bar_gib: GPUDirect RDMA can map little GPU memory.",
 	"no-rdma-nic":          "Warning: accelerators, but no NIC that can do RDMA (none in /sys/class/infiniband, or models without an RDMA engine such as virtio-net): GPUDirect RDMA cannot work; NCCL would use sockets.",
-	"virtual-topology":     "Warning: the PCI tree is a hypervisor's (hypervisor flag, QEMU root ports 1b36:000c, or numa -1 everywhere on a multi-node box): labels describe the virtual tree; use the provider's NCCL_TOPO_FILE.",
+	"virtual-topology":     "Warning: the PCI tree is a hypervisor's (hypervisor flag, QEMU root ports 1b36:000c): labels describe the virtual tree; use the provider's NCCL_TOPO_FILE. With numa -1 everywhere on a multi-node box as the one sign, a guest or firmware without PCI locality (_PXM): both remedies.",
 }
 
 // group gathers one finding: its devices, a message part and a remedy line
@@ -195,6 +195,9 @@ func (a *analysis) findNoRDMA(nics []*topology.Device) bool {
 	}
 	if len(a.g.OfKind(topology.KindAccelerator)) > 0 {
 		fix := manual("add an InfiniBand or RoCE NIC (a ConnectX, say) beside the accelerators", "these NICs have no RDMA engine")
+		if a.inVM() {
+			fix = manual("choose an instance type with RDMA NICs (InfiniBand, RoCE or EFA) passed through", "these NICs have no RDMA engine, and a guest adds no NIC")
+		}
 		if len(driverless) > 0 {
 			fix = manual("load the RDMA driver of "+strings.Join(bdfs(driverless), ", ")+" (mlx5_ib for ConnectX, irdma for E810, bnxt_re for NetXtreme-E)",
 				"NCCL's IB transport uses the devices in /sys/class/infiniband")
@@ -339,7 +342,7 @@ func (a *analysis) findIOMMU(ends []*topology.Device) {
 			[]RemedyStep{manual("ask the provider whether the instance type supports GPUDirect RDMA and how its IOMMU is set", "the host's IOMMU and firmware are the provider's, not the guest's")})
 	default:
 		a.emit("iommu-translation", Critical, &g, msg, []RemedyStep{grub},
-			[]RemedyStep{bios("disable VT-d / AMD-Vi", "or this, when no VM or SR-IOV needs the IOMMU")})
+			[]RemedyStep{bios("disable "+a.iommuFirmwareName(), "instead of the kernel parameter, only when no VM or SR-IOV needs the IOMMU")})
 	}
 }
 
@@ -359,6 +362,19 @@ func (a *analysis) iommuParam() string {
 		return "iommu=pt"
 	}
 	return "iommu.passthrough=1"
+}
+
+// iommuFirmwareName is the firmware's name for the machine's IOMMU, as
+// iommuParam tells the vendor: VT-d (Intel), AMD-Vi (AMD), both when the
+// source does not say.
+func (a *analysis) iommuFirmwareName() string {
+	switch a.iommuParam() {
+	case "intel_iommu=on iommu=pt":
+		return "VT-d"
+	case "iommu=pt":
+		return "AMD-Vi (IOMMU)"
+	}
+	return "the IOMMU (VT-d / AMD-Vi)"
 }
 
 // armSMMU reports an Arm SMMU (sys/class/iommu/smmu*) or an NVIDIA Grace
@@ -483,10 +499,20 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 			far.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, "labels of the accelerator–NIC pairs (nvidia-smi semantics)")
 		}
 	}
-	a.emit("no-local-nic", Warning, &far, "%s", []RemedyStep{manual("move the NIC or the accelerator under one PCIe switch", "see gdtopo tree"),
-		command("export NCCL_NET_GDR_LEVEL=PHB", "or, after measuring with ib_write_bw --use_cuda, let NCCL use GDR through the host bridge")}, nil)
-	a.emit("cross-socket", Warning, &cross, "%s", []RemedyStep{manual("put a NIC on every socket that holds accelerators, or move cards; bind ranks with the plan's numactl",
-		"NCCL stages through host memory here (GDR off at SYS); NCCL_NET_GDR_LEVEL=SYS forces GDR, which the CUDA GPUDirect RDMA guide calls possibly \"extremely performance-limited\"")}, nil)
+	farFix := []RemedyStep{manual("move the NIC or the accelerator under one PCIe switch", "see gdtopo tree"),
+		command("export NCCL_NET_GDR_LEVEL=PHB", "or, after measuring with ib_write_bw --use_cuda, let NCCL use GDR through the host bridge")}
+	crossFix := []RemedyStep{manual("put a NIC on every socket that holds accelerators, or move cards; bind ranks with the plan's numactl",
+		"NCCL stages through host memory here (GDR off at SYS); NCCL_NET_GDR_LEVEL=SYS forces GDR, which the CUDA GPUDirect RDMA guide calls possibly \"extremely performance-limited\"")}
+	if a.inVM() {
+		// The labels are the hypervisor's tree, not where the cards sit, and
+		// a tenant moves no card: NCCL learns the real locality from the
+		// provider's topology file (NCCL troubleshooting, virtual machines).
+		farFix = []RemedyStep{manual("set NCCL_TOPO_FILE to the topology XML the provider ships for this instance type, or ask the provider",
+			"these labels are the virtual tree's; the cards' real places are the provider's to give")}
+		crossFix = farFix
+	}
+	a.emit("no-local-nic", Warning, &far, "%s", farFix, nil)
+	a.emit("cross-socket", Warning, &cross, "%s", crossFix, nil)
 }
 
 // findSharing reports NICs serving several accelerators, and switch uplinks
@@ -519,8 +545,20 @@ func (a *analysis) findSharing(plan Plan) {
 			var g group
 			g.add(append([]*topology.Device{n}, gs...), fmt.Sprintf("%d accelerators share NIC %s (%s): each gets about 1/%d of it when all send at once",
 				len(gs), n.BDF(), strings.Join(bdfs(gs), ", "), len(gs)), RemedyStep{}, "rail plan: more accelerators than NICs")
-			a.emit("nic-shared", Info, &g, "%s", []RemedyStep{manual("bind each rank with the plan's UCX_NET_DEVICES and numactl",
-				"NCCL_IB_HCA stays the same list on every rank: NCCL picks the nearest NIC (NVIDIA/nccl#1478)"), manual("add NICs for one per accelerator", "")}, nil)
+			bind := manual("bind each rank with the plan's UCX_NET_DEVICES and numactl",
+				"NCCL_IB_HCA stays the same list on every rank: NCCL picks the nearest NIC (NVIDIA/nccl#1478)")
+			more := manual("add NICs for one per accelerator", "")
+			efa := isEFA(n)
+			if efa || netPlugin(n) != "" {
+				// aws-ofi-nccl groups the NICs by the GPUs near them itself
+				// (src/nccl_ofi_topo.cpp, nccl_ofi_topo_group).
+				bind = manual("bind each rank with the plan's numactl",
+					"a net plugin drives this NIC (AWS EFA: aws-ofi-nccl, which picks each GPU's NICs by topology itself): NCCL_IB_HCA does not apply")
+			}
+			if efa || a.inVM() {
+				more = manual("choose an instance type with one NIC per accelerator", "a cloud tenant adds no NIC")
+			}
+			a.emit("nic-shared", Info, &g, "%s", []RemedyStep{bind, more}, nil)
 		}
 	}
 	for _, u := range uplinks {
@@ -533,7 +571,11 @@ func (a *analysis) findSharing(plan Plan) {
 			var g group
 			g.add(gs, fmt.Sprintf("the uplink above %s (%s) carries %d planned flows (%s) wanting %s",
 				u.BDF(), words.Gbps(capGbps), len(gs)-1, strings.Join(bdfs(gs[1:]), ", "), words.Gbps(demand)), RemedyStep{}, a.evidence(u, sysfsFile(u, "current_link_width"), "link "+u.Link.String()))
-			a.emit("nic-shared", Warning, &g, "%s", []RemedyStep{manual("place a NIC under this switch, or move accelerators so each flow stays under its own switch", "follow the rail plan")}, nil)
+			fix := manual("place a NIC under this switch, or move accelerators so each flow stays under its own switch", "follow the rail plan")
+			if a.inVM() {
+				fix = manual("choose an instance type with one NIC per accelerator, or ask the provider", "this switch is the hypervisor's: a guest moves no card")
+			}
+			a.emit("nic-shared", Warning, &g, "%s", []RemedyStep{fix}, nil)
 		}
 	}
 }
@@ -686,17 +728,29 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 		}
 	}
 	var g group
+	numaOnly := false // the one sign is numa_node: a guest's, or firmware without PCI locality
 	switch {
 	case p.Hypervisor:
 		g.ev = "proc/cpuinfo flags: hypervisor"
 	case a.g.MultiNUMA() && allNoNUMA:
-		g.ev = "numa_node = -1 on every accelerator and NIC of a multi-node machine"
+		g.ev, numaOnly = "numa_node = -1 on every accelerator and NIC of a multi-node machine", true
 	default:
 		for _, d := range a.g.Devices {
 			if d.VendorID == 0x1b36 && d.DeviceID == 0x000c && g.ev == "" {
 				g.ev = a.evidence(d, sysfsFile(d, "")+": QEMU PCIe root port 1b36:000c", "QEMU PCIe root port 1b36:000c")
 			}
 		}
+	}
+	if g.ev != "" && numaOnly && !a.inVM() {
+		// Bare metal whose ACPI tables give PCI devices no proximity
+		// (_PXM) reads numa_node -1 too: say both, assert neither.
+		g.devs = bdfs(ends)
+		g.parts = []string{"no accelerator or NIC has a NUMA node on this multi-node machine: either the PCI tree is a hypervisor's (labels and predictions then describe the virtual tree) " +
+			"or the firmware gives PCI devices no NUMA locality (ACPI _PXM)"}
+		a.emit("virtual-topology", Warning, &g, "%s", []RemedyStep{manual("in a VM: set NCCL_TOPO_FILE to the topology XML your cloud provider ships for this instance type",
+			"NCCL troubleshooting: a virtual PCI topology in /sys \"can result in sub-optimal performance\""),
+			manual("on bare metal: update the BIOS, or enable its NUMA / PCI locality setting (ACPI SRAT and _PXM)", "numa_node comes from the firmware's _PXM")}, nil)
+		return
 	}
 	if g.ev != "" {
 		g.devs = bdfs(ends)

@@ -181,7 +181,8 @@ var faultCases = []faultCase{
 			for _, d := range b.g.Devices {
 				d.RawNUMANode = -1
 			}
-		}},
+		},
+		remedy: "_PXM"}, // bare metal without PCI locality reads -1 too: both remedies
 }
 
 // subSwitch is a switch whose first port leads to a second switch holding

@@ -52,10 +52,12 @@ func TestFixtureInvariants(t *testing.T) {
 				// The pair table's bottleneck and the prediction's path use one
 				// link arithmetic at one path-wide Max_Payload_Size: equal, but
 				// where PathNote says why: an idle GPU link raised to its max
-				// speed or a GPU on NVLink-C2C (higher), or ACS or the IOMMU
-				// sending the path up to the root complex (lower).
-				if bn := g.Classify(p.GPU, p.NIC).BottleneckGbps; p.PathGbps > 0 && bn > 0 {
-					up := p.PathNote == "loaded" || p.PathNote == "over NVLink-C2C"
+				// speed (higher), or ACS or the IOMMU sending the path up to the
+				// root complex (lower). A GPU on NVLink-C2C is no exception: the
+				// pair's bottleneck leaves its PCIe link out too.
+				pair := g.Classify(p.GPU, p.NIC)
+				if bn := pair.BottleneckGbps; p.PathGbps > 0 && bn > 0 {
+					up := p.PathNote == "loaded"
 					down := strings.HasPrefix(p.PathNote, "via the root complex (")
 					if p.PathGbps < bn-1e-9 && !down || p.PathGbps > bn+1e-9 && !up {
 						t.Errorf("%s: prediction's path %.3f Gb/s, pair's bottleneck %.3f Gb/s (path note %q)", name, p.PathGbps, bn, p.PathNote)
@@ -66,11 +68,19 @@ func TestFixtureInvariants(t *testing.T) {
 				// Max_Payload_Size, as the bottleneck step's).
 				links := map[string]string{}
 				for _, st := range p.Explain {
-					if unrounded.MatchString(st.What) || strings.Contains(st.What, "port 0 Gb/s") {
+					if unrounded.MatchString(st.What) || strings.Contains(st.What, "port 0 Gb/s") || strings.Contains(st.What, " 0.0 Gb/s") {
 						t.Errorf("%s: step %q", name, st.What)
 					}
 					if m := bottleneckStep.FindStringSubmatch(st.What); m != nil {
 						links[m[1]] = fmt.Sprintf("%.1f", st.Value)
+						// The hops table shows the same link at the same figure,
+						// but where the step says it takes an idle link as loaded.
+						for _, h := range g.AppendHops(nil, pair) {
+							if h.Kind == topology.HopPCIe && (h.From == m[1] || h.To == m[1]) && h.Gbps > 0 &&
+								fmt.Sprintf("%.1f", h.Gbps) != links[m[1]] && !strings.Contains(st.What, "as under load") {
+								t.Errorf("%s: the link above %s is %.1f Gb/s in the hops and %s in the steps", name, m[1], h.Gbps, links[m[1]])
+							}
+						}
 					}
 					if m := nicStep.FindStringSubmatch(st.What); m != nil && links[m[1]] != "" && links[m[1]] != m[2] {
 						t.Errorf("%s: the link above %s is %s Gb/s in one step and %s in another", name, m[1], links[m[1]], m[2])

@@ -207,6 +207,11 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	if p.LabelUncertain {
 		doubt = append(doubt, "the path's label rests on a guess")
 	}
+	if amdGPU(gpu) && okD && dr > lr && distance == topology.PHB && len(setBy) == 0 {
+		if why := a.rcclMayAllow(gpu, nic); why != "" {
+			doubt = append(doubt, "RCCL, not NCCL, decides GDR for AMD GPUs and may allow it here: "+why+" (ROCm/rccl src/graph/paths.cc); gdtopo applies NCCL's rule")
+		}
+	}
 	if r, ok := a.pxnMaybe[pairKey{gpu, nic}]; ok && okD && dr > lr {
 		if rr, ok := ncclRank(r.label); ok && rr <= lr {
 			doubt = append(doubt, fmt.Sprintf("if NVLink joins %s, which the source cannot show, NCCL reaches this NIC through it (PXN) and GDR follows its distance %s", r.peer.BDF(), r.label))
@@ -259,6 +264,41 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	}
 	pr.GDRReason = strings.Join(why, "; ")
 	pr.GDRUnknown = strings.Join(doubt, "; ")
+}
+
+// rcclMayAllow says which of RCCL's own GDR rules (ROCm/rccl
+// src/graph/paths.cc) may turn GDR on for a PHB pair of an AMD GPU, "" for
+// none: ncclTopoCheckGdr's level PHB on CPUs its topo.cc calls ROME (AMD
+// family 0x17 model >= 0x31, and family 0x19: its familyid 143 and 175)
+// for a GPU and NIC on one CPU whose bus IDs agree in bits 16-19 (the bus
+// number's high nibble); ncclTopoComputePaths' rcclPathOverride, which
+// counts each MI300-class GPU's paired NIC PXB on Intel Hyper-V VMs, where
+// the source cannot rule a VM out (the BIOS string is not in it).
+func (a *analysis) rcclMayAllow(gpu, nic *topology.Device) string {
+	s := a.g.System
+	rome := s.CPUVendor == "AuthenticAMD" && (s.CPUFamily == 0x17 && s.CPUModelID >= 0x31 || s.CPUFamily == 0x19)
+	switch {
+	case rome && gpu.NUMANode >= 0 && gpu.NUMANode == nic.NUMANode && gpu.Addr.Bus>>4 == nic.Addr.Bus>>4:
+		return "on this AMD CPU it sets the GDR level to PHB for a GPU and NIC on one CPU whose bus numbers share their high digit"
+	case s.CPUVendor != "AuthenticAMD" && mi300Class(gpu) && (a.inVM() || a.g.NCCLView):
+		return "on Hyper-V VMs with Intel CPUs it counts each MI300-class GPU's paired NIC as PXB (rcclPathOverride), and this source cannot show whether the host is one"
+	}
+	return ""
+}
+
+// mi300Class reports an AMD Instinct MI300 or MI350-series function
+// (gfx942, gfx950: device IDs 0x74a0-0x74bf and 0x75a0-0x75bf), or an RCCL
+// file's GPU named by those architectures.
+func mi300Class(d *topology.Device) bool {
+	id := d.DeviceID
+	return d.VendorID == topology.VendorAMD && (id >= 0x74a0 && id <= 0x74bf || id >= 0x75a0 && id <= 0x75bf) ||
+		strings.Contains(d.Name, "gfx942") || strings.Contains(d.Name, "gfx950")
+}
+
+// amdGPU reports an AMD accelerator: AMD's vendor ID, or an RCCL topology
+// file's GPU named by its gcn architecture (ncclxml.gpuModel) without IDs.
+func amdGPU(d *topology.Device) bool {
+	return d.VendorID == topology.VendorAMD || d.VendorID == 0 && strings.HasPrefix(d.Name, "AMD GPU ")
 }
 
 // nvlinkPeer says whether gpu has an NVLink (PATH_NVL) peer among NCCL's

@@ -260,3 +260,45 @@ func TestCheckGdrNCCLXML(t *testing.T) {
 		}
 	}
 }
+
+// TestRCCLGDRUndecided: NCCL's rule turns GDR off for a PHB pair, but
+// RCCL's may turn it on for an AMD GPU (ROCm/rccl src/graph/paths.cc):
+// ncclTopoCheckGdr's level PHB on what topo.cc calls ROME (Zen 2 from model
+// 0x31, Zen 3/4) for a GPU and NIC on one CPU whose bus numbers share their
+// high digit, and rcclPathOverride on Intel Hyper-V VMs with MI300-class
+// GPUs. Where one may apply the verdict is off and undecided; where none
+// can (an Intel host, buses apart, NVIDIA, NCCL_NET_GDR_LEVEL set, which
+// RCCL honours first) it stays decided.
+func TestRCCLGDRUndecided(t *testing.T) {
+	zen3 := func(b *builder) {
+		b.g.System.CPUVendor, b.g.System.CPUFamily, b.g.System.CPUModelID = "AuthenticAMD", 25, 1
+	}
+	for _, tt := range []struct {
+		name    string
+		vendor  uint16
+		device  uint16
+		setup   func(b *builder, nic *topology.Device)
+		env     map[string]string
+		undecid bool
+	}{
+		{"AMD GPU on Zen 3", topology.VendorAMD, 0x74a1, func(b *builder, _ *topology.Device) { zen3(b) }, nil, true},
+		{"AMD GPU on Zen 3, buses apart", topology.VendorAMD, 0x74a1, func(b *builder, nic *topology.Device) { zen3(b); nic.Addr.Bus = 0x2c }, nil, false},
+		{"AMD GPU on Intel bare metal", topology.VendorAMD, 0x74a1, func(*builder, *topology.Device) {}, nil, false},
+		{"MI300X VF in an Intel VM", topology.VendorAMD, 0x74b5, func(b *builder, _ *topology.Device) { b.g.Platform.Hypervisor = true }, nil, true},
+		{"NVIDIA GPU on Zen 3", topology.VendorNVIDIA, 0x2330, func(b *builder, _ *topology.Device) { zen3(b) }, nil, false},
+		{"AMD GPU on Zen 3 with NCCL_NET_GDR_LEVEL", topology.VendorAMD, 0x74a1, func(b *builder, _ *topology.Device) { zen3(b) },
+			map[string]string{"NCCL_NET_GDR_LEVEL": "PXB"}, false},
+	} {
+		b, gpu, nic := phb()
+		gpu.VendorID, gpu.DeviceID = tt.vendor, tt.device
+		tt.setup(b, nic)
+		r := analyze(t, b.graph(), Options{Env: tt.env})
+		if len(r.Predictions) != 1 {
+			t.Fatalf("%s: %d predictions", tt.name, len(r.Predictions))
+		}
+		p := r.Predictions[0]
+		if got := strings.Contains(p.GDRUnknown, "RCCL"); p.GDR || got != tt.undecid {
+			t.Errorf("%s: GDR %v, undecided %q, want off and RCCL's doubt %v", tt.name, p.GDR, p.GDRUnknown, tt.undecid)
+		}
+	}
+}

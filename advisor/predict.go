@@ -374,8 +374,12 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		if a.explain { // the step's source is spelled out for --explain alone
 			step(bn, "Gb/s", "current_link_speed, current_link_width; "+a.m.TLPOverheadBytes.Source, func() string {
 				_, encName := encoding(at.link.CurrentGTs)
-				return fmt.Sprintf("bottleneck link above %s (%s): %g GT/s × %d lanes × %s × %d/(%d+%g) at Max_Payload_Size %d B",
-					at.dev.BDF(), at.link, at.link.CurrentGTs, at.link.CurrentWidth, encName, mps, mps, topology.TLPOverhead(at.link.CurrentGTs, a.m.TLPOverheadBytes.Value), mps)
+				now := "" // an idle accelerator's link is taken at its loaded speed: say so beside the hops' figure
+				if _, idle := idleLink(at.dev, at.dev.Link); idle && at.link.CurrentGTs != at.dev.Link.CurrentGTs {
+					now = fmt.Sprintf(" as under load; idle now at %g GT/s", at.dev.Link.CurrentGTs)
+				}
+				return fmt.Sprintf("bottleneck link above %s (%s%s): %g GT/s × %d lanes × %s × %d/(%d+%g) at Max_Payload_Size %d B",
+					at.dev.BDF(), at.link, now, at.link.CurrentGTs, at.link.CurrentWidth, encName, mps, mps, topology.TLPOverhead(at.link.CurrentGTs, a.m.TLPOverheadBytes.Value), mps)
 			})
 		}
 	} else {
@@ -405,6 +409,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		rate := "port rate unknown"
 		if port.PortRateGbps > 0 {
 			rate = fmt.Sprintf("port %.4g Gb/s", port.PortRateGbps)
+		}
+		if own <= 0 { // an unknown link is no 0 Gb/s one
+			return fmt.Sprintf("NIC %s on a healthy link: %s, own link speed unknown", nic.BDF(), rate)
 		}
 		return fmt.Sprintf("NIC %s on a healthy link: %s, own link now %.1f Gb/s, at its max %.1f Gb/s (Max_Payload_Size %d B)", nic.BDF(), rate, own, healthy, mps)
 	})
@@ -482,6 +489,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		pr.Efficiency = min(1, pr.ExpectedGbps/pr.NICGbps)
 	}
 	step(pr.ExpectedGbps, "Gb/s", "", func() string {
+		if pr.ExpectedGbps <= 0 {
+			return "expected direct-RDMA throughput: unknown (no link speed or port rate in the source)"
+		}
 		return fmt.Sprintf("expected direct-RDMA throughput, the lower direction: write %.1f, read %.1f Gb/s", write, read)
 	})
 
@@ -511,6 +521,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 			what := "min(NIC, GPU and NIC links to the CPU)"
 			if inter {
 				what = "inter-socket link (" + cpu.name + ")"
+			}
+			if h <= 0 {
+				return "host-staged: unknown (no link speed or port rate in the source)"
 			}
 			return fmt.Sprintf("host-staged: %s %.1f Gb/s × %.3g", what, h, a.m.HostStagedFactor.Value)
 		})

@@ -92,7 +92,7 @@ func netPlugin(n *topology.Device) string {
 	switch {
 	case len(n.RDMA) == 0:
 		return ""
-	case n.VendorID == 0x1d0f || n.Driver == "efa":
+	case isEFA(n):
 		return "efa"
 	case n.VendorID != 0:
 		return ""
@@ -104,6 +104,10 @@ func netPlugin(n *topology.Device) string {
 	}
 	return "rdma"
 }
+
+// isEFA reports an AWS Elastic Fabric Adapter: Amazon's vendor ID
+// (0x1d0f) or the efa driver.
+func isEFA(n *topology.Device) bool { return n.VendorID == 0x1d0f || n.Driver == "efa" }
 
 // pluginNote is the line that replaces NCCL_IB_HCA where a net plugin
 // drives the plan's NICs. aws-ofi-nccl groups the NICs by the GPUs near

@@ -134,3 +134,70 @@ func TestGraceConfigACSKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestIOMMUFirmwareNamesTheVendor: the BIOS step names the machine's own
+// IOMMU (Intel VT-d, AMD-Vi: each vendor's BIOS setting), never the other
+// vendor's.
+func TestIOMMUFirmwareNamesTheVendor(t *testing.T) {
+	for _, tt := range []struct{ vendor, iommu, want, not string }{
+		{"GenuineIntel", "dmar0", "VT-d", "AMD-Vi"},
+		{"AuthenticAMD", "ivhd0", "AMD-Vi", "VT-d"},
+	} {
+		b, _, _ := rails(8, 8)
+		b.g.System.CPUVendor, b.g.Platform.IOMMUs = tt.vendor, []string{tt.iommu}
+		f := finding(t, analyze(t, b.graph(), Options{}), "iommu-translation")
+		i := slices.IndexFunc(f.Remedy, func(s RemedyStep) bool { return s.Kind == RemedyBIOS })
+		if i < 0 || !strings.Contains(f.Remedy[i].Text, tt.want) || strings.Contains(f.Remedy[i].Text, tt.not) {
+			t.Errorf("%s: BIOS step wants %s without %s:%s", tt.iommu, tt.want, tt.not, remedyText(f))
+		}
+	}
+}
+
+// TestCloudRemediesMoveNoCard: in a guest the labels are the hypervisor's
+// tree and no card can be moved or added, so no-local-nic sends the
+// operator to the provider's topology file (NCCL troubleshooting: a
+// virtual PCI topology) and nic-shared to another instance type; on EFA
+// NICs, which aws-ofi-nccl drives (src/nccl_ofi_topo.cpp picks each GPU's
+// NICs), nic-shared names no NCCL_IB_HCA.
+func TestCloudRemediesMoveNoCard(t *testing.T) {
+	vm := func(g *topology.Graph) *topology.Graph { g.Platform.Hypervisor = true; return g }
+	efa := func(g *topology.Graph) *topology.Graph {
+		for _, n := range g.OfKind(topology.KindNIC) {
+			n.VendorID, n.DeviceID, n.RDMA = 0x1d0f, 0xefa1, []string{"rdmap0s1"}
+		}
+		return g
+	}
+	for _, tt := range []struct {
+		name, code, want string
+		not              []string
+		graph            func() *topology.Graph
+	}{
+		{"no-local-nic in a VM", "no-local-nic", "NCCL_TOPO_FILE", []string{"move the NIC", "NCCL_NET_GDR_LEVEL"},
+			func() *topology.Graph { b, _, _ := phb(); return vm(b.graph()) }},
+		{"nic-shared in a VM", "nic-shared", "instance type", []string{"add NICs"},
+			func() *topology.Graph { b, _, _ := rails(8, 2); return vm(b.graph()) }},
+		{"nic-shared on EFA", "nic-shared", "aws-ofi-nccl", []string{"NCCL_IB_HCA stays", "UCX_NET_DEVICES", "add NICs"},
+			func() *topology.Graph { b, _, _ := rails(8, 2); return efa(b.graph()) }},
+		{"no-rdma-nic in a VM", "no-rdma-nic", "instance type", []string{"add an InfiniBand"},
+			func() *topology.Graph {
+				b, _, nic := phb()
+				nic.VendorID, nic.DeviceID, nic.RDMA, nic.Netdevs = 0x1af4, 0x1041, nil, []string{"eth0"}
+				return vm(b.graph())
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			text := ""
+			for _, f := range findingsOf(analyze(t, tt.graph(), Options{}), tt.code) {
+				text += remedyText(f)
+			}
+			if !strings.Contains(text, tt.want) {
+				t.Errorf("no %q in the remedy:%s", tt.want, text)
+			}
+			for _, w := range tt.not {
+				if strings.Contains(text, w) {
+					t.Errorf("%q in the remedy:%s", w, text)
+				}
+			}
+		})
+	}
+}

@@ -77,6 +77,10 @@ type Hop struct {
 	Kind     HopKind
 	Link     Link    // for PCIe hops
 	Gbps     float64 // current data rate (DataGbps at the path's smallest Max_Payload_Size); 0 unknown or not a PCIe link
+	// OffPath marks a link the pair's data does not cross: an NVLink-C2C
+	// accelerator's own PCIe links, for a NIC outside its switch (its
+	// Gbps is then at its own side's Max_Payload_Size).
+	OffPath bool
 }
 
 // Pair is the classification of one unordered pair of devices.
@@ -180,7 +184,37 @@ func (g *Graph) AppendHops(dst []Hop, p Pair) []Hop {
 	if placeUnknown(p.A, p.B) {
 		return dst
 	}
-	return g.appendHops(dst, p.A, pathEnd(p))
+	return g.appendHops(dst, p)
+}
+
+// c2cPair reports whether p is an NVLink-C2C accelerator and a NIC outside
+// its switch: the accelerator sends what leaves its PCIe tree over C2C to
+// its Grace (NCCL P2C, paths.cc), so its own PCIe link is off the path.
+func (g *Graph) c2cPair(p Pair) bool {
+	gpu, nic := p.A, p.B
+	if gpu.Kind == KindNIC {
+		gpu, nic = nic, gpu
+	}
+	if gpu.Kind != KindAccelerator || nic.Kind != KindNIC || !g.C2C(gpu) {
+		return false
+	}
+	local := p.SMI == PIX || p.SMI == PXB
+	if p.DataDirect != nil {
+		local = p.NCCL == PIX || p.NCCL == PXB
+	}
+	return !local
+}
+
+// offPathEnd is the end of p whose own PCIe links carry none of its data
+// (c2cPair's accelerator), nil when the whole path does.
+func (g *Graph) offPathEnd(p Pair) *Device {
+	switch {
+	case !g.c2cPair(p):
+		return nil
+	case p.A.Kind == KindAccelerator:
+		return p.A
+	}
+	return p.B
 }
 
 // placeUnknown reports whether the source does not say where the path
@@ -247,14 +281,14 @@ func (g *Graph) classify(a, b *Device, hint string, withHops bool) Pair {
 	g.nvlinkPair(&p, hint)
 	g.applyDataDirect(&p)
 	if withHops {
-		p.Hops = g.appendHops(nil, a, pathEnd(p))
+		p.Hops = g.appendHops(nil, p)
 		for _, h := range p.Hops {
-			if h.Kind == HopPCIe && h.Gbps > 0 && (p.BottleneckGbps == 0 || h.Gbps < p.BottleneckGbps) {
+			if h.Kind == HopPCIe && !h.OffPath && h.Gbps > 0 && (p.BottleneckGbps == 0 || h.Gbps < p.BottleneckGbps) {
 				p.BottleneckGbps = h.Gbps
 			}
 		}
 	} else {
-		p.BottleneckGbps = bottleneck(a, pathEnd(p))
+		p.BottleneckGbps = bottleneck(p, g.offPathEnd(p))
 	}
 	if p.BottleneckGbps == 0 {
 		p.Notes = append(p.Notes, "link speeds unknown: no bottleneck computed")
@@ -520,11 +554,12 @@ func (g *Graph) ncclChain(d *Device, buf []ncclNode) []ncclNode {
 
 // appendHops appends the path from a to b to out: up to where they meet,
 // then down. A nil out gets a slice of its own, sized to the path.
-func (g *Graph) appendHops(out []Hop, a, b *Device) []Hop {
+func (g *Graph) appendHops(out []Hop, p Pair) []Hop {
+	a, b, off := p.A, pathEnd(p), g.offPathEnd(p)
 	lca, upA, upB := commonAncestor(a, b)
 	start := len(out)
 	out = slices.Grow(out, upA+upB+3)
-	mps := 0 // smallest DevCtl Max_Payload_Size at the ends of the PCIe links
+	mps, offMPS := 0, 0 // smallest DevCtl Max_Payload_Size at the ends of the PCIe links on, and off, the data path
 	// climb appends the hops from d up to lca, or to the top of its tree.
 	climb := func(d *Device) {
 		for x := d; ; x = x.Parent {
@@ -540,7 +575,11 @@ func (g *Graph) appendHops(out []Hop, a, b *Device) []Hop {
 				to = "?"
 			}
 			h := upstreamHop(x, to)
-			if h.Kind == HopPCIe {
+			h.OffPath = off != nil && d == off
+			switch {
+			case h.Kind == HopPCIe && h.OffPath:
+				offMPS = minMPS(minMPS(offMPS, x), x.Parent)
+			case h.Kind == HopPCIe:
 				mps = minMPS(minMPS(mps, x), x.Parent)
 			}
 			out = append(out, h)
@@ -566,13 +605,21 @@ func (g *Graph) appendHops(out []Hop, a, b *Device) []Hop {
 	}
 	// A TLP crosses every link of the path whole, so the smallest
 	// Max_Payload_Size of any link's ends governs them all (the advisor's
-	// prediction uses the same path-wide value).
+	// prediction uses the same path-wide value); links off the data path
+	// take their own side's.
 	if mps == 0 {
 		mps = DefaultMPSBytes
 	}
+	if offMPS == 0 {
+		offMPS = DefaultMPSBytes
+	}
 	for i := start; i < len(out); i++ {
-		if out[i].Kind == HopPCIe {
-			out[i].Gbps = DataGbps(out[i].Link.CurrentGTs, out[i].Link.CurrentWidth, mps, TLPOverheadBytes)
+		if h := &out[i]; h.Kind == HopPCIe {
+			m := mps
+			if h.OffPath {
+				m = offMPS
+			}
+			h.Gbps = DataGbps(h.Link.CurrentGTs, h.Link.CurrentWidth, m, TLPOverheadBytes)
 		}
 	}
 	return out
@@ -581,10 +628,14 @@ func (g *Graph) appendHops(out []Hop, a, b *Device) []Hop {
 // bottleneck is the lowest current data rate of the PCIe links on the path
 // from a to b, 0 when none is known: the BottleneckGbps the hops of the
 // path give, at the path's smallest Max_Payload_Size, without building them.
-func bottleneck(a, b *Device) float64 {
+func bottleneck(p Pair, off *Device) float64 {
+	a, b := p.A, pathEnd(p)
 	lca, _, _ := commonAncestor(a, b)
 	mps := 0
 	for _, d := range [2]*Device{a, b} {
+		if d == off {
+			continue // not on the data path
+		}
 		for x := d; ; x = x.Parent {
 			if pcieHop(x) {
 				mps = minMPS(minMPS(mps, x), x.Parent)
@@ -599,6 +650,9 @@ func bottleneck(a, b *Device) float64 {
 	}
 	low := 0.0
 	for _, d := range [2]*Device{a, b} {
+		if d == off {
+			continue // not on the data path
+		}
 		for x := d; ; x = x.Parent {
 			if pcieHop(x) {
 				l := hopLink(x)

@@ -53,10 +53,21 @@ const (
 	VendorBroadcom = 0x1000
 )
 
-// KindOf classifies a function by class code and vendor.
-func KindOf(class uint32, vendor uint16) Kind {
+// displayOnly are GPU vendors' server display chips, the on-board VGA of
+// older servers (pci.ids: 1002:515e ES1000, 1002:5159 RV100 "RN50",
+// 1002:4752/474d/474f Rage XL): neither CUDA nor ROCm computes on them.
+var displayOnly = map[[2]uint16]bool{
+	{VendorAMD, 0x515e}: true, {VendorAMD, 0x5159}: true,
+	{VendorAMD, 0x4752}: true, {VendorAMD, 0x474d}: true, {VendorAMD, 0x474f}: true,
+}
+
+// KindOf classifies a function by class code, vendor and device ID (0
+// where unknown).
+func KindOf(class uint32, vendor, device uint16) Kind {
 	base, sub := class>>16, class>>8&0xff
 	switch {
+	case base == 0x03 && displayOnly[[2]uint16{vendor, device}]:
+		return KindOther // a server's on-board display, no accelerator
 	case base == 0x03 && (vendor == VendorNVIDIA || vendor == VendorAMD):
 		return KindAccelerator // VGA, 3D and display controllers of GPU vendors
 	case base == 0x03 && vendor == VendorIntel && (sub == 0x02 || sub == 0x80):

@@ -182,3 +182,49 @@ func TestSocketDirect(t *testing.T) {
 		}
 	}
 }
+
+// TestGB200C2CDataPath checks that a C2C accelerator's own PCIe link, off
+// the data path to a NIC outside its switch (NCCL P2C: C2C to the Grace,
+// PCIe from there), is marked so and left out of the bottleneck, and that
+// the links the data crosses take their own Max_Payload_Size (the NIC's
+// 512 B), as the advisor's prediction does: one value per link.
+func TestGB200C2CDataPath(t *testing.T) {
+	g := readFixture(t, "gb200-tray")
+	for _, pairs := range [][]topology.Pair{g.Pairs(), g.PairsWithoutHops()} {
+		p := pairOf(t, pairs, "0008:01:00.0", "0000:01:00.0")
+		// Gen5 x16 at MPS 512: 32 x 16 x 128/130 x 512/536 = 481.6 Gb/s.
+		if want := topology.DataGbps(32, 16, 512, topology.TLPOverheadBytes); p.BottleneckGbps != want {
+			t.Errorf("GPU0-mlx5_0 bottleneck %v Gb/s, want %v (the NIC's link at its MPS 512)", p.BottleneckGbps, want)
+		}
+	}
+	p := pairOf(t, g.Pairs(), "0008:01:00.0", "0000:01:00.0")
+	var off, on int
+	for _, h := range g.AppendHops(nil, p) {
+		if h.Kind != topology.HopPCIe {
+			continue
+		}
+		switch {
+		case h.OffPath && h.From == "0008:01:00.0" && h.Gbps == topology.DataGbps(32, 16, 256, topology.TLPOverheadBytes):
+			off++
+		case !h.OffPath && h.To == "0000:01:00.0" && h.Gbps == p.BottleneckGbps:
+			on++
+		default:
+			t.Errorf("hop %+v: want the GPU's link off the path at MPS 256, the NIC's on it at %v", h, p.BottleneckGbps)
+		}
+	}
+	if off != 1 || on != 1 {
+		t.Errorf("%d links off the path and %d on it, want 1 and 1", off, on)
+	}
+	// A NIC across the sockets: the data still leaves over C2C.
+	if h := pairOf(t, g.Pairs(), "0008:01:00.0", "0010:01:00.0").Hops[0]; !h.OffPath {
+		t.Errorf("GPU0-mlx5_4 (SYS) first hop %+v on the path, want off it", h)
+	}
+	// Under the accelerator's own switch (a Data Direct NIC, PXB) the data
+	// crosses the accelerator's link.
+	dd := readFixture(t, "grace-cx8-dd")
+	for _, h := range pairOf(t, dd.Pairs(), "0008:06:00.0", "0000:01:00.0").Hops {
+		if h.OffPath {
+			t.Errorf("grace-cx8-dd GPU0-mlx5_0 (PXB) hop %+v marked off the path", h)
+		}
+	}
+}

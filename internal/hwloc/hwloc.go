@@ -430,7 +430,7 @@ func (b *builder) device(o, normal *object, hb *topology.HostBridge, parent *top
 	} else if o.vendor == topology.VendorBroadcom && o.class == 0x0604 {
 		b.noSubs = true
 	}
-	d.Kind = topology.KindOf(d.Class, d.VendorID)
+	d.Kind = topology.KindOf(d.Class, d.VendorID, d.DeviceID)
 	if o.vendor < 0 && o.class == 0x0302 {
 		d.Kind = topology.KindAccelerator // a 3D controller: a compute GPU whatever its vendor
 	}

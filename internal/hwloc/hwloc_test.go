@@ -92,7 +92,7 @@ func TestCorpus(t *testing.T) {
 			ids:      []ids{{0x10de, 0x1094, 3}, {0x15b3, 0x1013, 1}, {0x8086, 0x1521, 2}},
 			hostname: "conan", parentOf: map[string]string{"0000:03:00.0": "0000:00:03.0", "0000:81:00.0": "0000:80:01.0"},
 			numa: map[string]int{"0000:03:00.0": 0, "0000:83:00.0": 1}},
-		{file: "24em64t-2n6c2t-pci.xml", hostBridges: 2, nodes: 2, sockets: 2, accels: 4, nics: 2, // the AMD ES1000 VGA counts as an accelerator
+		{file: "24em64t-2n6c2t-pci.xml", hostBridges: 2, nodes: 2, sockets: 2, accels: 3, nics: 2, // the AMD ES1000 is the on-board display, no accelerator
 			ids: []ids{{0x10de, 0x06d2, 3}, {0x8086, 0x10c9, 2}}, hostname: "mirage004"},
 		{file: "power8gpudistances.xml", hostBridges: 4, nodes: 2, sockets: 2, accels: 4, nics: 0,
 			ids: []ids{{0x10de, 0x15f9, 4}}, hostname: "drac-12.grenoble.grid5000.fr"},

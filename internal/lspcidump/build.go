@@ -239,7 +239,7 @@ func (p *parser) build() *topology.Graph {
 		d.ConfigLen, d.BARs = r.configLen, r.bars
 		d.ACSKnown, d.ACSRedirect = r.acsKnown || r.noCaps || r.capsSeen && !r.denied && !r.looped && !r.cut, r.acsRedirect
 		d.MaxPayload, d.MaxReadRequest, d.RelaxedOrdering, d.DevCtlKnown = r.maxPayload, r.maxReadReq, r.relaxedOrdering, r.devCtlKnown
-		d.Kind = topology.KindOf(d.Class, d.VendorID)
+		d.Kind = topology.KindOf(d.Class, d.VendorID, d.DeviceID)
 		d.Seen = r.at
 		if r.verboseAt != "" {
 			d.Seen = r.verboseAt // where its link, ACS and DevCtl lines are
@@ -273,7 +273,7 @@ func (p *parser) build() *topology.Graph {
 				name = "bridge" // its line names its child
 			}
 			names = append(names, name)
-			g.Skipped = append(g.Skipped, topology.SkippedFunction{Name: name, Kind: topology.KindOf(r.class, r.vendor)})
+			g.Skipped = append(g.Skipped, topology.SkippedFunction{Name: name, Kind: topology.KindOf(r.class, r.vendor, r.device)})
 		}
 		p.warnings[p.fragWarning].Message = fmt.Sprintf("tree fragment: %s whose bus is not in the input skipped: %s",
 			words.Count(len(p.fragSkipped), "function"), words.CountedNames(names))

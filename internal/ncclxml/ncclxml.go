@@ -636,7 +636,7 @@ func (p *parser) finish() {
 		case base == 0x02: // and 0x02* a NIC
 			d.Kind = topology.KindNIC
 		default:
-			d.Kind = topology.KindOf(d.Class, d.VendorID)
+			d.Kind = topology.KindOf(d.Class, d.VendorID, d.DeviceID)
 		}
 	}
 	if p.form != nil && p.form.KindByElement {

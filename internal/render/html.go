@@ -294,10 +294,13 @@ func htmlPairOf(i int, r *report.Report, p *report.Pair, a, n *report.Device) ht
 	out := htmlPair{Index: i, Pair: p, From: a.TableNameAndBDF(), To: n.TableNameAndBDF(),
 		SMI: report.Label(p), NCCL: report.NCCLLabel(p), Bottleneck: "unknown"}
 	if p.BottleneckGbps > 0 {
-		out.Bottleneck = fmt.Sprintf("%g Gb/s (the narrowest current PCIe link)", p.BottleneckGbps)
+		out.Bottleneck = fmt.Sprintf("%g Gb/s (the narrowest current PCIe link the data crosses)", p.BottleneckGbps)
 	}
 	for j, h := range p.Hops {
 		row := htmlHop{N: j + 1, From: h.From, To: h.To, Kind: strings.ReplaceAll(h.Kind, "_", " ")}
+		if h.OffPath {
+			row.Kind += " (off the data path)"
+		}
 		if h.Kind == string(topology.HopPCIe) {
 			row.Link, row.Gbps = "unknown", "unknown"
 			if h.CurrentGTs > 0 && h.CurrentWidth > 0 {

@@ -545,7 +545,11 @@ func pathTables(pr *Printer, v *report.PathView) error {
 				l, g = topology.Link{CurrentGTs: h.CurrentGTs, CurrentWidth: h.CurrentWidth}.String(), fmt.Sprintf("%.1f", h.Gbps)
 			}
 		}
-		rows = append(rows, []string{strconv.Itoa(i + 1), h.From, h.To, strings.ReplaceAll(h.Kind, "_", " "), l, g})
+		crosses := strings.ReplaceAll(h.Kind, "_", " ")
+		if h.OffPath {
+			crosses += " (off the data path)"
+		}
+		rows = append(rows, []string{strconv.Itoa(i + 1), h.From, h.To, crosses, l, g})
 	}
 	pr.Heading("Hops")
 	if err := pr.Table([]string{"#", "From", "To", "Crosses", "Link", "Gb/s"}, rows); err != nil {
@@ -553,7 +557,12 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	}
 	if p.BottleneckGbps > 0 {
 		pr.Printf("\n")
-		pr.Lines(fmt.Sprintf("%s (narrowest current PCIe link: GT/s × lanes × line code × MPS/(MPS+TLP overhead))", words.Gbps(p.BottleneckGbps)), "Bottleneck: ", "  ")
+		line := fmt.Sprintf("%s (narrowest current PCIe link: GT/s × lanes × line code × MPS/(MPS+TLP overhead))", words.Gbps(p.BottleneckGbps))
+		if slices.ContainsFunc(p.Hops, func(h report.Hop) bool { return h.OffPath }) {
+			line = fmt.Sprintf("%s (narrowest current PCIe link the data crosses: GT/s × lanes × line code × MPS/(MPS+TLP overhead)); "+
+				"the accelerator's own link is off the path, its data leaves over NVLink-C2C", words.Gbps(p.BottleneckGbps))
+		}
+		pr.Lines(line, "Bottleneck: ", "  ")
 	}
 	if x := p.Prediction; x != nil && x.PathGbps > 0 && math.Abs(x.PathGbps-p.BottleneckGbps) > 0.5 && x.PathNote != "" {
 		pr.Lines(fmt.Sprintf("%s %s: the figure the prediction uses", words.Gbps(x.PathGbps), x.PathNote), "Predicted path: ", "  ")
@@ -565,10 +574,18 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	if x == nil || len(x.Steps) == 0 {
 		return nil
 	}
-	pr.Heading(fmt.Sprintf("Prediction (NCCL %s rules): %s, efficiency %.0f%%, GPUDirect RDMA %s", v.NCCLVersion, expectedHeading(x), 100*x.Efficiency, x.GDRText()))
+	eff := fmt.Sprintf("%.0f%%", 100*x.Efficiency)
+	if x.ExpectedGbps <= 0 { // no figure: no efficiency either, not 0%
+		eff = "unknown"
+	}
+	pr.Heading(fmt.Sprintf("Prediction (NCCL %s rules): %s, efficiency %s, GPUDirect RDMA %s", v.NCCLVersion, expectedHeading(x), eff, x.GDRText()))
 	rows = rows[:0]
 	for i, s := range x.Steps {
-		rows = append(rows, []string{strconv.Itoa(i + 1), s.What, fmt.Sprintf("%.4g %s", s.Value, s.Unit), s.Source})
+		val := fmt.Sprintf("%.4g %s", s.Value, s.Unit)
+		if s.Value == 0 && s.Unit == "Gb/s" { // a throughput of 0 is one the source does not give
+			val = "unknown"
+		}
+		rows = append(rows, []string{strconv.Itoa(i + 1), s.What, val, s.Source})
 	}
 	if err := pr.Table([]string{"#", "Step", "Value", "Source"}, rows); err != nil {
 		return err

@@ -381,7 +381,7 @@ func pair(p topology.Pair, ph []topology.Hop, kinds []string, hops []Hop, noHops
 	}
 	for _, h := range ph {
 		out.Hops = append(out.Hops, Hop{From: h.From, To: h.To, Kind: string(h.Kind),
-			CurrentGTs: h.Link.CurrentGTs, CurrentWidth: h.Link.CurrentWidth, Gbps: Round(h.Gbps)})
+			CurrentGTs: h.Link.CurrentGTs, CurrentWidth: h.Link.CurrentWidth, Gbps: Round(h.Gbps), OffPath: h.OffPath})
 	}
 	return out
 }

@@ -366,10 +366,10 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 		for i, w := range rk.Env {
 			settings[i] = termsafe.Assignment(w) // names from the input, pasted into a shell
 		}
-		line := strings.Join(settings, " ")
 		if rk.Numactl != "" {
-			line += " " + rk.Numactl
+			settings = append(settings, rk.Numactl)
 		}
+		line := strings.Join(settings, " ")
 		out.Ranks = append(out.Ranks, CheckRank{LocalRank: rk.LocalRank, Settings: line})
 	}
 	out.Notes = plan.Notes

@@ -341,6 +341,7 @@ type Hop struct {
 	CurrentGTs   float64 `json:"current_gts,omitempty"`
 	CurrentWidth int     `json:"current_width,omitempty"`
 	Gbps         float64 `json:"gbps,omitempty"`
+	OffPath      bool    `json:"off_path,omitempty"` // a link the pair's data does not cross (an NVLink-C2C accelerator's own)
 }
 
 // Pair is the classification of two devices, accelerator first where one

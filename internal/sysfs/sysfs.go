@@ -669,7 +669,7 @@ func (r *reader) readFunction(addr topology.BDF, dir string) *topology.Device {
 	if !idsKnown || !classKnown || !d.SubsystemKnown && cfg == nil {
 		r.fromModalias(d, f, !idsKnown, !classKnown)
 	}
-	d.Kind = topology.KindOf(d.Class, d.VendorID)
+	d.Kind = topology.KindOf(d.Class, d.VendorID, d.DeviceID)
 	// Links before numa_node, which is always read: a link missing because
 	// the folder vanished then shows as a failed read too (see readDevice).
 	d.Driver = linkBase(f, "driver")
