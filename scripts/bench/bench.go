@@ -119,7 +119,7 @@ func run(o options, out io.Writer) error {
 	if o.Corpus == "" {
 		o.Corpus = filepath.Join(o.Root, "..", "shared", "corpus")
 	}
-	tmp, err := os.MkdirTemp("", "gdtopo-bench-")
+	tmp, err := os.MkdirTemp("", "bench-")
 	if err != nil {
 		return err
 	}
