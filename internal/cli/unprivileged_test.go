@@ -30,7 +30,7 @@ func TestUnprivilegedLive(t *testing.T) {
 	if _, err := os.Stat("/sys/bus/pci/devices"); err != nil {
 		skip("no PCI devices in this machine's /sys")
 	}
-	dir, err := os.MkdirTemp("", "gdtopo-unpriv-")
+	dir, err := os.MkdirTemp("", "unpriv-")
 	if err != nil {
 		t.Fatal(err)
 	}

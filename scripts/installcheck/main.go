@@ -53,7 +53,7 @@ func run(rev, version, fixture string, keep bool) error {
 	if !semver.IsValid(version) || semver.Build(version) != "" {
 		return fmt.Errorf("-version %q: want a semantic version such as v0.0.0-ci or v1.2.3", version)
 	}
-	work, err := os.MkdirTemp("", "gdtopo-install-check-")
+	work, err := os.MkdirTemp("", "install-check-")
 	if err != nil {
 		return err
 	}
