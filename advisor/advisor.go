@@ -115,6 +115,9 @@ type Prediction struct {
 	// GDRUnknown says what the source could not show that the verdict
 	// rests on; empty when GDR and GDRRead are NCCL's answer for certain.
 	GDRUnknown string
+	// GDRUndecided says GDR itself (not only reads) rests on what the
+	// source could not show: GDR is NCCL's answer only if those guesses hold.
+	GDRUndecided bool
 	// PXNVia is the NVLink peer GPU NCCL reaches the NIC through (PXN,
 	// pxn.go), whose distance to the NIC decides GDR; nil without PXN.
 	PXNVia *topology.Device

@@ -316,6 +316,11 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 		fix = []RemedyStep{command("sudo lspci -vvv", "capture the machine itself as root"),
 			command("sudo gdtopo snapshot --output-file host.tar.gz", "or take a snapshot as root")}
 	}
+	if a.inVM() {
+		// The switches on these paths are the host's: a guest neither
+		// reads nor sets their ACS.
+		fix = []RemedyStep{manual("ask the provider whether ACS redirects peer-to-peer on the host's switches", "a VM cannot read or change the host's ACS")}
+	}
 	a.emit("acs-unknown", Info, &unknown, "ACS state unknown at bridges on accelerator–NIC paths (%s): "+why, fix, nil)
 }
 
@@ -384,14 +389,31 @@ func (a *analysis) armSMMU() bool {
 	return len(p.IOMMUs) > 0 && strings.HasPrefix(p.IOMMUs[0], "smmu") || a.g.Grace()
 }
 
-// inVM reports a guest: the CPU's hypervisor flag, or QEMU's PCIe root
-// port (1b36:000c) in the tree. Its firmware, BIOS and host IOMMU are the
-// provider's.
+// inVM reports a guest: the CPU's hypervisor flag, QEMU's PCIe root port
+// (1b36:000c) in the tree, or Hyper-V's virtual PCI. Its firmware, BIOS
+// and host IOMMU are the provider's.
 func (a *analysis) inVM() bool {
-	if a.g.Platform.Hypervisor {
+	if a.g.Platform.Hypervisor || hyperVPCI(a.g) {
 		return true
 	}
 	return slices.ContainsFunc(a.g.Devices, func(d *topology.Device) bool { return d.VendorID == 0x1b36 && d.DeviceID == 0x000c })
+}
+
+// hyperVPCI reports Hyper-V's virtual PCI, as Azure's GPU VMs show it:
+// every accelerator and NIC is function 00:00.0 of a PCI domain of its own
+// (Linux drivers/pci/controller/pci-hyperv.c gives each passed-through
+// device its own domain, from its instance GUID).
+func hyperVPCI(g *topology.Graph) bool {
+	ends := append(g.OfKind(topology.KindAccelerator), g.OfKind(topology.KindNIC)...)
+	domains := map[uint32]bool{}
+	for _, d := range ends {
+		a := d.Addr
+		if a.Domain == 0 || a.Domain == 0xffff || a.Bus != 0 || a.Device != 0 || domains[a.Domain] {
+			return false
+		}
+		domains[a.Domain] = true
+	}
+	return len(ends) > 1
 }
 
 // findLinks reports links of accelerators and NICs, and of the switches
@@ -503,7 +525,14 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 		command("export NCCL_NET_GDR_LEVEL=PHB", "or, after measuring with ib_write_bw --use_cuda, let NCCL use GDR through the host bridge")}
 	crossFix := []RemedyStep{manual("put a NIC on every socket that holds accelerators, or move cards; bind ranks with the plan's numactl",
 		"NCCL stages through host memory here (GDR off at SYS); NCCL_NET_GDR_LEVEL=SYS forces GDR, which the CUDA GPUDirect RDMA guide calls possibly \"extremely performance-limited\"")}
-	if a.inVM() {
+	switch {
+	case a.inVM() && a.g.NCCLView:
+		// The source is the provider's own topology file: its places are
+		// real, and a tenant moves no card.
+		farFix = []RemedyStep{manual("choose an instance type whose NICs sit by its accelerators, or ask the provider",
+			"a cloud tenant moves no card; this topology file is what NCCL should be given (NCCL_TOPO_FILE)")}
+		crossFix = farFix
+	case a.inVM():
 		// The labels are the hypervisor's tree, not where the cards sit, and
 		// a tenant moves no card: NCCL learns the real locality from the
 		// provider's topology file (NCCL troubleshooting, virtual machines).

@@ -122,6 +122,10 @@ const (
 func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	gpu, nic := p.A, p.B
 	var why, doubt []string
+	// mayBeOff and mayBeOn say a doubt could turn the verdict: the NIC or
+	// accelerator may lack support, the distance may be another. Software
+	// state not captured (peer memory) turns neither: it is assumed.
+	var mayBeOff, mayBeOn bool
 
 	// 1. NIC side: gdrSupport is ptrSupport & NCCL_PTR_CUDA (a peer-memory
 	// module) or dma-buf (net/ib gdr.cc, init.cc dmaBufSupported).
@@ -137,7 +141,7 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 			net = no
 			why = append(why, fmt.Sprintf("%s has no RDMA (%s): NCCL would use sockets", nic.BDF(), ev))
 		case unknown:
-			net = unknown
+			net, mayBeOff = unknown, true
 			doubt = append(doubt, fmt.Sprintf("RDMA support of %s unknown (%s)", nic.BDF(), ev))
 		}
 		if net != no && gpu.VendorID == topology.VendorNVIDIA {
@@ -162,6 +166,12 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	case gpu.NCCLGDR == "0":
 		why = append(why, "NCCL topology file: <gpu gdr=\"0\">")
 	case gpu.NCCLGDR == "1":
+	case gpu.VendorID != 0 && gpu.VendorID != topology.VendorNVIDIA && !amdGPU(gpu):
+		// NCCL and RCCL decide GPUDirect RDMA for NVIDIA and AMD GPUs
+		// only; another accelerator's memory is a NIC's DMA target only
+		// through its vendor's peer-memory client or dma-buf exporter.
+		mayBeOff = true
+		doubt = append(doubt, fmt.Sprintf("%s is not an NVIDIA or AMD GPU: whether a NIC can reach its memory directly depends on its vendor's driver (a peer-memory client or dma-buf exporter), which the source does not show", gpu.BDF()))
 	case gpu.VendorID != topology.VendorNVIDIA:
 		note("GPUDirect RDMA rules are NCCL's (NVIDIA): for this accelerator only the distance rule is applied")
 	case geForce(gpu):
@@ -185,10 +195,12 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 			setBy = append(setBy, from)
 		}
 	}
+	whyBeforeDistance := len(why)
 	dr, okD := ncclRank(distance)
 	lr, _ := ncclRank(level)
 	switch {
 	case !okD:
+		mayBeOff, mayBeOn = true, true
 		doubt = append(doubt, fmt.Sprintf("NCCL path type %q unknown", distance))
 	case dr > lr:
 		msg, ok := a.beyondLevel[p.NCCL]
@@ -205,15 +217,18 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 		why = append(why, msg)
 	}
 	if p.LabelUncertain {
+		mayBeOff, mayBeOn = true, true
 		doubt = append(doubt, "the path's label rests on a guess")
 	}
 	if amdGPU(gpu) && okD && dr > lr && distance == topology.PHB && len(setBy) == 0 {
 		if why := a.rcclMayAllow(gpu, nic); why != "" {
+			mayBeOn = true
 			doubt = append(doubt, "RCCL, not NCCL, decides GDR for AMD GPUs and may allow it here: "+why+" (ROCm/rccl src/graph/paths.cc); gdtopo applies NCCL's rule")
 		}
 	}
 	if r, ok := a.pxnMaybe[pairKey{gpu, nic}]; ok && okD && dr > lr {
 		if rr, ok := ncclRank(r.label); ok && rr <= lr {
+			mayBeOn = true
 			doubt = append(doubt, fmt.Sprintf("if NVLink joins %s, which the source cannot show, NCCL reaches this NIC through it (PXN) and GDR follows its distance %s", r.peer.BDF(), r.label))
 		}
 	}
@@ -222,6 +237,9 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	}
 	pr.GDR = len(why) == 0
 	pr.GDRRead = pr.GDR
+	// Off for a reason besides the distance stays off whatever the
+	// distance; the reads' doubts, below, leave the receive side decided.
+	pr.GDRUndecided = pr.GDR && mayBeOff || !pr.GDR && mayBeOn && whyBeforeDistance == 0
 	if len(setBy) > 0 && okD {
 		cmp := "≤"
 		if dr > lr {
@@ -280,6 +298,8 @@ func (a *analysis) rcclMayAllow(gpu, nic *topology.Device) string {
 	switch {
 	case rome && gpu.NUMANode >= 0 && gpu.NUMANode == nic.NUMANode && gpu.Addr.Bus>>4 == nic.Addr.Bus>>4:
 		return "on this AMD CPU it sets the GDR level to PHB for a GPU and NIC on one CPU whose bus numbers share their high digit"
+	case s.CPUVendor != "AuthenticAMD" && mi300Class(gpu) && hyperVPCI(a.g):
+		return "on Hyper-V VMs with Intel CPUs, as this one is (each device on a PCI domain of its own), it counts each MI300-class GPU's paired NIC as PXB (rcclPathOverride)"
 	case s.CPUVendor != "AuthenticAMD" && mi300Class(gpu) && (a.inVM() || a.g.NCCLView):
 		return "on Hyper-V VMs with Intel CPUs it counts each MI300-class GPU's paired NIC as PXB (rcclPathOverride), and this source cannot show whether the host is one"
 	}
@@ -350,10 +370,13 @@ func (a *analysis) rdmaListed() bool { return a.anyRDMA || a.g.System.RDMAListed
 
 // rdmaByModel knows which NIC families have an RDMA engine: ConnectX and
 // BlueField (InfiniBand/RoCE), Intel E810 (irdma) and X722 (iWARP),
-// Broadcom NetXtreme-E (bnxt_re); Intel's 1/10/25/40 GbE families without
+// Broadcom NetXtreme-E (bnxt_re), AWS EFA; Intel's 1/10/25/40 GbE families without
 // one (I350, I210/I211, I225/I226, 82599, X540, X550, X710/XL710/XXV710),
 // Realtek, Aquantia, virtio-net and AWS ENA have none.
 func rdmaByModel(n *topology.Device) (tri, string) {
+	if n.Class>>8 == 0x0207 {
+		return yes, "an InfiniBand controller" // InfiniBand has no transport but RDMA
+	}
 	switch n.VendorID {
 	case topology.VendorMellanox:
 		return yes, "Mellanox/NVIDIA NIC"
@@ -378,6 +401,8 @@ func rdmaByModel(n *topology.Device) (tri, string) {
 		switch n.DeviceID {
 		case 0x0ec2, 0x1ec2, 0xec20, 0xec21: // Linux ena_pci_id_tbl.h
 			return no, "AWS ENA has no RDMA engine (EFA is AWS's RDMA device)"
+		case 0xefa0, 0xefa1, 0xefa2, 0xefa3: // Linux drivers/infiniband/hw/efa/efa_main.c efa_pci_tbl
+			return yes, "AWS EFA"
 		}
 	}
 	return unknown, "no sys/class/infiniband in the source and the model is not known"

@@ -9,7 +9,9 @@ package topology
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strings"
 )
 
 // Kind says what an endpoint is for gdtopo's purposes.
@@ -50,6 +52,10 @@ type Link struct {
 	CurrentWidth int     // current_link_width
 	MaxGTs       float64 // max_link_speed
 	MaxWidth     int     // max_link_width
+	// RateOnly says the source gave the data rate alone (hwloc's GB/s),
+	// which several generations and widths share: CurrentGTs and
+	// CurrentWidth are the lowest generation of them, for the arithmetic.
+	RateOnly bool
 }
 
 // Known reports whether the current speed and width are both known.
@@ -65,6 +71,13 @@ func (l Link) Degraded() bool {
 // String renders a link as "Gen4 x16" or, when it trained lower,
 // "Gen3 x8 (max Gen4 x16)".
 func (l Link) String() string {
+	if l.RateOnly {
+		var alts []string
+		for _, a := range l.SameRate() {
+			alts = append(alts, speedWidth(a.CurrentGTs, a.CurrentWidth))
+		}
+		return strings.Join(alts, " or ")
+	}
 	cur := speedWidth(l.CurrentGTs, l.CurrentWidth)
 	if l.Degraded() {
 		return fmt.Sprintf("%s (max %s)", cur, speedWidth(l.MaxGTs, l.MaxWidth))
@@ -91,6 +104,29 @@ func Generation(gts float64) int {
 		}
 	}
 	return 0
+}
+
+// linkWidths are the widths SameRate tries; x12 and x32 are left out: no
+// device trains them.
+var linkWidths = [...]int{1, 2, 4, 8, 16}
+
+// SameRate lists the generations and widths whose data rate (DataGbps at
+// the default payload) equals the link's current one, lowest generation
+// first: Gen3 x16 and Gen4 x8 for either.
+func (l Link) SameRate() []Link {
+	want := l.CurrentGbps()
+	if want <= 0 {
+		return nil
+	}
+	var out []Link
+	for _, r := range pcieRates {
+		for _, w := range linkWidths {
+			if math.Abs(DataGbps(r.gts, w, DefaultMPSBytes, TLPOverheadBytes)-want) < 1e-6 {
+				out = append(out, Link{CurrentGTs: r.gts, CurrentWidth: w})
+			}
+		}
+	}
+	return out
 }
 
 // pcieRates lists the PCIe transfer rates, indexed by generation - 1.

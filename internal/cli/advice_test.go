@@ -746,18 +746,7 @@ func TestProviderFilesPlan(t *testing.T) {
 		{"azure-ndv2-topo.xml", true}, // one NIC for eight GPUs on two sockets
 		{"rccl-topo_8p_940vm.xml", false},
 	} {
-		src := corpusPath(t, "nccl-xml", tt.file)
-		code, out, errb := run("check", "-o", "json", src)
-		if code != ExitOK && code != ExitFindings {
-			t.Fatalf("check %s: exit %d: %s", src, code, errb)
-		}
-		var doc struct {
-			Sources []struct{ Report report.Report } `json:"sources"`
-		}
-		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Sources) != 1 {
-			t.Fatalf("check -o json %s: %v", src, err)
-		}
-		r := &doc.Sources[0].Report
+		r := checkReport(t, corpusPath(t, "nccl-xml", tt.file))
 		for _, p := range r.Pairs {
 			if p.Prediction != nil && p.BottleneckGbps <= 0 {
 				t.Errorf("%s: %s–%s: no bottleneck, though the file gives every link", tt.file, p.A, p.B)
@@ -771,5 +760,88 @@ func TestProviderFilesPlan(t *testing.T) {
 				t.Errorf("%s: %s planned on %s across sockets", tt.file, as.Accelerator, as.NIC)
 			}
 		}
+	}
+}
+
+// TestRateOnlyLinksPlan: lstopo's console text gives each link's GB/s,
+// which 15.75 fits as Gen3 x16, Gen4 x8 and Gen5 x4 alike: the rate is
+// known, so the plan takes the ConnectX-4 under each switch (as the same
+// machine's sysfs archive does) and not the X722 at 2.5 GT/s x1.
+func TestRateOnlyLinksPlan(t *testing.T) {
+	for _, file := range []string{"32intel64-2p8co2t+8ve.console", "32intel64-2p8co2t+8ve.tar.bz2"} {
+		r := checkReport(t, corpusPath(t, "hwloc", file))
+		want := map[string]string{"0000:1b:00.0": "0000:1a:00.0", "0000:41:00.0": "0000:3e:00.0"}
+		for _, as := range r.Plan.Assignments {
+			if nic, ok := want[as.Accelerator]; ok && as.NIC != nic {
+				t.Errorf("%s: %s planned on %s, want %s", file, as.Accelerator, as.NIC, nic)
+			}
+		}
+		if p := r.Pair("0000:1b:00.0", "0000:1a:00.0"); p == nil || p.BottleneckGbps < 100 {
+			t.Errorf("%s: the PIX pair has no bottleneck from the link rates: %+v", file, p)
+		}
+	}
+}
+
+// TestForeignAcceleratorUndecided: NCCL and RCCL decide GPUDirect RDMA
+// for NVIDIA and AMD GPUs only; NEC's Vector Engines are neither, so the
+// verdict line counts them undecided instead of "8 of 8".
+func TestForeignAcceleratorUndecided(t *testing.T) {
+	src := corpusPath(t, "hwloc", "32intel64-2p8co2t+8ve.tar.bz2")
+	r := checkReport(t, src)
+	for _, a := range r.Accelerators {
+		if !a.GDRUndecided {
+			t.Errorf("%s: GDR decided for an NEC Vector Engine", a.BDF)
+		}
+	}
+	_, out, _ := run("check", src)
+	if first, _, _ := strings.Cut(out, "\n"); !strings.Contains(first, "GPUDirect RDMA for 0 of 8 accelerators (undecided for 8)") {
+		t.Errorf("check %s opens with %q", src, first)
+	}
+	// An NVIDIA capture stays decided.
+	for _, a := range checkReport(t, fx("hgx-h100")).Accelerators {
+		if a.GDRUndecided || !a.GDR {
+			t.Errorf("hgx-h100 %s: gdr %v, undecided %v", a.BDF, a.GDR, a.GDRUndecided)
+		}
+	}
+}
+
+// TestCloudRemedies: Azure's own topology files are Hyper-V guests (each
+// device on a PCI domain of its own): no remedy asks a tenant to move a
+// card or read the host's ACS, and NCCL's virtual switches (vendor ffff)
+// are not named "Illegal Vendor ID".
+func TestCloudRemedies(t *testing.T) {
+	for _, file := range []string{"azure-ndv2-topo.xml", "azure-ndv5-topo.xml", "rccl-topo_8p_940vm.xml"} {
+		r := checkReport(t, corpusPath(t, "nccl-xml", file))
+		for _, f := range r.Findings {
+			for _, st := range f.Remedy {
+				if strings.Contains(st.Text, "move the NIC") || strings.Contains(st.Text, "sudo lspci") {
+					t.Errorf("%s: %s remedy %q is not a tenant's to do", file, f.Code, st.Text)
+				}
+			}
+		}
+	}
+	r := checkReport(t, corpusPath(t, "nccl-xml", "aws-p4d-24xl-topo.xml"))
+	if r.Summary.PCIeSwitches != "4 x PCIe switch, IDs not given" {
+		t.Errorf("aws-p4d switches: %q", r.Summary.PCIeSwitches)
+	}
+	for _, a := range r.Accelerators {
+		if !a.GDR || a.GDRUndecided {
+			t.Errorf("aws-p4d %s on EFA: gdr %v, undecided %v (EFA is an RDMA device)", a.BDF, a.GDR, a.GDRUndecided)
+		}
+	}
+}
+
+// TestCompareStagedWorst: compare's worst-pair row says when the figure
+// is a host-staged one.
+func TestCompareStagedWorst(t *testing.T) {
+	_, out, errb := run("compare", fx("hgx-h100"), fx("genoa-2s-rootports"))
+	var row string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "Plan: worst pair") {
+			row = l
+		}
+	}
+	if !strings.Contains(row, "260 Gb/s host-staged") || strings.Count(row, "host-staged") != 1 {
+		t.Errorf("compare worst-pair row %q (stderr %s)", row, errb)
 	}
 }

@@ -55,6 +55,9 @@ type picture struct {
 
 // linkText is "Gen5 x16"; a link that trained lower is marked with ▼.
 func linkText(l topology.Link) string {
+	if l.RateOnly {
+		return l.String()
+	}
 	gts, w := l.CurrentGTs, l.CurrentWidth
 	if !l.Known() {
 		gts, w = l.MaxGTs, l.MaxWidth

@@ -145,7 +145,7 @@ func build(name string, root *object, version string) (*topology.Graph, error) {
 	lacks := []string{"config space (ACS, DevCtl unknown)", "max link state (hwloc records the current link only)",
 		"numa_node files (NCCL's CPU taken from hwloc's locality)", "devices hwloc filtered out as unimportant"}
 	if len(b.ambig) > 0 {
-		lacks = append(lacks, fmt.Sprintf("link generation and width of %d devices (hwloc's GB/s fits several, e.g. 15.75 = Gen3 x16 or Gen4 x8)", len(b.ambig)))
+		lacks = append(lacks, fmt.Sprintf("link generation and width of %d devices (hwloc's GB/s fits several, e.g. 15.75 = Gen3 x16, Gen4 x8 or Gen5 x4: the rate is used)", len(b.ambig)))
 	}
 	if b.unnamed > 0 {
 		lacks = append(lacks, fmt.Sprintf("bridge bus IDs (console without -v: %d bridges named by their line, bridge@lineN; roles taken from the tree's shape)", b.unnamed))
@@ -506,7 +506,8 @@ var lanes = []struct{ gts, gbs float64 }{
 var widths = []int{1, 2, 4, 8, 16}
 
 // link turns hwloc's GB/s back into a generation and width when exactly
-// one pair gives it to two decimals.
+// one pair gives it to two decimals, and into a rate alone (RateOnly) when
+// several pairs of one data rate do.
 func (b *builder) link(subject, s string) topology.Link {
 	s = strings.TrimSuffix(s, "GB/s")
 	v, err := strconv.ParseFloat(s, 64)
@@ -530,20 +531,29 @@ func (b *builder) link(subject, s string) topology.Link {
 	n := 0
 	for i, ln := range lanes {
 		for j, w := range widths {
-			if b.linkGBs[i*len(widths)+j] == string(want) {
-				l, n = topology.Link{CurrentGTs: ln.gts, CurrentWidth: w}, n+1
+			if b.linkGBs[i*len(widths)+j] != string(want) {
+				continue
 			}
+			if n == 0 {
+				l = topology.Link{CurrentGTs: ln.gts, CurrentWidth: w}
+			}
+			n++
 		}
 	}
-	if n == 1 {
+	switch {
+	case n == 1:
 		return l
-	}
-	if n > 1 {
-		b.ambig = append(b.ambig, subject)
-	} else {
+	case n == 0:
 		b.warn(subject, fmt.Sprintf("link speed %s GB/s matches no PCIe generation and width", string(want)))
+		return topology.Link{}
 	}
-	return topology.Link{}
+	b.ambig = append(b.ambig, subject)
+	if len(l.SameRate()) != n {
+		return topology.Link{}
+	}
+	// Gen3 x16 and Gen4 x8 carry the same data: the rate is known.
+	l.RateOnly = true
+	return l
 }
 
 // setRoles gives bridges their structural role, parents first.

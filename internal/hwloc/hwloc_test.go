@@ -191,36 +191,40 @@ func TestDGX2Switches(t *testing.T) {
 // TestLink checks the GB/s to generation × width conversion.
 func TestLink(t *testing.T) {
 	tests := []struct {
-		in    string
-		gts   float64
-		width int
-		ambig bool
+		in       string
+		gts      float64
+		width    int
+		ambig    bool
+		rateOnly bool // several generations and widths of one data rate: the lowest taken
 	}{
-		{"63.02GB/s", 32, 16, false},
-		{"63.015381", 32, 16, false},
-		{"7.88GB/s", 0, 0, true}, // Gen3 x8 or Gen4 x4
-		{"1.97", 0, 0, true},     // Gen3 x2 or Gen4 x1
-		{"3.94", 0, 0, true},
-		{"126.03", 0, 0, false}, // no x32
-		{"60.50", 64, 8, false},
-		{"2.00", 0, 0, true}, // Gen1 x8 or Gen2 x4
-		{"0.50", 0, 0, true},
-		{"0.20", 0, 0, false},
-		{"abc", 0, 0, false},
-		{"15.75", 0, 0, true},
-		{"31.51", 0, 0, true},
-		{"0.25GB/s", 2.5, 1, false},
-		{"4.00", 0, 0, true},
-		{"8.00", 5, 16, false},
-		{"0.000000", 0, 0, false},
-		{"", 0, 0, false},
+		{"63.02GB/s", 32, 16, false, false},
+		{"63.015381", 32, 16, false, false},
+		{"7.88GB/s", 8, 8, true, true}, // Gen3 x8 or Gen4 x4
+		{"1.97", 8, 2, true, true},     // Gen3 x2 or Gen4 x1
+		{"3.94", 8, 4, true, true},
+		{"126.03", 0, 0, false, false}, // no x32
+		{"60.50", 64, 8, false, false},
+		{"2.00", 2.5, 8, true, true}, // Gen1 x8 or Gen2 x4
+		{"0.50", 2.5, 2, true, true},
+		{"0.20", 0, 0, false, false},
+		{"abc", 0, 0, false, false},
+		{"15.75", 8, 16, true, true},
+		{"31.51", 16, 16, true, true},
+		{"0.25GB/s", 2.5, 1, false, false},
+		{"4.00", 2.5, 16, true, true},
+		{"8.00", 5, 16, false, false},
+		{"0.000000", 0, 0, false, false},
+		{"", 0, 0, false, false},
 	}
 	for _, tt := range tests {
 		b := &builder{g: &topology.Graph{}}
 		l := b.link("x", tt.in)
-		if l.CurrentGTs != tt.gts || l.CurrentWidth != tt.width || (len(b.ambig) > 0) != tt.ambig {
-			t.Errorf("link(%q) = %v %d (ambiguous %v), want %v %d (%v)", tt.in, l.CurrentGTs, l.CurrentWidth, len(b.ambig) > 0, tt.gts, tt.width, tt.ambig)
+		if l.CurrentGTs != tt.gts || l.CurrentWidth != tt.width || (len(b.ambig) > 0) != tt.ambig || l.RateOnly != tt.rateOnly {
+			t.Errorf("link(%q) = %v %d (ambiguous %v, rate only %v), want %v %d (%v, %v)", tt.in, l.CurrentGTs, l.CurrentWidth, len(b.ambig) > 0, l.RateOnly, tt.gts, tt.width, tt.ambig, tt.rateOnly)
 		}
+	}
+	if got, want := (topology.Link{CurrentGTs: 8, CurrentWidth: 16, RateOnly: true}).String(), "Gen3 x16 or Gen4 x8 or Gen5 x4"; got != want {
+		t.Errorf("rate-only link reads %q, want %q", got, want)
 	}
 }
 

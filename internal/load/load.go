@@ -234,7 +234,10 @@ func NameDevice(res *names.Resolver, d *topology.Device, all bool) {
 	if d.Name != "" && d.DeviceID == 0 {
 		return // a dump's own name for a device whose ID it did not give
 	}
-	if d.VendorID == 0 && d.DeviceID == 0 { // no vendor is 0000: the IDs were not given
+	// No vendor is 0000 or ffff (what a read of an absent function returns,
+	// and what NCCL's own topology files put on their virtual switches):
+	// the IDs were not given.
+	if d.VendorID == 0 && d.DeviceID == 0 || d.VendorID == 0xffff {
 		d.Name = names.Unidentified(d.Class, d.Role == topology.RoleUpstream)
 		return
 	}

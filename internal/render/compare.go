@@ -100,9 +100,19 @@ func compareRows(c *report.Comparison) ([]string, [][]string) {
 	row("PCIe switches", func(s report.Server) string { return s.PCIeSwitches })
 	row("Pairs by label", func(s report.Server) string { return labelCounts(s.PairsByLabel) })
 	row("Plan: GPUDirect RDMA", func(s report.Server) string {
-		return fmt.Sprintf("%d of %d accelerators", s.Measures.GDRAccelerators, s.Measures.Accelerators)
+		text := fmt.Sprintf("%d of %d accelerators", s.Measures.GDRAccelerators, s.Measures.Accelerators)
+		if s.Measures.GDRUndecided > 0 {
+			text += fmt.Sprintf(" (undecided for %d)", s.Measures.GDRUndecided)
+		}
+		return text
 	})
-	row("Plan: worst pair", func(s report.Server) string { return words.GbpsAtMost(s.Measures.WorstGbps, s.Measures.AtMost) })
+	row("Plan: worst pair", func(s report.Server) string {
+		text := words.GbpsAtMost(s.Measures.WorstGbps, s.Measures.AtMost)
+		if s.Measures.WorstStaged && s.Measures.WorstGbps > 0 {
+			text += " host-staged"
+		}
+		return text
+	})
 	row("Plan: mean", func(s report.Server) string { return words.GbpsAtMost(s.Measures.MeanGbps, s.Measures.AtMost) })
 	row("Findings", func(s report.Server) string {
 		return fmt.Sprintf("%d critical, %d warning, %d info", s.Measures.Critical, s.Measures.Warning, s.Measures.Info)

@@ -303,9 +303,8 @@ func htmlPairOf(i int, r *report.Report, p *report.Pair, a, n *report.Device) ht
 		}
 		if h.Kind == string(topology.HopPCIe) {
 			row.Link, row.Gbps = "unknown", "unknown"
-			if h.CurrentGTs > 0 && h.CurrentWidth > 0 {
-				row.Link = topology.Link{CurrentGTs: h.CurrentGTs, CurrentWidth: h.CurrentWidth}.String()
-				row.Gbps = fmt.Sprintf("%g", h.Gbps)
+			if text, ok := hopLink(h); ok {
+				row.Link, row.Gbps = text, fmt.Sprintf("%g", h.Gbps)
 			}
 		}
 		out.Hops = append(out.Hops, row)

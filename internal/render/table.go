@@ -513,6 +513,19 @@ func describe(d *report.Device) []string {
 	return parts
 }
 
+// hopLink is a PCIe hop's link as topology formats it ("Gen5 x16"), or
+// "rate only" where the source gave its data rate alone; false when
+// neither is known.
+func hopLink(h report.Hop) (string, bool) {
+	switch {
+	case h.CurrentGTs > 0 && h.CurrentWidth > 0:
+		return topology.Link{CurrentGTs: h.CurrentGTs, CurrentWidth: h.CurrentWidth}.String(), true
+	case h.Gbps > 0:
+		return "rate only", true
+	}
+	return "", false
+}
+
 // link is a report's link as topology formats it ("Gen5 x16").
 func link(l report.Link) topology.Link {
 	return topology.Link{CurrentGTs: l.CurrentGTs, CurrentWidth: l.CurrentWidth, MaxGTs: l.MaxGTs, MaxWidth: l.MaxWidth}
@@ -541,8 +554,8 @@ func pathTables(pr *Printer, v *report.PathView) error {
 		l, g := "", ""
 		if h.Kind == string(topology.HopPCIe) {
 			l, g = "unknown", "unknown"
-			if h.CurrentGTs > 0 && h.CurrentWidth > 0 {
-				l, g = topology.Link{CurrentGTs: h.CurrentGTs, CurrentWidth: h.CurrentWidth}.String(), fmt.Sprintf("%.1f", h.Gbps)
+			if text, ok := hopLink(h); ok {
+				l, g = text, fmt.Sprintf("%.1f", h.Gbps)
 			}
 		}
 		crosses := strings.ReplaceAll(h.Kind, "_", " ")

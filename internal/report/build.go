@@ -191,6 +191,7 @@ func accelerators(g *topology.Graph, aliases map[*topology.Device]string, pl adv
 			if p := r.Pair(a.BDF, a.BestNIC); p != nil {
 				a.BestPath = Label(p)
 				a.GDR = p.Prediction != nil && p.Prediction.GDR
+				a.GDRUndecided = p.Prediction != nil && p.Prediction.GDRUndecided
 			}
 		}
 		out = append(out, a)
@@ -304,8 +305,9 @@ func device(g *topology.Graph, d *topology.Device, alias string, ids hexIDs) Dev
 		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn, PortRateGbps: Round(d.PortRateGbps),
 		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs), Children: bdfs(d.Children),
 		Positional: d.Positional, PlaceUnknown: d.PlaceUnknown,
-		Link: Link{CurrentGTs: d.Link.CurrentGTs, CurrentWidth: d.Link.CurrentWidth, MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth},
+		Link: Link{MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth},
 	}
+	out.Link.CurrentGTs, out.Link.CurrentWidth = knownLink(d.Link)
 	out.Bond, out.ComputePartition, out.MemoryPartition = d.Bond, d.ComputePartition, d.MemoryPartition
 	out.Ports, out.AER = ports(d), aer(d)
 	out.Unidentified = d.Unidentified
@@ -380,10 +382,21 @@ func pair(p topology.Pair, ph []topology.Hop, kinds []string, hops []Hop, noHops
 		out.Hops = make([]Hop, 0, len(ph))
 	}
 	for _, h := range ph {
+		gts, width := knownLink(h.Link)
 		out.Hops = append(out.Hops, Hop{From: h.From, To: h.To, Kind: string(h.Kind),
-			CurrentGTs: h.Link.CurrentGTs, CurrentWidth: h.Link.CurrentWidth, Gbps: Round(h.Gbps), OffPath: h.OffPath})
+			CurrentGTs: gts, CurrentWidth: width, Gbps: Round(h.Gbps), OffPath: h.OffPath})
 	}
 	return out
+}
+
+// knownLink is a link's current generation and width, zeros where the
+// source gave its data rate alone (Link.RateOnly): JSON states no
+// generation the source did not.
+func knownLink(l topology.Link) (gts float64, width int) {
+	if l.RateOnly {
+		return 0, 0
+	}
+	return l.CurrentGTs, l.CurrentWidth
 }
 
 // predictionsOf finds the advisor's prediction of a pair. Analyze predicts
@@ -416,7 +429,7 @@ func prediction(p *advisor.Prediction, out *Prediction) {
 	*out = Prediction{ExpectedGbps: Round(p.ExpectedGbps), NICGbps: Round(p.NICGbps), Efficiency: Round(p.Efficiency),
 		ExpectedWriteGbps: Round(p.ExpectedWriteGbps), ExpectedReadGbps: Round(p.ExpectedReadGbps),
 		ExpectedWriteMaxGbps: Round(p.ExpectedWriteMaxGbps), ExpectedReadMaxGbps: Round(p.ExpectedReadMaxGbps), PathGbps: Round(p.PathGbps),
-		PathNote: p.PathNote, GDR: p.GDR, GDRRead: p.GDRRead, GDRReason: p.GDRReason, GDRUnknown: p.GDRUnknown, GDRSetBy: p.GDRSetBy, GDRMechanism: p.GDRMechanism,
+		PathNote: p.PathNote, GDR: p.GDR, GDRRead: p.GDRRead, GDRReason: p.GDRReason, GDRUnknown: p.GDRUnknown, GDRUndecided: p.GDRUndecided, GDRSetBy: p.GDRSetBy, GDRMechanism: p.GDRMechanism,
 		PXNVia:         bdfOf(p.PXNVia),
 		HostStagedGbps: Round(p.HostStagedGbps), AtMost: p.AtMost,
 		Assumed: nonNil(p.Uncertain), Steps: make([]Step, 0, len(p.Explain))}

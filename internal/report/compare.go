@@ -39,9 +39,14 @@ type Measures struct {
 	// GDRAccelerators counts the accelerators the rail plan gives
 	// GPUDirect RDMA; the share of Accelerators ranks first: a plan that
 	// stages through host memory is ranked by it, whatever its figures.
-	GDRAccelerators int     `json:"gdr_accelerators"`
-	WorstGbps       float64 `json:"worst_gbps"` // the rail plan's worst pair: what a collective waits for; more is better
-	MeanGbps        float64 `json:"mean_gbps"`  // more is better
+	GDRAccelerators int `json:"gdr_accelerators"`
+	// GDRUndecided counts the accelerators whose GPUDirect RDMA verdict
+	// rests on what the source does not show; not in GDRAccelerators.
+	GDRUndecided int     `json:"gdr_undecided"`
+	WorstGbps    float64 `json:"worst_gbps"` // the rail plan's worst pair: what a collective waits for; more is better
+	// WorstStaged says WorstGbps is a host-staged figure.
+	WorstStaged bool    `json:"worst_staged"`
+	MeanGbps    float64 `json:"mean_gbps"` // more is better
 	// AtMost is the plan's: WorstGbps and MeanGbps are ceilings, a NIC's
 	// port rate unknown. A ceiling ranks a server below one whose figure
 	// is above it, and decides nothing else.
@@ -191,13 +196,20 @@ func ServerOf(r *Report) Server {
 			s.Critical = append(s.Critical, f.Code)
 		}
 	}
-	gdr := 0
+	gdr, undecided := 0, 0
 	for _, a := range r.Accelerators {
-		if a.GDR {
+		switch {
+		case a.GDRUndecided:
+			undecided++
+		case a.GDR:
 			gdr++
 		}
 	}
-	s.Measures = Measures{GDRAccelerators: gdr, WorstGbps: words.RoundGbps(r.Plan.WorstGbps), MeanGbps: words.RoundGbps(r.Plan.MeanGbps), AtMost: r.Plan.AtMost,
+	worstStaged := false
+	if w := worstAssignment(r.Plan); w != nil {
+		worstStaged = w.Mode == "host_staged"
+	}
+	s.Measures = Measures{GDRAccelerators: gdr, GDRUndecided: undecided, WorstGbps: words.RoundGbps(r.Plan.WorstGbps), WorstStaged: worstStaged, MeanGbps: words.RoundGbps(r.Plan.MeanGbps), AtMost: r.Plan.AtMost,
 		Critical: r.Counts.Critical, Warning: r.Counts.Warning, Info: r.Counts.Info,
 		Accelerators: len(r.Accelerators), RailNICs: railNICs, UnknownPaths: unknownPaths,
 		UnidentifiedFunctions: r.Summary.UnidentifiedFunctions, Partial: r.Summary.Partial,
@@ -483,8 +495,15 @@ func verdict(best, next Server) Verdict {
 	switch {
 	case m == &measures[0]: // GPUDirect RDMA for more of its accelerators
 		b, n := best.Measures, next.Measures
-		v.Sentence = fmt.Sprintf("%s ranks first: its rail plan gives GPUDirect RDMA to %d of %d accelerators against %d of %d for %s, which stages the rest through host memory",
-			best.Source, b.GDRAccelerators, b.Accelerators, n.GDRAccelerators, n.Accelerators, next.Source)
+		rest := "which stages the rest through host memory"
+		switch staged := n.Accelerators - n.GDRAccelerators - n.GDRUndecided; {
+		case n.GDRUndecided > 0 && staged > 0:
+			rest = fmt.Sprintf("which stages %d through host memory and whose source leaves %d undecided", staged, n.GDRUndecided)
+		case n.GDRUndecided > 0:
+			rest = fmt.Sprintf("whose source leaves the rest undecided (%d)", n.GDRUndecided)
+		}
+		v.Sentence = fmt.Sprintf("%s ranks first: its rail plan gives GPUDirect RDMA to %d of %d accelerators against %d of %d for %s, %s",
+			best.Source, b.GDRAccelerators, b.Accelerators, n.GDRAccelerators, n.Accelerators, next.Source, rest)
 		if fb, fn := measures[1].value(b), measures[1].value(n); fn > fb && !n.AtMost {
 			v.Sentence += fmt.Sprintf("; %s's higher worst pair (%s against %s) counts staged figures", next.Source, words.Gbps(fn), words.Gbps(fb))
 		}
@@ -662,4 +681,16 @@ func cpuText(s System) string {
 		cpu += fmt.Sprintf(", %d logical CPUs", s.LogicalCPUs)
 	}
 	return cpu
+}
+
+// worstAssignment is the plan's assignment with the lowest share, the one
+// its worst figure is of; nil without assignments.
+func worstAssignment(p Plan) *Assignment {
+	var w *Assignment
+	for i := range p.Assignments {
+		if a := &p.Assignments[i]; w == nil || a.ShareGbps < w.ShareGbps {
+			w = a
+		}
+	}
+	return w
 }

@@ -49,16 +49,25 @@ func verdictParts(r *Report) (status, rest string) {
 		}
 		return status, line + partialInput(r.Summary)
 	}
-	gdr := 0
+	gdr, undecided, staged := 0, 0, 0
 	for _, a := range r.Accelerators {
-		if a.GDR {
+		switch {
+		case a.GDRUndecided:
+			undecided++ // counted on neither side: the source cannot say
+		case a.GDR:
 			gdr++
+		}
+		if !a.GDR {
+			staged++ // as the plan's figures take it, undecided or not
 		}
 	}
 	line += fmt.Sprintf("; rail plan: GPUDirect RDMA for %d of %d accelerators", gdr, len(r.Accelerators))
+	if undecided > 0 {
+		line += fmt.Sprintf(" (undecided for %d)", undecided)
+	}
 	if r.Plan.WorstGbps > 0 {
 		line += ", worst " + words.GbpsAtMost(r.Plan.WorstGbps, r.Plan.WorstAtMost)
-		if gdr == 0 { // the figure is a staged one: say so beside it
+		if staged == len(r.Accelerators) { // the figure is a staged one: say so beside it
 			line += " host-staged"
 		}
 	}

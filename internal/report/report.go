@@ -172,6 +172,9 @@ type Accelerator struct {
 	// "" without a plan.
 	ExpectedMode string `json:"expected_mode"`
 	GDR          bool   `json:"gdr"`
+	// GDRUndecided: gdr rests on what the source does not show (the
+	// planned pair's gdr_unknown says what).
+	GDRUndecided bool `json:"gdr_undecided"`
 }
 
 // Finding is one problem the advisor found, with its remedy as steps.
@@ -392,6 +395,9 @@ type Prediction struct {
 	GDRRead    bool    `json:"gdr_read"`
 	GDRReason  string  `json:"gdr_reason"`
 	GDRUnknown string  `json:"gdr_unknown"` // what the verdict rests on that the source could not show; "" when certain
+	// GDRUndecided: gdr itself, not only gdr_read, rests on what
+	// gdr_unknown names.
+	GDRUndecided bool `json:"gdr_undecided"`
 	// GDRSetBy says how NCCL variables (nccl_env) decided the verdict;
 	// empty where NCCL's defaults did.
 	GDRSetBy []string `json:"gdr_set_by,omitempty"`
