@@ -325,8 +325,8 @@ func TestNCCLVersionBoundaries(t *testing.T) {
 		{18, 80, "NVLink is not visible", true},
 		{19, 80, "NVLink is not visible", false},
 		{19, 79, "NVLink is not visible", true},
-		{19, -1, "compute capability of device", true},
-		{18, -1, "compute capability of device", false},
+		{19, -1, "compute capability of 0000:", true},
+		{18, -1, "compute capability of 0000:", false},
 		{18, 80, "memory_peers", true},
 		{19, 80, "memory_peers", false},
 	} {

@@ -20,7 +20,7 @@ var Codes = map[string]string{
 	"acs-unknown":          "Info: the ACS state of bridges on accelerator–NIC paths could not be read (config space past 64 bytes needs root).",
 	"iommu-translation":    "An IOMMU translates DMA (group type DMA/DMA-FQ, or an IOMMU with no iommu=pt): GPUDirect RDMA needs passthrough. Critical on bare metal, warning in a VM, info on Arm SMMU (Grace).",
 	"link-width-degraded":  "Warning: a PCIe link of an accelerator or NIC, or of a switch above it, trained narrower than both ends support.",
-	"link-speed-degraded":  "A PCIe link trained slower than both ends support: info on an accelerator's own link (idle GPUs slow their link), warning elsewhere.",
+	"link-speed-degraded":  "A PCIe link trained slower than both ends support: info on an accelerator's own link at 2.5 GT/s (where idle GPUs park it), warning elsewhere (a Gen4 link on a Gen5 pair trained low).",
 	"port-down":            "An RDMA port is not ACTIVE (DOWN, INIT, ARMED; phys_state Disabled, Polling, LinkUp without a subnet manager): critical where a rail NIC has no active port (NCCL uses ACTIVE ports only, and the rail plan leaves it out), warning on a NIC outside the rails, info for a card's other port beside an active one. Only where the source holds the ports' state files.",
 	"port-rate-low":        "Warning: an active RDMA port is slower than the fastest active port of the other rail NICs of its model and link layer (a cable or switch port of lower speed, or lanes lost).",
 	"aer-fatal":            "Critical: a device on an accelerator or NIC path counted uncorrectable fatal PCIe errors since boot (aer_dev_fatal): the kernel reset the link.",
@@ -287,8 +287,12 @@ func (a *analysis) findACS(pairs []topology.Pair) {
 			head = []RemedyStep{kernelParameter(a.iommuParam(),
 				"first: put the IOMMU in passthrough and reboot (see iommu-translation); clearing ACS while it translates lets switches route peer requests by untranslated I/O virtual addresses")}
 		}
+		persist := "or persistently: clears ReqRedir, CmpltRedir and EgressCtrl at boot (NCCL troubleshooting, \"PCI Access Control Services\"; Linux 4.19 or later); quote it in GRUB_CMDLINE_LINUX"
+		if major, minor, ok := kernelVersion(a.g.System.Cmdline); ok && (major < 4 || major == 4 && minor < 19) {
+			persist = fmt.Sprintf("this kernel (%d.%d) ignores it: pci=disable_acs_redir= came in Linux 4.19, so run the setpci lines at each boot (a systemd unit) or update the kernel", major, minor)
+		}
 		tail := []RemedyStep{
-			kernelParameter("pci=disable_acs_redir="+strings.Join(ports, ";"), "or persistently: clears ReqRedir, CmpltRedir and EgressCtrl at boot (NCCL troubleshooting, \"PCI Access Control Services\"); quote it in GRUB_CMDLINE_LINUX"),
+			kernelParameter("pci=disable_acs_redir="+strings.Join(ports, ";"), persist),
 			bios("disable ACS or IO virtualization", "only if nothing (VMs, SR-IOV) needs it"),
 		}
 		if a.g.Platform.Hypervisor {
@@ -389,14 +393,18 @@ func (a *analysis) armSMMU() bool {
 	return len(p.IOMMUs) > 0 && strings.HasPrefix(p.IOMMUs[0], "smmu") || a.g.Grace()
 }
 
-// inVM reports a guest: the CPU's hypervisor flag, QEMU's PCIe root port
-// (1b36:000c) in the tree, or Hyper-V's virtual PCI. Its firmware, BIOS
-// and host IOMMU are the provider's.
+// inVM reports a guest, or a cloud instance whose firmware is the
+// provider's: the CPU's hypervisor flag, Hyper-V's virtual PCI, or a
+// device only QEMU or AWS's Nitro has: QEMU's own (1b36, such as its PCIe
+// root port 1b36:000c), QEMU's display (1234:1111), AWS's ENA and EFA
+// (1d0f). Its firmware, BIOS and host IOMMU are the provider's.
 func (a *analysis) inVM() bool {
 	if a.g.Platform.Hypervisor || hyperVPCI(a.g) {
 		return true
 	}
-	return slices.ContainsFunc(a.g.Devices, func(d *topology.Device) bool { return d.VendorID == 0x1b36 && d.DeviceID == 0x000c })
+	return slices.ContainsFunc(a.g.Devices, func(d *topology.Device) bool {
+		return d.VendorID == 0x1b36 || d.VendorID == 0x1234 && d.DeviceID == 0x1111 || d.VendorID == 0x1d0f
+	})
 }
 
 // hyperVPCI reports Hyper-V's virtual PCI, as Azure's GPU VMs show it:
@@ -437,7 +445,7 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 			if port == nil { // a link to the host bridge (LinkToHost): no port to read or retrain
 				continue
 			}
-			retrain := command("setpci -s "+port.BDF()+" CAP_EXP+0x10.w=0020:0020", "then retrain the link: Link Control bit 5 of the port above "+dev.BDF())
+			retrain := command("setpci -s "+port.BDF()+" CAP_EXP+0x10.w=0020:0020", "first retrain the link (Link Control bit 5 of the port above "+dev.BDF()+"), with the device idle: its link drops while it retrains")
 			if w := capOf(float64(dev.Link.MaxWidth), float64(port.Link.MaxWidth)); cur.CurrentWidth > 0 && float64(cur.CurrentWidth) < w {
 				width.add([]*topology.Device{dev, port}, fmt.Sprintf("%s x%d (both ends support x%g)", dev.BDF(), cur.CurrentWidth, w), retrain,
 					a.evidence(dev, fmt.Sprintf("%s = %d, max_link_width = %d", sysfsFile(dev, "current_link_width"), cur.CurrentWidth, dev.Link.MaxWidth),
@@ -445,7 +453,7 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 			}
 			if s := capOf(dev.Link.MaxGTs, port.Link.MaxGTs); cur.CurrentGTs > 0 && cur.CurrentGTs < s {
 				g := &speed
-				if dev.Kind == topology.KindAccelerator {
+				if dev.Kind == topology.KindAccelerator && cur.CurrentGTs == 2.5 { // where GPUs park an idle link
 					g, retrain = &idle, RemedyStep{}
 				}
 				g.add([]*topology.Device{dev, port}, fmt.Sprintf("%s %g GT/s (both ends support %g GT/s)", dev.BDF(), cur.CurrentGTs, s), retrain,
@@ -454,10 +462,10 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 			}
 		}
 	}
-	a.emit("link-width-degraded", Warning, &width, "PCIe links lost lanes: %s",
-		[]RemedyStep{manual("reseat the card; check the slot, riser and cable", ""), bios("check the slot's bifurcation setting", "")}, nil)
-	a.emit("link-speed-degraded", Warning, &speed, "PCIe links trained slow: %s",
-		[]RemedyStep{bios("set the slot's PCIe speed to Auto, or the generation both ends support", ""), manual("reseat the card", "")}, nil)
+	a.emit("link-width-degraded", Warning, &width, "PCIe links lost lanes: %s", nil,
+		[]RemedyStep{bios("check the slot's bifurcation setting", "if it trains narrow again"), manual("reseat the card; check the slot, riser and cable", "")})
+	a.emit("link-speed-degraded", Warning, &speed, "PCIe links trained slow: %s", nil,
+		[]RemedyStep{bios("set the slot's PCIe speed to Auto, or the generation both ends support", "if it trains slow again"), manual("reseat the card; check the riser, retimer and cable", "")})
 	a.emit("link-speed-degraded", Info, &idle, "accelerator links below their speed: %s; idle GPUs drop link speed to save power: check under load",
 		[]RemedyStep{command("nvidia-smi --query-gpu=pci.bus_id,pcie.link.gen.current,pcie.link.gen.max --format=csv", "read the link again while a GPU workload runs"),
 			command("sudo lspci -vv | grep LnkSta", "or with lspci")}, nil)
@@ -510,9 +518,17 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 		}
 	}
 	var far, cross group
+	translates := false // an accelerator's DMA the IOMMU translates: GDR must wait for passthrough
 	for _, gpu := range order {
 		p := best[gpu]
-		part := fmt.Sprintf("%s: best NIC %s is %s (%s)", gpu.BDF(), p.B.BDF(), p.SMI, p.Path)
+		label := string(p.SMI)
+		if p.LabelUncertain {
+			label += "?"
+		}
+		part := fmt.Sprintf("%s: best NIC %s is %s (%s)", gpu.BDF(), p.B.BDF(), label, p.Path)
+		if tr, _, _ := a.translating(gpu); tr {
+			translates = true
+		}
 		switch {
 		case p.SMI == topology.SYS && p.Path == topology.PathSockets:
 			cross.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, a.evidence(gpu, "numa_node of the devices; sys/devices/system/node (sockets)",
@@ -521,8 +537,19 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 			far.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, "labels of the accelerator–NIC pairs (nvidia-smi semantics)")
 		}
 	}
-	farFix := []RemedyStep{manual("move the NIC or the accelerator under one PCIe switch", "see gdtopo tree"),
-		command("export NCCL_NET_GDR_LEVEL=PHB", "or, after measuring with ib_write_bw --use_cuda, let NCCL use GDR through the host bridge")}
+	measure := "ib_write_bw --use_cuda=<GPU index>"
+	if len(order) > 0 && amdGPU(order[0]) {
+		measure = "ib_write_bw --use_rocm=<GPU index>"
+	}
+	gdrPHB := "or, after measuring with " + measure + ", let NCCL use GDR through the host bridge"
+	if translates {
+		gdrPHB = "once iommu-translation's remedy is done (GDR through a translating IOMMU may fault), and after measuring with " + measure + ", let NCCL use GDR through the host bridge"
+	}
+	move := manual("move the NIC or the accelerator under one PCIe switch", "see gdtopo tree")
+	if len(a.g.Switches()) == 0 {
+		move = manual("no slot gives these cards a PCIe switch in common: only a switch (a riser or baseboard with one) brings them under PXB", "see gdtopo tree")
+	}
+	farFix := []RemedyStep{move, command("export NCCL_NET_GDR_LEVEL=PHB", gdrPHB)}
 	crossFix := []RemedyStep{manual("put a NIC on every socket that holds accelerators, or move cards; bind ranks with the plan's numactl",
 		"NCCL stages through host memory here (GDR off at SYS); NCCL_NET_GDR_LEVEL=SYS forces GDR, which the CUDA GPUDirect RDMA guide calls possibly \"extremely performance-limited\"")}
 	switch {
@@ -574,16 +601,30 @@ func (a *analysis) findSharing(plan Plan) {
 			var g group
 			g.add(append([]*topology.Device{n}, gs...), fmt.Sprintf("%d accelerators share NIC %s (%s): each gets about 1/%d of it when all send at once",
 				len(gs), n.BDF(), strings.Join(bdfs(gs), ", "), len(gs)), RemedyStep{}, "rail plan: more accelerators than NICs")
-			bind := manual("bind each rank with the plan's UCX_NET_DEVICES and numactl",
-				"NCCL_IB_HCA stays the same list on every rank: NCCL picks the nearest NIC (NVIDIA/nccl#1478)")
-			more := manual("add NICs for one per accelerator", "")
 			efa := isEFA(n)
+			numa := slices.ContainsFunc(gs, func(d *topology.Device) bool { return d.NUMANode >= 0 })
+			var settings []string // what the plan sets that binds a rank
+			if !efa && (len(n.RDMA) > 0 || len(n.Netdevs) > 0) {
+				settings = append(settings, "UCX_NET_DEVICES")
+			}
+			if numa {
+				settings = append(settings, "numactl")
+			}
+			bind := manual("bind each rank with the plan's "+strings.Join(settings, " and "),
+				"NCCL_IB_HCA stays the same list on every rank: NCCL picks the nearest NIC (NVIDIA/nccl#1478)")
 			if efa || netPlugin(n) != "" {
 				// aws-ofi-nccl groups the NICs by the GPUs near them itself
 				// (src/nccl_ofi_topo.cpp, nccl_ofi_topo_group).
 				bind = manual("bind each rank with the plan's numactl",
 					"a net plugin drives this NIC (AWS EFA: aws-ofi-nccl, which picks each GPU's NICs by topology itself): NCCL_IB_HCA does not apply")
+				if !numa {
+					bind = manual("leave the NIC choice to the net plugin", "a net plugin drives this NIC (AWS EFA: aws-ofi-nccl, which picks each GPU's NICs by topology itself): NCCL_IB_HCA does not apply")
+				}
 			}
+			if len(settings) == 0 && !efa && netPlugin(n) == "" {
+				bind = manual("leave NCCL_IB_HCA the same list on every rank", "NCCL picks the nearest NIC (NVIDIA/nccl#1478); the source gives no NIC name or NUMA node to bind a rank with")
+			}
+			more := manual("add NICs for one per accelerator", "")
 			if efa || a.inVM() {
 				more = manual("choose an instance type with one NIC per accelerator", "a cloud tenant adds no NIC")
 			}

@@ -38,6 +38,9 @@ func (a *analysis) gdrLevel() (level topology.Label, why string, set []string) {
 		c2c, from := a.gdrC2C()
 		if c2c {
 			level, why = topology.P2C, "default P2C (NCCL_NET_GDR_C2C=1)"
+			if !a.grace {
+				why = "default P2C (NCCL_NET_GDR_C2C=1; without NVLink-C2C no pair is P2C, so PXB in effect)"
+			}
 		}
 		if from != "" {
 			set = append(set, from)
@@ -174,6 +177,8 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 		doubt = append(doubt, fmt.Sprintf("%s is not an NVIDIA or AMD GPU: whether a NIC can reach its memory directly depends on its vendor's driver (a peer-memory client or dma-buf exporter), which the source does not show", gpu.BDF()))
 	case gpu.VendorID != topology.VendorNVIDIA:
 		note("GPUDirect RDMA rules are NCCL's (NVIDIA): for this accelerator only the distance rule is applied")
+	case preKepler(gpu):
+		why = append(why, fmt.Sprintf("%s is a Fermi or older GPU: cudaDevAttrGPUDirectRDMASupported is 0 (GPUDirect RDMA starts with Kepler, CUDA's GPUDirect RDMA guide; no current CUDA or NCCL runs on it)", gpu.BDF()))
 	case geForce(gpu):
 		why = append(why, fmt.Sprintf("%s is a GeForce part: cudaDevAttrGPUDirectRDMASupported is 0 (GPUDirect RDMA is for data-center and workstation GPUs)", gpu.BDF()))
 	case gpu.Name == "":
@@ -260,7 +265,11 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 		case rd < 0 && gpu.VendorID == topology.VendorNVIDIA:
 			sm, ok := computeCapability(gpu)
 			if !ok && a.v.minor >= 19 {
-				doubt = append(doubt, fmt.Sprintf("compute capability of device %04x unknown: GDR reads taken as on", gpu.DeviceID))
+				id := fmt.Sprintf("device %04x", gpu.DeviceID)
+				if gpu.DeviceID == 0 {
+					id = "its device ID, which the source does not give"
+				}
+				doubt = append(doubt, fmt.Sprintf("compute capability of %s unknown (%s): GDR reads taken as on", gpu.BDF(), id))
 			}
 			if (ok && sm < 80) || a.v.minor < 19 {
 				switch a.nvlinkPeer(gpu) {
@@ -346,6 +355,12 @@ func (a *analysis) nvlinkPeer(gpu *topology.Device) tri {
 	return unknown
 }
 
+// preKepler reports an NVIDIA GPU of compute capability below 3.0.
+func preKepler(d *topology.Device) bool {
+	sm, ok := computeCapability(d)
+	return ok && sm < 30
+}
+
 // geForce reports a GeForce or TITAN part by its model name.
 func geForce(d *topology.Device) bool {
 	return strings.Contains(d.Name, "GeForce") || strings.Contains(d.Name, "TITAN")
@@ -371,7 +386,7 @@ func (a *analysis) rdmaListed() bool { return a.anyRDMA || a.g.System.RDMAListed
 // rdmaByModel knows which NIC families have an RDMA engine: ConnectX and
 // BlueField (InfiniBand/RoCE), Intel E810 (irdma) and X722 (iWARP),
 // Broadcom NetXtreme-E (bnxt_re), AWS EFA; Intel's 1/10/25/40 GbE families without
-// one (I350, I210/I211, I225/I226, 82599, X540, X550, X710/XL710/XXV710),
+// one (82574L, 82576, 82580, I350, I210/I211, I225/I226, 82599, X540, X550, X710/XL710/XXV710),
 // Realtek, Aquantia, virtio-net and AWS ENA have none.
 func rdmaByModel(n *topology.Device) (tri, string) {
 	if n.Class>>8 == 0x0207 {
@@ -385,7 +400,9 @@ func rdmaByModel(n *topology.Device) (tri, string) {
 		case d >= 0x1591 && d <= 0x1593, d == 0x159b, d >= 0x37d0 && d <= 0x37d3:
 			return yes, "Intel E810/X722"
 		case d == 0x1521, d == 0x1533, d == 0x1539, d == 0x15f3, d == 0x125b, d == 0x125c, d == 0x10fb,
-			d == 0x1528, d == 0x1563, d == 0x1572, d >= 0x1580 && d <= 0x158b:
+			d == 0x1528, d == 0x1563, d == 0x1572, d >= 0x1580 && d <= 0x158b,
+			d == 0x10c9, d >= 0x10e6 && d <= 0x10e8, d == 0x150a, d == 0x150d, d == 0x1518, d == 0x1526, // 82576
+			d == 0x10d3, d >= 0x150e && d <= 0x1511, d == 0x1516, d == 0x1527: // 82574L, 82580
 			return no, fmt.Sprintf("Intel %04x has no RDMA engine", d)
 		}
 	case 0x14e4: // Broadcom's NIC vendor ID

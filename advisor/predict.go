@@ -202,11 +202,13 @@ func cmdlineIOMMU(cmdline string) (pt, off bool) {
 }
 
 // idleLink returns the link to predict l (the link above accelerator d)
-// on: an accelerator that trained down in speed only, at full width, with
-// both ends' maximum speed known, saves power while idle and runs at that
-// speed under load (link-speed-degraded, info). A width loss stays as read.
+// on: an accelerator at 2.5 GT/s (where GPUs park their links when idle),
+// at full width, with both ends' maximum speed known, saves power and runs
+// at that speed under load (link-speed-degraded, info). A speed between
+// (Gen4 on a Gen5 pair) is a link that trained low, and a width loss stays
+// as read.
 func idleLink(d *topology.Device, l topology.Link) (topology.Link, bool) {
-	if d.Kind != topology.KindAccelerator || d.Parent == nil {
+	if d.Kind != topology.KindAccelerator || d.Parent == nil || l.CurrentGTs != 2.5 {
 		return l, false
 	}
 	top := d.Link.MaxGTs
@@ -573,6 +575,15 @@ var smRanges = []struct {
 	{0x2200, 0x25ff, 86},  // GA10x: A10, A40, A16
 	{0x2600, 0x28ff, 89},  // AD10x: L4, L40, L40S
 	{0x2900, 0x29ff, 100}, // GB100: B200
+	{0x06c0, 0x06ff, 20},  // GF100: Tesla C2050, M2070
+	{0x1080, 0x10ff, 20},  // GF110: Tesla M2090
+	{0x0dc0, 0x0eff, 21},  // GF104-GF108
+	{0x1040, 0x107f, 21},  // GF119
+	{0x1200, 0x124f, 21},  // GF114, GF116
+	{0x0fc0, 0x0fff, 30},  // GK107
+	{0x1180, 0x11ff, 30},  // GK104: Tesla K10, GRID K2
+	{0x1000, 0x103f, 35},  // GK110, GK210: Tesla K20, K40, K80
+	{0x1280, 0x12bf, 35},  // GK208
 }
 
 // computeCapability returns an NVIDIA GPU's compute capability × 10: the

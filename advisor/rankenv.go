@@ -52,16 +52,26 @@ func deviceVars(gpus []*topology.Device) ([][]EnvVar, []string) {
 			amd++
 		}
 	}
+	var notes []string
+	if nvidia > 0 || amd > 0 {
+		notes = append(notes, "with one accelerator visible, a rank's accelerator is its device 0: a program that picks its device by local rank (torch.cuda.set_device(LOCAL_RANK)) must pick device 0 with these set, or leave them out")
+	}
+	if amd > 0 {
+		// RCCL asks hipDeviceCanAccessPeer about a peer by its ordinal in
+		// the asking process, which does not see it: such pairs have no
+		// peer access (ROCm/rocm-systems#8136) and go through host memory.
+		notes = append(notes, "ROCR_VISIBLE_DEVICES per rank costs RCCL its P2P between ranks (over xGMI on OAM platforms): it treats a peer the rank cannot see as having no peer access (ROCm/rocm-systems#8136) and goes through host memory; where ranks of one node talk, leave it out and pick the device by local rank")
+	}
 	if len(parted) == 0 {
-		return out, nil
+		return out, notes
 	}
 	names := make([]string, 0, len(modes))
 	for m := range modes {
 		names = append(names, m)
 	}
 	slices.Sort(names)
-	return out, []string{fmt.Sprintf("no ROCR_VISIBLE_DEVICES for %s: AMD accelerators in %s compute partitioning are one ROCr device per partition, and the source does not tell which index each gets",
-		rankList(parted), strings.Join(names, "/"))}
+	return out, append(notes, fmt.Sprintf("no ROCR_VISIBLE_DEVICES for %s: AMD accelerators in %s compute partitioning are one ROCr device per partition, and the source does not tell which index each gets",
+		rankList(parted), strings.Join(names, "/")))
 }
 
 // rankList writes ranks as "rank 3" or "ranks 0-7" (or "ranks 1, 4, 6").
@@ -128,7 +138,7 @@ func pluginNote(kind string) string {
 // (hca, the node's one list, NVIDIA/nccl#1478) where NCCL's IB transport
 // drives the NIC, none where a net plugin does; UCX_NET_DEVICES with the
 // rank's NICs, each at its first ACTIVE port (planPort; port 1 where no
-// state is known); NCCL_SOCKET_IFNAME for a NIC without RDMA.
+// state is known), except on EFA; NCCL_SOCKET_IFNAME for a NIC without RDMA.
 func netVars(as Assignment, hca string) []EnvVar {
 	switch n := as.NIC; {
 	case len(n.RDMA) > 0:
@@ -141,6 +151,9 @@ func netVars(as Assignment, hca string) []EnvVar {
 		var out []EnvVar
 		if netPlugin(n) == "" && hca != "" {
 			out = append(out, EnvVar{"NCCL_IB_HCA", hca})
+		}
+		if isEFA(n) {
+			return out // EFA is libfabric's (aws-ofi-nccl, Open MPI's ofi), not UCX's
 		}
 		return append(out, EnvVar{"UCX_NET_DEVICES", strings.Join(devs, ",")})
 	case len(n.Netdevs) > 0:

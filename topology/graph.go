@@ -585,6 +585,9 @@ func (g *Graph) Finish() {
 	}
 	for _, d := range g.Devices {
 		d.Children = nil
+		if d.Kind == KindOther && len(d.RDMA) > 0 {
+			d.Kind = KindNIC // an RDMA device names it a NIC whatever its class (a ConnectX-3 of class 0280)
+		}
 	}
 	for _, d := range g.Devices {
 		if d.Parent != nil {

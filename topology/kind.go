@@ -74,8 +74,10 @@ func KindOf(class uint32, vendor, device uint16) Kind {
 		return KindAccelerator // Intel data-centre GPUs; VGA-class Intel is integrated graphics
 	case base == 0x12, base == 0x0b && sub == 0x40:
 		return KindAccelerator // processing accelerators, co-processors
-	case base == 0x02 && (sub == 0x00 || sub == 0x07):
-		return KindNIC
+	case base == 0x02 && (sub == 0x00 || sub == 0x07), base == 0x0c && sub == 0x06:
+		return KindNIC // Ethernet, InfiniBand, and the serial-bus InfiniBand class of older HCAs (ConnectX-2)
+	case base == 0x02 && sub == 0x80 && vendor == VendorMellanox:
+		return KindNIC // a ConnectX whose firmware reports "Network controller"
 	case base == 0x01 && sub == 0x08:
 		return KindNVMe
 	case base == 0x06 && sub == 0x80 && vendor == VendorNVIDIA:

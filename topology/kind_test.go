@@ -26,3 +26,23 @@ func TestKindOfServerDisplay(t *testing.T) {
 		}
 	}
 }
+
+// TestKindOfOlderHCAs: InfiniBand HCAs of the serial-bus class (ConnectX-2,
+// QLogic IBA7322) and a ConnectX whose firmware says "Network controller"
+// are NICs; another vendor's network controller (Wi-Fi) is not.
+func TestKindOfOlderHCAs(t *testing.T) {
+	for _, tt := range []struct {
+		class          uint32
+		vendor, device uint16
+		want           topology.Kind
+	}{
+		{0x0c0600, topology.VendorMellanox, 0x6746, topology.KindNIC}, // ConnectX-2 VPI
+		{0x0c0600, 0x1077, 0x7322, topology.KindNIC},                  // QLogic IBA7322
+		{0x028000, topology.VendorMellanox, 0x1003, topology.KindNIC}, // ConnectX-3
+		{0x028000, topology.VendorIntel, 0x2723, topology.KindOther},  // Wi-Fi 6 AX200
+	} {
+		if got := topology.KindOf(tt.class, tt.vendor, tt.device); got != tt.want {
+			t.Errorf("KindOf(%06x, %04x:%04x) = %s, want %s", tt.class, tt.vendor, tt.device, got, tt.want)
+		}
+	}
+}

@@ -92,13 +92,13 @@ func TestCorpus(t *testing.T) {
 			ids:      []ids{{0x10de, 0x1094, 3}, {0x15b3, 0x1013, 1}, {0x8086, 0x1521, 2}},
 			hostname: "conan", parentOf: map[string]string{"0000:03:00.0": "0000:00:03.0", "0000:81:00.0": "0000:80:01.0"},
 			numa: map[string]int{"0000:03:00.0": 0, "0000:83:00.0": 1}},
-		{file: "24em64t-2n6c2t-pci.xml", hostBridges: 2, nodes: 2, sockets: 2, accels: 3, nics: 2, // the AMD ES1000 is the on-board display, no accelerator
+		{file: "24em64t-2n6c2t-pci.xml", hostBridges: 2, nodes: 2, sockets: 2, accels: 3, nics: 3, // the AMD ES1000 is the on-board display, no accelerator; the ConnectX-2 is class 0c06
 			ids: []ids{{0x10de, 0x06d2, 3}, {0x8086, 0x10c9, 2}}, hostname: "mirage004"},
 		{file: "power8gpudistances.xml", hostBridges: 4, nodes: 2, sockets: 2, accels: 4, nics: 0,
 			ids: []ids{{0x10de, 0x15f9, 4}}, hostname: "drac-12.grenoble.grid5000.fr"},
-		{file: "32em64t-2n8c+dax+nvme+mic+dimms.xml", hostBridges: 4, nodes: 2, sockets: 2, accels: 1, nics: 2,
+		{file: "32em64t-2n8c+dax+nvme+mic+dimms.xml", hostBridges: 4, nodes: 2, sockets: 2, accels: 1, nics: 3, // the ConnectX-3 (class 0280) has mlx4_0
 			ids: []ids{{0x15b3, 0x1003, 1}}},
-		{file: "40intel64-2g2n4c+pcilocality.xml", hostBridges: 2, nodes: 4, sockets: 4, accels: 0, nics: 4},
+		{file: "40intel64-2g2n4c+pcilocality.xml", hostBridges: 2, nodes: 4, sockets: 4, accels: 0, nics: 5}, // with the QLogic IBA7322 (class 0c06)
 		{file: "32intel64-2p8co2t+8ve.console", hostBridges: 3, nodes: 2, sockets: 2, accels: 8, nics: 4,
 			ids:      []ids{{0x1bcf, 0x001c, 8}, {0x15b3, 0x1013, 2}, {0x10b5, 0x9797, 12}},
 			hostname: "ve", cpu: "Intel(R) Xeon(R) Silver 4108 CPU @ 1.80GHz",

@@ -3,6 +3,7 @@ package lspcidump
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gdtopo/gdtopo/internal/words"
@@ -85,6 +86,7 @@ func classify(r *rec, byName map[string]*rec) bool {
 			}
 		}
 	}
+	idsFromName(r)
 	if r.classKnown {
 		return false
 	}
@@ -100,6 +102,26 @@ func classify(r *rec, byName map[string]*rec) bool {
 		return true
 	}
 	return false
+}
+
+// idsFromName takes the IDs lspci prints in a name where pci.ids has
+// none: "Device 1234:1111" (vendor unknown too), "NVIDIA Corporation
+// Device 2335" (a device of a known vendor).
+func idsFromName(r *rec) {
+	if r.devKnown {
+		return
+	}
+	if rest, ok := strings.CutPrefix(r.name, "Device "); ok && !r.vendorKnown {
+		if v, d, ok := parseIDPair(rest); ok {
+			r.vendor, r.device, r.vendorKnown, r.devKnown = uint16(v), uint16(d), true, true
+		}
+		return
+	}
+	if i := strings.LastIndex(r.name, " Device "); r.vendorKnown && i >= 0 {
+		if d, err := strconv.ParseUint(r.name[i+8:], 16, 16); err == nil && len(r.name[i+8:]) == 4 {
+			r.device, r.devKnown = uint16(d), true
+		}
+	}
 }
 
 // merge copies what src knows and dst does not.

@@ -492,7 +492,7 @@ func (p *parser) cpu(a map[string]string, desc string) *topology.HostBridge {
 	if s.CPUVendor == "" && a["vendor"] != "" {
 		s.CPUVendor = a["vendor"]
 		if v, err := strconv.Atoi(a["familyid"]); err == nil {
-			s.CPUFamily = v
+			s.CPUFamily = cpuFamily(v)
 		}
 		if v, err := strconv.Atoi(a["modelid"]); err == nil {
 			s.CPUModelID = v
@@ -829,4 +829,14 @@ func maskToList(mask string) (string, int) {
 		}
 	}
 	return strings.Join(ranges, ","), n
+}
+
+// cpuFamily turns NCCL's familyid (topo.cc: familyId + extFamilyId<<4,
+// so AMD's Zen 2 reads 143 and Zen 3/4 175) into the CPU's family as
+// /proc/cpuinfo gives it (base + extended where the base is 0xF: 23, 25).
+func cpuFamily(id int) int {
+	if id > 0xF && id&0xF == 0xF {
+		return 0xF + id>>4
+	}
+	return id
 }

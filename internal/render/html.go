@@ -270,7 +270,7 @@ func htmlDataOf(r *report.Report) (*htmlData, error) {
 		if len(as.MoreNICs) > 0 {
 			nic += " + " + strings.Join(r.TableNames(as.MoreNICs), " ")
 		}
-		data.Plan = append(data.Plan, []string{acc, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost) + " " + report.ModeWords(as.Mode), strconv.Itoa(as.Shared)})
+		data.Plan = append(data.Plan, []string{acc, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost) + " " + r.ModeText(as), strconv.Itoa(as.Shared)})
 	}
 	return data, nil
 }

@@ -609,8 +609,11 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	if x.GDRReason != "" {
 		pr.Lines(x.GDRReason, "GPUDirect RDMA: ", "  ")
 	}
-	if x.GDRUnknown != "" {
+	switch {
+	case x.GDRUnknown != "" && x.GDRUndecided:
 		pr.Lines(x.GDRUnknown, "Undecided: ", "  ")
+	case x.GDRUnknown != "": // nothing in it could turn the verdict
+		pr.Lines(x.GDRUnknown, "Assumed: ", "  ")
 	}
 	for _, s := range x.GDRSetBy {
 		pr.Lines(s, "NCCL variables: ", "  ")

@@ -331,6 +331,16 @@ func ModeWords(mode string) string {
 	return ""
 }
 
+// ModeText is ModeWords of a planned pair, with "?" where its GDR verdict
+// is undecided (Prediction.GDRUndecided): "GDR?".
+func (r *Report) ModeText(as Assignment) string {
+	w := ModeWords(as.Mode)
+	if p := r.Pair(as.Accelerator, as.NIC); p != nil && p.Prediction != nil && p.Prediction.GDRUndecided {
+		w += "?"
+	}
+	return w
+}
+
 // checkPlan is the rail plan as check shows it, each rank's settings with
 // verbose; nil without assignments.
 func checkPlan(r *Report, verbose bool) *CheckPlan {
@@ -356,7 +366,7 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 			shared += fmt.Sprintf(", %d NICs", 1+len(as.MoreNICs))
 			nic += " + " + strings.Join(r.TableNames(as.MoreNICs), " ")
 		}
-		out.Rows = append(out.Rows, []string{g.Alias + " " + g.BDF, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost) + " " + ModeWords(as.Mode), words.GbpsAtMost(as.ShareGbps, as.AtMost), shared})
+		out.Rows = append(out.Rows, []string{g.Alias + " " + g.BDF, nic, words.GbpsAtMost(as.ExpectedGbps, as.AtMost) + " " + r.ModeText(as), words.GbpsAtMost(as.ShareGbps, as.AtMost), shared})
 	}
 	if !verbose {
 		return out
