@@ -134,6 +134,10 @@ type Prediction struct {
 	// stagedGbps is the host-staged figure also where GDR is on but the
 	// verdict undecided: the planner ranks such a pair by its worse outcome.
 	stagedGbps float64
+	// nicLinkGbps and portGbps are what accelerators sharing the NIC
+	// divide: its function's own PCIe link now and its card's port rate
+	// (0 unknown).
+	nicLinkGbps, portGbps float64
 	// AtMost says the NIC's port rate is unknown: its own PCIe link was
 	// taken as its limit, so every figure above is a ceiling, not an
 	// estimate (a 200 Gb/s port on a Gen4 x16 link runs at most 200).

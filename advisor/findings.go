@@ -397,13 +397,15 @@ func (a *analysis) armSMMU() bool {
 // provider's: the CPU's hypervisor flag, Hyper-V's virtual PCI, or a
 // device only QEMU or AWS's Nitro has: QEMU's own (1b36, such as its PCIe
 // root port 1b36:000c), QEMU's display (1234:1111), AWS's ENA and EFA
-// (1d0f). Its firmware, BIOS and host IOMMU are the provider's.
+// (1d0f, or EFA's rdma* names). Its firmware, BIOS and host IOMMU are the
+// provider's.
 func (a *analysis) inVM() bool {
 	if a.g.Platform.Hypervisor || hyperVPCI(a.g) {
 		return true
 	}
 	return slices.ContainsFunc(a.g.Devices, func(d *topology.Device) bool {
-		return d.VendorID == 0x1b36 || d.VendorID == 0x1234 && d.DeviceID == 0x1111 || d.VendorID == 0x1d0f
+		return d.VendorID == 0x1b36 || d.VendorID == 0x1234 && d.DeviceID == 0x1111 || d.VendorID == 0x1d0f ||
+			d.Kind == topology.KindNIC && netPlugin(d) != "" // EFA by its rdma* names, where IDs are not given
 	})
 }
 
@@ -602,9 +604,11 @@ func (a *analysis) findSharing(plan Plan) {
 			g.add(append([]*topology.Device{n}, gs...), fmt.Sprintf("%d accelerators share NIC %s (%s): each gets about 1/%d of it when all send at once",
 				len(gs), n.BDF(), strings.Join(bdfs(gs), ", "), len(gs)), RemedyStep{}, "rail plan: more accelerators than NICs")
 			efa := isEFA(n)
-			numa := slices.ContainsFunc(gs, func(d *topology.Device) bool { return d.NUMANode >= 0 })
-			var settings []string // what the plan sets that binds a rank
-			if !efa && (len(n.RDMA) > 0 || len(n.Netdevs) > 0) {
+			// what the plan sets that binds a rank: numactl where it has NUMA
+			// nodes (none from a provider's file), UCX_NET_DEVICES (not on EFA)
+			numa := !(a.g.NCCLView && a.inVM()) && slices.ContainsFunc(gs, func(d *topology.Device) bool { return d.NUMANode >= 0 })
+			var settings []string
+			if netPlugin(n) == "" && (len(n.RDMA) > 0 || len(n.Netdevs) > 0) {
 				settings = append(settings, "UCX_NET_DEVICES")
 			}
 			if numa {
@@ -612,7 +616,7 @@ func (a *analysis) findSharing(plan Plan) {
 			}
 			bind := manual("bind each rank with the plan's "+strings.Join(settings, " and "),
 				"NCCL_IB_HCA stays the same list on every rank: NCCL picks the nearest NIC (NVIDIA/nccl#1478)")
-			if efa || netPlugin(n) != "" {
+			if netPlugin(n) != "" { // EFA among them
 				// aws-ofi-nccl groups the NICs by the GPUs near them itself
 				// (src/nccl_ofi_topo.cpp, nccl_ofi_topo_group).
 				bind = manual("bind each rank with the plan's numactl",
@@ -621,7 +625,7 @@ func (a *analysis) findSharing(plan Plan) {
 					bind = manual("leave the NIC choice to the net plugin", "a net plugin drives this NIC (AWS EFA: aws-ofi-nccl, which picks each GPU's NICs by topology itself): NCCL_IB_HCA does not apply")
 				}
 			}
-			if len(settings) == 0 && !efa && netPlugin(n) == "" {
+			if len(settings) == 0 && netPlugin(n) == "" {
 				bind = manual("leave NCCL_IB_HCA the same list on every rank", "NCCL picks the nearest NIC (NVIDIA/nccl#1478); the source gives no NIC name or NUMA node to bind a rank with")
 			}
 			more := manual("add NICs for one per accelerator", "")

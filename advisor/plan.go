@@ -137,7 +137,7 @@ const forbidden = int64(1e16)
 
 // localityTolerance is the part of the best worst share a plan keeps when
 // it gives the rest up for NICs on each accelerator's own socket.
-const localityTolerance = 0.8
+const localityTolerance = 0.5
 
 // runGbps is what a pair gives as NCCL would run it: direct RDMA where GDR
 // is on (the lower direction, reads included only where NCCL reads
@@ -197,9 +197,15 @@ func (a *analysis) plan() Plan {
 		}
 		nics = kept
 	}
+	// A provider's topology file gives the CPU nodes NCCL is told of, not
+	// the instance's NUMA layout (AWS p5's file has one node of 48 CPUs).
+	providerFile := a.g.NCCLView && a.inVM()
+	if providerFile && slices.ContainsFunc(gpus, func(d *topology.Device) bool { return d.NUMANode >= 0 }) {
+		pl.Notes = append(pl.Notes, "no numactl: a provider's topology file gives the CPU nodes NCCL is told of, not the instance's NUMA layout; take it from lscpu or nvidia-smi topo -m on the instance")
+	}
 	for i, g := range gpus {
 		r := RankEnv{LocalRank: i, Vars: vars[i]}
-		if g.NUMANode >= 0 {
+		if g.NUMANode >= 0 && !providerFile {
 			r.Numactl = fmt.Sprintf("numactl --cpunodebind=%d --membind=%d", g.NUMANode, g.NUMANode)
 		}
 		pl.Ranks = append(pl.Ranks, r)
@@ -283,12 +289,23 @@ func (a *analysis) plan() Plan {
 	}
 	// A NIC may serve any number of accelerators, each getting its share:
 	// slot s of NIC j is the (s+1)-th accelerator on it, worth
-	// lift + base/(s+1), so a fast NIC shared beats a slow one alone and
-	// equal NICs are filled evenly (worst first, then the mean).
+	// lift + min(base, NIC/(s+1)) where the NIC's capacity is known (an
+	// accelerator held by its own link loses nothing until the NIC is
+	// full), else base/(s+1); so a fast NIC shared beats a slow one alone
+	// and equal NICs are filled evenly (worst first, then the mean).
 	capacity := len(gpus)
+	nicCap := rows(make([]float64, len(pred)), len(nics)) // Gb/s the NIC's sharers divide; 0 unknown
+	for k, p := range pred {
+		if p != nil {
+			nicCap[k/len(nics)][k%len(nics)] = minKnown(p.portGbps, p.nicLinkGbps)
+		}
+	}
 	share := func(i, j, s int) float64 {
 		if w[i][j] < 0 {
 			return -1
+		}
+		if c := nicCap[i][j]; c > 0 && lift[i][j] == tier {
+			return lift[i][j] + min(w[i][j], c/float64(s+1))
 		}
 		return lift[i][j] + w[i][j]/float64(s+1)
 	}
@@ -305,6 +322,10 @@ func (a *analysis) plan() Plan {
 	// (its pair's rank over its NIC's load) is ≥ t. Every assign fills in
 	// all of cost: one matrix serves them all.
 	cost := rows(make([]int64, len(gpus)*len(nics)*capacity), len(nics)*capacity)
+	// spread prefers a NIC's first slots: where sharing costs nothing (flows
+	// below the NIC's capacity), each accelerator still gets a NIC of its
+	// own when there are enough, as NCCL spreads its rings.
+	spread := func(slot int) int64 { return int64(max(0, 63-slot)) }
 	var work hungarianWork
 	load := make([]int, len(nics))
 	assign := func(t float64, nearFirst bool) ([]int, bool) {
@@ -315,10 +336,10 @@ func (a *analysis) plan() Plan {
 				switch {
 				case v < t:
 					cost[i][sl] = forbidden
-				case nearFirst: // the socket's own NICs first; then the share to 1e-2; then lower GPUs on lower NICs (max Σ i·j)
-					cost[i][sl] = -(ownSocket[i*len(nics)+j]<<40 + int64(math.Round(v*100))<<18 + int64(i*j))
-				default: // share to 1e-2 first; then the nearer label; then lower GPUs on lower NICs (max Σ i·j)
-					cost[i][sl] = -(int64(math.Round(v*100))<<27 + near[i*len(nics)+j]<<18 + int64(i*j))
+				case nearFirst: // the socket's own NICs first; then the share to 1e-2; then a NIC to each; then lower GPUs on lower NICs (max Σ i·j)
+					cost[i][sl] = -(ownSocket[i*len(nics)+j]<<45 + int64(math.Round(v*100))<<24 + spread(k)<<18 + int64(i*j))
+				default: // share to 1e-2 first; then a NIC to each; then the nearer label; then lower GPUs on lower NICs (max Σ i·j)
+					cost[i][sl] = -(int64(math.Round(v*100))<<27 + spread(k)<<21 + near[i*len(nics)+j]<<18 + int64(i*j))
 				}
 			}
 		}
@@ -348,11 +369,12 @@ func (a *analysis) plan() Plan {
 		}
 	}
 	slots, _ := assign(values[lo], false)
-	// Within a fifth of the best worst share, NICs on the accelerator's
-	// own socket win: the model's figures are not finer than that (its read
-	// ranges span more), a NIC across sockets also loads the inter-socket
-	// link, which the model does not share out, and NCCL keeps each GPU on
-	// its local NICs (src/graph/topo.cc ncclTopoGetLocal).
+	// Within half of the best worst share, NICs on the accelerator's own
+	// socket win: NCCL keeps each GPU on its local NICs
+	// (src/graph/topo.cc ncclTopoGetLocal), and NCCL_IB_HCA, the same on
+	// every rank, cannot send it elsewhere; a NIC across sockets also loads
+	// the inter-socket link, which the model does not share out, and the
+	// model's figures are not finer than that (its read ranges span more).
 	if best := values[lo]; best > 0 {
 		floor := 0.0
 		if best >= tier {
@@ -397,8 +419,9 @@ func (a *analysis) plan() Plan {
 	sum, unknown := 0.0, false
 	for i := range pl.Assignments {
 		as := &pl.Assignments[i]
-		as.Shared = cardLoad(a.g, nics, load, slots[i]/capacity)
-		as.ShareGbps = max(as.ExpectedGbps, 0) / float64(as.Shared)
+		j := slots[i] / capacity
+		as.Shared = cardLoad(a.g, nics, load, j)
+		as.ShareGbps = shareOf(*as, pred[i*len(nics)+j], load[j])
 		sum += as.ShareGbps
 		unknown = unknown || as.ShareGbps <= 0
 		if i == 0 || as.ShareGbps < pl.WorstGbps || as.ShareGbps == pl.WorstGbps && as.AtMost {
@@ -411,6 +434,28 @@ func (a *analysis) plan() Plan {
 		pl.MeanGbps = 0
 	}
 	return pl
+}
+
+// shareOf is an assignment's figure when every accelerator on its NIC
+// sends at once: at most its own figure, the card's port rate over the
+// accelerators on the card (Shared: both halves of a Socket Direct card
+// share one port) and the function's own link over those on the function
+// (onFunc); where neither is known, its figure over Shared. An
+// accelerator spread over several NICs (MoreNICs) has them to itself.
+func shareOf(as Assignment, p *Prediction, onFunc int) float64 {
+	x := max(as.ExpectedGbps, 0)
+	switch {
+	case p == nil || len(as.MoreNICs) > 0 || x == 0:
+	case p.portGbps > 0:
+		x = min(x, p.portGbps/float64(as.Shared))
+		if p.nicLinkGbps > 0 {
+			x = min(x, p.nicLinkGbps/float64(onFunc))
+		}
+		return x
+	case p.nicLinkGbps > 0 && as.Shared == onFunc:
+		return min(x, p.nicLinkGbps/float64(onFunc))
+	}
+	return x / float64(as.Shared)
 }
 
 // lowestEqualNICs moves each accelerator that has its NIC alone to the

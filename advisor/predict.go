@@ -374,7 +374,11 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	}
 	if at.dev != nil {
 		if a.explain { // the step's source is spelled out for --explain alone
-			step(bn, "Gb/s", "current_link_speed, current_link_width; "+a.m.TLPOverheadBytes.Source, func() string {
+			linkFiles := "current_link_speed, current_link_width"
+			if a.g.NCCLView {
+				linkFiles = "link_speed, link_width of the NCCL topology (NCCL records the maximum)"
+			}
+			step(bn, "Gb/s", linkFiles+"; "+a.m.TLPOverheadBytes.Source, func() string {
 				_, encName := encoding(at.link.CurrentGTs)
 				now := "" // an idle accelerator's link is taken at its loaded speed: say so beside the hops' figure
 				if _, idle := idleLink(at.dev, at.dev.Link); idle && at.link.CurrentGTs != at.dev.Link.CurrentGTs {
@@ -400,6 +404,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	nicNow := own
 	pr.NICGbps = healthy
 	port := p.B // the NIC function with the port; nic is its Data Direct function where it has one
+	pr.nicLinkGbps, pr.portGbps = own, port.PortRateGbps
 	if port.PortRateGbps > 0 {
 		nicNow = minKnown(port.PortRateGbps, own)
 		pr.NICGbps = minKnown(port.PortRateGbps, healthy)

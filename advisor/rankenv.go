@@ -138,7 +138,8 @@ func pluginNote(kind string) string {
 // (hca, the node's one list, NVIDIA/nccl#1478) where NCCL's IB transport
 // drives the NIC, none where a net plugin does; UCX_NET_DEVICES with the
 // rank's NICs, each at its first ACTIVE port (planPort; port 1 where no
-// state is known), except on EFA; NCCL_SOCKET_IFNAME for a NIC without RDMA.
+// state is known), except where a net plugin drives the NIC (EFA);
+// NCCL_SOCKET_IFNAME for a NIC without RDMA.
 func netVars(as Assignment, hca string) []EnvVar {
 	switch n := as.NIC; {
 	case len(n.RDMA) > 0:
@@ -152,8 +153,8 @@ func netVars(as Assignment, hca string) []EnvVar {
 		if netPlugin(n) == "" && hca != "" {
 			out = append(out, EnvVar{"NCCL_IB_HCA", hca})
 		}
-		if isEFA(n) {
-			return out // EFA is libfabric's (aws-ofi-nccl, Open MPI's ofi), not UCX's
+		if netPlugin(n) != "" {
+			return out // EFA (and any rdma* device) is libfabric's (aws-ofi-nccl, Open MPI's ofi), not UCX's
 		}
 		return append(out, EnvVar{"UCX_NET_DEVICES", strings.Join(devs, ",")})
 	case len(n.Netdevs) > 0:

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -721,8 +722,15 @@ func TestMultiRailP5(t *testing.T) {
 			t.Errorf("%s: %s + %v, want 3 more NICs", as.Accelerator, as.NIC, as.MoreNICs)
 		}
 	}
-	if pl.NCCLIBHCA != "" || len(pl.Notes) != 1 || !strings.Contains(pl.Notes[0], "aws-ofi-nccl") {
+	if pl.NCCLIBHCA != "" || !slices.ContainsFunc(pl.Notes, func(n string) bool { return strings.Contains(n, "aws-ofi-nccl") }) {
 		t.Errorf("NCCL_IB_HCA %q, notes %q: want none, and the plugin line", pl.NCCLIBHCA, pl.Notes)
+	}
+	// AWS's file gives one CPU node of 48 CPUs where the instance has two
+	// sockets: no rank is bound by it.
+	for i, rk := range pl.Ranks {
+		if rk.Numactl != "" {
+			t.Errorf("rank %d: %s from a provider's file", i, rk.Numactl)
+		}
 	}
 	for i, rk := range pl.Ranks {
 		for _, e := range rk.Env {

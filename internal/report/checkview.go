@@ -380,6 +380,9 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 			settings = append(settings, rk.Numactl)
 		}
 		line := strings.Join(settings, " ")
+		if line == "" {
+			line = "nothing to set (the notes below say why)"
+		}
 		out.Ranks = append(out.Ranks, CheckRank{LocalRank: rk.LocalRank, Settings: line})
 	}
 	out.Notes = plan.Notes
