@@ -552,14 +552,14 @@ func TestUnidentifiedNotNone(t *testing.T) {
 
 // TestVerdictPathsUnknown: a plain lspci listing (Lenovo SD665-N V3: four
 // H100s, seven NICs, no hierarchy) gives no rail plan, and check's first
-// line says why rather than a bare "OK: no findings".
+// line says why, UNKNOWN rather than "OK: no findings".
 func TestVerdictPathsUnknown(t *testing.T) {
 	src := corpusPath(t, "lspci", "lenovo-sd665n-v3-4xh100-genoa.lspci.txt")
 	code, out, errb := run("check", src)
 	if code != ExitOK {
 		t.Fatalf("check %s: exit %d: %s", src, code, errb)
 	}
-	if first, _, _ := strings.Cut(out, "\n"); first != "OK: no findings; no rail plan: 28 of 28 accelerator–NIC paths unknown" {
+	if first, _, _ := strings.Cut(out, "\n"); first != "UNKNOWN: no findings; no rail plan: 28 of 28 accelerator–NIC paths unknown" {
 		t.Errorf("check %s opens with %q", src, first)
 	}
 }
@@ -576,9 +576,9 @@ func TestFragmentNotNone(t *testing.T) {
 	for _, tt := range []struct {
 		src, first, row string
 	}{
-		{b, "OK: no findings; no NICs placed: 6 NIC functions skipped, their bus not in the input (a tree fragment: give the whole lspci -tv)",
+		{b, "UNKNOWN: no findings; no NICs placed: 6 NIC functions skipped, their bus not in the input (a tree fragment: give the whole lspci -tv)",
 			"NICs           none placed; skipped: 6 x Mellanox Technologies MT27800 Family [ConnectX-5 Virtual Function] (bus not in the input)"},
-		{a, "OK: no findings; no accelerators in this partial input (a tree fragment: give the whole lspci -tv)",
+		{a, "UNKNOWN: no findings; no accelerators in this partial input (a tree fragment: give the whole lspci -tv)",
 			"Accelerators   none in the input (a tree fragment: give the whole lspci -tv)"},
 	} {
 		code, out, errb := run("check", tt.src)

@@ -43,10 +43,12 @@ func newCmdCheck(g *globalOptions) *cobra.Command {
 		Use:   "check [SOURCE ...]",
 		Short: "Report how every accelerator reaches every NIC",
 		Long: `Check reads SOURCE (this machine when omitted) and prints, short answer first:
-a verdict line (the worst severity found, the findings by severity, what the
-rail plan gives), a summary of the host, the accelerator x NIC matrix laid out
-as nvidia-smi topo -m lays it out, the rail plan (which NIC each accelerator
-should use), one line per finding and the pairs' notes, each said once.
+a verdict line (the worst severity found, or UNKNOWN where nothing was
+found but the source hides the accelerators, NICs or paths to look at; the
+findings by severity; what the rail plan gives), a summary of the host, the
+accelerator x NIC matrix laid out as nvidia-smi topo -m lays it out, the
+rail plan (which NIC each accelerator should use), one line per finding and
+the pairs' notes, each said once.
 A figure after "≤" is a ceiling, not an estimate: the source gives no port
 rate for that NIC (NCCL topology files from providers, lspci dumps), so its
 own PCIe link is taken as its limit. A source that holds part of a machine

@@ -17,8 +17,9 @@ func CheckVerdict(r *Report) string {
 	return status + ": " + rest
 }
 
-// verdictParts is CheckVerdict's status ("OK", "WARNING", "CRITICAL") and what
-// follows it.
+// verdictParts is CheckVerdict's status ("OK", "WARNING", "CRITICAL", or
+// "UNKNOWN" where nothing was found but the source could not show what it
+// would be found on) and what follows it.
 func verdictParts(r *Report) (status, rest string) {
 	status = "OK"
 	switch {
@@ -27,6 +28,12 @@ func verdictParts(r *Report) (status, rest string) {
 	case r.Counts.Warning > 0:
 		status = "WARNING"
 	}
+	// unknown is status where the source hides the accelerators, NICs or
+	// paths a finding would be about: "OK" would say they were checked.
+	unknown := status
+	if status == "OK" {
+		unknown = "UNKNOWN"
+	}
 	findings := r.Counts.String()
 	if findings == "" {
 		findings = "no findings"
@@ -34,18 +41,21 @@ func verdictParts(r *Report) (status, rest string) {
 	line := findings
 	switch {
 	case len(r.Accelerators) == 0 && r.Summary.Partial != "":
-		return status, line + "; no accelerators" + noneInPartial(r.Summary, r.Summary.SkippedAccelerators, "accelerator", "")
+		return unknown, line + "; no accelerators" + noneInPartial(r.Summary, r.Summary.SkippedAccelerators, "accelerator", "")
 	case len(r.Accelerators) == 0 && r.Summary.UnidentifiedFunctions > 0:
-		return status, line + "; no accelerators identified among " + unidentified(r.Graph)
+		return unknown, line + "; no accelerators identified among " + unidentified(r.Graph)
 	case len(r.Accelerators) == 0:
 		return status, line + "; no accelerators"
 	case len(r.NICs) == 0 && r.Summary.Partial != "":
-		return status, line + "; no NICs" + noneInPartial(r.Summary, r.Summary.SkippedNICs, "NIC", "")
+		return unknown, line + "; no NICs" + noneInPartial(r.Summary, r.Summary.SkippedNICs, "NIC", "")
 	case len(r.NICs) == 0:
 		return status, line + "; no NICs for GPUDirect RDMA"
 	case len(r.Plan.Assignments) == 0:
 		if unknown, all := UnknownPaths(r); unknown > 0 {
 			line += fmt.Sprintf("; no rail plan: %d of %s unknown", unknown, words.Count(all, "accelerator–NIC path"))
+			if status == "OK" {
+				status = "UNKNOWN"
+			}
 		}
 		return status, line + partialInput(r.Summary)
 	}
