@@ -233,6 +233,7 @@ type analysis struct {
 	findings []Finding
 	anyRDMA  bool                            // a NIC has an RDMA device
 	grace    bool                            // an NVIDIA Grace system (g.Grace, asked by every pair)
+	vm       tri                             // inVM's answer once worked out
 	iommu    map[*topology.Device]iommuState // translating's answers so far
 	storage  []StoragePrediction             // accelerator–NVMe pairs (GPUDirect Storage)
 	route    []linkRef                       // predict's scratch list of a pair's links, reused pair after pair

@@ -398,16 +398,24 @@ func (a *analysis) armSMMU() bool {
 // device only QEMU or AWS's Nitro has: QEMU's own (1b36, such as its PCIe
 // root port 1b36:000c), QEMU's display (1234:1111), AWS's ENA and EFA
 // (1d0f, or EFA's rdma* names). Its firmware, BIOS and host IOMMU are the
-// provider's.
+// provider's. Worked out once: findings, the plan and every AMD pair ask.
 func (a *analysis) inVM() bool {
-	if a.g.Platform.Hypervisor || hyperVPCI(a.g) {
-		return true
+	if a.vm == unknown {
+		a.vm = no
+		if a.g.Platform.Hypervisor || hyperVPCI(a.g) || slices.ContainsFunc(a.g.Devices, func(d *topology.Device) bool {
+			return d.VendorID == 0x1b36 || d.VendorID == 0x1234 && d.DeviceID == 0x1111 || d.VendorID == 0x1d0f ||
+				d.Kind == topology.KindNIC && netPlugin(d) != "" // EFA by its rdma* names, where IDs are not given
+		}) {
+			a.vm = yes
+		}
 	}
-	return slices.ContainsFunc(a.g.Devices, func(d *topology.Device) bool {
-		return d.VendorID == 0x1b36 || d.VendorID == 0x1234 && d.DeviceID == 0x1111 || d.VendorID == 0x1d0f ||
-			d.Kind == topology.KindNIC && netPlugin(d) != "" // EFA by its rdma* names, where IDs are not given
-	})
+	return a.vm == yes
 }
+
+// providerFile reports a cloud provider's NCCL topology file: its places
+// are real (a tenant moves no card), its CPU nodes are what NCCL is told
+// rather than the instance's NUMA layout.
+func (a *analysis) providerFile() bool { return a.g.NCCLView && a.inVM() }
 
 // hyperVPCI reports Hyper-V's virtual PCI, as Azure's GPU VMs show it:
 // every accelerator and NIC is function 00:00.0 of a PCI domain of its own
@@ -455,7 +463,7 @@ func (a *analysis) findLinks(ends []*topology.Device) {
 			}
 			if s := capOf(dev.Link.MaxGTs, port.Link.MaxGTs); cur.CurrentGTs > 0 && cur.CurrentGTs < s {
 				g := &speed
-				if dev.Kind == topology.KindAccelerator && cur.CurrentGTs == 2.5 { // where GPUs park an idle link
+				if dev.Kind == topology.KindAccelerator && cur.CurrentGTs == idleGTs {
 					g, retrain = &idle, RemedyStep{}
 				}
 				g.add([]*topology.Device{dev, port}, fmt.Sprintf("%s %g GT/s (both ends support %g GT/s)", dev.BDF(), cur.CurrentGTs, s), retrain,
@@ -555,9 +563,7 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 	crossFix := []RemedyStep{manual("put a NIC on every socket that holds accelerators, or move cards; bind ranks with the plan's numactl",
 		"NCCL stages through host memory here (GDR off at SYS); NCCL_NET_GDR_LEVEL=SYS forces GDR, which the CUDA GPUDirect RDMA guide calls possibly \"extremely performance-limited\"")}
 	switch {
-	case a.inVM() && a.g.NCCLView:
-		// The source is the provider's own topology file: its places are
-		// real, and a tenant moves no card.
+	case a.providerFile(): // its places are real, and a tenant moves no card
 		farFix = []RemedyStep{manual("choose an instance type whose NICs sit by its accelerators, or ask the provider",
 			"a cloud tenant moves no card; this topology file is what NCCL should be given (NCCL_TOPO_FILE)")}
 		crossFix = farFix
@@ -603,33 +609,35 @@ func (a *analysis) findSharing(plan Plan) {
 			var g group
 			g.add(append([]*topology.Device{n}, gs...), fmt.Sprintf("%d accelerators share NIC %s (%s): each gets about 1/%d of it when all send at once",
 				len(gs), n.BDF(), strings.Join(bdfs(gs), ", "), len(gs)), RemedyStep{}, "rail plan: more accelerators than NICs")
-			efa := isEFA(n)
-			// what the plan sets that binds a rank: numactl where it has NUMA
-			// nodes (none from a provider's file), UCX_NET_DEVICES (not on EFA)
-			numa := !(a.g.NCCLView && a.inVM()) && slices.ContainsFunc(gs, func(d *topology.Device) bool { return d.NUMANode >= 0 })
+			// What the plan sets that binds a rank: numactl where it has NUMA
+			// nodes (none from a provider's file), UCX_NET_DEVICES where NCCL's
+			// own transport drives the NIC (netVars).
+			numa := !a.providerFile() && slices.ContainsFunc(gs, func(d *topology.Device) bool { return d.NUMANode >= 0 })
+			plugin := netPlugin(n) != "" // EFA among them
 			var settings []string
-			if netPlugin(n) == "" && (len(n.RDMA) > 0 || len(n.Netdevs) > 0) {
+			if !plugin && (len(n.RDMA) > 0 || len(n.Netdevs) > 0) {
 				settings = append(settings, "UCX_NET_DEVICES")
 			}
 			if numa {
 				settings = append(settings, "numactl")
 			}
-			bind := manual("bind each rank with the plan's "+strings.Join(settings, " and "),
-				"NCCL_IB_HCA stays the same list on every rank: NCCL picks the nearest NIC (NVIDIA/nccl#1478)")
-			if netPlugin(n) != "" { // EFA among them
-				// aws-ofi-nccl groups the NICs by the GPUs near them itself
-				// (src/nccl_ofi_topo.cpp, nccl_ofi_topo_group).
-				bind = manual("bind each rank with the plan's numactl",
-					"a net plugin drives this NIC (AWS EFA: aws-ofi-nccl, which picks each GPU's NICs by topology itself): NCCL_IB_HCA does not apply")
-				if !numa {
-					bind = manual("leave the NIC choice to the net plugin", "a net plugin drives this NIC (AWS EFA: aws-ofi-nccl, which picks each GPU's NICs by topology itself): NCCL_IB_HCA does not apply")
-				}
-			}
-			if len(settings) == 0 && netPlugin(n) == "" {
+			// aws-ofi-nccl groups the NICs by the GPUs near them itself
+			// (src/nccl_ofi_topo.cpp, nccl_ofi_topo_group).
+			const byPlugin = "a net plugin drives this NIC (AWS EFA: aws-ofi-nccl, which picks each GPU's NICs by topology itself): NCCL_IB_HCA does not apply"
+			var bind RemedyStep
+			switch {
+			case plugin && numa:
+				bind = manual("bind each rank with the plan's numactl", byPlugin)
+			case plugin:
+				bind = manual("leave the NIC choice to the net plugin", byPlugin)
+			case len(settings) == 0:
 				bind = manual("leave NCCL_IB_HCA the same list on every rank", "NCCL picks the nearest NIC (NVIDIA/nccl#1478); the source gives no NIC name or NUMA node to bind a rank with")
+			default:
+				bind = manual("bind each rank with the plan's "+strings.Join(settings, " and "),
+					"NCCL_IB_HCA stays the same list on every rank: NCCL picks the nearest NIC (NVIDIA/nccl#1478)")
 			}
 			more := manual("add NICs for one per accelerator", "")
-			if efa || a.inVM() {
+			if a.inVM() { // EFA's instances among them
 				more = manual("choose an instance type with one NIC per accelerator", "a cloud tenant adds no NIC")
 			}
 			a.emit("nic-shared", Info, &g, "%s", []RemedyStep{bind, more}, nil)

@@ -197,9 +197,8 @@ func (a *analysis) plan() Plan {
 		}
 		nics = kept
 	}
-	// A provider's topology file gives the CPU nodes NCCL is told of, not
-	// the instance's NUMA layout (AWS p5's file has one node of 48 CPUs).
-	providerFile := a.g.NCCLView && a.inVM()
+	// AWS p5's file has one CPU node of 48 CPUs for an instance of two sockets.
+	providerFile := a.providerFile()
 	if providerFile && slices.ContainsFunc(gpus, func(d *topology.Device) bool { return d.NUMANode >= 0 }) {
 		pl.Notes = append(pl.Notes, "no numactl: a provider's topology file gives the CPU nodes NCCL is told of, not the instance's NUMA layout; take it from lscpu or nvidia-smi topo -m on the instance")
 	}

@@ -201,14 +201,17 @@ func cmdlineIOMMU(cmdline string) (pt, off bool) {
 	return pt, off
 }
 
+// idleGTs is where GPUs park their links when idle: an accelerator link
+// below its speed there is saving power, at any other speed trained low.
+const idleGTs = 2.5
+
 // idleLink returns the link to predict l (the link above accelerator d)
-// on: an accelerator at 2.5 GT/s (where GPUs park their links when idle),
-// at full width, with both ends' maximum speed known, saves power and runs
-// at that speed under load (link-speed-degraded, info). A speed between
-// (Gen4 on a Gen5 pair) is a link that trained low, and a width loss stays
-// as read.
+// on: an accelerator at idleGTs, at full width, with both ends' maximum
+// speed known, saves power and runs at that speed under load
+// (link-speed-degraded, info). A speed between (Gen4 on a Gen5 pair) is a
+// link that trained low, and a width loss stays as read.
 func idleLink(d *topology.Device, l topology.Link) (topology.Link, bool) {
-	if d.Kind != topology.KindAccelerator || d.Parent == nil || l.CurrentGTs != 2.5 {
+	if d.Kind != topology.KindAccelerator || d.Parent == nil || l.CurrentGTs != idleGTs {
 		return l, false
 	}
 	top := d.Link.MaxGTs

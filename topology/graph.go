@@ -106,9 +106,9 @@ func Generation(gts float64) int {
 	return 0
 }
 
-// linkWidths are the widths SameRate tries; x12 and x32 are left out: no
-// device trains them.
-var linkWidths = [...]int{1, 2, 4, 8, 16}
+// LinkWidths are the link widths devices train: x12 and x32 are left out
+// (none does, and x32 would make most rates ambiguous: Gen4 x32 = Gen5 x16).
+var LinkWidths = [...]int{1, 2, 4, 8, 16}
 
 // SameRate lists the generations and widths whose data rate (DataGbps at
 // the default payload) equals the link's current one, lowest generation
@@ -120,7 +120,7 @@ func (l Link) SameRate() []Link {
 	}
 	var out []Link
 	for _, r := range pcieRates {
-		for _, w := range linkWidths {
+		for _, w := range LinkWidths {
 			if math.Abs(DataGbps(r.gts, w, DefaultMPSBytes, TLPOverheadBytes)-want) < 1e-6 {
 				out = append(out, Link{CurrentGTs: r.gts, CurrentWidth: w})
 			}

@@ -106,7 +106,7 @@ type builder struct {
 	nodes   map[int]*topology.NUMANode
 	pus     int
 	// linkGBs is each generation and width's GB/s as %.2f prints it,
-	// lanes by widths, made on first use.
+	// lanes by topology.LinkWidths, made on first use.
 	linkGBs []string
 }
 
@@ -501,10 +501,6 @@ var lanes = []struct{ gts, gbs float64 }{
 	{32, 32 * 128 / 130.0 / 8}, {64, 64 * 242 / 256.0 / 8},
 }
 
-// x12 and x32 are left out: no device trains them, and they would make
-// most values ambiguous (Gen4 x32 = Gen5 x16).
-var widths = []int{1, 2, 4, 8, 16}
-
 // link turns hwloc's GB/s back into a generation and width when exactly
 // one pair gives it to two decimals, and into a rate alone (RateOnly) when
 // several pairs of one data rate do.
@@ -520,7 +516,7 @@ func (b *builder) link(subject, s string) topology.Link {
 	}
 	if b.linkGBs == nil {
 		for _, ln := range lanes {
-			for _, w := range widths {
+			for _, w := range topology.LinkWidths {
 				b.linkGBs = append(b.linkGBs, strconv.FormatFloat(ln.gbs*float64(w), 'f', 2, 64))
 			}
 		}
@@ -530,8 +526,8 @@ func (b *builder) link(subject, s string) topology.Link {
 	var l topology.Link
 	n := 0
 	for i, ln := range lanes {
-		for j, w := range widths {
-			if b.linkGBs[i*len(widths)+j] != string(want) {
+		for j, w := range topology.LinkWidths {
+			if b.linkGBs[i*len(topology.LinkWidths)+j] != string(want) {
 				continue
 			}
 			if n == 0 {

@@ -196,15 +196,7 @@ func ServerOf(r *Report) Server {
 			s.Critical = append(s.Critical, f.Code)
 		}
 	}
-	gdr, undecided := 0, 0
-	for _, a := range r.Accelerators {
-		switch {
-		case a.GDRUndecided:
-			undecided++
-		case a.GDR:
-			gdr++
-		}
-	}
+	gdr, undecided, _ := gdrCounts(r.Accelerators)
 	worstStaged := false
 	if w := worstAssignment(r.Plan); w != nil {
 		worstStaged = w.Mode == "host_staged"

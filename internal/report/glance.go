@@ -28,11 +28,11 @@ func verdictParts(r *Report) (status, rest string) {
 	case r.Counts.Warning > 0:
 		status = "WARNING"
 	}
-	// unknown is status where the source hides the accelerators, NICs or
+	// hidden is status where the source hides the accelerators, NICs or
 	// paths a finding would be about: "OK" would say they were checked.
-	unknown := status
+	hidden := status
 	if status == "OK" {
-		unknown = "UNKNOWN"
+		hidden = "UNKNOWN"
 	}
 	findings := r.Counts.String()
 	if findings == "" {
@@ -41,36 +41,23 @@ func verdictParts(r *Report) (status, rest string) {
 	line := findings
 	switch {
 	case len(r.Accelerators) == 0 && r.Summary.Partial != "":
-		return unknown, line + "; no accelerators" + noneInPartial(r.Summary, r.Summary.SkippedAccelerators, "accelerator", "")
+		return hidden, line + "; no accelerators" + noneInPartial(r.Summary, r.Summary.SkippedAccelerators, "accelerator", "")
 	case len(r.Accelerators) == 0 && r.Summary.UnidentifiedFunctions > 0:
-		return unknown, line + "; no accelerators identified among " + unidentified(r.Graph)
+		return hidden, line + "; no accelerators identified among " + unidentified(r.Graph)
 	case len(r.Accelerators) == 0:
 		return status, line + "; no accelerators"
 	case len(r.NICs) == 0 && r.Summary.Partial != "":
-		return unknown, line + "; no NICs" + noneInPartial(r.Summary, r.Summary.SkippedNICs, "NIC", "")
+		return hidden, line + "; no NICs" + noneInPartial(r.Summary, r.Summary.SkippedNICs, "NIC", "")
 	case len(r.NICs) == 0:
 		return status, line + "; no NICs for GPUDirect RDMA"
 	case len(r.Plan.Assignments) == 0:
 		if unknown, all := UnknownPaths(r); unknown > 0 {
 			line += fmt.Sprintf("; no rail plan: %d of %s unknown", unknown, words.Count(all, "accelerator–NIC path"))
-			if status == "OK" {
-				status = "UNKNOWN"
-			}
+			status = hidden
 		}
 		return status, line + partialInput(r.Summary)
 	}
-	gdr, undecided, staged := 0, 0, 0
-	for _, a := range r.Accelerators {
-		switch {
-		case a.GDRUndecided:
-			undecided++ // counted on neither side: the source cannot say
-		case a.GDR:
-			gdr++
-		}
-		if !a.GDR {
-			staged++ // as the plan's figures take it, undecided or not
-		}
-	}
+	gdr, undecided, staged := gdrCounts(r.Accelerators)
 	line += fmt.Sprintf("; rail plan: GPUDirect RDMA for %d of %d accelerators", gdr, len(r.Accelerators))
 	if undecided > 0 {
 		line += fmt.Sprintf(" (undecided for %d)", undecided)
@@ -235,4 +222,23 @@ func chipDepth(u *topology.Device) int {
 		}
 	}
 	return deepest
+}
+
+// gdrCounts counts the accelerators whose planned pair has GPUDirect RDMA
+// for certain, those whose verdict is undecided (counted on neither side:
+// the source cannot say), and those the plan's figures take as staged,
+// undecided or not.
+func gdrCounts(accs []Accelerator) (gdr, undecided, staged int) {
+	for _, a := range accs {
+		switch {
+		case a.GDRUndecided:
+			undecided++
+		case a.GDR:
+			gdr++
+		}
+		if !a.GDR {
+			staged++
+		}
+	}
+	return gdr, undecided, staged
 }
