@@ -887,3 +887,16 @@ func TestOlderAndGuestMachines(t *testing.T) {
 		t.Errorf("rccl-topo_16p1h CPU family %d, want 23 (NCCL's familyid 143)", r.System.CPUFamily)
 	}
 }
+
+// TestHTMLUnknownSteps: the HTML page, like path --explain, writes a
+// throughput the source does not give as unknown, never as 0 Gb/s
+// (recorded-h200's virtio NIC has no port rate or link speed).
+func TestHTMLUnknownSteps(t *testing.T) {
+	code, out, errb := run("export", "-o", "html", fx("recorded-h200"))
+	if code != ExitOK {
+		t.Fatalf("export -o html: exit %d: %s", code, errb)
+	}
+	if strings.Contains(out, "<td>0 Gb/s</td>") || !strings.Contains(out, "<td>unknown</td>") {
+		t.Errorf("export -o html of recorded-h200 writes an unknown step as 0 Gb/s, or none as unknown")
+	}
+}

@@ -322,7 +322,7 @@ func htmlPairOf(i int, r *report.Report, p *report.Pair, a, n *report.Device) ht
 			pr.Efficiency = fmt.Sprintf("%.0f%%", 100*x.Efficiency)
 		}
 		for k, s := range x.Steps {
-			pr.Steps = append(pr.Steps, []string{strconv.Itoa(k + 1), s.What, fmt.Sprintf("%.4g %s", s.Value, s.Unit), s.Source})
+			pr.Steps = append(pr.Steps, []string{strconv.Itoa(k + 1), s.What, stepValue(s), s.Source})
 		}
 		out.Prediction = pr
 	}

@@ -513,6 +513,15 @@ func describe(d *report.Device) []string {
 	return parts
 }
 
+// stepValue is an explain step's value with its unit; a throughput of 0
+// is one the source does not give: "unknown".
+func stepValue(s report.Step) string {
+	if s.Value == 0 && s.Unit == "Gb/s" {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.4g %s", s.Value, s.Unit)
+}
+
 // hopLink is a PCIe hop's link as topology formats it ("Gen5 x16"), or
 // "rate only" where the source gave its data rate alone; false when
 // neither is known.
@@ -594,11 +603,7 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	pr.Heading(fmt.Sprintf("Prediction (NCCL %s rules): %s, efficiency %s, GPUDirect RDMA %s", v.NCCLVersion, expectedHeading(x), eff, x.GDRText()))
 	rows = rows[:0]
 	for i, s := range x.Steps {
-		val := fmt.Sprintf("%.4g %s", s.Value, s.Unit)
-		if s.Value == 0 && s.Unit == "Gb/s" { // a throughput of 0 is one the source does not give
-			val = "unknown"
-		}
-		rows = append(rows, []string{strconv.Itoa(i + 1), s.What, val, s.Source})
+		rows = append(rows, []string{strconv.Itoa(i + 1), s.What, stepValue(s), s.Source})
 	}
 	if err := pr.Table([]string{"#", "Step", "Value", "Source"}, rows); err != nil {
 		return err

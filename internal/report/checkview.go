@@ -381,7 +381,7 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 		}
 		line := strings.Join(settings, " ")
 		if line == "" {
-			line = "nothing to set (the notes below say why)"
+			line = "nothing gdtopo can set from this source"
 		}
 		out.Ranks = append(out.Ranks, CheckRank{LocalRank: rk.LocalRank, Settings: line})
 	}
