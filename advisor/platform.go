@@ -169,6 +169,25 @@ func (a *analysis) graceACSAsWanted(b *topology.Device) bool {
 	return false
 }
 
+// dataDirectAsWanted reports whether pair p runs through a Data Direct
+// function whose two downstream ports below the common switch top hold
+// rdma_topo's ACS setting: the function's requests and the GPU's
+// completions then route by address below the switch whatever the SMMU
+// does (rdma_topo compute_acs: RR off towards the DMA function, CR off
+// towards the GPU).
+func (a *analysis) dataDirectAsWanted(p topology.Pair, gpu, top *topology.Device) bool {
+	if p.DataDirect == nil || top == nil || !a.g.Grace() {
+		return false
+	}
+	for _, d := range [2]*topology.Device{gpu, p.DataDirect} {
+		port := childToward(d, top)
+		if port == nil || !port.ACSKnown || !a.graceACSAsWanted(port) {
+			return false
+		}
+	}
+	return true
+}
+
 // findGraceACS reports Grace ports whose ACS differs from rdma_topo's
 // setting, with its remedy, and Data Direct DMA functions not in their
 // GPU's IOMMU group. The generic clear-ACS remedy is never given here.

@@ -320,3 +320,58 @@ func TestGraceDataDirectPlan(t *testing.T) {
 		t.Fatalf("%d assignments, want 4", len(res.Plan.Assignments))
 	}
 }
+
+// TestGraceDataDirectAfterACS: once the Data Direct complex's ports hold
+// rdma_topo's ACS setting, the DMA function reaches its GPU below the CX-8
+// switch although the SMMU translates (Grace keeps it on), so the pair is
+// predicted on its own Gen6 links, not via the root complex; with the
+// tray's kernel-default ACS it still goes up.
+func TestGraceDataDirectAfterACS(t *testing.T) {
+	pair := func(res *Result) Prediction {
+		for _, p := range res.Predictions {
+			if p.GPU.BDF() == "0008:06:00.0" && p.NIC.BDF() == "0000:01:00.0" {
+				return p
+			}
+		}
+		t.Fatal("no GPU0-mlx5_0 prediction")
+		return Prediction{}
+	}
+	g, res := analyzeFixture(t, "grace-cx8-dd", "")
+	if before := pair(res); !strings.Contains(before.PathNote, "via the root complex (ACS redirect") {
+		t.Fatalf("at the kernel's ACS: path note %q, want via the root complex", before.PathNote)
+	}
+	plan, complexes := graceACSPlan(g)
+	for _, p := range plan {
+		p.port.ACSCtl = p.want.apply(p.port.ACSCtl)
+		p.port.ACSRedirect = p.port.ACSCtl&0x0c != 0 // RR or CR
+	}
+	for _, c := range complexes {
+		c.dma.IOMMUGroup = c.gpu.IOMMUGroup
+	}
+	addr, err := topology.ParseBDF("0008:06:00.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr, known, _ := (&analysis{g: g}).findTranslating(g.Device(addr)); !tr || !known {
+		t.Fatal("the fixture's SMMU does not translate for GPU0: the test proves nothing")
+	}
+	res, err = Analyze(g, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		if f.Code == "acs-grace" {
+			t.Errorf("acs-grace after applying its own setting: %s", f.Message)
+		}
+	}
+	after := pair(res)
+	if strings.Contains(after.PathNote, "root complex") {
+		t.Errorf("after rdma_topo's ACS: path note %q, want below the switch", after.PathNote)
+	}
+	if after.PathGbps < 800 { // Gen6 x16 with FLIT overhead
+		t.Errorf("after rdma_topo's ACS: path %.1f Gb/s, want the Gen6 x16 links", after.PathGbps)
+	}
+	if !after.GDR {
+		t.Errorf("after rdma_topo's ACS: GDR off (%s)", after.GDRReason)
+	}
+}

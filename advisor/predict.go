@@ -342,7 +342,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		switch {
 		case len(redir) > 0:
 			detour = "ACS redirect on " + strings.Join(redir, ", ")
-		case trG || trN:
+		case (trG || trN) && !a.dataDirectAsWanted(p, gpu, top):
 			detour = "IOMMU translation (GDS best practices §1.1: P2P routed through the root ports)"
 		}
 		if detour != "" && top != nil {
