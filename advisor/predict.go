@@ -423,11 +423,19 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		if own <= 0 { // an unknown link is no 0 Gb/s one
 			return fmt.Sprintf("NIC %s on a healthy link: %s, own link speed unknown", nic.BDF(), rate)
 		}
+		if a.g.NCCLView { // NCCL's file records each link's maximum, never its state now
+			return fmt.Sprintf("NIC %s: %s, own link at its max %.1f Gb/s (Max_Payload_Size %d B)", nic.BDF(), rate, healthy, mps)
+		}
 		return fmt.Sprintf("NIC %s on a healthy link: %s, own link now %.1f Gb/s, at its max %.1f Gb/s (Max_Payload_Size %d B)", nic.BDF(), rate, own, healthy, mps)
 	})
 
 	x := minKnown(bn, nicNow)
-	step(x, "Gb/s", "", func() string { return "min(path, NIC now)" })
+	step(x, "Gb/s", "", func() string {
+		if a.g.NCCLView {
+			return "min(path, NIC)"
+		}
+		return "min(path, NIC now)"
+	})
 	crosses := (!local && p.SMI != topology.SYS) || detour != "" || p.SMI == topology.SYS
 	write, read := x, x
 	readHi := x

@@ -671,6 +671,27 @@ func TestCeilingNotEstimate(t *testing.T) {
 	}
 }
 
+// TestNCCLLinksAtMax: an NCCL topology file records each link's maximum,
+// so path --explain calls its bottleneck the narrowest link at its max,
+// never "current" or "now", and JSON says so; a capture keeps "current".
+func TestNCCLLinksAtMax(t *testing.T) {
+	src := corpusPath(t, "nccl-xml", "azure-ndv5-topo.xml")
+	code, out, errb := run("path", "GPU0", "NIC0", src, "--explain")
+	if code != ExitOK {
+		t.Fatalf("path %s: exit %d: %s", src, code, errb)
+	}
+	if !strings.Contains(out, "narrowest PCIe link at its max") || strings.Contains(out, "current PCIe link") || strings.Contains(out, " now") {
+		t.Errorf("path --explain %s speaks of links now:\n%s", src, out)
+	}
+	var v report.PathView
+	if _, out, _ = run("path", "GPU0", "NIC0", src, "-o", "json"); json.Unmarshal([]byte(out), &v) != nil || !v.LinksAtMax {
+		t.Errorf("path -o json %s: links_at_max not true:\n%s", src, out)
+	}
+	if _, out, _ = run("path", "GPU0", "NIC0", fx("hgx-h100"), "--explain"); !strings.Contains(out, "narrowest current PCIe link") {
+		t.Errorf("path --explain hgx-h100 lost its current link:\n%s", out)
+	}
+}
+
 // TestElidedTreePartial: an lspci -tv pasted with its root bus cut at
 // "..." (nccl-tests#256) is partial: check says so in its first line, and
 // compare does not rank it above a whole capture.

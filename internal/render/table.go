@@ -579,10 +579,14 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	}
 	if p.BottleneckGbps > 0 {
 		pr.Printf("\n")
-		line := fmt.Sprintf("%s (narrowest current PCIe link: GT/s × lanes × line code × MPS/(MPS+TLP overhead))", words.Gbps(p.BottleneckGbps))
+		link := "narrowest current PCIe link"
+		if v.LinksAtMax {
+			link = "narrowest PCIe link at its max, as the NCCL topology records links"
+		}
+		line := fmt.Sprintf("%s (%s: GT/s × lanes × line code × MPS/(MPS+TLP overhead))", words.Gbps(p.BottleneckGbps), link)
 		if slices.ContainsFunc(p.Hops, func(h report.Hop) bool { return h.OffPath }) {
-			line = fmt.Sprintf("%s (narrowest current PCIe link the data crosses: GT/s × lanes × line code × MPS/(MPS+TLP overhead)); "+
-				"the accelerator's own link is off the path, its data leaves over NVLink-C2C", words.Gbps(p.BottleneckGbps))
+			line = fmt.Sprintf("%s (%s the data crosses: GT/s × lanes × line code × MPS/(MPS+TLP overhead)); "+
+				"the accelerator's own link is off the path, its data leaves over NVLink-C2C", words.Gbps(p.BottleneckGbps), link)
 		}
 		pr.Lines(line, "Bottleneck: ", "  ")
 	}

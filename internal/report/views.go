@@ -296,7 +296,14 @@ type PathView struct {
 	PlaceUnknown bool `json:"place_unknown"`
 	// Partial is the summary's: why the source holds part of the machine.
 	Partial string `json:"partial"`
+	// LinksAtMax: the hops give each link's maximum speed and width, not
+	// its state now (an NCCL topology file records no other).
+	LinksAtMax bool `json:"links_at_max"`
 }
+
+// LinksAtMax reports whether the source records each link's maximum
+// rather than its state now (an NCCL topology file).
+func (r *Report) LinksAtMax() bool { return r.Graph != nil && r.Graph.NCCLView }
 
 // Aliases are the graph's devices' table names (GPU0, NIC0), for the
 // exports that draw the graph.
@@ -334,5 +341,6 @@ func NewPathView(r *Report, p topology.Pair) *PathView {
 	}
 	v.PlaceUnknown = len(p.Hops) == 0 && (p.A.PlaceUnknown || p.B.PlaceUnknown || p.Path == topology.PathUnknown)
 	v.Partial = r.Summary.Partial
+	v.LinksAtMax = r.LinksAtMax()
 	return v
 }
