@@ -671,10 +671,20 @@ func TestCeilingNotEstimate(t *testing.T) {
 	}
 }
 
-// TestNCCLLinksAtMax: an NCCL topology file records each link's maximum,
-// so path --explain calls its bottleneck the narrowest link at its max,
-// never "current" or "now", and JSON says so; a capture keeps "current".
-func TestNCCLLinksAtMax(t *testing.T) {
+// TestNCCLTopologyWording: an NCCL topology file records each link's
+// maximum, so path --explain calls its bottleneck the narrowest link at its
+// max, never "current" or "now", and JSON says so; a capture keeps
+// "current". It lists only the NUMA nodes holding devices, with their CPU
+// masks: AWS's p5 file gives one node of 48 CPUs on a 192-vCPU instance,
+// so check counts the file's masks, not the machine's CPUs.
+func TestNCCLTopologyWording(t *testing.T) {
+	_, out, _ := run("check", corpusPath(t, "nccl-xml", "aws-p5.48xl-topo.xml"))
+	for _, want := range []string{"48 logical CPUs in the file's CPU masks\n", "NUMA nodes     1 holding devices (0: socket ?); NCCL's topology lists no others\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check aws-p5.48xl-topo.xml lacks %q:\n%s", want, out)
+		}
+	}
+
 	src := corpusPath(t, "nccl-xml", "azure-ndv5-topo.xml")
 	code, out, errb := run("path", "GPU0", "NIC0", src, "--explain")
 	if code != ExitOK {

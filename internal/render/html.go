@@ -295,7 +295,7 @@ func htmlPairOf(i int, r *report.Report, p *report.Pair, a, n *report.Device) ht
 		SMI: report.Label(p), NCCL: report.NCCLLabel(p), Bottleneck: "unknown"}
 	if p.BottleneckGbps > 0 {
 		out.Bottleneck = fmt.Sprintf("%g Gb/s (the narrowest current PCIe link the data crosses)", p.BottleneckGbps)
-		if r.LinksAtMax() {
+		if r.NCCLTopology() {
 			out.Bottleneck = fmt.Sprintf("%g Gb/s (the narrowest PCIe link the data crosses, at its max as the NCCL topology records links)", p.BottleneckGbps)
 		}
 	}

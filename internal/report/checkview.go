@@ -242,8 +242,8 @@ func SummaryRows(r *Report) [][]string {
 	rows := [][]string{
 		{"Source", fmt.Sprintf("%s (%s)", r.Source.Name, r.Source.Format)},
 		{"Host", host},
-		{"CPU", cpuText(s)},
-		{"NUMA nodes", numaText(s)},
+		{"CPU", cpuText(s, r.NCCLTopology())},
+		{"NUMA nodes", numaText(s, r.NCCLTopology())},
 		{"Accelerators", r.Summary.Accelerators},
 		{"NICs", r.Summary.NICs},
 		{"PCIe switches", switchText(r)},
@@ -267,7 +267,7 @@ func SummaryRows(r *Report) [][]string {
 }
 
 // numaText is "2 (0: socket 0, 1: socket 1)", or "unknown".
-func numaText(s System) string {
+func numaText(s System, ncclTopology bool) string {
 	if len(s.NUMANodes) == 0 {
 		return "unknown"
 	}
@@ -281,6 +281,9 @@ func numaText(s System) string {
 			sock = "socket " + strconv.Itoa(node.Socket)
 		}
 		per = append(per, fmt.Sprintf("%d: %s", node.ID, sock))
+	}
+	if ncclTopology {
+		return fmt.Sprintf("%d holding devices (%s); NCCL's topology lists no others", len(s.NUMANodes), strings.Join(per, ", "))
 	}
 	return fmt.Sprintf("%d (%s)", len(s.NUMANodes), strings.Join(per, ", "))
 }

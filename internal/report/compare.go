@@ -170,7 +170,7 @@ func UnknownPaths(r *Report) (unknown, all int) {
 
 // ServerOf condenses a report for the comparison.
 func ServerOf(r *Report) Server {
-	s := Server{Source: r.Source.Name, Format: r.Source.Format, CPU: cpuText(r.System), NUMANodes: len(r.System.NUMANodes),
+	s := Server{Source: r.Source.Name, Format: r.Source.Format, CPU: cpuText(r.System, r.NCCLTopology()), NUMANodes: len(r.System.NUMANodes),
 		Accelerators: r.Summary.AcceleratorLinks, NICs: r.Summary.RailNICLinks, PCIeSwitches: r.Summary.PCIeSwitches,
 		PairsByLabel: map[string]int{}, FindingCodes: []string{}, Critical: []string{}}
 	for _, a := range r.Accelerators {
@@ -657,8 +657,9 @@ func indexOf(m *measure) int {
 }
 
 // cpuText describes the CPU: "2 x Intel Xeon ... (GenuineIntel family 6
-// model 143), 224 logical CPUs"; "unknown" parts where unknown.
-func cpuText(s System) string {
+// model 143), 224 logical CPUs"; "unknown" parts where unknown. An NCCL
+// topology's count is of the CPU masks it lists, not the machine's.
+func cpuText(s System, ncclTopology bool) string {
 	cpu := s.CPUModel
 	if cpu == "" {
 		cpu = "unknown"
@@ -669,7 +670,10 @@ func cpuText(s System) string {
 	if s.CPUVendor != "" && s.CPUFamily >= 0 {
 		cpu += fmt.Sprintf(" (%s family %d model %d)", s.CPUVendor, s.CPUFamily, s.CPUModelID)
 	}
-	if s.LogicalCPUs > 0 {
+	switch {
+	case s.LogicalCPUs > 0 && ncclTopology:
+		cpu += fmt.Sprintf(", %d logical CPUs in the file's CPU masks", s.LogicalCPUs)
+	case s.LogicalCPUs > 0:
 		cpu += fmt.Sprintf(", %d logical CPUs", s.LogicalCPUs)
 	}
 	return cpu

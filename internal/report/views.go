@@ -301,9 +301,11 @@ type PathView struct {
 	LinksAtMax bool `json:"links_at_max"`
 }
 
-// LinksAtMax reports whether the source records each link's maximum
-// rather than its state now (an NCCL topology file).
-func (r *Report) LinksAtMax() bool { return r.Graph != nil && r.Graph.NCCLView }
+// NCCLTopology reports whether the source is NCCL's topology (a file or
+// its print), which records each link's maximum rather than its state now
+// and lists only the NUMA nodes holding devices (src/graph/xml.cc,
+// ncclTopoGetXmlFromSys).
+func (r *Report) NCCLTopology() bool { return r.Graph != nil && r.Graph.NCCLView }
 
 // Aliases are the graph's devices' table names (GPU0, NIC0), for the
 // exports that draw the graph.
@@ -341,6 +343,6 @@ func NewPathView(r *Report, p topology.Pair) *PathView {
 	}
 	v.PlaceUnknown = len(p.Hops) == 0 && (p.A.PlaceUnknown || p.B.PlaceUnknown || p.Path == topology.PathUnknown)
 	v.Partial = r.Summary.Partial
-	v.LinksAtMax = r.LinksAtMax()
+	v.LinksAtMax = r.NCCLTopology()
 	return v
 }
