@@ -528,7 +528,8 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 		}
 	}
 	var far, cross group
-	translates := false // an accelerator's DMA the IOMMU translates: GDR must wait for passthrough
+	translates := false   // an accelerator's DMA the IOMMU translates: GDR must wait for passthrough
+	oneSocketSYS := false // a best NIC on another NUMA node of the accelerator's socket
 	for _, gpu := range order {
 		p := best[gpu]
 		label := string(p.SMI)
@@ -544,6 +545,7 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 			cross.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, a.evidence(gpu, "numa_node of the devices; sys/devices/system/node (sockets)",
 				fmt.Sprintf("NUMA node %d, its best NIC %s on NUMA node %d of another socket", gpu.NUMANode, p.B.BDF(), p.B.NUMANode)))
 		case a.localityLabel(p).Worse(topology.PXB):
+			oneSocketSYS = oneSocketSYS || p.SMI == topology.SYS
 			far.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, "labels of the accelerator–NIC pairs (nvidia-smi semantics)")
 		}
 	}
@@ -558,6 +560,11 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 	move := manual("move the NIC or the accelerator under one PCIe switch", "see gdtopo tree")
 	if len(a.g.Switches()) == 0 {
 		move = manual("no slot gives these cards a PCIe switch in common: only a switch (a riser or baseboard with one) brings them under PXB", "see gdtopo tree")
+	}
+	if oneSocketSYS {
+		// NCCL makes each NUMA node a CPU of its own (src/graph/topo.cc):
+		// such pairs are PATH_SYS to it, above the PHB level.
+		gdrPHB += "; it leaves the SYS pairs across NUMA nodes of one socket staged: NCCL sees each NUMA node as a CPU of its own, so only NCCL_NET_GDR_LEVEL=SYS reaches them, and that reaches every cross-socket pair as well"
 	}
 	farFix := []RemedyStep{move, command("export NCCL_NET_GDR_LEVEL=PHB", gdrPHB)}
 	crossFix := []RemedyStep{manual("put a NIC on every socket that holds accelerators, or move cards; bind ranks with the plan's numactl",

@@ -243,11 +243,11 @@ func (a *analysis) plan() Plan {
 	for k := range path {
 		path[k] = -1
 	}
-	ownSocket := make([]int64, len(gpus)*len(nics)) // 1 where the pair is not SYS
+	ownSocket := make([]int64, len(gpus)*len(nics)) // 1 where the pair does not cross sockets (NUMA nodes of one socket do not)
 	for _, p := range a.pairs {
 		if k, ok := cell(p.A, p.B); ok {
 			near[k] = int64(max(0, topology.SYS.Rank()+1-p.SMI.Rank()))
-			if p.SMI != topology.SYS {
+			if !p.CrossSocket() {
 				ownSocket[k] = 1
 			}
 			if r, ok := ncclRank(p.NCCL); ok {
