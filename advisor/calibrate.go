@@ -177,14 +177,14 @@ func Calibrate(g *topology.Graph, pairs []topology.Pair, opts Options, ms []Meas
 			if f.Direction != dir {
 				continue
 			}
-			smi := g.Classify(f.GPU, f.NIC).SMI
-			local := smi == topology.PIX || smi == topology.PXB
-			capped := smi == topology.SYS && p.ExpectedWriteGbps == a.sysP2P().Value
+			pair := g.Classify(f.GPU, f.NIC)
+			local, cross := pair.SMI == topology.PIX || pair.SMI == topology.PXB, pair.CrossSocket() // predict's cases
+			capped := cross && p.ExpectedWriteGbps == a.sysP2P().Value
 			var targets []*Param
 			v := 0.0
 			switch {
 			case local:
-			case dir == "write" && smi == topology.SYS && a.cpuKind().inter != nil && p.ExpectedWriteGbps == a.cpuKind().inter.Value:
+			case dir == "write" && cross && a.cpuKind().inter != nil && p.ExpectedWriteGbps == a.cpuKind().inter.Value:
 				// Capped by NCCL's inter-socket constant: a measurement above
 				// it shows the link carries more on this machine, so the
 				// constant and the cross-socket cap both take it; one below
@@ -193,14 +193,14 @@ func Calibrate(g *topology.Graph, pairs []topology.Pair, opts Options, ms []Meas
 				if f.Gbps > a.cpuKind().inter.Value {
 					targets = append(targets, a.cpuKind().inter)
 				}
-			case dir == "read" && smi == topology.SYS && a.cpuKind().inter != nil && p.ExpectedWriteGbps == a.cpuKind().inter.Value:
+			case dir == "read" && cross && a.cpuKind().inter != nil && p.ExpectedWriteGbps == a.cpuKind().inter.Value:
 				// a read at the inter-socket constant says nothing of the read factor
 			case dir == "write" && capped:
 				targets, v = []*Param{a.sysP2P()}, f.Gbps
 			case dir == "write":
 				phb := a.cpuKind().phb
 				targets, v = []*Param{phb}, phb.Value*f.Gbps/p.ExpectedWriteGbps
-			case smi == topology.SYS && f.Gbps >= a.sysP2P().Value-1e-6:
+			case cross && f.Gbps >= a.sysP2P().Value-1e-6:
 				// a read at the cross-socket cap says nothing of the read factor
 			case p.ExpectedReadGbps > 0:
 				lo, hi := a.readFactor(f.GPU)

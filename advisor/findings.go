@@ -28,7 +28,7 @@ var Codes = map[string]string{
 	"aer-correctable":      "Info: a device on an accelerator or NIC path counted 100 or more corrected PCIe errors since boot (aer_dev_correctable): the link retried them; a count that grows means a marginal link.",
 	"no-local-nic":         "Warning: an accelerator's best NIC is through the root complex (PHB/NODE) or another NUMA node of its socket; NCCL's default turns GPUDirect RDMA off there.",
 	"cross-socket":         "Warning: an accelerator's best NIC is on another socket (SYS): GDR off by default, traffic crosses the inter-socket link.",
-	"nic-shared":           "Several accelerators must share one NIC (info) or one switch uplink past its bandwidth (warning): follow the rail plan.",
+	"nic-shared":           "Several ranks (accelerators, or the compute partitions of one) must share one NIC (info) or one switch uplink past its bandwidth (warning): follow the rail plan.",
 	"numa-unknown":         "Warning: numa_node is -1 (NCCL sees one CPU node and cannot tell SYS from PHB), or could not be read (the node NCCL sees is unknown), for an accelerator or NIC on a multi-NUMA machine.",
 	"peer-memory-missing":  "NVIDIA accelerators and RDMA NICs, but no nvidia_peermem / nv_peer_mem / memory_peers evidence: a warning where dma-buf cannot apply either (NCCL < 2.13, pre-Turing GPU, kernel before 5.12), info where dma-buf may (it needs the open NVIDIA kernel module, which sysfs does not show).",
 	"peer-memory-unknown":  "Info: the source holds no sys/module, so peer-memory support could not be checked.",
@@ -528,7 +528,8 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 		}
 	}
 	var far, cross group
-	translates := false // an accelerator's DMA the IOMMU translates: GDR must wait for passthrough
+	translates := false   // an accelerator's DMA the IOMMU translates: GDR must wait for passthrough
+	oneSocketSYS := false // a best NIC on another NUMA node of the accelerator's socket
 	for _, gpu := range order {
 		p := best[gpu]
 		label := string(p.SMI)
@@ -544,6 +545,7 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 			cross.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, a.evidence(gpu, "numa_node of the devices; sys/devices/system/node (sockets)",
 				fmt.Sprintf("NUMA node %d, its best NIC %s on NUMA node %d of another socket", gpu.NUMANode, p.B.BDF(), p.B.NUMANode)))
 		case a.localityLabel(p).Worse(topology.PXB):
+			oneSocketSYS = oneSocketSYS || p.SMI == topology.SYS
 			far.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, "labels of the accelerator–NIC pairs (nvidia-smi semantics)")
 		}
 	}
@@ -558,6 +560,11 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 	move := manual("move the NIC or the accelerator under one PCIe switch", "see gdtopo tree")
 	if len(a.g.Switches()) == 0 {
 		move = manual("no slot gives these cards a PCIe switch in common: only a switch (a riser or baseboard with one) brings them under PXB", "see gdtopo tree")
+	}
+	if oneSocketSYS {
+		// NCCL makes each NUMA node a CPU of its own (src/graph/topo.cc):
+		// such pairs are PATH_SYS to it, above the PHB level.
+		gdrPHB += "; it leaves the SYS pairs across NUMA nodes of one socket staged: NCCL sees each NUMA node as a CPU of its own, so only NCCL_NET_GDR_LEVEL=SYS reaches them, and that reaches every cross-socket pair as well"
 	}
 	farFix := []RemedyStep{move, command("export NCCL_NET_GDR_LEVEL=PHB", gdrPHB)}
 	crossFix := []RemedyStep{manual("put a NIC on every socket that holds accelerators, or move cards; bind ranks with the plan's numactl",
@@ -583,6 +590,7 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 // whose planned flows want more than the link carries.
 func (a *analysis) findSharing(plan Plan) {
 	users := map[*topology.Device][]*topology.Device{}
+	ranks := map[*topology.Device]int{} // per NIC, each accelerator's partitions; -1 where a count is unknown
 	flows := map[*topology.Device][]Assignment{}
 	var nics, uplinks []*topology.Device
 	for _, as := range plan.Assignments {
@@ -590,6 +598,11 @@ func (a *analysis) findSharing(plan Plan) {
 			nics = append(nics, as.NIC)
 		}
 		users[as.NIC] = append(users[as.NIC], as.GPU)
+		if as.Partitions == 0 || ranks[as.NIC] < 0 {
+			ranks[as.NIC] = -1
+		} else {
+			ranks[as.NIC] += as.Partitions
+		}
 		top := lca(as.GPU, as.NIC)
 		if l := a.smiLabel(as.GPU, as.NIC); l != topology.PIX && l != topology.PXB {
 			top = nil
@@ -605,10 +618,20 @@ func (a *analysis) findSharing(plan Plan) {
 		}
 	}
 	for _, n := range nics {
-		if gs := users[n]; len(gs) > 1 {
+		if gs := users[n]; len(gs) > 1 || ranks[n] != 1 {
 			var g group
-			g.add(append([]*topology.Device{n}, gs...), fmt.Sprintf("%d accelerators share NIC %s (%s): each gets about 1/%d of it when all send at once",
-				len(gs), n.BDF(), strings.Join(bdfs(gs), ", "), len(gs)), RemedyStep{}, "rail plan: more accelerators than NICs")
+			parted, partitioned := partitionedOf(gs)
+			switch {
+			case !partitioned:
+				g.add(append([]*topology.Device{n}, gs...), fmt.Sprintf("%d accelerators share NIC %s (%s): each gets about 1/%d of it when all send at once",
+					len(gs), n.BDF(), strings.Join(bdfs(gs), ", "), len(gs)), RemedyStep{}, "rail plan: more accelerators than NICs")
+			case ranks[n] < 0:
+				g.add(append([]*topology.Device{n}, gs...), fmt.Sprintf("ranks share NIC %s (%s), how many the source does not show (the model's XCD count is unknown): each gets a part of it when all send at once",
+					n.BDF(), parted), RemedyStep{}, "rail plan; amdgpu current_compute_partition")
+			default:
+				g.add(append([]*topology.Device{n}, gs...), fmt.Sprintf("%d ranks share NIC %s (%s): each gets about 1/%d of it when all send at once",
+					ranks[n], n.BDF(), parted, ranks[n]), RemedyStep{}, "rail plan; amdgpu current_compute_partition: one rank per compute partition")
+			}
 			// What the plan sets that binds a rank: numactl where it has NUMA
 			// nodes (none from a provider's file), UCX_NET_DEVICES where NCCL's
 			// own transport drives the NIC (netVars).
@@ -640,7 +663,17 @@ func (a *analysis) findSharing(plan Plan) {
 			if a.inVM() { // EFA's instances among them
 				more = manual("choose an instance type with one NIC per accelerator", "a cloud tenant adds no NIC")
 			}
-			a.emit("nic-shared", Info, &g, "%s", []RemedyStep{bind, more}, nil)
+			steps := []RemedyStep{bind, more}
+			if partitioned {
+				// All partitions of an accelerator reach the NIC through its one
+				// PCI function: no binding or NIC list parts them.
+				steps = []RemedyStep{manual("where each rank needs more of the NIC, run fewer compute partitions per accelerator (SPX: one rank each)",
+					"a partition's rank goes through its accelerator's one PCI function, so binding parts no rank from the others on that accelerator")}
+				if len(gs) > 1 {
+					steps = append(steps, bind)
+				}
+			}
+			a.emit("nic-shared", Info, &g, "%s", steps, nil)
 		}
 	}
 	for _, u := range uplinks {
@@ -660,6 +693,23 @@ func (a *analysis) findSharing(plan Plan) {
 			a.emit("nic-shared", Warning, &g, "%s", []RemedyStep{fix}, nil)
 		}
 	}
+}
+
+// partitionedOf names gs with the compute partitions of those that run in
+// them ("0000:03:00.0 in 8 CPX partitions, 0000:23:00.0"), and whether any
+// does.
+func partitionedOf(gs []*topology.Device) (string, bool) {
+	out, some := make([]string, len(gs)), false
+	for i, d := range gs {
+		out[i] = d.BDF()
+		switch n := topology.ComputePartitions(d); {
+		case n == 0:
+			out[i], some = fmt.Sprintf("%s in %s partitions of unknown count", d.BDF(), d.ComputePartition), true
+		case n > 1:
+			out[i], some = fmt.Sprintf("%s in %d %s partitions", d.BDF(), n, d.ComputePartition), true
+		}
+	}
+	return strings.Join(out, ", "), some
 }
 
 // findDevices reports per-device settings: NUMA node, read request size,

@@ -38,9 +38,16 @@ type Assignment struct {
 	ExpectedGbps float64 // the pair's throughput as NCCL would run it (Mode), before sharing
 	// Mode is how NCCL runs the pair, what ExpectedGbps is the figure of:
 	// ModeGDR, ModeGDRWrite or ModeHostStaged.
-	Mode      string
-	Shared    int     // accelerators on this NIC's card, Socket Direct halves together (1: its own)
-	ShareGbps float64 // ExpectedGbps / Shared: what each gets when all send at once
+	Mode string
+	// Partitions is how many ranks the accelerator runs as: its compute
+	// partitions (topology.ComputePartitions), 1 unpartitioned, 0 unknown.
+	// All of them go through its one PCI function to NIC.
+	Partitions int
+	// Shared is the ranks on this NIC's card, Socket Direct halves
+	// together: each accelerator's Partitions (1: its own); 0 where an
+	// accelerator's partition count is unknown.
+	Shared    int
+	ShareGbps float64 // what each of its ranks gets when all send at once; 0 unknown
 	Known     bool    // the figure rests on a known label, link and GDR verdict
 	AtMost    bool    // the figure is a ceiling: the NIC's port rate is unknown (Prediction.AtMost)
 	// MoreNICs are the further NICs NCCL spreads this accelerator's
@@ -243,11 +250,11 @@ func (a *analysis) plan() Plan {
 	for k := range path {
 		path[k] = -1
 	}
-	ownSocket := make([]int64, len(gpus)*len(nics)) // 1 where the pair is not SYS
+	ownSocket := make([]int64, len(gpus)*len(nics)) // 1 where the pair does not cross sockets (NUMA nodes of one socket do not)
 	for _, p := range a.pairs {
 		if k, ok := cell(p.A, p.B); ok {
 			near[k] = int64(max(0, topology.SYS.Rank()+1-p.SMI.Rank()))
-			if p.SMI != topology.SYS {
+			if !p.CrossSocket() {
 				ownSocket[k] = 1
 			}
 			if r, ok := ncclRank(p.NCCL); ok {
@@ -415,18 +422,34 @@ func (a *analysis) plan() Plan {
 	if hca.set && pl.NCCLIBHCA != "" {
 		pl.NCCLIBHCA = hca.value // the job's own list, which NCCL reads on every rank
 	}
+	// The plan places accelerators, the PCI functions with a path; what a
+	// NIC's capacity is divided by is their ranks, one per compute partition.
+	ranks := make([]int, len(nics)) // per NIC; -1 where a partition count is unknown
+	for i, as := range pl.Assignments {
+		j := slots[i] / capacity
+		switch n := topology.ComputePartitions(as.GPU); {
+		case n == 0 || ranks[j] < 0:
+			ranks[j] = -1
+		default:
+			ranks[j] += n
+		}
+	}
 	sum, unknown := 0.0, false
 	for i := range pl.Assignments {
 		as := &pl.Assignments[i]
 		j := slots[i] / capacity
-		as.Shared = cardLoad(a.g, nics, load, j)
-		as.ShareGbps = shareOf(*as, pred[i*len(nics)+j], load[j])
+		as.Partitions = topology.ComputePartitions(as.GPU)
+		as.Shared = max(cardLoad(a.g, nics, ranks, j), 0)
+		as.ShareGbps = shareOf(*as, pred[i*len(nics)+j], max(ranks[j], 0))
 		sum += as.ShareGbps
 		unknown = unknown || as.ShareGbps <= 0
 		if i == 0 || as.ShareGbps < pl.WorstGbps || as.ShareGbps == pl.WorstGbps && as.AtMost {
 			pl.WorstGbps, pl.WorstAtMost = as.ShareGbps, as.AtMost && as.ExpectedGbps > 0
 		}
 		pl.Ranks[i].Vars = append(pl.Ranks[i].Vars, netVars(*as, pl.NCCLIBHCA)...)
+	}
+	if slices.ContainsFunc(pl.Assignments, func(as Assignment) bool { return as.Partitions != 1 }) {
+		pl.Notes = append(pl.Notes, "an accelerator in compute partitions runs one rank per partition, all through its one PCI function and NIC: its settings are for every one of those ranks, and which local ranks they are the source does not tell")
 	}
 	pl.MeanGbps = sum / float64(len(pl.Assignments))
 	if unknown { // a figure the source cannot give is not a zero to average
@@ -435,14 +458,18 @@ func (a *analysis) plan() Plan {
 	return pl
 }
 
-// shareOf is an assignment's figure when every accelerator on its NIC
-// sends at once: at most its own figure, the card's port rate over the
-// accelerators on the card (Shared: both halves of a Socket Direct card
-// share one port) and the function's own link over those on the function
-// (onFunc); where neither is known, its figure over Shared. An
-// accelerator spread over several NICs (MoreNICs) has them to itself.
+// shareOf is the figure of each of an assignment's ranks when every rank
+// on its NIC sends at once: at most the accelerator's own figure over its
+// partitions, the card's port rate over the ranks on the card (Shared: both
+// halves of a Socket Direct card share one port) and the function's own
+// link over those on the function (onFunc); where neither is known, its
+// figure over Shared. An accelerator spread over several NICs (MoreNICs)
+// has them to itself. 0 where a partition count is unknown.
 func shareOf(as Assignment, p *Prediction, onFunc int) float64 {
-	x := max(as.ExpectedGbps, 0)
+	if as.Partitions == 0 || as.Shared == 0 || onFunc == 0 {
+		return 0 // how many ranks divide the NIC is unknown
+	}
+	x := max(as.ExpectedGbps, 0) / float64(as.Partitions)
 	switch {
 	case p == nil || len(as.MoreNICs) > 0 || x == 0:
 	case p.portGbps > 0:
@@ -454,7 +481,7 @@ func shareOf(as Assignment, p *Prediction, onFunc int) float64 {
 	case p.nicLinkGbps > 0 && as.Shared == onFunc:
 		return min(x, p.nicLinkGbps/float64(onFunc))
 	}
-	return x / float64(as.Shared)
+	return max(as.ExpectedGbps, 0) / float64(as.Shared)
 }
 
 // lowestEqualNICs moves each accelerator that has its NIC alone to the

@@ -421,8 +421,9 @@ func TestPlanAMDPartitions(t *testing.T) {
 			t.Errorf("rank %d env %v: want ROCR_VISIBLE_DEVICES %q", i, r.Env(), want)
 		}
 	}
-	if len(pl.Notes) != 1 || !strings.HasPrefix(pl.Notes[0], "no ROCR_VISIBLE_DEVICES for ranks 2-3: AMD accelerators in CPX compute partitioning") {
-		t.Errorf("notes %q, want one saying ranks 2-3 have no index", pl.Notes)
+	if len(pl.Notes) != 2 || !strings.HasPrefix(pl.Notes[0], "no ROCR_VISIBLE_DEVICES for ranks 2-3: AMD accelerators in CPX compute partitioning") ||
+		!strings.HasPrefix(pl.Notes[1], "an accelerator in compute partitions runs one rank per partition") {
+		t.Errorf("notes %q, want one saying ranks 2-3 have no index, one that a partitioned accelerator's settings are for all its ranks", pl.Notes)
 	}
 }
 

@@ -461,7 +461,10 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		}
 	}
 	writeHi := write
-	if p.SMI == topology.SYS {
+	if p.Path == topology.PathNUMANodes {
+		note("NUMA nodes of one socket (Intel SNC, AMD NPS): the path stays on the socket's own fabric, so the same-socket figures are taken, with no inter-socket cap; no measurement across such nodes")
+	}
+	if p.CrossSocket() {
 		c := a.sysP2P()
 		limit, src, what := c.Value, c.Source, c.Key
 		if cpu.inter != nil && cpu.inter.Value < limit {
@@ -483,9 +486,6 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 			}
 			return fmt.Sprintf("across sockets, capped at %.4g Gb/s (%s; %s)", limit, what, cpu.name)
 		})
-		if p.Path == topology.PathNUMANodes {
-			note("sub-NUMA domains of one socket: the cross-socket figures are assumed for them")
-		}
 	}
 	switch {
 	case (trG || trN) && a.grace:
@@ -531,7 +531,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 			}
 		}
 		inter := false // the inter-socket link, not the links to the CPU, bounds it
-		if p.SMI == topology.SYS && cpu.inter != nil && cpu.inter.Value < h {
+		if p.CrossSocket() && cpu.inter != nil && cpu.inter.Value < h {
 			h, inter = cpu.inter.Value, true
 		}
 		staged := h * a.m.HostStagedFactor.Value
@@ -547,7 +547,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		})
 		// Across sockets staging crosses the same inter-socket link and
 		// was measured below GDR (ucx#11121): never rank it above.
-		if c := pr.ExpectedWriteGbps * a.m.SYSStagedPerGDR.Value; p.SMI == topology.SYS && c > 0 && c < staged {
+		if c := pr.ExpectedWriteGbps * a.m.SYSStagedPerGDR.Value; p.CrossSocket() && c > 0 && c < staged {
 			staged = c
 			step(c, "Gb/s", a.m.SYSStagedPerGDR.Source, func() string {
 				return fmt.Sprintf("host-staged across sockets: at most %.3g × the direct write figure", a.m.SYSStagedPerGDR.Value)

@@ -133,12 +133,16 @@ func (a *analysis) findSocketDirect(plan Plan) {
 		[]RemedyStep{manual("run each accelerator's ranks on the half of the card on its own socket", "the rail plan does; the halves share the card's port bandwidth")}, nil)
 }
 
-// cardLoad is the number of accelerators planned on nics[j]'s card: its
-// own load plus that of its Socket Direct halves, which share its port.
+// cardLoad is the load (ranks) planned on nics[j]'s card: its own load
+// plus that of its Socket Direct halves, which share its port; -1 where
+// one of them is unknown (negative).
 func cardLoad(g *topology.Graph, nics []*topology.Device, load []int, j int) int {
 	n := load[j]
 	for _, p := range g.SocketDirectPeers(nics[j]) {
 		if k := slices.Index(nics, p); k >= 0 {
+			if load[k] < 0 || n < 0 {
+				return -1
+			}
 			n += load[k]
 		}
 	}

@@ -113,6 +113,12 @@ type Pair struct {
 	Notes         []string
 }
 
+// CrossSocket reports a pair whose path crosses the inter-socket link: SYS
+// but not between NUMA nodes of one socket (Intel SNC, AMD NPS), whose
+// traffic stays on the socket's own fabric though nvidia-smi and NCCL
+// label it SYS too. A SYS pair whose sockets are unknown counts as crossing.
+func (p Pair) CrossSocket() bool { return p.SMI == SYS && p.Path != PathNUMANodes }
+
 // MaxPairEnds bounds the accelerators and NICs (virtual functions left out)
 // whose pairs gdtopo labels: MaxPairEnds*(MaxPairEnds-1)/2 = 8128 pairs at
 // most, a few KiB each. The largest servers have a few dozen; an input

@@ -182,3 +182,44 @@ func (g *Graph) PlatformFeatures() []string {
 	}
 	return out
 }
+
+// ComputePartitions is how many logical GPUs amdgpu makes of accelerator d
+// in its compute partition mode, each its own KFD node, render node and
+// RCCL rank behind the one PCI function: the XCDs over the XCDs per
+// partition (Linux drivers/gpu/drm/amd/amdgpu/aqua_vanjaram.c,
+// __aqua_vanjaram_get_xcc_per_xcp), so 1 unpartitioned or in SPX, 2 in
+// DPX, 3 in TPX, 4 in QPX and one per XCD in CPX (amdsmi.h,
+// amdsmi_accelerator_partition_profile_t: "On MI300X: SPX=>1, DPX=>2,
+// QPX=>4, CPX=>8"). 0 where unknown: a mode it does not know, or CPX on a
+// model whose XCD count it does not know.
+func ComputePartitions(d *Device) int {
+	switch d.ComputePartition {
+	case "", "SPX":
+		return 1
+	case "DPX":
+		return 2
+	case "TPX":
+		return 3
+	case "QPX":
+		return 4
+	case "CPX":
+		return instinctXCDs(d)
+	}
+	return 0
+}
+
+// instinctXCDs is the number of accelerator complex dies (XCDs) of an AMD
+// Instinct model, 0 unknown: AMD SMI docs, "GPU partitioning": "MI300X has
+// 8 XCDs and MI300A has 6" (PCI IDs 1002:74a1, 1002:74a0).
+func instinctXCDs(d *Device) int {
+	if d.VendorID != VendorAMD {
+		return 0
+	}
+	switch d.DeviceID {
+	case 0x74a1: // Instinct MI300X
+		return 8
+	case 0x74a0: // Instinct MI300A
+		return 6
+	}
+	return 0
+}

@@ -297,7 +297,7 @@ func planTable(p *Printer, plan *report.CheckPlan, verbose bool) error {
 		p.Printf("\n```\n")
 	}
 	for _, rk := range plan.Ranks {
-		p.Lines(rk.Settings, fmt.Sprintf("  rank %d: ", rk.LocalRank), "      ")
+		p.Lines(rk.Settings, "  "+rk.Who+": ", "      ")
 	}
 	if p.Format() == Markdown {
 		p.Printf("```\n")

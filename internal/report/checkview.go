@@ -86,7 +86,10 @@ type CheckPlan struct {
 // CheckRank is one local rank's settings, quoted for a shell.
 type CheckRank struct {
 	LocalRank int
-	Settings  string
+	// Who names the ranks the settings are for: "rank 0", or "GPU0's
+	// ranks" where the accelerator runs as several (compute partitions).
+	Who      string
+	Settings string
 }
 
 // CheckFinding is a finding as check lists it.
@@ -344,6 +347,16 @@ func (r *Report) ModeText(as Assignment) string {
 	return w
 }
 
+// ranksOf is how many ranks a planned accelerator runs as and whether it
+// runs in compute partitions (a mode other than SPX): Partitions there, 0
+// unknown; 1 for any other, whatever the field (a report that predates it).
+func (r *Report) ranksOf(as Assignment) (int, bool) {
+	if m := r.Device(as.Accelerator).ComputePartition; m == "" || m == "SPX" {
+		return 1, false
+	}
+	return as.Partitions, true
+}
+
 // checkPlan is the rail plan as check shows it, each rank's settings with
 // verbose; nil without assignments.
 func checkPlan(r *Report, verbose bool) *CheckPlan {
@@ -355,9 +368,23 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 	if plan.AtMost && verbose {
 		out.CeilingNote = "≤: a ceiling, not an estimate: the source does not give the NIC's port rate, so its own PCIe link is taken as its limit."
 	}
+	// Where an accelerator runs as several ranks (compute partitions), the
+	// NIC's sharers are counted as ranks, and said so.
+	partitioned := slices.ContainsFunc(plan.Assignments, func(as Assignment) bool { _, p := r.ranksOf(as); return p })
 	for _, as := range plan.Assignments {
 		shared := "own"
-		if as.Shared > 1 {
+		switch g, p := r.Device(as.Accelerator), as.Partitions; {
+		case partitioned && p == 0:
+			shared = "shared by its " + g.ComputePartition + " partitions, count unknown"
+		case partitioned && as.Shared == 0:
+			shared = "shared with partitions of unknown count"
+		case partitioned && p > 1 && as.Shared == p:
+			shared = fmt.Sprintf("shared by its %d %s partitions", p, g.ComputePartition)
+		case partitioned && p > 1:
+			shared = fmt.Sprintf("shared by %d ranks: its %d %s partitions, %d more", as.Shared, p, g.ComputePartition, as.Shared-p)
+		case partitioned && as.Shared > 1:
+			shared = fmt.Sprintf("shared by %d ranks", as.Shared)
+		case as.Shared > 1:
 			shared = fmt.Sprintf("shared by %d", as.Shared)
 		}
 		if !as.Known {
@@ -386,7 +413,11 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 		if line == "" {
 			line = "nothing gdtopo can set from this source"
 		}
-		out.Ranks = append(out.Ranks, CheckRank{LocalRank: rk.LocalRank, Settings: line})
+		who := fmt.Sprintf("rank %d", rk.LocalRank)
+		if i := rk.LocalRank; i < len(plan.Assignments) && partitioned && plan.Assignments[i].Partitions != 1 {
+			who = r.Device(plan.Assignments[i].Accelerator).Alias + "'s ranks"
+		}
+		out.Ranks = append(out.Ranks, CheckRank{LocalRank: rk.LocalRank, Who: who, Settings: line})
 	}
 	out.Notes = plan.Notes
 	return out

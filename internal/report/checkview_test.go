@@ -38,7 +38,7 @@ func TestNewCheckView(t *testing.T) {
 	if f := full.Findings[0]; f.Devices != "GPU0 a0, NIC0 n0" || f.Evidence != "e" || !reflect.DeepEqual(f.Remedy, []string{"# BIOS: x"}) || full.Details {
 		t.Errorf("verbose finding %+v, details %v", f, full.Details)
 	}
-	if want := []CheckRank{{0, "NCCL_IB_HCA==mlx5_0 X='a b' numactl -N 0"}}; !reflect.DeepEqual(full.Plan.Ranks, want) {
+	if want := []CheckRank{{0, "rank 0", "NCCL_IB_HCA==mlx5_0 X='a b' numactl -N 0"}}; !reflect.DeepEqual(full.Plan.Ranks, want) {
 		t.Errorf("ranks %+v, want %+v", full.Plan.Ranks, want)
 	}
 	r.NICs = nil

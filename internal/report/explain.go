@@ -84,6 +84,9 @@ type RankNIC struct {
 	Channels    int    `json:"channels"`
 	GDRChannels int    `json:"gdr_channels"`
 	Path        string `json:"path"` // the source's label of GPU to NIC; "" unknown
+	// oneSocket is set where that SYS path joins NUMA nodes of one socket
+	// (SNC, NPS): it does not cross the inter-socket link.
+	oneSocket bool
 }
 
 // Difference is one way NCCL's run differs from what the host could do.
@@ -297,7 +300,7 @@ func against(lr *LogRank, r *Report) {
 	for i := range lr.NICs {
 		if d := deviceNamed(r, lr.NICs[i].Name); d != nil {
 			if p := r.Pair(acc.BDF, d.BDF); p != nil {
-				lr.NICs[i].Path = p.SMI
+				lr.NICs[i].Path, lr.NICs[i].oneSocket = p.SMI, p.Path == topology.PathNUMANodes
 			}
 		}
 	}
@@ -571,7 +574,7 @@ func (x *explainer) againstPlan(h *nccllog.Host, ranks []*LogRank) {
 				continue
 			}
 			switch {
-			case n.Path == string(topology.SYS):
+			case n.Path == string(topology.SYS) && !n.oneSocket:
 				x.add(Difference{Code: "cross-socket-nic", Severity: string(advisor.Critical), Host: h.Name, Ranks: lr.Ranks, CostsBandwidth: true,
 					Message: fmt.Sprintf("rank %s (%s) used %s, across the CPU sockets (SYS)", ints(lr.Ranks), lr.GPU, n.Name),
 					Cause:   fmt.Sprintf("NCCL's NIC for this GPU is not the plan's %s (%s)", orUnknown(lr.PlanNIC), lr.PlanPath),

@@ -62,6 +62,7 @@ func verdictParts(r *Report) (status, rest string) {
 	if undecided > 0 {
 		line += fmt.Sprintf(" (undecided for %d)", undecided)
 	}
+	line += partitionWords(r)
 	if r.Plan.WorstGbps > 0 {
 		line += ", worst " + words.GbpsAtMost(r.Plan.WorstGbps, r.Plan.WorstAtMost)
 		if staged == len(r.Accelerators) { // the figure is a staged one: say so beside it
@@ -69,6 +70,30 @@ func verdictParts(r *Report) (status, rest string) {
 		}
 	}
 	return status, line + partialInput(r.Summary)
+}
+
+// partitionWords says, where accelerators run in compute partitions, that
+// the verdict counts physical accelerators (PCI functions) and how many
+// ranks they run as: " (physical accelerators, run as 64 ranks: CPX
+// partitions)"; "" where every accelerator is one rank.
+func partitionWords(r *Report) string {
+	ranks, unknown := 0, false
+	var modes []string
+	for _, as := range r.Plan.Assignments {
+		n, parted := r.ranksOf(as)
+		ranks += n
+		unknown = unknown || n == 0
+		if m := r.Device(as.Accelerator).ComputePartition; parted && !slices.Contains(modes, m) {
+			modes = append(modes, m)
+		}
+	}
+	switch {
+	case len(modes) == 0:
+		return ""
+	case unknown:
+		return fmt.Sprintf(" (physical accelerators, run as %s partitions, how many ranks unknown)", strings.Join(modes, "/"))
+	}
+	return fmt.Sprintf(" (physical accelerators, run as %d ranks: %s partitions)", ranks, strings.Join(modes, "/"))
 }
 
 // partialInput is "; partial input (why)" for a source that holds part of

@@ -199,7 +199,7 @@ type RemedyStep struct {
 // Plan is the rail plan: a NIC for every accelerator.
 type Plan struct {
 	Assignments []Assignment `json:"assignments"`
-	WorstGbps   float64      `json:"worst_gbps"` // per accelerator, after sharing a NIC
+	WorstGbps   float64      `json:"worst_gbps"` // per rank, after sharing a NIC; 0 unknown
 	MeanGbps    float64      `json:"mean_gbps"`
 	AtMost      bool         `json:"at_most"`       // mean_gbps is a ceiling: an assignment's NIC has no known port rate
 	WorstAtMost bool         `json:"worst_at_most"` // worst_gbps is a ceiling: the worst assignment's NIC has no known port rate
@@ -216,11 +216,15 @@ type Assignment struct {
 	// Mode is how NCCL runs the pair, what expected_gbps is the figure of:
 	// "gdr" (GPUDirect RDMA both ways), "gdr_write" (receives direct, sends
 	// staged), "host_staged".
-	Mode      string  `json:"mode"`
-	Shared    int     `json:"shared"`     // accelerators on this NIC
-	ShareGbps float64 `json:"share_gbps"` // expected_gbps / shared
-	Known     bool    `json:"known"`      // the figure rests on a known link and a decided GDR verdict
-	AtMost    bool    `json:"at_most"`    // the figures are ceilings: the NIC's port rate is unknown
+	Mode string `json:"mode"`
+	// Partitions is the ranks the accelerator runs as, one per compute
+	// partition (AMD Instinct DPX, QPX, CPX), all through its one PCI
+	// function: 1 unpartitioned, 0 unknown.
+	Partitions int     `json:"partitions"`
+	Shared     int     `json:"shared"`     // ranks on this NIC's card (each accelerator's partitions); 0 unknown
+	ShareGbps  float64 `json:"share_gbps"` // what each of the accelerator's ranks gets when all on the NIC send at once; 0 unknown
+	Known      bool    `json:"known"`      // the figure rests on a known link and a decided GDR verdict
+	AtMost     bool    `json:"at_most"`    // the figures are ceilings: the NIC's port rate is unknown
 	// MoreNICs are the further NICs NCCL spreads the accelerator's channels
 	// over, as near as NIC (AWS p5: four per GPU); expected_gbps is then
 	// their sum, capped by the accelerator's own link. [] for one NIC.
