@@ -421,9 +421,9 @@ func TestPlanAMDPartitions(t *testing.T) {
 			t.Errorf("rank %d env %v: want ROCR_VISIBLE_DEVICES %q", i, r.Env(), want)
 		}
 	}
-	if len(pl.Notes) != 2 || !strings.HasPrefix(pl.Notes[0], "no ROCR_VISIBLE_DEVICES for ranks 2-3: AMD accelerators in CPX compute partitioning") ||
+	if len(pl.Notes) != 2 || !strings.HasPrefix(pl.Notes[0], "no ROCR_VISIBLE_DEVICES for the ranks of "+gpus[2].BDF()+", "+gpus[3].BDF()+": AMD accelerators in CPX compute partitioning") ||
 		!strings.HasPrefix(pl.Notes[1], "an accelerator in compute partitions runs one rank per partition") {
-		t.Errorf("notes %q, want one saying ranks 2-3 have no index, one that a partitioned accelerator's settings are for all its ranks", pl.Notes)
+		t.Errorf("notes %q, want one saying the last two accelerators' ranks have no index, one that a partitioned accelerator's settings are for all its ranks", pl.Notes)
 	}
 }
 

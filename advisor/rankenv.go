@@ -70,23 +70,16 @@ func deviceVars(gpus []*topology.Device) ([][]EnvVar, []string) {
 		names = append(names, m)
 	}
 	slices.Sort(names)
-	return out, append(notes, fmt.Sprintf("no ROCR_VISIBLE_DEVICES for %s: AMD accelerators in %s compute partitioning are one ROCr device per partition, and the source does not tell which index each gets",
-		rankList(parted), strings.Join(names, "/")))
-}
-
-// rankList writes ranks as "rank 3" or "ranks 0-7" (or "ranks 1, 4, 6").
-func rankList(rs []int) string {
-	if len(rs) == 1 {
-		return "rank " + strconv.Itoa(rs[0])
+	whose := ""
+	if len(parted) < len(gpus) { // the rest have theirs; name the ones without
+		bdfs := make([]string, len(parted))
+		for j, i := range parted {
+			bdfs[j] = gpus[i].BDF()
+		}
+		whose = " for the ranks of " + strings.Join(bdfs, ", ")
 	}
-	if rs[len(rs)-1]-rs[0] == len(rs)-1 {
-		return fmt.Sprintf("ranks %d-%d", rs[0], rs[len(rs)-1])
-	}
-	words := make([]string, len(rs))
-	for i, r := range rs {
-		words[i] = strconv.Itoa(r)
-	}
-	return "ranks " + strings.Join(words, ", ")
+	return out, append(notes, fmt.Sprintf("no ROCR_VISIBLE_DEVICES%s: AMD accelerators in %s compute partitioning are one ROCr device per partition, and the source does not tell which index each gets",
+		whose, strings.Join(names, "/")))
 }
 
 // netPlugin says why NCCL's own IB transport does not drive NIC n, which a
