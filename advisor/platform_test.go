@@ -320,3 +320,55 @@ func TestGraceDataDirectPlan(t *testing.T) {
 		t.Fatalf("%d assignments, want 4", len(res.Plan.Assignments))
 	}
 }
+
+// TestRoCELAGRate checks a RoCE LAG's RDMA device at the sum of its ports
+// where the bond spreads traffic (802.3ad: 2 × 200 Gb/s, under its Gen5
+// x16 link), with the one-port-per-QP note; and at one port's rate where
+// the bond is active-backup or a port's speed is unknown.
+func TestRoCELAGRate(t *testing.T) {
+	g, res := analyzeFixture(t, "roce-lag-bond", "")
+	check := func(what string, res *Result, nic, share float64, noteHas string) {
+		t.Helper()
+		for _, p := range res.Predictions {
+			if p.GPU.BDF() != "0000:16:00.0" || p.NIC.BDF() != "0000:17:00.0" {
+				continue
+			}
+			if p.NICGbps != nic {
+				t.Errorf("%s: NIC %g Gb/s, want %g", what, p.NICGbps, nic)
+			}
+			if !slices.ContainsFunc(p.Uncertain, func(s string) bool { return strings.Contains(s, noteHas) }) {
+				t.Errorf("%s: notes %q lack %q", what, p.Uncertain, noteHas)
+			}
+		}
+		for _, as := range res.Plan.Assignments {
+			if as.ShareGbps != share {
+				t.Errorf("%s: %s on %s gets %g Gb/s, want %g", what, as.GPU.BDF(), as.NIC.BDF(), as.ShareGbps, share)
+			}
+		}
+	}
+	check("802.3ad", res, 400, 200, "one flow gets at most one port's rate")
+	lags := []*topology.LAG{}
+	for _, d := range g.Devices {
+		if d.LAG != nil {
+			lags = append(lags, d.LAG)
+		}
+	}
+	if len(lags) != 2 {
+		t.Fatalf("%d LAGs, want 2", len(lags))
+	}
+	for _, l := range lags {
+		l.Mode = "active-backup"
+	}
+	res, err := Analyze(g, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("active-backup", res, 200, 100, "one port carries the traffic")
+	for _, l := range lags {
+		l.Mode, l.Members[1].Gbps = "802.3ad", 0
+	}
+	if res, err = Analyze(g, nil, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	check("a port's speed unknown", res, 200, 100, "a port's speed unknown")
+}
