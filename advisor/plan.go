@@ -41,8 +41,13 @@ type Assignment struct {
 	Mode      string
 	Shared    int     // accelerators on this NIC's card, Socket Direct halves together (1: its own)
 	ShareGbps float64 // ExpectedGbps / Shared: what each gets when all send at once
-	Known     bool    // the figure rests on a known label, link and GDR verdict
-	AtMost    bool    // the figure is a ceiling: the NIC's port rate is unknown (Prediction.AtMost)
+	// LinkShared is the number of accelerators on the NIC functions of one
+	// card (ports of a dual-port card) whose one PCIe link bounds
+	// ShareGbps below the port's share; 0 where the link does not bind or
+	// no other function of the card is planned.
+	LinkShared int
+	Known      bool // the figure rests on a known label, link and GDR verdict
+	AtMost     bool // the figure is a ceiling: the NIC's port rate is unknown (Prediction.AtMost)
 	// MoreNICs are the further NICs NCCL spreads this accelerator's
 	// channels over, each as near as NIC and planned for no other
 	// accelerator (multiRail); ExpectedGbps is then the sum over all of
@@ -420,7 +425,10 @@ func (a *analysis) plan() Plan {
 		as := &pl.Assignments[i]
 		j := slots[i] / capacity
 		as.Shared = cardLoad(a.g, nics, load, j)
-		as.ShareGbps = shareOf(*as, pred[i*len(nics)+j], load[j])
+		onLink := linkLoad(nics, load, j)
+		if as.ShareGbps = shareOf(*as, pred[i*len(nics)+j], onLink); onLink > load[j] && linkBinds(*as, pred[i*len(nics)+j], onLink) {
+			as.LinkShared = onLink
+		}
 		sum += as.ShareGbps
 		unknown = unknown || as.ShareGbps <= 0
 		if i == 0 || as.ShareGbps < pl.WorstGbps || as.ShareGbps == pl.WorstGbps && as.AtMost {
@@ -438,23 +446,35 @@ func (a *analysis) plan() Plan {
 // shareOf is an assignment's figure when every accelerator on its NIC
 // sends at once: at most its own figure, the card's port rate over the
 // accelerators on the card (Shared: both halves of a Socket Direct card
-// share one port) and the function's own link over those on the function
-// (onFunc); where neither is known, its figure over Shared. An
-// accelerator spread over several NICs (MoreNICs) has them to itself.
-func shareOf(as Assignment, p *Prediction, onFunc int) float64 {
+// share one port) and the function's PCIe link over those on the
+// functions behind it (onLink: both ports of a dual-port card); where
+// neither is known, its figure over Shared. An accelerator spread over
+// several NICs (MoreNICs) has them to itself.
+func shareOf(as Assignment, p *Prediction, onLink int) float64 {
 	x := max(as.ExpectedGbps, 0)
 	switch {
 	case p == nil || len(as.MoreNICs) > 0 || x == 0:
 	case p.portGbps > 0:
 		x = min(x, p.portGbps/float64(as.Shared))
 		if p.nicLinkGbps > 0 {
-			x = min(x, p.nicLinkGbps/float64(onFunc))
+			x = min(x, p.nicLinkGbps/float64(onLink))
 		}
 		return x
-	case p.nicLinkGbps > 0 && as.Shared == onFunc:
-		return min(x, p.nicLinkGbps/float64(onFunc))
+	case p.nicLinkGbps > 0 && as.Shared == onLink:
+		return min(x, p.nicLinkGbps/float64(onLink))
 	}
 	return x / float64(as.Shared)
+}
+
+// linkBinds reports whether the NIC's PCIe link over the onLink
+// accelerators behind it is what bounds the assignment's share, below
+// both its own figure and its port's share.
+func linkBinds(as Assignment, p *Prediction, onLink int) bool {
+	if p == nil || len(as.MoreNICs) > 0 || p.nicLinkGbps <= 0 || as.ExpectedGbps <= 0 {
+		return false
+	}
+	link := p.nicLinkGbps / float64(onLink)
+	return link < as.ExpectedGbps && (p.portGbps <= 0 || link < p.portGbps/float64(as.Shared))
 }
 
 // lowestEqualNICs moves each accelerator that has its NIC alone to the

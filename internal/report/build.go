@@ -460,7 +460,7 @@ func plan(p advisor.Plan) Plan {
 		Ranks: make([]Rank, 0, len(p.Ranks)), Notes: p.Notes}
 	for _, a := range p.Assignments {
 		out.Assignments = append(out.Assignments, Assignment{Accelerator: a.GPU.BDF(), NIC: a.NIC.BDF(), ExpectedGbps: Round(a.ExpectedGbps), Mode: a.Mode,
-			Shared: a.Shared, ShareGbps: Round(a.ShareGbps), Known: a.Known, AtMost: a.AtMost, MoreNICs: bdfs(a.MoreNICs)})
+			Shared: a.Shared, ShareGbps: Round(a.ShareGbps), LinkShared: a.LinkShared, Known: a.Known, AtMost: a.AtMost, MoreNICs: bdfs(a.MoreNICs)})
 	}
 	for _, r := range p.Ranks {
 		out.Ranks = append(out.Ranks, Rank{LocalRank: r.LocalRank, Env: r.Env(), Numactl: r.Numactl})

@@ -354,8 +354,13 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 	}
 	for _, as := range plan.Assignments {
 		shared := "own"
-		if as.Shared > 1 {
+		switch {
+		case as.Shared > 1 && as.LinkShared > 1:
+			shared = fmt.Sprintf("shared by %d, card link by %d", as.Shared, as.LinkShared)
+		case as.Shared > 1:
 			shared = fmt.Sprintf("shared by %d", as.Shared)
+		case as.LinkShared > 1:
+			shared = fmt.Sprintf("own port, card link shared by %d", as.LinkShared)
 		}
 		if !as.Known {
 			shared += ", estimate unsure" // label, link or GPUDirect RDMA verdict unknown
