@@ -383,46 +383,16 @@ func (a *analysis) nicRDMA(n *topology.Device) (tri, string) {
 // none.
 func (a *analysis) rdmaListed() bool { return a.anyRDMA || a.g.System.RDMAListed }
 
-// rdmaByModel knows which NIC families have an RDMA engine: ConnectX and
-// BlueField (InfiniBand/RoCE), Intel E810 (irdma) and X722 (iWARP),
-// Broadcom NetXtreme-E (bnxt_re), AWS EFA; Intel's 1/10/25/40 GbE families without
-// one (82574L, 82576, 82580, I350, I210/I211, I225/I226, 82599, X540, X550, X710/XL710/XXV710),
-// Realtek, Aquantia, virtio-net and AWS ENA have none.
+// rdmaByModel is topology.RDMAByModel as a tri.
 func rdmaByModel(n *topology.Device) (tri, string) {
-	if n.Class>>8 == 0x0207 {
-		return yes, "an InfiniBand controller" // InfiniBand has no transport but RDMA
+	has, why := topology.RDMAByModel(n)
+	switch has {
+	case topology.RDMAEngineYes:
+		return yes, why
+	case topology.RDMAEngineNo:
+		return no, why
 	}
-	switch n.VendorID {
-	case topology.VendorMellanox:
-		return yes, "Mellanox/NVIDIA NIC"
-	case topology.VendorIntel:
-		switch d := n.DeviceID; {
-		case d >= 0x1591 && d <= 0x1593, d == 0x159b, d >= 0x37d0 && d <= 0x37d3:
-			return yes, "Intel E810/X722"
-		case d == 0x1521, d == 0x1533, d == 0x1539, d == 0x15f3, d == 0x125b, d == 0x125c, d == 0x10fb,
-			d == 0x1528, d == 0x1563, d == 0x1572, d >= 0x1580 && d <= 0x158b,
-			d == 0x10c9, d >= 0x10e6 && d <= 0x10e8, d == 0x150a, d == 0x150d, d == 0x1518, d == 0x1526, // 82576
-			d == 0x10d3, d >= 0x150e && d <= 0x1511, d == 0x1516, d == 0x1527: // 82574L, 82580
-			return no, fmt.Sprintf("Intel %04x has no RDMA engine", d)
-		}
-	case 0x14e4: // Broadcom's NIC vendor ID
-		switch d := n.DeviceID; {
-		case d >= 0x16d6 && d <= 0x16df, d >= 0x1750 && d <= 0x1760:
-			return yes, "Broadcom NetXtreme-E"
-		}
-	case 0x10ec, 0x1d6a:
-		return no, "Realtek/Aquantia NICs have no RDMA engine"
-	case 0x1af4: // virtio (Red Hat's vendor ID), as cloud and microVM guests show
-		return no, "virtio network devices have no RDMA engine"
-	case 0x1d0f: // Amazon
-		switch n.DeviceID {
-		case 0x0ec2, 0x1ec2, 0xec20, 0xec21: // Linux ena_pci_id_tbl.h
-			return no, "AWS ENA has no RDMA engine (EFA is AWS's RDMA device)"
-		case 0xefa0, 0xefa1, 0xefa2, 0xefa3: // Linux drivers/infiniband/hw/efa/efa_main.c efa_pci_tbl
-			return yes, "AWS EFA"
-		}
-	}
-	return unknown, "no sys/class/infiniband in the source and the model is not known"
+	return unknown, why
 }
 
 // peerMemoryState is what peerMemory found.

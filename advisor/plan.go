@@ -48,8 +48,13 @@ type Assignment struct {
 	// accelerator's partition count is unknown.
 	Shared    int
 	ShareGbps float64 // what each of its ranks gets when all send at once; 0 unknown
-	Known     bool    // the figure rests on a known label, link and GDR verdict
-	AtMost    bool    // the figure is a ceiling: the NIC's port rate is unknown (Prediction.AtMost)
+	// LinkShared is the number of ranks on the NIC functions of one card
+	// (ports of a dual-port card) whose one PCIe link bounds ShareGbps
+	// below the port's share; 0 where the link does not bind or no other
+	// function of the card is planned.
+	LinkShared int
+	Known      bool // the figure rests on a known label, link and GDR verdict
+	AtMost     bool // the figure is a ceiling: the NIC's port rate is unknown (Prediction.AtMost)
 	// MoreNICs are the further NICs NCCL spreads this accelerator's
 	// channels over, each as near as NIC and planned for no other
 	// accelerator (multiRail); ExpectedGbps is then the sum over all of
@@ -440,7 +445,10 @@ func (a *analysis) plan() Plan {
 		j := slots[i] / capacity
 		as.Partitions = topology.ComputePartitions(as.GPU)
 		as.Shared = max(cardLoad(a.g, nics, ranks, j), 0)
-		as.ShareGbps = shareOf(*as, pred[i*len(nics)+j], max(ranks[j], 0))
+		onLink := max(linkLoad(nics, ranks, j), 0)
+		if as.ShareGbps = shareOf(*as, pred[i*len(nics)+j], onLink); onLink > ranks[j] && linkBinds(*as, pred[i*len(nics)+j], onLink) {
+			as.LinkShared = onLink
+		}
 		sum += as.ShareGbps
 		unknown = unknown || as.ShareGbps <= 0
 		if i == 0 || as.ShareGbps < pl.WorstGbps || as.ShareGbps == pl.WorstGbps && as.AtMost {
@@ -461,12 +469,13 @@ func (a *analysis) plan() Plan {
 // shareOf is the figure of each of an assignment's ranks when every rank
 // on its NIC sends at once: at most the accelerator's own figure over its
 // partitions, the card's port rate over the ranks on the card (Shared: both
-// halves of a Socket Direct card share one port) and the function's own
-// link over those on the function (onFunc); where neither is known, its
-// figure over Shared. An accelerator spread over several NICs (MoreNICs)
-// has them to itself. 0 where a partition count is unknown.
-func shareOf(as Assignment, p *Prediction, onFunc int) float64 {
-	if as.Partitions == 0 || as.Shared == 0 || onFunc == 0 {
+// halves of a Socket Direct card share one port) and the function's PCIe
+// link over the ranks on the functions behind it (onLink: both ports of a
+// dual-port card); where neither is known, its figure over Shared. An
+// accelerator spread over several NICs (MoreNICs) has them to itself. 0
+// where a partition count is unknown.
+func shareOf(as Assignment, p *Prediction, onLink int) float64 {
+	if as.Partitions == 0 || as.Shared == 0 || onLink == 0 {
 		return 0 // how many ranks divide the NIC is unknown
 	}
 	x := max(as.ExpectedGbps, 0) / float64(as.Partitions)
@@ -475,13 +484,24 @@ func shareOf(as Assignment, p *Prediction, onFunc int) float64 {
 	case p.portGbps > 0:
 		x = min(x, p.portGbps/float64(as.Shared))
 		if p.nicLinkGbps > 0 {
-			x = min(x, p.nicLinkGbps/float64(onFunc))
+			x = min(x, p.nicLinkGbps/float64(onLink))
 		}
 		return x
-	case p.nicLinkGbps > 0 && as.Shared == onFunc:
-		return min(x, p.nicLinkGbps/float64(onFunc))
+	case p.nicLinkGbps > 0 && as.Shared == onLink:
+		return min(x, p.nicLinkGbps/float64(onLink))
 	}
 	return max(as.ExpectedGbps, 0) / float64(as.Shared)
+}
+
+// linkBinds reports whether the NIC's PCIe link over the onLink ranks
+// behind it is what bounds the assignment's share, below both its ranks'
+// own figure and its port's share.
+func linkBinds(as Assignment, p *Prediction, onLink int) bool {
+	if p == nil || len(as.MoreNICs) > 0 || p.nicLinkGbps <= 0 || as.ExpectedGbps <= 0 || as.Partitions == 0 || as.Shared == 0 {
+		return false
+	}
+	link := p.nicLinkGbps / float64(onLink)
+	return link < as.ExpectedGbps/float64(as.Partitions) && (p.portGbps <= 0 || link < p.portGbps/float64(as.Shared))
 }
 
 // lowestEqualNICs moves each accelerator that has its NIC alone to the

@@ -1,6 +1,7 @@
 package advisor
 
 import (
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -373,5 +374,102 @@ func TestGraceDataDirectAfterACS(t *testing.T) {
 	}
 	if !after.GDR {
 		t.Errorf("after rdma_topo's ACS: GDR off (%s)", after.GDRReason)
+	}
+}
+
+// TestRoCELAGRate checks a RoCE LAG's RDMA device at the sum of its ports
+// where the bond spreads traffic (802.3ad: 2 × 200 Gb/s, under its Gen5
+// x16 link), with the one-port-per-QP note; and at one port's rate where
+// the bond is active-backup or a port's speed is unknown.
+func TestRoCELAGRate(t *testing.T) {
+	g, res := analyzeFixture(t, "roce-lag-bond", "")
+	check := func(what string, res *Result, nic, share float64, noteHas string) {
+		t.Helper()
+		for _, p := range res.Predictions {
+			if p.GPU.BDF() != "0000:16:00.0" || p.NIC.BDF() != "0000:17:00.0" {
+				continue
+			}
+			if p.NICGbps != nic {
+				t.Errorf("%s: NIC %g Gb/s, want %g", what, p.NICGbps, nic)
+			}
+			if !slices.ContainsFunc(p.Uncertain, func(s string) bool { return strings.Contains(s, noteHas) }) {
+				t.Errorf("%s: notes %q lack %q", what, p.Uncertain, noteHas)
+			}
+		}
+		for _, as := range res.Plan.Assignments {
+			if as.ShareGbps != share {
+				t.Errorf("%s: %s on %s gets %g Gb/s, want %g", what, as.GPU.BDF(), as.NIC.BDF(), as.ShareGbps, share)
+			}
+		}
+	}
+	check("802.3ad", res, 400, 200, "one flow gets at most one port's rate")
+	lags := []*topology.LAG{}
+	for _, d := range g.Devices {
+		if d.LAG != nil {
+			lags = append(lags, d.LAG)
+		}
+	}
+	if len(lags) != 2 {
+		t.Fatalf("%d LAGs, want 2", len(lags))
+	}
+	for _, l := range lags {
+		l.Mode = "active-backup"
+	}
+	res, err := Analyze(g, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("active-backup", res, 200, 100, "one port carries the traffic")
+	for _, l := range lags {
+		l.Mode, l.Members[1].Gbps = "802.3ad", 0
+	}
+	if res, err = Analyze(g, nil, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	check("a port's speed unknown", res, 200, 100, "a port's speed unknown")
+}
+
+// TestDualPortCardLink checks that the two ports of the WRX90's dual-port
+// ConnectX-7 (0000:21:00.0 and .1), planned for the two accelerators,
+// divide the card's one PCIe link: on its Gen5 x16 link (461 Gb/s) the
+// link does not bind and each has its own port; trained at Gen3 x16 (about
+// 115 Gb/s) each gets half the link, and the plan says the link is shared.
+func TestDualPortCardLink(t *testing.T) {
+	g, res := analyzeFixture(t, "wrx90-threadripper", "")
+	nicOf := map[string]string{}
+	for _, as := range res.Plan.Assignments {
+		nicOf[as.GPU.BDF()] = as.NIC.BDF()
+		if as.LinkShared != 0 {
+			t.Errorf("Gen5 x16: %s on %s: link shared by %d, want the link not binding", as.GPU.BDF(), as.NIC.BDF(), as.LinkShared)
+		}
+	}
+	if nicOf["0000:c1:00.0"] != "0000:21:00.0" || nicOf["0000:c2:00.0"] != "0000:21:00.1" {
+		t.Fatalf("plan %v, want one port of the card each", nicOf)
+	}
+	for _, bdf := range []string{"0000:21:00.0", "0000:21:00.1"} {
+		for _, d := range g.Devices {
+			if d.BDF() == bdf {
+				d.Link.CurrentGTs, d.Link.MaxGTs = 8, 8
+			}
+		}
+	}
+	res, err := Analyze(g, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, as := range res.Plan.Assignments {
+		var link float64
+		for _, p := range res.Predictions {
+			if p.GPU == as.GPU && p.NIC == as.NIC {
+				link = p.nicLinkGbps
+			}
+		}
+		if link <= 0 || link > 120 {
+			t.Fatalf("%s: NIC link %g Gb/s, want Gen3 x16's", as.NIC.BDF(), link)
+		}
+		if as.Shared != 1 || as.LinkShared != 2 || math.Abs(as.ShareGbps-link/2) > 1e-9 {
+			t.Errorf("Gen3 x16: %s on %s: shared %d, link shared %d, %g Gb/s, want own port, link shared by 2, %g Gb/s",
+				as.GPU.BDF(), as.NIC.BDF(), as.Shared, as.LinkShared, as.ShareGbps, link/2)
+		}
 	}
 }

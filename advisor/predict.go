@@ -407,18 +407,25 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	nicNow := own
 	pr.NICGbps = healthy
 	port := p.B // the NIC function with the port; nic is its Data Direct function where it has one
-	pr.nicLinkGbps, pr.portGbps = own, port.PortRateGbps
+	rateGbps, rateWords, rateSource := port.PortRateGbps, "", "ports/*/rate or net speed; the NIC's link at its max"
 	if port.PortRateGbps > 0 {
-		nicNow = minKnown(port.PortRateGbps, own)
-		pr.NICGbps = minKnown(port.PortRateGbps, healthy)
+		rateWords = fmt.Sprintf("port %.4g Gb/s", port.PortRateGbps)
+	}
+	if lag := port.LAG; lag != nil {
+		rateGbps, rateWords, rateSource = a.lagRate(lag, port, rateGbps, rateWords, note)
+	}
+	pr.nicLinkGbps, pr.portGbps = own, rateGbps
+	if rateGbps > 0 {
+		nicNow = minKnown(rateGbps, own)
+		pr.NICGbps = minKnown(rateGbps, healthy)
 	} else {
 		pr.AtMost = true
 		note(fmt.Sprintf("port rate of %s unknown: its own PCIe link taken as its limit, so the figures are ceilings", port.BDF()))
 	}
-	step(pr.NICGbps, "Gb/s", "ports/*/rate or net speed; the NIC's link at its max", func() string {
+	step(pr.NICGbps, "Gb/s", rateSource, func() string {
 		rate := "port rate unknown"
-		if port.PortRateGbps > 0 {
-			rate = fmt.Sprintf("port %.4g Gb/s", port.PortRateGbps)
+		if rateWords != "" {
+			rate = rateWords
 		}
 		if own <= 0 { // an unknown link is no 0 Gb/s one
 			return fmt.Sprintf("NIC %s on a healthy link: %s, own link speed unknown", nic.BDF(), rate)
@@ -559,6 +566,44 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		}
 	}
 	return pr
+}
+
+// lagRate is the rate of a RoCE LAG's RDMA device (MLNX_OFED user manual,
+// "RoCE LAG": one device over both ports of the card): the sum of its
+// ports' speeds where the bond's mode sends over both, else one port's
+// rate, with the words and source of the --explain step; it notes that
+// one QP uses one port, and why a sum was not taken.
+func (a *analysis) lagRate(lag *topology.LAG, port *topology.Device, rate float64, words string, note func(string)) (float64, string, string) {
+	source := "net/<bond>/lower_*, bonding/mode, each port's net/<if>/speed (RoCE LAG); the NIC's link at its max"
+	var each []string
+	for _, m := range lag.Members {
+		if m.Gbps > 0 {
+			each = append(each, fmt.Sprintf("%s %.4g", m.Netdev, m.Gbps))
+		} else {
+			each = append(each, m.Netdev+" unknown")
+		}
+	}
+	ports := strings.Join(each, " + ")
+	mode := lag.Mode
+	if mode == "" {
+		mode = "mode unread"
+	}
+	sum := lag.Gbps()
+	switch {
+	case sum > 0:
+		note(fmt.Sprintf("RoCE LAG %s: the driver sends each QP out of one port (mlx5: a QP's tx port affinity, or its flow's hash), so one flow gets at most one port's rate; the figure takes NCCL's connections (a QP each) spread over its %d ports", lag.Bond, len(lag.Members)))
+		return sum, fmt.Sprintf("RoCE LAG %s (%s) over %d ports: %s = %.4g Gb/s", lag.Bond, mode, len(lag.Members), ports, sum), source
+	case lag.Spreads():
+		note(fmt.Sprintf("RoCE LAG %s (%s): a port's speed unknown (%s), so one port's rate is taken", lag.Bond, mode, ports))
+	case lag.Mode == "":
+		note(fmt.Sprintf("RoCE LAG %s: bonding/mode unread, so whether traffic spreads over its ports is unknown: one port's rate is taken", lag.Bond))
+	default:
+		note(fmt.Sprintf("RoCE LAG %s in %s mode: one port carries the traffic, the other stands by", lag.Bond, lag.Mode))
+	}
+	if words != "" {
+		words += fmt.Sprintf(" (one port of RoCE LAG %s, %s)", lag.Bond, mode)
+	}
+	return rate, words, source
 }
 
 // minKnown is the lower of two figures where 0 means unknown.

@@ -148,3 +148,22 @@ func cardLoad(g *topology.Graph, nics []*topology.Device, load []int, j int) int
 	}
 	return n
 }
+
+// linkLoad counts the load (ranks) planned on NIC j and on the other
+// NICs that are functions of its device (same domain, bus and device
+// number: the ports of a dual-port card), which all cross the device's
+// one PCIe link (PCI Express Base Specification, multi-function devices
+// share their Link); -1 where one of them is unknown (negative).
+func linkLoad(nics []*topology.Device, load []int, j int) int {
+	n := 0
+	a := nics[j].Addr
+	for k, o := range nics {
+		if b := o.Addr; b.Domain == a.Domain && b.Bus == a.Bus && b.Device == a.Device && o.Positional == "" {
+			if load[k] < 0 {
+				return -1
+			}
+			n += load[k]
+		}
+	}
+	return max(n, load[j])
+}

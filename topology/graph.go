@@ -275,6 +275,10 @@ type Device struct {
 	// Bond is the bonding interface a netdev of this function is enslaved
 	// to (net/<if>/master), "" when none.
 	Bond string
+	// LAG is the RoCE LAG bond whose one RDMA device this function holds
+	// (mlx5_bond_N): its mode and member ports; nil where it holds none or
+	// the source shows no bonds.
+	LAG *LAG
 	// Ports are the ports of its RDMA devices; nil where the source shows
 	// none (lspci, hwloc and NCCL files never do): their state is unknown.
 	Ports []IBPort

@@ -16,6 +16,46 @@ type IBPort struct {
 	LinkLayer string  // InfiniBand or Ethernet (RoCE)
 }
 
+// LAG is a RoCE LAG: the two Ethernet ports of one card enslaved to one
+// bond in active-backup, balance-xor or 802.3ad mode, which the card's
+// driver serves with one RDMA device over both ports (MLNX_OFED user
+// manual, "RoCE LAG").
+type LAG struct {
+	Bond    string      // the bonding interface: bond0
+	Mode    string      // bonding/mode's name: 802.3ad, balance-xor, active-backup; "" unread
+	Members []LAGMember // the bond's ports, in address order
+}
+
+// LAGMember is one port of a RoCE LAG bond.
+type LAGMember struct {
+	Netdev string  // net/<if>
+	Addr   BDF     // the PCI function it belongs to
+	Gbps   float64 // net/<if>/speed; 0 unknown, or the link is down (the kernel prints -1)
+}
+
+// Spreads reports whether the bond's mode sends over every port at once:
+// balance-xor and 802.3ad hash traffic over the ports, active-backup
+// keeps one (Documentation/networking/bonding.rst, "Bonding Driver
+// Options", mode).
+func (l *LAG) Spreads() bool { return l.Mode == "802.3ad" || l.Mode == "balance-xor" }
+
+// Gbps is what the RDMA device carries over all its ports: the sum of the
+// member ports' speeds where the mode spreads traffic and every port's
+// speed is known; 0 otherwise (one port's rate is then the device's).
+func (l *LAG) Gbps() float64 {
+	if !l.Spreads() || len(l.Members) < 2 {
+		return 0
+	}
+	sum := 0.0
+	for _, m := range l.Members {
+		if m.Gbps <= 0 {
+			return 0
+		}
+		sum += m.Gbps
+	}
+	return sum
+}
+
 // StateKnown reports whether the port's logical state was read.
 func (p IBPort) StateKnown() bool { return p.State != "" }
 

@@ -277,7 +277,8 @@ func TestFleetUnreadable(t *testing.T) {
 
 // TestFleetBond: on a copy of fixtures/roce-lag-bond whose first ConnectX
 // netdev left its bond (no master link), fleet names that NIC, and only
-// it, as out of the majority's bond, worse, with exit status 3.
+// it, as out of the majority's bond, worse, with exit status 3; every
+// accelerator's throughput to it falls with the bond's second port.
 func TestFleetBond(t *testing.T) {
 	dir := t.TempDir()
 	var sources []string
@@ -301,7 +302,9 @@ func TestFleetBond(t *testing.T) {
 			got = append(got, fmt.Sprintf("%s: %s %s %s: %q -> %q worse=%v", filepath.Base(n.Source), d.What, d.Kind, d.Device, d.Majority, d.Node, d.Worse))
 		}
 	}
-	want := []string{`c: bond nic 0000:17:00.0: "bond0" -> "" worse=true`}
+	want := []string{`c: bond nic 0000:17:00.0: "bond0" -> "" worse=true`,
+		`c: throughput  0000:16:00.0: "143.3 Gb/s" -> "71.7 Gb/s" worse=true`, `c: throughput  0000:38:00.0: "143.3 Gb/s" -> "71.7 Gb/s" worse=true`,
+		`c: throughput  0000:98:00.0: "92.3 Gb/s" -> "71.7 Gb/s" worse=true`, `c: throughput  0000:b8:00.0: "92.3 Gb/s" -> "71.7 Gb/s" worse=true`}
 	if !slices.Equal(got, want) {
 		t.Errorf("differences %q, want %q", got, want)
 	}

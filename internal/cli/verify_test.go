@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -315,5 +317,51 @@ func TestVerifyReads(t *testing.T) {
 		if strings.HasSuffix(strings.TrimSpace(l), ":") {
 			t.Errorf("verify gives an empty reason: %q", l)
 		}
+	}
+}
+
+// TestLspciNICNumbering: an lspci dump shows no RDMA devices, so NICs are
+// numbered as nvidia-smi numbers its RDMA devices as far as the models
+// tell: on the Threadripper, nvidia-smi's NIC0 and NIC1 (mlx5_0, mlx5_1)
+// are the ConnectX-7's two functions, not the X710 ahead of them in
+// address order; on the SD665-N the I210 comes after the six ConnectX
+// functions. The X710 and I210 (no device IDs in lspci -tv) are named as
+// the reason the numbering may still differ.
+func TestLspciNICNumbering(t *testing.T) {
+	paired := corpusPath(t, "paired", "puget-wrx90-threadripper-2xrtx6000ada-cx7")
+	nvsmiNICs := strings.Count(catFiles(t, filepath.Join(paired, "nvsmi-topo.txt")), ": mlx5_")
+	for _, c := range []struct {
+		dump   string
+		want   []string // NIC0.. in order
+		unsure string
+	}{
+		{filepath.Join(paired, "lspci-tv.txt"), []string{"0000:21:00.0", "0000:21:00.1", "0000:14:00.0", "0000:14:00.1"}, "whether 0000:14:00.0, 0000:14:00.1 have one"},
+		{corpusPath(t, "lspci", "lenovo-sd665n-v3-4xh100-genoa.lspci-t-vvv.txt"),
+			[]string{"0000:03:00.0", "0000:23:00.0", "0000:42:00.0", "0000:42:00.1", "0000:a3:00.0", "0000:c3:00.0", "0000:07:00.0"}, "whether 0000:07:00.0 has one"},
+	} {
+		code, out, errb := run("check", c.dump, "-o", "json")
+		var doc report.Check
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Sources) != 1 || doc.Sources[0].Report == nil {
+			t.Fatalf("check %s -o json: exit %d, %v: %s", c.dump, code, err, errb)
+		}
+		r := doc.Sources[0].Report
+		got := make([]string, len(c.want))
+		for _, d := range r.Devices {
+			var i int
+			if _, err := fmt.Sscanf(d.Alias, "NIC%d", &i); err == nil && i < len(got) {
+				got[i] = d.BDF
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: NIC0.. %v, want %v", filepath.Base(c.dump), got, c.want)
+		}
+		if !slices.ContainsFunc(r.Lacks, func(s string) bool {
+			return strings.Contains(s, c.unsure) && strings.Contains(s, "may differ from nvidia-smi's")
+		}) {
+			t.Errorf("%s: lacks %q, want a line on %q", filepath.Base(c.dump), r.Lacks, c.unsure)
+		}
+	}
+	if nvsmiNICs != 2 {
+		t.Errorf("the paired nvidia-smi legend names %d mlx5 NICs, want 2", nvsmiNICs)
 	}
 }

@@ -160,7 +160,28 @@ func build(name string, root *object, version string) (*topology.Graph, error) {
 		lacks = append(lacks, "subsystem IDs of Broadcom switches (NCCL's PEX88xxx/PEX89xxx flattening unknown: its labels may read PXB for PIX)")
 	}
 	b.g.Lacks = append(b.g.Lacks, lacks...)
+	if b.g.TextForm == "hwloc XML" && ioFiltered(b.g) {
+		b.g.Partial = "an hwloc export without its I/O devices: accelerators but no network or storage controller, which hwloc keeps by default; export with every I/O device: lstopo --whole-io --of xml FILE.xml"
+	}
 	return b.g, nil
+}
+
+// ioFiltered reports an XML export that holds accelerators but no network or
+// storage controller. hwloc's default I/O filter (HWLOC_TYPE_FILTER_KEEP_IMPORTANT,
+// hwloc's pci-common.c hwloc_filter_check_pcidev_subtype_important) keeps
+// both classes, and a machine boots from one or the other, so the export
+// was made with I/O filtered (or cut by hand): it cannot say there are no
+// NICs.
+func ioFiltered(g *topology.Graph) bool {
+	accels := false
+	for _, d := range g.Devices {
+		base := d.Class >> 16
+		if d.Kind == topology.KindNIC || d.Kind == topology.KindNVMe || base == 0x01 || base == 0x02 || d.Class>>8 == 0x0c06 {
+			return false
+		}
+		accels = accels || d.Kind == topology.KindAccelerator
+	}
+	return accels
 }
 
 // fillSets gives objects without a cpuset or nodeset (console text) the

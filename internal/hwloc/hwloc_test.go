@@ -612,3 +612,19 @@ func TestConsoleCutPUs(t *testing.T) {
 		}
 	}
 }
+
+// TestIOFiltered: the DGX-2 export holds its 16 GPUs but none of its
+// ConnectX-5 NICs or NVMe drives, which hwloc's default filter keeps: it
+// is partial, so it cannot say the machine has no NICs. Exports that hold
+// a network or storage controller, or no accelerator, are not.
+func TestIOFiltered(t *testing.T) {
+	for name, want := range map[string]bool{
+		"nvidiaDGX2.xml": true, "power8gpudistances.xml": true,
+		"32em64t-2n8c2t-pci-wholeio.xml": false, "24em64t-2n6c2t-pci.xml": false, "40intel64-2g2n4c+pcilocality.xml": false,
+	} {
+		g := parseFile(t, corpus(t, name))
+		if got := strings.Contains(g.Partial, "lstopo --whole-io"); got != want {
+			t.Errorf("%s: partial %q, want I/O filtered %v", name, g.Partial, want)
+		}
+	}
+}

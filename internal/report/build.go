@@ -40,7 +40,7 @@ func Build(in Input) *Report {
 	r := &Report{Source: in.Source, Graph: g, FailOn: in.FailOn, NVSMI: in.NVSMI, NCCLEnv: in.NCCLEnv,
 		HostBridges: make([]HostBridge, 0, len(g.HostBridges)), Devices: make([]Device, 0, len(g.Devices)), Accelerators: []Accelerator{},
 		NICs: []string{}, HiddenNICs: []string{}, Pairs: make([]Pair, 0, len(in.Pairs)),
-		Warnings: make([]Warning, 0, len(g.Warnings)), Lacks: append(append([]string{}, g.Lacks...), unidentifiedLacks(g)...), Findings: []Finding{},
+		Warnings: make([]Warning, 0, len(g.Warnings)), Lacks: append(append(append([]string{}, g.Lacks...), unidentifiedLacks(g)...), nicNumberingLacks(g)...), Findings: []Finding{},
 		Plan: Plan{Assignments: []Assignment{}, Ranks: []Rank{}}}
 	r.System = system(g.System)
 	if g.Platform.IOMMUClassRead {
@@ -201,11 +201,16 @@ func accelerators(g *topology.Graph, aliases map[*topology.Device]string, pl adv
 
 // Aliases numbers accelerators GPU0.. in address order, as nvidia-smi does
 // with CUDA_DEVICE_ORDER=PCI_BUS_ID, and NICs NIC0.. with the RDMA-capable
-// ones first (nvidia-smi lists only those), each group in address order.
-// Virtual functions get none.
+// ones first (nvidia-smi lists only those), each group in address order;
+// where the source shows no RDMA devices (lspci), the NICs whose model has
+// an RDMA engine first, then those whose model does not tell, then the
+// rest (NICByModel). Virtual functions get none.
 func Aliases(g *topology.Graph) map[*topology.Device]string {
 	accels := g.OfKind(topology.KindAccelerator)
 	rdma, plain := SplitNICs(g)
+	if len(rdma) == 0 && !g.System.RDMAListed {
+		plain = NICsByModel(plain)
+	}
 	out := make(map[*topology.Device]string, len(accels)+len(rdma)+len(plain))
 	for i, d := range accels {
 		out[d] = "GPU" + strconv.Itoa(i)
@@ -234,10 +239,50 @@ func SplitNICs(g *topology.Graph) (rdma, plain []*topology.Device) {
 // else every NIC. hidden are the rest.
 func ShownNICs(g *topology.Graph) (shown, hidden []*topology.Device) {
 	rdma, plain := SplitNICs(g)
+	if len(rdma) == 0 && !g.System.RDMAListed {
+		return NICsByModel(plain), nil
+	}
 	if len(rdma) == 0 {
 		return plain, nil
 	}
 	return rdma, plain
+}
+
+// NICsByModel orders NICs as nvidia-smi would number their RDMA devices
+// where the source shows none: those whose model has an RDMA engine
+// (topology.RDMAByModel), then those whose model does not tell, then
+// those without one, each group in address order.
+func NICsByModel(nics []*topology.Device) []*topology.Device {
+	out := make([]*topology.Device, 0, len(nics))
+	for _, want := range []topology.RDMAEngine{topology.RDMAEngineYes, topology.RDMAEngineUnknown, topology.RDMAEngineNo} {
+		for _, n := range nics {
+			if has, _ := topology.RDMAByModel(n); has == want {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// nicNumberingLacks is the summary's line where the source shows no RDMA
+// devices and a NIC's model does not tell whether it has one: nvidia-smi
+// numbers NICs over RDMA devices alone, so the numbering may differ.
+func nicNumberingLacks(g *topology.Graph) []string {
+	rdma, plain := SplitNICs(g)
+	if len(rdma) > 0 || g.System.RDMAListed || len(plain) == 0 {
+		return nil
+	}
+	var unsure []string
+	for _, n := range plain {
+		if has, _ := topology.RDMAByModel(n); has == topology.RDMAEngineUnknown {
+			unsure = append(unsure, n.BDF())
+		}
+	}
+	if len(unsure) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("RDMA devices (nvidia-smi numbers NICs over them: NIC0.. here are the NICs whose model has RDMA first; whether %s %s one the source does not tell, so the numbering may differ from nvidia-smi's)",
+		strings.Join(unsure, ", "), map[bool]string{true: "has", false: "have"}[len(unsure) == 1])}
 }
 
 // NICName is a NIC's RDMA name, else its first network interface, else "".
@@ -460,7 +505,7 @@ func plan(p advisor.Plan) Plan {
 		Ranks: make([]Rank, 0, len(p.Ranks)), Notes: p.Notes}
 	for _, a := range p.Assignments {
 		out.Assignments = append(out.Assignments, Assignment{Accelerator: a.GPU.BDF(), NIC: a.NIC.BDF(), ExpectedGbps: Round(a.ExpectedGbps), Mode: a.Mode,
-			Partitions: a.Partitions, Shared: a.Shared, ShareGbps: Round(a.ShareGbps), Known: a.Known, AtMost: a.AtMost, MoreNICs: bdfs(a.MoreNICs)})
+			Partitions: a.Partitions, Shared: a.Shared, ShareGbps: Round(a.ShareGbps), LinkShared: a.LinkShared, Known: a.Known, AtMost: a.AtMost, MoreNICs: bdfs(a.MoreNICs)})
 	}
 	for _, r := range p.Ranks {
 		out.Ranks = append(out.Ranks, Rank{LocalRank: r.LocalRank, Env: r.Env(), Numactl: r.Numactl})

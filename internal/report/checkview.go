@@ -384,8 +384,12 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 			shared = fmt.Sprintf("shared by %d ranks: its %d %s partitions, %d more", as.Shared, p, g.ComputePartition, as.Shared-p)
 		case partitioned && as.Shared > 1:
 			shared = fmt.Sprintf("shared by %d ranks", as.Shared)
+		case as.Shared > 1 && as.LinkShared > 1:
+			shared = fmt.Sprintf("shared by %d, card link by %d", as.Shared, as.LinkShared)
 		case as.Shared > 1:
 			shared = fmt.Sprintf("shared by %d", as.Shared)
+		case as.LinkShared > 1:
+			shared = fmt.Sprintf("own port, card link shared by %d", as.LinkShared)
 		}
 		if !as.Known {
 			shared += ", estimate unsure" // label, link or GPUDirect RDMA verdict unknown

@@ -47,3 +47,21 @@ func TestNewCheckView(t *testing.T) {
 		t.Errorf("without NICs: matrix %v, pairs %q, %q", none.Matrix, none.Pairs, none.NoPairs)
 	}
 }
+
+// TestCheckPlanLinkShared: the plan's NIC use says where the card's one
+// PCIe link, not the port, bounds an accelerator's share.
+func TestCheckPlanLinkShared(t *testing.T) {
+	r := &Report{
+		Devices: []Device{{BDF: "a0", Alias: "GPU0"}, {BDF: "n0", Alias: "NIC0"}},
+		Plan:    Plan{Assignments: []Assignment{{Accelerator: "a0", NIC: "n0", Known: true}}},
+	}
+	for _, c := range []struct {
+		shared, link int
+		want         string
+	}{{1, 0, "own"}, {1, 2, "own port, card link shared by 2"}, {2, 0, "shared by 2"}, {2, 4, "shared by 2, card link by 4"}} {
+		r.Plan.Assignments[0].Shared, r.Plan.Assignments[0].LinkShared = c.shared, c.link
+		if got := checkPlan(r, false).Rows[0][4]; got != c.want {
+			t.Errorf("shared %d, link %d: %q, want %q", c.shared, c.link, got, c.want)
+		}
+	}
+}

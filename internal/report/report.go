@@ -223,8 +223,13 @@ type Assignment struct {
 	Partitions int     `json:"partitions"`
 	Shared     int     `json:"shared"`     // ranks on this NIC's card (each accelerator's partitions); 0 unknown
 	ShareGbps  float64 `json:"share_gbps"` // what each of the accelerator's ranks gets when all on the NIC send at once; 0 unknown
-	Known      bool    `json:"known"`      // the figure rests on a known link and a decided GDR verdict
-	AtMost     bool    `json:"at_most"`    // the figures are ceilings: the NIC's port rate is unknown
+	// LinkShared is the number of ranks on the functions of the NIC's card
+	// (both ports of a dual-port card) whose one PCIe link bounds
+	// share_gbps; absent where the link does not bind or no other function
+	// of the card is planned.
+	LinkShared int  `json:"link_shared,omitempty"`
+	Known      bool `json:"known"`   // the figure rests on a known link and a decided GDR verdict
+	AtMost     bool `json:"at_most"` // the figures are ceilings: the NIC's port rate is unknown
 	// MoreNICs are the further NICs NCCL spreads the accelerator's channels
 	// over, as near as NIC (AWS p5: four per GPU); expected_gbps is then
 	// their sum, capped by the accelerator's own link. [] for one NIC.

@@ -1,7 +1,9 @@
 package sysfs
 
 import (
+	"io/fs"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -86,6 +88,58 @@ func (r *reader) readExtras(dirs map[topology.BDF]string) {
 				d.Bond = path.Base(t)
 			}
 		}
+	}
+}
+
+// readLAGs gives each function that holds the RDMA device of a bond (mlx5
+// RoCE LAG: mlx5_bond_N on the bond's first function) the bond's mode and
+// ports: the bond's lower_<if> links (netdev_adjacent), each port's
+// net/<if>/speed, and bonding/mode ("802.3ad 4": the name first).
+func (r *reader) readLAGs() {
+	for _, d := range r.g.Devices {
+		if d.Bond == "" || len(d.RDMA) == 0 {
+			continue
+		}
+		dir, err := r.resolve(path.Join(pathNet, d.Bond))
+		if err != nil {
+			continue
+		}
+		entries, err := fs.ReadDir(r.fsys, dir)
+		if err != nil {
+			continue
+		}
+		lag := &topology.LAG{Bond: d.Bond}
+		if s, err := r.text(path.Join(dir, "bonding", "mode")); err == nil {
+			if f := strings.Fields(s); len(f) > 0 {
+				lag.Mode = f[0]
+			}
+		}
+		for _, e := range entries {
+			nd, ok := strings.CutPrefix(e.Name(), "lower_")
+			if !ok {
+				continue
+			}
+			m := topology.LAGMember{Netdev: nd}
+			for _, o := range r.g.Devices {
+				if slices.Contains(o.Netdevs, nd) {
+					m.Addr = o.Addr
+				}
+			}
+			if mbps, err := r.int(path.Join(pathNet, nd, fileNetSpeed)); err == nil && mbps > 0 {
+				m.Gbps = float64(mbps) / 1000
+			}
+			lag.Members = append(lag.Members, m)
+		}
+		slices.SortFunc(lag.Members, func(a, b topology.LAGMember) int {
+			if a.Addr == b.Addr {
+				return strings.Compare(a.Netdev, b.Netdev)
+			}
+			if a.Addr.Less(b.Addr) {
+				return -1
+			}
+			return 1
+		})
+		d.LAG = lag
 	}
 }
 

@@ -44,3 +44,28 @@ func TestRoCELAGBond(t *testing.T) {
 		t.Errorf("default route %q, want ens1f0", g.System.DefaultRouteIf)
 	}
 }
+
+// TestRoCELAGMembers checks that the function holding a bond's RDMA device
+// gets the bond's mode and both ports with their net speeds, and that the
+// bond's second port, which holds none, gets no LAG of its own.
+func TestRoCELAGMembers(t *testing.T) {
+	g := readSource(t, fixturetest.Archive(t, "roce-lag-bond"))
+	lag := dev(t, g, "0000:17:00.0").LAG
+	if lag == nil {
+		t.Fatal("0000:17:00.0: no LAG")
+	}
+	if lag.Bond != "bond0" || lag.Mode != "802.3ad" || len(lag.Members) != 2 {
+		t.Fatalf("LAG %+v, want bond0 802.3ad over 2 ports", lag)
+	}
+	for i, want := range []string{"0000:17:00.0", "0000:17:00.1"} {
+		if m := lag.Members[i]; m.Addr.String() != want || m.Gbps != 200 {
+			t.Errorf("member %d %+v, want %s at 200 Gb/s", i, m, want)
+		}
+	}
+	if got := lag.Gbps(); got != 400 {
+		t.Errorf("LAG carries %g Gb/s, want 400 (both ports)", got)
+	}
+	if l := dev(t, g, "0000:17:00.1").LAG; l != nil {
+		t.Errorf("0000:17:00.1 has a LAG %+v, want none (no RDMA device)", l)
+	}
+}

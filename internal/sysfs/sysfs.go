@@ -135,6 +135,7 @@ func ReadOn(fsys fs.FS, workers int) (*topology.Graph, error) {
 	r.deniedWarning()
 	r.readIOMMUGroupTypes()
 	r.readExtras(dirs)
+	r.readLAGs()
 	r.readAER(dirs)
 	if err := r.recheck(listed); err != nil {
 		return nil, err
