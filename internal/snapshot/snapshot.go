@@ -220,6 +220,9 @@ func (c *capturer) classes() {
 				continue
 			}
 			c.files(dir, files)
+			if cl.Master != "" {
+				c.master(cl, dir)
+			}
 			if cl.Ports == "" {
 				continue
 			}
@@ -227,6 +230,25 @@ func (c *capturer) classes() {
 			for _, p := range ports {
 				c.files(path.Join(dir, cl.Ports, p.Name()), cl.PortFiles)
 			}
+		}
+	}
+}
+
+// master captures the software device the class entry at dir is enslaved
+// to (a bond, under devices/virtual): the link to it, its class entry, its
+// MasterFiles and its links back to its members, which are what the reader
+// needs of a RoCE LAG.
+func (c *capturer) master(cl sysfs.ClassSpec, dir string) {
+	bond, ok := c.link(path.Join(dir, cl.Master))
+	if !ok {
+		return
+	}
+	c.backLink(path.Join(cl.Dir, path.Base(bond)), bond)
+	c.files(bond, cl.MasterFiles)
+	entries, _ := fs.ReadDir(c.fsys, bond)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), cl.MasterLinks) {
+			c.link(path.Join(bond, e.Name()))
 		}
 	}
 }

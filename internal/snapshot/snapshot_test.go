@@ -102,6 +102,13 @@ type devView struct {
 	RelaxedOrdering, DevCtlKnown   bool
 	Ports                          []topology.IBPort
 	AER                            *topology.AERCounts
+	NUMANodeUnread                 string
+	LocalCPUsNode, HasACS          bool
+	ACSCtl                         uint16
+	VPDV3, VPDSN                   string
+	ComputePartition, MemPartition string
+	Bond                           string
+	LAG                            *topology.LAG
 }
 
 type hbView struct {
@@ -140,7 +147,10 @@ func project(g *topology.Graph) view {
 			LocalCPUs: d.LocalCPUs, Link: d.Link, Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn,
 			RDMA: d.RDMA, Netdevs: d.Netdevs, PortRateGbps: d.PortRateGbps, ConfigLen: d.ConfigLen, BARs: d.BARs,
 			ACSRedirect: d.ACSRedirect, ACSKnown: d.ACSKnown, MaxReadRequest: d.MaxReadRequest, MaxPayload: d.MaxPayload,
-			RelaxedOrdering: d.RelaxedOrdering, DevCtlKnown: d.DevCtlKnown, Ports: d.Ports, AER: d.AER})
+			RelaxedOrdering: d.RelaxedOrdering, DevCtlKnown: d.DevCtlKnown, Ports: d.Ports, AER: d.AER,
+			NUMANodeUnread: d.NUMANodeUnread, LocalCPUsNode: d.LocalCPUsNode, HasACS: d.HasACS, ACSCtl: d.ACSCtl,
+			VPDV3: d.VPDV3, VPDSN: d.VPDSN, ComputePartition: d.ComputePartition, MemPartition: d.MemoryPartition,
+			Bond: d.Bond, LAG: d.LAG})
 	}
 	for _, hb := range g.HostBridges {
 		v.HostBridges = append(v.HostBridges, hbView{hb.Name, hb.NUMANode, hb.Socket, hb.Inferred, len(hb.Devices)})

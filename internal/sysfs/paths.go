@@ -57,9 +57,12 @@ const (
 // spells them where it reads them; they are listed here so that a capture
 // keeps them.
 const (
-	fileIBPorts    = "ports"    // sys/class/infiniband/<dev>/ports/<n>/
-	fileIBRate     = "rate"     // .../ports/<n>/rate
-	fileNetSpeed   = "speed"    // sys/class/net/<if>/speed
+	fileIBPorts    = "ports"  // sys/class/infiniband/<dev>/ports/<n>/
+	fileIBRate     = "rate"   // .../ports/<n>/rate
+	fileNetSpeed   = "speed"  // sys/class/net/<if>/speed
+	linkNetMaster  = "master" // sys/class/net/<if>/master: the bond a port is enslaved to
+	fileBondMode   = "bonding/mode"
+	linkBondLower  = "lower_"   // sys/class/net/<bond>/lower_<if>: the bond's ports (netdev_adjacent)
 	fileCPUList    = "cpulist"  // node/nodeN/cpulist
 	fileDistance   = "distance" // node/nodeN/distance
 	fileGroupType  = "type"     // kernel/iommu_groups/<N>/type
@@ -121,6 +124,12 @@ type ClassSpec struct {
 	Ports     string   // folder of numbered ports inside an entry, "" if none
 	PortFiles []string // files of each port
 	Private   []string // private files of each entry
+	// Master is the link from an entry to the software device it is
+	// enslaved to (a bond), kept with MasterFiles and the master's links
+	// back to its members, named MasterLinks and a member's name; "" none.
+	Master      string
+	MasterFiles []string
+	MasterLinks string
 }
 
 // CaptureSpec returns what a capture keeps, built from the reader's own
@@ -144,7 +153,8 @@ func CaptureSpec() Spec {
 				PortFiles: []string{fileIBRate, fileIBState, fileIBPhysState, fileIBLinkLayer},
 				Private:   []string{"node_guid", "sys_image_guid"}},
 			// address (the MAC) is never kept, redacted or not.
-			{Dir: pathNet, Files: []string{fileNetSpeed, "type", "dev_port"}},
+			{Dir: pathNet, Files: []string{fileNetSpeed, "type", "dev_port"},
+				Master: linkNetMaster, MasterFiles: []string{fileBondMode}, MasterLinks: linkBondLower},
 		},
 		Nodes:       pathNodes,
 		NodeFiles:   []string{fileCPUList, "cpumap", fileDistance, "meminfo"},

@@ -84,7 +84,7 @@ func (r *reader) readExtras(dirs map[topology.BDF]string) {
 			if err != nil {
 				continue
 			}
-			if t, err := r.resolve(path.Join(nd, "master")); err == nil && d.Bond == "" {
+			if t, err := r.resolve(path.Join(nd, linkNetMaster)); err == nil && d.Bond == "" {
 				d.Bond = path.Base(t)
 			}
 		}
@@ -109,13 +109,13 @@ func (r *reader) readLAGs() {
 			continue
 		}
 		lag := &topology.LAG{Bond: d.Bond}
-		if s, err := r.text(path.Join(dir, "bonding", "mode")); err == nil {
+		if s, err := r.text(path.Join(dir, fileBondMode)); err == nil {
 			if f := strings.Fields(s); len(f) > 0 {
 				lag.Mode = f[0]
 			}
 		}
 		for _, e := range entries {
-			nd, ok := strings.CutPrefix(e.Name(), "lower_")
+			nd, ok := strings.CutPrefix(e.Name(), linkBondLower)
 			if !ok {
 				continue
 			}
