@@ -1,6 +1,9 @@
 package topology
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // RDMAEngine says whether a NIC's model has an RDMA engine.
 type RDMAEngine int
@@ -28,6 +31,10 @@ func RDMAByModel(n *Device) (RDMAEngine, string) {
 		switch d := n.DeviceID; {
 		case d >= 0x1591 && d <= 0x1593, d == 0x159b, d >= 0x37d0 && d <= 0x37d3:
 			return RDMAEngineYes, "Intel E810/X722"
+		case d == 0 && n.Name != "":
+			if has, model := intelByName(n.Name); has != RDMAEngineUnknown {
+				return has, model
+			}
 		case d == 0x1521, d == 0x1533, d == 0x1539, d == 0x15f3, d == 0x125b, d == 0x125c, d == 0x10fb,
 			d == 0x1528, d == 0x1563, d == 0x1572, d >= 0x1580 && d <= 0x158b,
 			d == 0x10c9, d >= 0x10e6 && d <= 0x10e8, d == 0x150a, d == 0x150d, d == 0x1518, d == 0x1526, // 82576
@@ -52,4 +59,19 @@ func RDMAByModel(n *Device) (RDMAEngine, string) {
 		}
 	}
 	return RDMAEngineUnknown, "no sys/class/infiniband in the source and the model is not known"
+}
+
+// intelByName tells an Intel NIC's RDMA engine from its pci.ids name where
+// the source gives the name alone (lspci without -nn): the families
+// RDMAByModel knows by ID, by the model word pci.ids names them with.
+func intelByName(name string) (RDMAEngine, string) {
+	for _, w := range strings.FieldsFunc(name, func(r rune) bool { return r == ' ' || r == '-' || r == '/' }) {
+		switch w {
+		case "E810", "X722":
+			return RDMAEngineYes, "Intel " + w
+		case "I210", "I211", "I350", "I225", "I226", "82574L", "82576", "82580", "82599", "82599ES", "X540", "X550", "X550T", "X710", "XL710", "XXV710":
+			return RDMAEngineNo, "Intel " + w + " has no RDMA engine"
+		}
+	}
+	return RDMAEngineUnknown, ""
 }

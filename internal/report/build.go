@@ -240,7 +240,17 @@ func SplitNICs(g *topology.Graph) (rdma, plain []*topology.Device) {
 func ShownNICs(g *topology.Graph) (shown, hidden []*topology.Device) {
 	rdma, plain := SplitNICs(g)
 	if len(rdma) == 0 && !g.System.RDMAListed {
-		return NICsByModel(plain), nil
+		// As nvidia-smi shows only RDMA devices, NICs whose model has
+		// none are left out, unless every NIC is such.
+		byModel := NICsByModel(plain)
+		i := slices.IndexFunc(byModel, func(n *topology.Device) bool {
+			has, _ := topology.RDMAByModel(n)
+			return has == topology.RDMAEngineNo
+		})
+		if i <= 0 {
+			return byModel, nil
+		}
+		return byModel[:i:i], byModel[i:]
 	}
 	if len(rdma) == 0 {
 		return plain, nil

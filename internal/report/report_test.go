@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -180,5 +181,37 @@ func TestWarningsSorted(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestShownNICsByModel: a source that lists no RDMA devices (lspci) shows
+// the NICs whose model has an RDMA engine first, then those it cannot
+// tell, and leaves out those without one, as nvidia-smi shows RDMA devices
+// alone; only a model it cannot tell makes the numbering unsure.
+func TestShownNICsByModel(t *testing.T) {
+	nic := func(bdf string, vendor, device uint16, name string) *topology.Device {
+		a, err := topology.ParseBDF(bdf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &topology.Device{Addr: a, Kind: topology.KindNIC, Class: 0x020000, VendorID: vendor, DeviceID: device, Name: name}
+	}
+	i210 := nic("0000:01:00.0", topology.VendorIntel, 0, "Intel Corporation I210 Gigabit Network Connection")
+	other := nic("0000:02:00.0", 0x1077, 0, "QLogic Corp. FastLinQ QL41000")
+	cx7 := nic("0000:03:00.0", topology.VendorMellanox, 0, "Mellanox Technologies MT2910 Family [ConnectX-7]")
+	g := &topology.Graph{Devices: []*topology.Device{i210, other, cx7}}
+	shown, hidden := ShownNICs(g)
+	if !slices.Equal(shown, []*topology.Device{cx7, other}) || !slices.Equal(hidden, []*topology.Device{i210}) {
+		t.Errorf("shown %v, hidden %v; want the ConnectX-7 then the QLogic shown, the I210 hidden", bdfs(shown), bdfs(hidden))
+	}
+	if l := nicNumberingLacks(g); len(l) != 1 || !strings.Contains(l[0], "whether 0000:02:00.0 has one") {
+		t.Errorf("lacks %q, want the QLogic named as unsure", l)
+	}
+	g.Devices = []*topology.Device{i210, cx7}
+	if l := nicNumberingLacks(g); len(l) != 0 {
+		t.Errorf("lacks %q with every model known", l)
+	}
+	if shown, hidden = ShownNICs(&topology.Graph{Devices: []*topology.Device{i210}}); len(shown) != 1 || len(hidden) != 0 {
+		t.Errorf("an I210 alone: shown %v, hidden %v; want it shown (the source's only NIC)", bdfs(shown), bdfs(hidden))
 	}
 }
