@@ -93,11 +93,9 @@ func deviceVars(gpus []*topology.Device) ([][]EnvVar, []string) {
 // ncclIbInitDevices), the only reader of NCCL_IB_HCA.
 func netPlugin(n *topology.Device) string {
 	switch {
-	case len(n.RDMA) == 0:
-		return ""
 	case isEFA(n):
 		return "efa"
-	case n.VendorID != 0:
+	case len(n.RDMA) == 0 || n.VendorID != 0:
 		return ""
 	}
 	for _, r := range n.RDMA {
@@ -108,9 +106,13 @@ func netPlugin(n *topology.Device) string {
 	return "rdma"
 }
 
-// isEFA reports an AWS Elastic Fabric Adapter: Amazon's vendor ID
-// (0x1d0f) or the efa driver.
-func isEFA(n *topology.Device) bool { return n.VendorID == 0x1d0f || n.Driver == "efa" }
+// isEFA reports an AWS Elastic Fabric Adapter: the efa driver, an EFA
+// device ID (Linux drivers/infiniband/hw/efa/efa_main.c, efa_pci_tbl:
+// 1d0f:efa0-efa3), or an Amazon function with an RDMA device (ENA, Amazon's
+// Ethernet function, has none).
+func isEFA(n *topology.Device) bool {
+	return n.Driver == "efa" || n.VendorID == 0x1d0f && (n.DeviceID >= 0xefa0 && n.DeviceID <= 0xefa3 || len(n.RDMA) > 0)
+}
 
 // pluginNote is the line that replaces NCCL_IB_HCA where a net plugin
 // drives the plan's NICs. aws-ofi-nccl groups the NICs by the GPUs near
@@ -163,7 +165,7 @@ func ibHCA(nics []*topology.Device, used map[*topology.Device]bool) (string, str
 	var hcas []string
 	plugin := ""
 	for _, n := range nics {
-		if !used[n] || len(n.RDMA) == 0 {
+		if !used[n] {
 			continue
 		}
 		if k := netPlugin(n); k != "" {
@@ -172,7 +174,9 @@ func ibHCA(nics []*topology.Device, used map[*topology.Device]bool) (string, str
 			}
 			continue
 		}
-		hcas = append(hcas, n.RDMA[0])
+		if len(n.RDMA) > 0 {
+			hcas = append(hcas, n.RDMA[0])
+		}
 	}
 	note := ""
 	if plugin != "" {

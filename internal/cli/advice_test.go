@@ -931,3 +931,17 @@ func TestHTMLUnknownSteps(t *testing.T) {
 		t.Errorf("export -o html of recorded-h200 writes an unknown step as 0 Gb/s, or none as unknown")
 	}
 }
+
+// TestEFAProviderFiles: AWS's topology files name their EFA functions by
+// IDs (1d0f:efa0) without RDMA device names; aws-ofi-nccl drives them, so
+// no rank gets NCCL_IB_HCA, the plan says why, and no remedy tells the
+// user to keep an NCCL_IB_HCA list (NCCL's IB transport is its only
+// reader: src/transport/net_ib/init.cc, ncclIbInitDevices).
+func TestEFAProviderFiles(t *testing.T) {
+	for _, file := range []string{"aws-p4d-24xl-topo.xml", "aws-p4de-24xl-topo.xml", "aws-p5.48xl-topo.xml"} {
+		_, out, errb := run("check", "-v", corpusPath(t, "nccl-xml", file))
+		if !strings.Contains(out, "aws-ofi-nccl") || strings.Contains(out, "NCCL_IB_HCA=") || strings.Contains(out, "leave NCCL_IB_HCA") {
+			t.Errorf("check -v %s: EFA advice wrong (%s):\n%s", file, errb, out)
+		}
+	}
+}
