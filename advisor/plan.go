@@ -83,10 +83,11 @@ func mode(p *Prediction) string {
 // EnvVar is one environment variable of a rank.
 type EnvVar struct{ Name, Value string }
 
-// RankEnv is the environment of local rank LocalRank, which drives the
-// LocalRank-th accelerator in address order.
+// RankEnv is the environment of the local rank that drives GPU, the plan's
+// accelerators' in address order.
 type RankEnv struct {
-	LocalRank int
+	LocalRank int // -1 where the source does not tell which local rank drives GPU (deviceVars)
+	GPU       *topology.Device
 	// Vars in order: the visible-device variables for the accelerator's
 	// runtime (CUDA for NVIDIA, ROCr for AMD: deviceVars), then
 	// NCCL_IB_HCA (the same on every rank; none where a net plugin drives
@@ -190,7 +191,7 @@ func predictionKnown(p *Prediction) bool {
 func (a *analysis) plan() Plan {
 	gpus, nics := a.g.OfKind(topology.KindAccelerator), liveRails(a.railNICs())
 	var pl Plan
-	vars, notes := deviceVars(gpus)
+	vars, local, notes := deviceVars(gpus)
 	pl.Notes = notes
 	hca := a.ibHCAFilter()
 	if hca.set {
@@ -215,7 +216,7 @@ func (a *analysis) plan() Plan {
 		pl.Notes = append(pl.Notes, "no numactl: a provider's topology file gives the CPU nodes NCCL is told of, not the instance's NUMA layout; take it from lscpu or nvidia-smi topo -m on the instance")
 	}
 	for i, g := range gpus {
-		r := RankEnv{LocalRank: i, Vars: vars[i]}
+		r := RankEnv{LocalRank: local[i], GPU: g, Vars: vars[i]}
 		if g.NUMANode >= 0 && !providerFile {
 			r.Numactl = fmt.Sprintf("numactl --cpunodebind=%d --membind=%d", g.NUMANode, g.NUMANode)
 		}

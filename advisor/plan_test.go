@@ -185,11 +185,11 @@ func TestPlanUnknownNeverWins(t *testing.T) {
 }
 
 // TestPlanShareAndAMD: two accelerators on one NIC each get half of it in
-// the plan's figures; AMD accelerators get ROCR_VISIBLE_DEVICES alone,
-// never CUDA's variables, and never HIP_VISIBLE_DEVICES beside it: HIP
-// indexes what ROCr has left, so HIP_VISIBLE_DEVICES=1 after
-// ROCR_VISIBLE_DEVICES=1 selects nothing (ROCm/ROCR-Runtime#155; ROCm docs,
-// "ROCm environment variables": "On Linux, use ROCR_VISIBLE_DEVICES").
+// the plan's figures; AMD accelerators get no device variable: per rank,
+// ROCR_VISIBLE_DEVICES costs RCCL its P2P (ROCm/rocm-systems#8136) and
+// HIP_VISIBLE_DEVICES beside it selects nothing (ROCm/ROCR-Runtime#155).
+// Each rank takes HIP device LOCAL_RANK, whose order (ROCr's) a sysfs tree
+// does not give and RCCL's topology file does (<gpu dev>).
 func TestPlanShareAndAMD(t *testing.T) {
 	b, g, n := pix()
 	p2 := b.port(g.Parent.Parent, 2)
@@ -210,12 +210,29 @@ func TestPlanShareAndAMD(t *testing.T) {
 		t.Errorf("worst %.1f, mean %.1f; want %.1f (each accelerator's share)", pl.WorstGbps, pl.MeanGbps, want)
 	}
 	for i, r := range pl.Ranks {
-		idx := fmt.Sprint(i)
-		if r.Get("ROCR_VISIBLE_DEVICES") != idx || r.Get("HIP_VISIBLE_DEVICES") != "" || r.Get("CUDA_VISIBLE_DEVICES") != "" || r.Get("CUDA_DEVICE_ORDER") != "" {
-			t.Errorf("rank %d env %v: want ROCR_VISIBLE_DEVICES=%d alone, no HIP or CUDA variables", i, r.Env(), i)
+		if r.Get("ROCR_VISIBLE_DEVICES") != "" || r.Get("HIP_VISIBLE_DEVICES") != "" || r.Get("CUDA_VISIBLE_DEVICES") != "" || r.Get("CUDA_DEVICE_ORDER") != "" {
+			t.Errorf("rank %d env %v: want no device variable", i, r.Env())
 		}
 		if r.Get("NCCL_IB_HCA") != "=mlx5_0" || r.Get("UCX_NET_DEVICES") != "mlx5_0:1" {
 			t.Errorf("rank %d env %v", i, r.Env())
+		}
+		if r.LocalRank != -1 || r.GPU != pl.Assignments[i].GPU {
+			t.Errorf("rank %d: local rank %d for %s; want unknown (-1) for %s: no source here gives HIP's order", i, r.LocalRank, r.GPU.BDF(), pl.Assignments[i].GPU.BDF())
+		}
+	}
+	if !slices.ContainsFunc(pl.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "no ROCR_VISIBLE_DEVICES: set per rank it costs RCCL its P2P")
+	}) ||
+		!slices.ContainsFunc(pl.Notes, func(n string) bool { return strings.Contains(n, "rocm-smi --showbus") }) {
+		t.Errorf("notes %q, want why there is no ROCR_VISIBLE_DEVICES and how to find HIP's order", pl.Notes)
+	}
+	// RCCL's topology file numbers the GPUs as HIP does (<gpu dev>): the
+	// ranks follow it, not the address order.
+	g.NCCLDev, g2.NCCLDev = "1", "0"
+	pl = analyze(t, b.graph(), Options{}).Plan
+	for _, r := range pl.Ranks {
+		if want := map[*topology.Device]int{g: 1, g2: 0}[r.GPU]; r.LocalRank != want {
+			t.Errorf("%s (dev %s): local rank %d, want %d", r.GPU.BDF(), r.GPU.NCCLDev, r.LocalRank, want)
 		}
 	}
 }
@@ -397,33 +414,33 @@ func TestPlanUndecidedByWorseOutcome(t *testing.T) {
 	}
 }
 
-// TestPlanAMDPartitions: a GPU in CPX compute partitioning is one ROCr
+// TestPlanAMDPartitions: a GPU in CPX compute partitioning is one HIP
 // device per partition (ROCR-Runtime amd_topology.cpp, BuildTopology,
-// counts KFD GPU nodes; amdgpu adds a node per partition), so neither it
-// nor any GPU after it has an index the source can tell: those ranks get
-// no device variable and one note says why; GPUs before it keep theirs.
+// counts KFD GPU nodes; amdgpu adds a node per partition), so no rank's
+// index can be told: no rank gets a device variable or a local rank, and
+// the notes say why.
 func TestPlanAMDPartitions(t *testing.T) {
 	b, gpus, _ := rails(4, 4)
 	for i, d := range gpus {
 		d.VendorID, d.DeviceID = topology.VendorAMD, 0x74a1 // MI300X
-		d.ComputePartition = "SPX"
+		d.ComputePartition, d.NCCLDev = "SPX", fmt.Sprint(i)
 		if i >= 2 {
 			d.ComputePartition = "CPX"
 		}
 	}
 	pl := analyze(t, b.graph(), Options{}).Plan
 	for i, r := range pl.Ranks {
-		want := ""
-		if i < 2 {
-			want = fmt.Sprint(i)
-		}
-		if r.Get("ROCR_VISIBLE_DEVICES") != want || r.Get("HIP_VISIBLE_DEVICES") != "" {
-			t.Errorf("rank %d env %v: want ROCR_VISIBLE_DEVICES %q", i, r.Env(), want)
+		if r.Get("ROCR_VISIBLE_DEVICES") != "" || r.Get("HIP_VISIBLE_DEVICES") != "" || r.LocalRank != -1 {
+			t.Errorf("rank %d env %v, local rank %d: want no device variable and no local rank", i, r.Env(), r.LocalRank)
 		}
 	}
-	if len(pl.Notes) != 2 || !strings.HasPrefix(pl.Notes[0], "no ROCR_VISIBLE_DEVICES for the ranks of "+gpus[2].BDF()+", "+gpus[3].BDF()+": AMD accelerators in CPX compute partitioning") ||
-		!strings.HasPrefix(pl.Notes[1], "an accelerator in compute partitions runs one rank per partition") {
-		t.Errorf("notes %q, want one saying the last two accelerators' ranks have no index, one that a partitioned accelerator's settings are for all its ranks", pl.Notes)
+	if !slices.ContainsFunc(pl.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "AMD accelerators in CPX compute partitioning are one HIP device per partition")
+	}) ||
+		!slices.ContainsFunc(pl.Notes, func(n string) bool {
+			return strings.HasPrefix(n, "an accelerator in compute partitions runs one rank per partition")
+		}) {
+		t.Errorf("notes %q, want one saying partitions hide the indexes, one that a partitioned accelerator's settings are for all its ranks", pl.Notes)
 	}
 }
 

@@ -14,72 +14,87 @@ import (
 // variables, then the network variables the transport reads.
 
 // deviceVars returns, for each accelerator of gpus (PCI address order), the
-// variables that make it its rank's only device, and notes saying why a
-// rank has none.
+// variables that make it its rank's only device and the local rank that
+// drives it (-1 where the source cannot tell), with notes saying why.
 //
 // NVIDIA: CUDA orders devices fastest first unless CUDA_DEVICE_ORDER=
 // PCI_BUS_ID; the index counts NVIDIA GPUs only.
 //
-// AMD: ROCR_VISIBLE_DEVICES alone, the variable AMD recommends on Linux
-// (ROCm docs, "ROCm environment variables", GPU isolation: "On Linux, use
-// ROCR_VISIBLE_DEVICES"). Never HIP_VISIBLE_DEVICES beside it: HIP indexes
-// what ROCr has left (ROCm/ROCR-Runtime#155), so HIP_VISIBLE_DEVICES=i
-// after ROCR_VISIBLE_DEVICES=i leaves every rank but 0 no GPU. ROCr counts
-// the GPU nodes of the KFD topology (ROCR-Runtime amd_topology.cpp,
-// BuildTopology), which amdgpu adds in probe order, PCI address order; a
-// GPU in DPX, QPX or CPX compute partitioning adds one node per partition,
-// so from the first such GPU on the source cannot tell a rank's index.
-func deviceVars(gpus []*topology.Device) ([][]EnvVar, []string) {
+// AMD: no device variable. ROCR_VISIBLE_DEVICES, AMD's isolation variable
+// on Linux, costs RCCL its P2P between the node's ranks when set per rank:
+// RCCL asks hipDeviceCanAccessPeer about a peer by its ordinal in the
+// asking process, which does not see it (ROCm/rocm-systems#8136); and
+// HIP_VISIBLE_DEVICES beside it re-indexes what ROCr left
+// (ROCm/ROCR-Runtime#155). Each rank takes HIP device LOCAL_RANK instead.
+// HIP's order is ROCr's, the KFD topology's GPU nodes (ROCR-Runtime
+// amd_topology.cpp, BuildTopology), which RCCL's topology file records as
+// <gpu dev=…> and a sysfs tree does not: it need not be address order
+// (RCCL's topo_16p1h has dev 0 at 4e:00.0, dev 4 at 0e:00.0). A GPU in
+// DPX, QPX or CPX compute partitioning is one HIP device per partition.
+func deviceVars(gpus []*topology.Device) ([][]EnvVar, []int, []string) {
 	out := make([][]EnvVar, len(gpus))
-	nvidia, amd := 0, 0
-	var parted []int // ranks left without ROCR_VISIBLE_DEVICES
+	local := make([]int, len(gpus))
+	nvidia := 0
+	var amd []int
 	modes := map[string]bool{}
 	for i, d := range gpus {
+		local[i] = i
 		switch d.VendorID {
 		case topology.VendorNVIDIA:
 			out[i] = []EnvVar{{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"CUDA_VISIBLE_DEVICES", strconv.Itoa(nvidia)}}
 			nvidia++
 		case topology.VendorAMD:
+			amd = append(amd, i)
 			if m := d.ComputePartition; m != "" && m != "SPX" {
 				modes[m] = true
-				amd = -1 // this GPU's partitions, and every index after them, are unknown
 			}
-			if amd < 0 {
-				parted = append(parted, i)
-				continue
-			}
-			out[i] = []EnvVar{{"ROCR_VISIBLE_DEVICES", strconv.Itoa(amd)}}
-			amd++
 		}
 	}
 	var notes []string
-	if nvidia > 0 || amd > 0 {
+	if nvidia > 0 {
 		notes = append(notes, "with one accelerator visible, a rank's accelerator is its device 0: a program that picks its device by local rank (torch.cuda.set_device(LOCAL_RANK)) must pick device 0 with these set, or leave them out")
 	}
-	if amd > 0 {
-		// RCCL asks hipDeviceCanAccessPeer about a peer by its ordinal in
-		// the asking process, which does not see it: such pairs have no
-		// peer access (ROCm/rocm-systems#8136) and go through host memory.
-		notes = append(notes, "ROCR_VISIBLE_DEVICES per rank costs RCCL its P2P between ranks (over xGMI on OAM platforms): it treats a peer the rank cannot see as having no peer access (ROCm/rocm-systems#8136) and goes through host memory; where ranks of one node talk, leave it out and pick the device by local rank")
+	if len(amd) == 0 {
+		return out, local, notes
 	}
-	if len(parted) == 0 {
-		return out, notes
-	}
-	names := make([]string, 0, len(modes))
-	for m := range modes {
-		names = append(names, m)
-	}
-	slices.Sort(names)
-	whose := ""
-	if len(parted) < len(gpus) { // the rest have theirs; name the ones without
-		bdfs := make([]string, len(parted))
-		for j, i := range parted {
-			bdfs[j] = gpus[i].BDF()
+	notes = append(notes, "no ROCR_VISIBLE_DEVICES: set per rank it costs RCCL its P2P between the node's ranks (it treats a peer the rank cannot see as having no peer access, ROCm/rocm-systems#8136, and goes through host memory); each rank takes HIP device LOCAL_RANK (hipSetDevice, torch.cuda.set_device(LOCAL_RANK)), and its line binds the NIC and CPUs of the GPU at that index")
+	hip, known := hipIndexes(gpus, amd)
+	for _, i := range amd {
+		local[i] = -1
+		if known && len(modes) == 0 {
+			local[i] = hip[i]
 		}
-		whose = " for the ranks of " + strings.Join(bdfs, ", ")
 	}
-	return out, append(notes, fmt.Sprintf("no ROCR_VISIBLE_DEVICES%s: AMD accelerators in %s compute partitioning are one ROCr device per partition, and the source does not tell which index each gets",
-		whose, strings.Join(names, "/")))
+	switch {
+	case len(modes) > 0:
+		names := make([]string, 0, len(modes))
+		for m := range modes {
+			names = append(names, m)
+		}
+		slices.Sort(names)
+		notes = append(notes, fmt.Sprintf("AMD accelerators in %s compute partitioning are one HIP device per partition: which indexes each gets the source does not tell", strings.Join(names, "/")))
+	case known:
+		notes = append(notes, "HIP device indexes are the topology file's <gpu dev> (RCCL's own numbering), not PCI address order")
+	default:
+		notes = append(notes, "which HIP device index each GPU has is ROCr's enumeration order (rocm-smi --showbus lists it), which the source does not give: the lines name each GPU; give each rank the line of the GPU at its index")
+	}
+	return out, local, notes
+}
+
+// hipIndexes reads the HIP device index of each AMD GPU (gpus[i], i in amd)
+// from its NCCL topology <gpu dev>; known is false unless every one has a
+// distinct index.
+func hipIndexes(gpus []*topology.Device, amd []int) (map[int]int, bool) {
+	hip := map[int]int{}
+	seen := map[int]bool{}
+	for _, i := range amd {
+		n, err := strconv.Atoi(gpus[i].NCCLDev)
+		if err != nil || n < 0 || seen[n] {
+			return nil, false
+		}
+		hip[i], seen[n] = n, true
+	}
+	return hip, true
 }
 
 // netPlugin says why NCCL's own IB transport does not drive NIC n, which a

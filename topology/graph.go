@@ -229,7 +229,11 @@ type Device struct {
 	ComputeCapability int
 	// NCCLGDR is the gdr attribute of the device's <gpu> or <net> element
 	// in an NCCL topology file: "1", "0", or "" when the source lacks it.
-	NCCLGDR                      string
+	NCCLGDR string
+	// NCCLDev is the dev attribute of the device's <gpu> element in an
+	// NCCL or RCCL topology file: the runtime's device index with every
+	// device visible; "" when the source lacks it.
+	NCCLDev                      string
 	BARs                         []BAR  // memory BARs from the resource file; nil when not captured
 	ACSRedirect, ACSKnown        bool   // ACS request/completion redirect on this port, and whether config showed it
 	HasACS                       bool   // the port has an ACS capability (config read past 256 bytes)

@@ -445,7 +445,7 @@ func (p *parser) open(name string, a map[string]string, desc string) {
 			if a["gdr"] == "0" {
 				p.warn(parent.dev.BDF(), "gpu gdr=0: NCCL routes its traffic with NICs through the CPU (PHB)")
 			}
-			parent.dev.NCCLGDR = a["gdr"]
+			parent.dev.NCCLGDR, parent.dev.NCCLDev = a["gdr"], a["dev"]
 			if sm, err := strconv.Atoi(a["sm"]); err == nil && sm > 0 {
 				parent.dev.ComputeCapability = sm
 			}

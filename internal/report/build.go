@@ -518,7 +518,7 @@ func plan(p advisor.Plan) Plan {
 			Partitions: a.Partitions, Shared: a.Shared, ShareGbps: Round(a.ShareGbps), LinkShared: a.LinkShared, Known: a.Known, AtMost: a.AtMost, MoreNICs: bdfs(a.MoreNICs)})
 	}
 	for _, r := range p.Ranks {
-		out.Ranks = append(out.Ranks, Rank{LocalRank: r.LocalRank, Env: r.Env(), Numactl: r.Numactl})
+		out.Ranks = append(out.Ranks, Rank{LocalRank: r.LocalRank, Accelerator: r.GPU.BDF(), Env: r.Env(), Numactl: r.Numactl})
 	}
 	return out
 }

@@ -405,7 +405,7 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 	if !verbose {
 		return out
 	}
-	for _, rk := range plan.Ranks {
+	for i, rk := range plan.Ranks {
 		settings := make([]string, len(rk.Env))
 		for i, w := range rk.Env {
 			settings[i] = termsafe.Assignment(w) // names from the input, pasted into a shell
@@ -418,8 +418,17 @@ func checkPlan(r *Report, verbose bool) *CheckPlan {
 			line = "nothing gdtopo can set from this source"
 		}
 		who := fmt.Sprintf("rank %d", rk.LocalRank)
-		if i := rk.LocalRank; i < len(plan.Assignments) && partitioned && plan.Assignments[i].Partitions != 1 {
-			who = r.Device(plan.Assignments[i].Accelerator).Alias + "'s ranks"
+		alias := rk.Accelerator
+		if d := r.Device(rk.Accelerator); d != nil && d.Alias != "" {
+			alias = d.Alias
+		}
+		switch {
+		case i < len(plan.Assignments) && partitioned && plan.Assignments[i].Partitions != 1:
+			who = alias + "'s ranks"
+		case rk.LocalRank < 0:
+			who = "the rank on " + alias
+		case alias != fmt.Sprintf("GPU%d", rk.LocalRank) && strings.HasPrefix(alias, "GPU"):
+			who += " (" + alias + ")"
 		}
 		out.Ranks = append(out.Ranks, CheckRank{LocalRank: rk.LocalRank, Who: who, Settings: line})
 	}

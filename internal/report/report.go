@@ -238,9 +238,10 @@ type Assignment struct {
 
 // Rank is the environment of one local rank.
 type Rank struct {
-	LocalRank int      `json:"local_rank"`
-	Env       []string `json:"env"`     // NAME=value settings
-	Numactl   string   `json:"numactl"` // "" when the NUMA node is unknown
+	LocalRank   int      `json:"local_rank"`  // -1 where the source does not tell which local rank drives the accelerator
+	Accelerator string   `json:"accelerator"` // the accelerator the rank drives
+	Env         []string `json:"env"`         // NAME=value settings
+	Numactl     string   `json:"numactl"`     // "" when the NUMA node is unknown
 }
 
 // Source names what was read.
