@@ -185,6 +185,16 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 		note("GPU model name unknown: GPUDirect RDMA support (not on GeForce parts) taken as present")
 	}
 
+	// The NVIDIA driver maps GPU memory for a Data Direct function only
+	// when the function shares its GPU's IOMMU group, unless
+	// NVreg_GrdmaPciTopoCheckOverride=1 (rdma-core kernel-boot/rdma_topo,
+	// check: "Correct iommu_groups are required to avoid
+	// NVreg_GrdmaPciTopoCheckOverride").
+	if dd := p.DataDirect; dd != nil && dd.IOMMUGroup != "" && gpu.IOMMUGroup != "" && dd.IOMMUGroup != gpu.IOMMUGroup {
+		why = append(why, fmt.Sprintf("Data Direct %s is in IOMMU group %s and %s in %s: the NVIDIA driver's PCI topology check refuses the mapping until rdma_topo's ACS setting joins them (or NVreg_GrdmaPciTopoCheckOverride=1)",
+			dd.BDF(), dd.IOMMUGroup, gpu.BDF(), gpu.IOMMUGroup))
+	}
+
 	// 4-5. Distance against the level.
 	level, levelWhy, setBy := a.gdrLevel()
 	distance := p.NCCL
