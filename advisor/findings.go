@@ -36,7 +36,7 @@ var Codes = map[string]string{
 	"relaxed-ordering-off": "Warning: a NIC has PCIe Relaxed Ordering disabled in DevCtl, so NCCL's relaxed-ordering memory registrations cannot take effect.",
 	"bar-small":            "Warning: an NVIDIA accelerator's largest prefetchable BAR (BAR1) is below min_bar_gib: GPUDirect RDMA can map little GPU memory.",
 	"no-rdma-nic":          "Warning: accelerators, but no NIC that can do RDMA (none in /sys/class/infiniband, or models without an RDMA engine such as virtio-net): GPUDirect RDMA cannot work; NCCL would use sockets.",
-	"virtual-topology":     "Warning: the PCI tree is a hypervisor's (hypervisor flag, QEMU root ports 1b36:000c): labels describe the virtual tree; use the provider's NCCL_TOPO_FILE. With numa -1 everywhere on a multi-node box as the one sign, a guest or firmware without PCI locality (_PXM): both remedies.",
+	"virtual-topology":     "Warning: the PCI tree is a hypervisor's (hypervisor flag, QEMU's devices, Hyper-V's virtual PCI, AWS Nitro devices): labels describe the virtual tree; use the provider's NCCL_TOPO_FILE. With numa -1 everywhere on a multi-node sysfs tree as the one sign, a guest or firmware without PCI locality (_PXM): both remedies. Not raised without accelerators, or on a provider's own topology file.",
 }
 
 // group gathers one finding: its devices, a message part and a remedy line
@@ -394,28 +394,64 @@ func (a *analysis) armSMMU() bool {
 }
 
 // inVM reports a guest, or a cloud instance whose firmware is the
-// provider's: the CPU's hypervisor flag, Hyper-V's virtual PCI, or a
-// device only QEMU or AWS's Nitro has: QEMU's own (1b36, such as its PCIe
-// root port 1b36:000c), QEMU's display (1234:1111), AWS's ENA and EFA
-// (1d0f, or EFA's rdma* names). Its firmware, BIOS and host IOMMU are the
+// provider's (vmSign). Its firmware, BIOS and host IOMMU are the
 // provider's. Worked out once: findings, the plan and every AMD pair ask.
 func (a *analysis) inVM() bool {
 	if a.vm == unknown {
 		a.vm = no
-		if a.g.Platform.Hypervisor || hyperVPCI(a.g) || slices.ContainsFunc(a.g.Devices, func(d *topology.Device) bool {
-			return d.VendorID == 0x1b36 || d.VendorID == 0x1234 && d.DeviceID == 0x1111 || d.VendorID == 0x1d0f ||
-				d.Kind == topology.KindNIC && netPlugin(d) != "" // EFA by its rdma* names, where IDs are not given
-		}) {
+		if a.vmSign() != "" {
 			a.vm = yes
 		}
 	}
 	return a.vm == yes
 }
 
+// vmSign names what marks the source as a guest's, "" for nothing: the
+// CPU's hypervisor flag, Hyper-V's virtual PCI, or a device only QEMU or
+// AWS's Nitro has: QEMU's own (1b36, such as its PCIe root port
+// 1b36:000c), QEMU's display (1234:1111), QEMU's emulated XIO3130 switch
+// (104c:8232/8233, hw/pci-bridge/xio3130_upstream.c) above an accelerator
+// or NIC, where the real part is a Gen1 x1 switch for ExpressCard slots;
+// AWS's ENA and EFA (1d0f, or EFA's rdma* names).
+func (a *analysis) vmSign() string {
+	if a.g.Platform.Hypervisor {
+		return "proc/cpuinfo flags: hypervisor"
+	}
+	if hyperVPCI(a.g) {
+		return "Hyper-V virtual PCI: every accelerator and NIC on a PCI domain of its own"
+	}
+	for _, d := range a.g.Devices {
+		switch {
+		case d.VendorID == 0x1b36:
+			return fmt.Sprintf("%s: QEMU device 1b36:%04x", d.BDF(), d.DeviceID)
+		case d.VendorID == 0x1234 && d.DeviceID == 0x1111:
+			return d.BDF() + ": QEMU display 1234:1111"
+		case d.VendorID == 0x104c && (d.DeviceID == 0x8232 || d.DeviceID == 0x8233) && holdsEnds(d):
+			return fmt.Sprintf("%s: XIO3130 switch 104c:%04x above accelerators or NICs, as QEMU emulates it", d.BDF(), d.DeviceID)
+		case d.VendorID == 0x1d0f:
+			return fmt.Sprintf("%s: AWS Nitro device 1d0f:%04x", d.BDF(), d.DeviceID)
+		case d.Kind == topology.KindNIC && netPlugin(d) != "": // EFA by its rdma* names, where IDs are not given
+			return d.BDF() + ": AWS EFA (rdma* RDMA device)"
+		}
+	}
+	return ""
+}
+
+// holdsEnds reports an accelerator or NIC below bridge b.
+func holdsEnds(b *topology.Device) bool {
+	for _, c := range b.Children {
+		if c.Kind == topology.KindAccelerator || c.Kind == topology.KindNIC || holdsEnds(c) {
+			return true
+		}
+	}
+	return false
+}
+
 // providerFile reports a cloud provider's NCCL topology file: its places
 // are real (a tenant moves no card), its CPU nodes are what NCCL is told
-// rather than the instance's NUMA layout.
-func (a *analysis) providerFile() bool { return a.g.NCCLView && a.inVM() }
+// rather than the instance's NUMA layout. NCCL's own print from a guest is
+// the guest's tree, not such a file.
+func (a *analysis) providerFile() bool { return a.g.TextForm == "NCCL XML" && a.inVM() }
 
 // hyperVPCI reports Hyper-V's virtual PCI, as Azure's GPU VMs show it:
 // every accelerator and NIC is function 00:00.0 of a PCI domain of its own
@@ -859,18 +895,24 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 			a.emit("peer-memory-unknown", Info, &g, "the source holds no sys/module: peer-memory support unknown", fix, nil)
 		}
 	}
+	if !slices.ContainsFunc(ends, func(d *topology.Device) bool { return d.Kind == topology.KindAccelerator }) || a.providerFile() {
+		return // no accelerator's paths to mislabel; a provider's file is what NCCL should be given
+	}
 	var g group
 	numaOnly := false // the one sign is numa_node: a guest's, or firmware without PCI locality
 	switch {
 	case p.Hypervisor:
 		g.ev = "proc/cpuinfo flags: hypervisor"
-	case a.g.MultiNUMA() && allNoNUMA:
+	case a.g.MultiNUMA() && allNoNUMA && a.g.TextForm == "": // a sysfs tree: other sources have no numa_node
 		g.ev, numaOnly = "numa_node = -1 on every accelerator and NIC of a multi-node machine", true
 	default:
 		for _, d := range a.g.Devices {
 			if d.VendorID == 0x1b36 && d.DeviceID == 0x000c && g.ev == "" {
 				g.ev = a.evidence(d, sysfsFile(d, "")+": QEMU PCIe root port 1b36:000c", "QEMU PCIe root port 1b36:000c")
 			}
+		}
+		if g.ev == "" {
+			g.ev = a.vmSign()
 		}
 	}
 	if g.ev != "" && numaOnly && !a.inVM() {

@@ -946,3 +946,28 @@ func TestEFAProviderFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestVirtualTreeSigns: a guest's tree is said to be a hypervisor's by
+// whatever marks it: QEMU's XIO3130 switch above the GPUs in NCCL's own
+// print, QEMU's display in an lspci dump. No warning where there is no
+// accelerator (a VM with virtio alone), where a provider's file is itself
+// the remedy (Azure, AWS), or where the one sign would be numa_node, which
+// hwloc's XML does not carry (its PCI locality is a group of NUMA nodes).
+func TestVirtualTreeSigns(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want bool
+	}{
+		{corpusPath(t, "nccl-xml", "nccl-tests-256-h200-vm.nccl-info-topology.txt"), true},
+		{corpusPath(t, "lspci", "nccl-tests-256-h200-vm.partial.lspci-tv.txt"), true},
+		{fx("recorded-vm"), false},
+		{corpusPath(t, "nccl-xml", "azure-ndv5-topo.xml"), false},
+		{corpusPath(t, "nccl-xml", "aws-p5.48xl-topo.xml"), false},
+		{corpusPath(t, "hwloc", "40intel64-2g2n4c+pcilocality.xml"), false},
+	} {
+		_, out, errb := run("check", c.src)
+		if got := strings.Contains(out, "virtual-topology"); got != c.want {
+			t.Errorf("check %s: virtual-topology %v, want %v (%s):\n%s", c.src, got, c.want, errb, out)
+		}
+	}
+}
