@@ -50,6 +50,9 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 	if err != nil {
 		return nil, err
 	}
+	if op == nil && o.IO.CollectAfterReading {
+		collectAfterReading() // a fleet's sources are small, and its workers share the heap
+	}
 	return &analysis{src: l.Source, g: l.Graph, nvsmi: l.NVSMI}, nil
 }
 
