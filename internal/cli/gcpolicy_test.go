@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"testing"
 	"time"
+
+	"github.com/gdtopo/gdtopo/internal/source"
 )
 
 // gcPercent is the current GOGC, read without changing it.
@@ -52,5 +54,34 @@ func TestCollectLate(t *testing.T) {
 		}
 		runtime.GC()
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestCollectAfterReading checks that a command reading one source, told
+// to (Streams.CollectAfterReading, as MainTerminal tells it), collects
+// between reading the source and analysing it once the process has
+// collected before, and that a fleet's worker (an Opener of its own) does
+// not.
+func TestCollectAfterReading(t *testing.T) {
+	o := &globalOptions{IO: &Streams{CollectAfterReading: true}}
+	o.resolver()
+	runtime.GC() // the process has collected: as a run whose reading passed lateGCLimit
+	// No collection but the one asked for: the collector off, as it is
+	// while a run of the binary reads (collectLate).
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	for _, worker := range []bool{false, true} {
+		var op *source.Opener
+		if worker {
+			op = &source.Opener{}
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := o.loadWith(op, fx("hgx-h100"), false); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		if collected := after.NumGC > before.NumGC; collected == worker {
+			t.Errorf("fleet worker %v: collected %v after reading, want %v", worker, collected, !worker)
+		}
 	}
 }

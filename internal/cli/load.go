@@ -11,9 +11,11 @@ import (
 	"github.com/gdtopo/gdtopo/topology"
 )
 
-// analysis is a source read into a graph, with names resolved.
+// analysis is a source read into a graph, with names resolved. It keeps
+// what the report says of the source, not the source: an archive's tree in
+// memory is let go once read.
 type analysis struct {
-	src   *source.Source
+	src   report.Source
 	g     *topology.Graph
 	nvsmi *load.DriverMatrix // the host's nvidia-smi topo -m or rocm-smi --showtopo, when given
 }
@@ -50,7 +52,11 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 	if err != nil {
 		return nil, err
 	}
-	return &analysis{src: l.Source, g: l.Graph, nvsmi: l.NVSMI}, nil
+	a := &analysis{src: report.Source{Name: l.Source.Name, Kind: string(l.Source.Kind), Format: l.Source.Format}, g: l.Graph, nvsmi: l.NVSMI}
+	if op == nil && o.IO.CollectAfterReading {
+		collectAfterReading() // a fleet's sources are small, and its workers share the heap
+	}
+	return a, nil
 }
 
 // nvsmiCheck is the report's part on the host's matrix; nil without one.
@@ -81,7 +87,7 @@ func (a *analysis) buildReport(adv *adviceOptions, ro reportOptions) (*report.Re
 		ro.FailOn = "critical"
 	}
 	return report.Build(report.Input{
-		Source: report.Source{Name: a.src.Name, Kind: string(a.src.Kind), Format: a.src.Format},
+		Source: a.src,
 		Graph:  a.g, Pairs: pairs, Advice: res, FailOn: ro.FailOn, NoHops: ro.NoHops,
 		NVSMI: a.nvsmiCheck(), NCCLEnv: adv.vars,
 	}), nil
@@ -92,7 +98,7 @@ func (a *analysis) buildReport(adv *adviceOptions, ro reportOptions) (*report.Re
 // view of the devices (gdtopo tree) shows, at a third of the cost.
 func (a *analysis) devicesReport() *report.Report {
 	return report.Build(report.Input{
-		Source: report.Source{Name: a.src.Name, Kind: string(a.src.Kind), Format: a.src.Format},
+		Source: a.src,
 		Graph:  a.g, FailOn: "critical",
 	})
 }

@@ -950,7 +950,8 @@ func (r *reader) readLink(d *topology.Device, attr func(string) (string, bool), 
 }
 
 // linkBase returns the last element of the target of link name in
-// folder, or "".
+// folder, or "": a copy, so that the device does not keep the whole target
+// ("../../../bus/pci/drivers/nvme") for its few bytes.
 func linkBase(folder fs.FS, name string) string {
 	if absent(folder, name) {
 		return ""
@@ -959,7 +960,7 @@ func linkBase(folder fs.FS, name string) string {
 	if err != nil {
 		return "" // absent often (no driver bound, no IOMMU): not counted as failed
 	}
-	return path.Base(t)
+	return strings.Clone(path.Base(t))
 }
 
 // splitPath is strings.Split(name, "/") into a slice the reader reuses:
