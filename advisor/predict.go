@@ -17,7 +17,8 @@ type linkRef struct {
 // upLinks lists the links from d up to (not including) stop, or to the host
 // bridge when stop is nil. Downstream and root ports add none: the link
 // below them is their child's (as in topology's hops); nor does a link
-// inside a Broadcom switch. An unknown link borrows the port's view of it.
+// inside a Broadcom switch. An unknown link borrows the port's view of it
+// (topology.HopLink).
 func upLinks(d, stop *topology.Device) []linkRef {
 	return appendUpLinks(make([]linkRef, 0, 8), d, stop) // deeper than most paths: one allocation
 }
@@ -28,11 +29,7 @@ func appendUpLinks(buf []linkRef, d, stop *topology.Device) []linkRef {
 		if x.Parent == nil && !x.LinkToHost || x.Role == topology.RoleDownstream || x.Role == topology.RoleRootPort || x.BroadcomSubSwitch() {
 			continue
 		}
-		l := x.Link
-		if !l.Known() && x.Parent != nil {
-			l = x.Parent.Link
-		}
-		buf = append(buf, linkRef{x, l})
+		buf = append(buf, linkRef{x, topology.HopLink(x)})
 	}
 	return buf
 }
@@ -378,6 +375,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	if at.dev != nil {
 		if a.explain { // the step's source is spelled out for --explain alone
 			linkFiles := "current_link_speed, current_link_width"
+			if at.link.MaxOnly {
+				linkFiles = "max_link_speed, max_link_width of both ends (the link's state now unknown)"
+			}
 			if a.g.NCCLView {
 				linkFiles = "link_speed, link_width of the NCCL topology (NCCL records the maximum)"
 			}
@@ -398,7 +398,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	// The NIC alone, now and on a healthy link: efficiency is against what
 	// it could do, so a NIC that lost lanes does not look efficient.
 	var own, healthy float64
+	ownAtMax := false
 	if refs := upLinks(nic, nic.Parent); len(refs) > 0 {
+		ownAtMax = refs[0].link.MaxOnly
 		// at the path's Max_Payload_Size: one value per link in the arithmetic
 		own = a.narrowestAt(refs, mps)
 		refs[0].link = healthyLink(nic, refs[0].link)
@@ -432,6 +434,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		}
 		if a.g.NCCLView { // NCCL's file records each link's maximum, never its state now
 			return fmt.Sprintf("NIC %s: %s, own link at its max %.1f Gb/s (Max_Payload_Size %d B)", nic.BDF(), rate, healthy, mps)
+		}
+		if ownAtMax {
+			return fmt.Sprintf("NIC %s on a healthy link: %s, own link at its max %.1f Gb/s, its state now unknown (Max_Payload_Size %d B)", nic.BDF(), rate, healthy, mps)
 		}
 		return fmt.Sprintf("NIC %s on a healthy link: %s, own link now %.1f Gb/s, at its max %.1f Gb/s (Max_Payload_Size %d B)", nic.BDF(), rate, own, healthy, mps)
 	})

@@ -661,7 +661,7 @@ func bottleneck(p Pair, off *Device) float64 {
 		}
 		for x := d; ; x = x.Parent {
 			if pcieHop(x) {
-				l := hopLink(x)
+				l := HopLink(x)
 				if v := DataGbps(l.CurrentGTs, l.CurrentWidth, mps, TLPOverheadBytes); v > 0 && (low == 0 || v < low) {
 					low = v
 				}
@@ -704,7 +704,7 @@ func upstreamHop(d *Device, to string) Hop {
 		h.Kind = HopRootComplex
 	default:
 		h.Kind = HopPCIe
-		h.Link = hopLink(d)
+		h.Link = HopLink(d)
 	}
 	return h
 }
@@ -715,13 +715,33 @@ func pcieHop(d *Device) bool {
 	return d.Role != RoleDownstream && d.Role != RoleRootPort && (d.Parent != nil || d.LinkToHost)
 }
 
-// hopLink is the link of a PCIe hop from d up to its parent: d's own, or
-// the port's side of the same link when d's is unknown.
-func hopLink(d *Device) Link {
-	if !d.Link.Known() && d.Parent != nil {
-		return d.Parent.Link
+// HopLink is the link of a PCIe hop from d up to its parent: d's own, or,
+// when d's state now is unknown, the port's side of the same link. A
+// port's reading faster or wider than d can train is not this link's (a
+// virtual machine's emulated root port above a VF): then only the link's
+// maximum is known, the lower of both ends' (MaxOnly).
+func HopLink(d *Device) Link {
+	if d.Link.Known() || d.Parent == nil {
+		return d.Link
 	}
-	return d.Link
+	// A VF has no link of its own but shares its PF's (PCIe Base Spec,
+	// SR-IOV: a VF's Link Status register is RsvdZ), so Linux's
+	// current_link_speed of a VF reads "Unknown" (drivers/pci/pci-sysfs.c).
+	l, own := d.Parent.Link, d.Link
+	if !l.Known() || (own.MaxGTs <= 0 || l.CurrentGTs <= own.MaxGTs) && (own.MaxWidth <= 0 || l.CurrentWidth <= own.MaxWidth) {
+		return l
+	}
+	top := Link{MaxGTs: lowerKnown(own.MaxGTs, l.MaxGTs), MaxWidth: lowerKnown(own.MaxWidth, l.MaxWidth), MaxOnly: true}
+	top.CurrentGTs, top.CurrentWidth = top.MaxGTs, top.MaxWidth
+	return top
+}
+
+// lowerKnown is the lower of a and b, ignoring an unknown (zero) one.
+func lowerKnown[T int | float64](a, b T) T {
+	if a <= 0 || b > 0 && b < a {
+		return b
+	}
+	return a
 }
 
 // PairsOf returns the pairs whose A is of kind ka and B of kind kb, nil

@@ -439,3 +439,32 @@ func TestXGMILabels(t *testing.T) {
 		t.Errorf("recorded xGMI: smi %s uncertain %v path %q; want XGMI, xGMI (4 links)", p.SMI, p.LabelUncertain, p.Path)
 	}
 }
+
+// A function whose state now is unknown (a VF) borrows the port's side of
+// its link, but never a link faster or wider than its own max: a virtual
+// machine's emulated root port that claims x32 gives only the max.
+func TestHopLinkOfUnknownLink(t *testing.T) {
+	b := newBuilder(twoSockets()...)
+	hb := b.hostBridge("pci0000:00", 0)
+	rp := b.rp("0000:00:01.2", hb)
+	rp.Link = Link{CurrentGTs: 16, CurrentWidth: 32, MaxGTs: 16, MaxWidth: 32}
+	vf := b.nic("0000:03:00.0", rp)
+	vf.Link = Link{MaxGTs: 16, MaxWidth: 16}
+	want := Link{CurrentGTs: 16, CurrentWidth: 16, MaxGTs: 16, MaxWidth: 16, MaxOnly: true}
+	if got := HopLink(vf); got != want {
+		t.Errorf("below a port claiming x32: HopLink = %+v, want %+v", got, want)
+	}
+	if got, want := HopLink(vf).String(), "Gen4 x16 max, now unknown"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+	p := b.g.Classify(b.gpu("0000:00:02.0", hb), vf)
+	if want := DataGbps(16, 16, 256, 24); p.BottleneckGbps != want {
+		t.Errorf("bottleneck = %v Gb/s, want %v (the VF's max)", p.BottleneckGbps, want)
+	}
+
+	// A port within the function's max is the link's other end: taken as read.
+	rp.Link = Link{CurrentGTs: 8, CurrentWidth: 16, MaxGTs: 16, MaxWidth: 16}
+	if got := HopLink(vf); got != rp.Link {
+		t.Errorf("below a port at Gen3 x16: HopLink = %+v, want the port's %+v", got, rp.Link)
+	}
+}

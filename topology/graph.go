@@ -56,6 +56,9 @@ type Link struct {
 	// which several generations and widths share: CurrentGTs and
 	// CurrentWidth are the lowest generation of them, for the arithmetic.
 	RateOnly bool
+	// MaxOnly says the link's state now is unknown and only its maximum
+	// is: CurrentGTs and CurrentWidth hold that maximum, for the arithmetic.
+	MaxOnly bool
 }
 
 // Known reports whether the current speed and width are both known.
@@ -69,7 +72,8 @@ func (l Link) Degraded() bool {
 }
 
 // String renders a link as "Gen4 x16" or, when it trained lower,
-// "Gen3 x8 (max Gen4 x16)".
+// "Gen3 x8 (max Gen4 x16)"; a link known by its maximum alone as
+// "Gen4 x16 max, now unknown".
 func (l Link) String() string {
 	if l.RateOnly {
 		var alts []string
@@ -79,6 +83,9 @@ func (l Link) String() string {
 		return strings.Join(alts, " or ")
 	}
 	cur := speedWidth(l.CurrentGTs, l.CurrentWidth)
+	if l.MaxOnly {
+		return cur + " max, now unknown"
+	}
 	if l.Degraded() {
 		return fmt.Sprintf("%s (max %s)", cur, speedWidth(l.MaxGTs, l.MaxWidth))
 	}

@@ -122,7 +122,11 @@ func Source(name string, o Options) (*Loaded, error) {
 		return nil, err
 	}
 	if g == nil {
-		if g, err = sysfs.ReadOn(src.Root, o.Workers); err != nil {
+		read := sysfs.ReadOn
+		if src.Kind == source.KindLive {
+			read = sysfs.ReadLiveOn
+		}
+		if g, err = read(src.Root, o.Workers); err != nil {
 			return nil, fmt.Errorf("%s: %w", src.Name, err)
 		}
 	}

@@ -295,8 +295,11 @@ func htmlPairOf(i int, r *report.Report, p *report.Pair, a, n *report.Device) ht
 		SMI: report.Label(p), NCCL: report.NCCLLabel(p), Bottleneck: "unknown"}
 	if p.BottleneckGbps > 0 {
 		out.Bottleneck = fmt.Sprintf("%g Gb/s (the narrowest current PCIe link the data crosses)", p.BottleneckGbps)
-		if r.NCCLTopology() {
+		switch {
+		case r.NCCLTopology():
 			out.Bottleneck = fmt.Sprintf("%g Gb/s (the narrowest PCIe link the data crosses, at its max as the NCCL topology records links)", p.BottleneckGbps)
+		case p.BottleneckAtMax():
+			out.Bottleneck = fmt.Sprintf("%g Gb/s (the narrowest PCIe link the data crosses, at its max: its state now unknown)", p.BottleneckGbps)
 		}
 	}
 	for j, h := range p.Hops {

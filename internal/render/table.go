@@ -528,7 +528,7 @@ func stepValue(s report.Step) string {
 func hopLink(h report.Hop) (string, bool) {
 	switch {
 	case h.CurrentGTs > 0 && h.CurrentWidth > 0:
-		return topology.Link{CurrentGTs: h.CurrentGTs, CurrentWidth: h.CurrentWidth}.String(), true
+		return topology.Link{CurrentGTs: h.CurrentGTs, CurrentWidth: h.CurrentWidth, MaxOnly: h.AtMax}.String(), true
 	case h.Gbps > 0:
 		return "rate only", true
 	}
@@ -580,8 +580,11 @@ func pathTables(pr *Printer, v *report.PathView) error {
 	if p.BottleneckGbps > 0 {
 		pr.Printf("\n")
 		link := "narrowest current PCIe link"
-		if v.LinksAtMax {
+		switch {
+		case v.LinksAtMax:
 			link = "narrowest PCIe link at its max, as the NCCL topology records links"
+		case p.BottleneckAtMax():
+			link = "narrowest PCIe link at its max, its state now unknown"
 		}
 		line := fmt.Sprintf("%s (%s: GT/s × lanes × line code × MPS/(MPS+TLP overhead))", words.Gbps(p.BottleneckGbps), link)
 		if slices.ContainsFunc(p.Hops, func(h report.Hop) bool { return h.OffPath }) {

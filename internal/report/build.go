@@ -439,7 +439,7 @@ func pair(p topology.Pair, ph []topology.Hop, kinds []string, hops []Hop, noHops
 	for _, h := range ph {
 		gts, width := knownLink(h.Link)
 		out.Hops = append(out.Hops, Hop{From: h.From, To: h.To, Kind: string(h.Kind),
-			CurrentGTs: gts, CurrentWidth: width, Gbps: Round(h.Gbps), OffPath: h.OffPath})
+			CurrentGTs: gts, CurrentWidth: width, Gbps: Round(h.Gbps), OffPath: h.OffPath, AtMax: h.Link.MaxOnly})
 	}
 	return out
 }

@@ -302,7 +302,7 @@ func pairRows(r *Report) [][]string {
 				continue
 			}
 			da, dn := r.Device(a.BDF), r.Device(n)
-			bottleneck := words.Gbps(p.BottleneckGbps)
+			bottleneck := words.Ceiling(words.Gbps(p.BottleneckGbps), p.BottleneckAtMax()) // a link known by its max alone bounds it
 			expected, eff, gdr := "", "", ""
 			if x := p.Prediction; x != nil {
 				expected, gdr = x.ExpectedText(), x.GDRText()

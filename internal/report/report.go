@@ -355,6 +355,20 @@ type Hop struct {
 	CurrentWidth int     `json:"current_width,omitempty"`
 	Gbps         float64 `json:"gbps,omitempty"`
 	OffPath      bool    `json:"off_path,omitempty"` // a link the pair's data does not cross (an NVLink-C2C accelerator's own)
+	// AtMax: the link's state now is unknown (a VF's, below a virtual
+	// machine's emulated port): current_gts, current_width and gbps are its max.
+	AtMax bool `json:"at_max,omitempty"`
+}
+
+// BottleneckAtMax reports whether the narrowest link the pair's data
+// crosses is known by its maximum alone (Hop.AtMax).
+func (p *Pair) BottleneckAtMax() bool {
+	for _, h := range p.Hops {
+		if h.AtMax && !h.OffPath && h.Gbps == p.BottleneckGbps {
+			return true
+		}
+	}
+	return false
 }
 
 // Pair is the classification of two devices, accelerator first where one

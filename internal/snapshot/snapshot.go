@@ -26,7 +26,7 @@ import (
 )
 
 // ManifestName is the manifest's name at the archive root.
-const ManifestName = "gdtopo-snapshot.json"
+const ManifestName = sysfs.ManifestName
 
 // Options control a capture.
 type Options struct {

@@ -170,10 +170,21 @@ func read(t testing.TB, fsys fs.FS) *topology.Graph {
 	return g
 }
 
-// requireSame snapshots fsys and requires the snapshot to read as fsys does.
+// requireSame snapshots fsys and requires the snapshot to read as fsys does:
+// the running machine's tree (opts.Source "/") read as such.
 func requireSame(t *testing.T, fsys fs.FS, opts snapshot.Options) (string, snapshot.Stats) {
 	t.Helper()
-	want := project(read(t, fsys))
+	var src *topology.Graph
+	if opts.Source == "/" {
+		g, err := sysfs.ReadLiveOn(fsys, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = g
+	} else {
+		src = read(t, fsys)
+	}
+	want := project(src)
 	out, st := snap(t, fsys, opts)
 	got := project(read(t, open(t, out)))
 	if diff := cmp.Diff(want, got); diff != "" {

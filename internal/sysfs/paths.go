@@ -17,7 +17,11 @@ const (
 	pathIOMMU      = "sys/class/iommu"
 	pathIOMMUGroup = "sys/kernel/iommu_groups"
 	pathModules    = "sys/module"
-	pathRoute      = "proc/net/route"
+	// ManifestName is the manifest a gdtopo snapshot holds at its root
+	// (written by internal/snapshot); its source "/" says the running
+	// machine was captured.
+	ManifestName = "gdtopo-snapshot.json"
+	pathRoute    = "proc/net/route"
 	// pathNVIDIATaint holds the nvidia module's taint flags: P for a
 	// proprietary licence, absent for the open kernel module (Dual MIT/GPL;
 	// kernel Documentation/ABI/testing/sysfs-module, tainted-kernels.rst).

@@ -5,6 +5,7 @@
 package sysfs
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,13 @@ func Read(fsys fs.FS) (*topology.Graph, error) {
 	return ReadOn(fsys, 1)
 }
 
+// ReadLiveOn is ReadOn for the running machine's own tree: a folder it
+// lacks (sys/class/iommu, sys/module, sys/class/infiniband) is one the
+// kernel did not make, not one a capture left out.
+func ReadLiveOn(fsys fs.FS, workers int) (*topology.Graph, error) {
+	return readOn(fsys, workers, true)
+}
+
 // functionsPerWorker is the fewest PCI functions a goroutine of
 // ReadOn is started for: on a smaller tree, starting goroutines costs
 // more than reading on them saves.
@@ -48,6 +56,11 @@ const functionsPerWorker = 16
 // than one, fsys must allow reads from several goroutines at once, as
 // internal/source's trees and fstest.MapFS do.
 func ReadOn(fsys fs.FS, workers int) (*topology.Graph, error) {
+	return readOn(fsys, workers, false)
+}
+
+// readOn is ReadOn, told whether fsys is the running machine's tree.
+func readOn(fsys fs.FS, workers int, live bool) (*topology.Graph, error) {
 	r := &reader{fsys: fsys, g: &topology.Graph{}, missing: map[string][]string{}}
 	index := r.folder(pathPCIDevices)
 	defer closeFolder(index)
@@ -141,7 +154,46 @@ func ReadOn(fsys fs.FS, workers int) (*topology.Graph, error) {
 		return nil, err
 	}
 	r.summarize()
+	if !live && !r.completeSnapshot() {
+		r.uncaptured()
+	}
 	return r.g, nil
+}
+
+// completeSnapshot reports whether the tree is a gdtopo snapshot of a
+// running machine (its manifest's source "/"): it kept every folder that
+// was there, so one it lacks was absent on the machine.
+func (r *reader) completeSnapshot() bool {
+	b, err := r.readSmall(ManifestName)
+	if err != nil {
+		return false
+	}
+	var m struct {
+		Source string `json:"source"`
+	}
+	return json.Unmarshal(b, &m) == nil && m.Source == "/"
+}
+
+// uncaptured adds to Lacks the evidence a capture did not take that the
+// analysis then assumes: on the running machine, or in a complete
+// snapshot, the same absence means there is none.
+func (r *reader) uncaptured() {
+	g, p := r.g, &r.g.Platform
+	if !p.IOMMUClassRead && len(p.IOMMUGroupTypes) == 0 {
+		g.Lacks = append(g.Lacks, "IOMMU state (no "+pathIOMMU+" or "+pathIOMMUGroup+" captured: taken as passthrough)")
+	}
+	nvidiaGPU, nic, rdma := false, false, false
+	for _, d := range g.Devices {
+		nvidiaGPU = nvidiaGPU || d.Kind == topology.KindAccelerator && d.VendorID == topology.VendorNVIDIA
+		nic = nic || d.Kind == topology.KindNIC
+		rdma = rdma || len(d.RDMA) > 0
+	}
+	if nic && !rdma && !g.System.RDMAListed {
+		g.Lacks = append(g.Lacks, "RDMA devices (no "+pathInfiniband+" captured: NICs' RDMA told by their model)")
+	}
+	if nvidiaGPU && nic && !p.ModulesRead && len(p.PeerMemory) == 0 {
+		g.Lacks = append(g.Lacks, "peer-memory modules (no "+pathModules+" captured: GPUDirect RDMA's peer memory unknown)")
+	}
 }
 
 // readFunctions reads the functions of the PCI index's entries, found

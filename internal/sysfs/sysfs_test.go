@@ -299,3 +299,70 @@ func TestReadSysfsBridgeSSVID(t *testing.T) {
 		}
 	}
 }
+
+// A capture that holds no IOMMU, RDMA or module folders says so in Lacks:
+// the analysis then assumes them. The running machine without them, or a
+// gdtopo snapshot of it (which keeps every one that is there), has none.
+func TestLacksUncapturedEvidence(t *testing.T) {
+	foreign := smallTree()
+	for p := range foreign {
+		if strings.HasPrefix(p, "sys/class/infiniband/") {
+			delete(foreign, p)
+		}
+	}
+	snapshotOf := func(source string) memTree {
+		m := memTree{}
+		for p, f := range foreign {
+			m[p] = f
+		}
+		m.file(ManifestName, `{"gdtopo_version": "test", "source": "`+source+`", "files": 1}`+"\n")
+		return m
+	}
+	complete := []string{}
+	uncaptured := []string{"IOMMU state (no sys/class/iommu", "RDMA devices (no sys/class/infiniband", "peer-memory modules (no sys/module"}
+	cases := []struct {
+		name string
+		tree memTree
+		read func(fs.FS, int) (*topology.Graph, error)
+		want []string
+	}{
+		{"capture", foreign, ReadOn, uncaptured},
+		{"snapshot of a capture folder", snapshotOf("/tmp/capture"), ReadOn, uncaptured},
+		{"snapshot of the running machine", snapshotOf("/"), ReadOn, complete},
+		{"running machine", foreign, ReadLiveOn, complete},
+	}
+	for _, c := range cases {
+		g, err := c.read(fstest.MapFS(c.tree), 1)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		for _, l := range g.Lacks {
+			for _, w := range uncaptured {
+				if strings.HasPrefix(l, w) {
+					got = append(got, w)
+				}
+			}
+		}
+		if strings.Join(got, "; ") != strings.Join(c.want, "; ") {
+			t.Errorf("%s: Lacks %q, want those starting %q", c.name, g.Lacks, c.want)
+		}
+	}
+
+	// Where the capture holds the evidence, nothing is lacking.
+	held := snapshotOf("/tmp/capture")
+	held.file("sys/class/iommu/dmar0/name", "dmar0\n")
+	held.file("sys/module/nvidia/version", "570\n")
+	held.link("sys/class/infiniband/mlx5_0", "../../devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/0000:04:00.0/infiniband/mlx5_0")
+	g, err := Read(fstest.MapFS(held))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range g.Lacks {
+		for _, w := range uncaptured {
+			if strings.HasPrefix(l, w) {
+				t.Errorf("evidence held, yet Lacks %q", l)
+			}
+		}
+	}
+}
