@@ -212,6 +212,9 @@ func (a *analysis) plan() Plan {
 	}
 	// AWS p5's file has one CPU node of 48 CPUs for an instance of two sockets.
 	providerFile := a.providerFile()
+	if providerFile {
+		pl.Notes = append(pl.Notes, topoFileNote(a.g))
+	}
 	if providerFile && slices.ContainsFunc(gpus, func(d *topology.Device) bool { return d.NUMANode >= 0 }) {
 		pl.Notes = append(pl.Notes, "no numactl: a provider's topology file gives the CPU nodes NCCL is told of, not the instance's NUMA layout; take it from lscpu or nvidia-smi topo -m on the instance")
 	}
@@ -689,4 +692,16 @@ func (w *hungarianWork) solve(cost [][]int64) []int {
 		}
 	}
 	return out
+}
+
+// topoFileNote says how NCCL gets a provider's topology file, without
+// which the plan is not NCCL's: aws-ofi-nccl sets NCCL_TOPO_FILE to its own
+// file on the instance types it knows (src/platform-aws.cpp: "Running on
+// %s platform, Setting NCCL_TOPO_FILE environment variable to %s");
+// elsewhere the job sets it (Azure's HPC images in /etc/nccl.conf).
+func topoFileNote(g *topology.Graph) string {
+	if slices.ContainsFunc(g.Devices, func(d *topology.Device) bool { return netPlugin(d) != "" }) { // EFA, by IDs or rdma* names
+		return "a provider's topology file: this plan is NCCL's as the file tells it, which aws-ofi-nccl gives NCCL itself on the instance types it knows (an NCCL_DEBUG=INFO log says \"Setting NCCL_TOPO_FILE environment variable to ...\")"
+	}
+	return "a provider's topology file: this plan is NCCL's only with NCCL_TOPO_FILE set to this file on every rank (Azure's HPC images set it in /etc/nccl.conf); without it NCCL reads the VM's own PCI tree, where no accelerator and NIC share a switch, and keeps GPUDirect RDMA off"
 }

@@ -971,3 +971,23 @@ func TestVirtualTreeSigns(t *testing.T) {
 		}
 	}
 }
+
+// TestProviderFileTopoNote: a provider's topology file is NCCL's view only
+// when NCCL is given it: Azure's jobs set NCCL_TOPO_FILE (its HPC images in
+// /etc/nccl.conf), aws-ofi-nccl sets it itself on the instance types it
+// knows (src/platform-aws.cpp); check -v says which.
+func TestProviderFileTopoNote(t *testing.T) {
+	for file, want := range map[string]string{
+		"azure-ndv4-topo.xml":   "this plan is NCCL's only with NCCL_TOPO_FILE set to this file on every rank",
+		"azure-ndv5-topo.xml":   "this plan is NCCL's only with NCCL_TOPO_FILE set to this file on every rank",
+		"aws-p4d-24xl-topo.xml": "which aws-ofi-nccl gives NCCL itself",
+		"aws-p5.48xl-topo.xml":  "which aws-ofi-nccl gives NCCL itself",
+	} {
+		if _, out, errb := run("check", "-v", corpusPath(t, "nccl-xml", file)); !strings.Contains(out, want) {
+			t.Errorf("check -v %s lacks %q (%s):\n%s", file, want, errb, out)
+		}
+	}
+	if _, out, _ := run("check", "-v", fx("hgx-h100")); strings.Contains(out, "provider's topology file") {
+		t.Errorf("check -v hgx-h100 speaks of a provider's file:\n%s", out)
+	}
+}
