@@ -565,7 +565,7 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 	}
 	var far, cross group
 	translates := false   // an accelerator's DMA the IOMMU translates: GDR must wait for passthrough
-	oneSocketSYS := false // a best NIC on another NUMA node of the accelerator's socket
+	oneSocketSYS := false // a best NIC on another NUMA node, of the accelerator's socket or of one not known
 	for _, gpu := range order {
 		p := best[gpu]
 		label := string(p.SMI)
@@ -600,7 +600,7 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 	if oneSocketSYS {
 		// NCCL makes each NUMA node a CPU of its own (src/graph/topo.cc):
 		// such pairs are PATH_SYS to it, above the PHB level.
-		gdrPHB += "; it leaves the SYS pairs across NUMA nodes of one socket staged: NCCL sees each NUMA node as a CPU of its own, so only NCCL_NET_GDR_LEVEL=SYS reaches them, and that reaches every cross-socket pair as well"
+		gdrPHB += "; it leaves the SYS pairs (across NUMA nodes) staged: NCCL sees each NUMA node as a CPU of its own, so only NCCL_NET_GDR_LEVEL=SYS reaches them, and that reaches every cross-socket pair as well"
 	}
 	farFix := []RemedyStep{move, command("export NCCL_NET_GDR_LEVEL=PHB", gdrPHB)}
 	crossFix := []RemedyStep{manual("put a NIC on every socket that holds accelerators, or move cards; bind ranks with the plan's numactl",

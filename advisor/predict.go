@@ -476,6 +476,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	if p.Path == topology.PathNUMANodes {
 		note("NUMA nodes of one socket (Intel SNC, AMD NPS): the path stays on the socket's own fabric, so the same-socket figures are taken, with no inter-socket cap; no measurement across such nodes")
 	}
+	if p.Path == topology.PathNodesSocketUnknown {
+		note("NUMA nodes whose sockets the source does not give: taken as across sockets, the lower figures; on one socket (SNC, NPS) the same-socket figures would apply")
+	}
 	if p.CrossSocket() {
 		c := a.sysP2P()
 		limit, src, what := c.Value, c.Source, c.Key
@@ -494,9 +497,9 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		write, read, writeHi, readHi = min(write, limit), min(read, limit), min(writeHi, hiLimit), min(readHi, hiLimit)
 		step(write, "Gb/s", src, func() string {
 			if hiLimit > limit {
-				return fmt.Sprintf("across sockets, capped at %.4g Gb/s (%s; %s), up to %.4g Gb/s (%s) as the range's high end", limit, what, cpu.name, hiLimit, cpu.inter.Key)
+				return fmt.Sprintf("%s, capped at %.4g Gb/s (%s; %s), up to %.4g Gb/s (%s) as the range's high end", across(p), limit, what, cpu.name, hiLimit, cpu.inter.Key)
 			}
-			return fmt.Sprintf("across sockets, capped at %.4g Gb/s (%s; %s)", limit, what, cpu.name)
+			return fmt.Sprintf("%s, capped at %.4g Gb/s (%s; %s)", across(p), limit, what, cpu.name)
 		})
 	}
 	switch {
@@ -667,4 +670,13 @@ func computeCapability(d *topology.Device) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// across names a cross-socket pair's path in the arithmetic: sockets
+// unknown are taken as two.
+func across(p topology.Pair) string {
+	if p.Path == topology.PathNodesSocketUnknown {
+		return "across NUMA nodes (sockets unknown, taken as two)"
+	}
+	return "across sockets"
 }

@@ -56,7 +56,11 @@ const (
 	PathHostBridges    = "across host bridges"
 	PathNUMANodes      = "across NUMA nodes of one socket"
 	PathSockets        = "across sockets"
-	PathUnknown        = "unknown"
+	// PathNodesSocketUnknown: across NUMA nodes whose sockets the source
+	// does not give (an NCCL topology's CPU nodes); taken as PathSockets
+	// where a figure must be chosen.
+	PathNodesSocketUnknown = "across NUMA nodes, sockets unknown"
+	PathUnknown            = "unknown"
 )
 
 // HopKind says what a hop crosses.
@@ -268,10 +272,7 @@ func (g *Graph) classify(a, b *Device, hint string, withHops bool) Pair {
 		// crosses NUMA nodes; NCCL's CPU nodes differ).
 		p.SMI, p.NCCL, p.Path, p.LabelUncertain = Unknown, Unknown, PathUnknown, true
 		if na, nb := numaOf(a), numaOf(b); na >= 0 && nb >= 0 && na != nb {
-			p.SMI, p.NCCL, p.Path, p.LabelUncertain = SYS, SYS, PathSockets, false
-			if sa, sb := g.System.NodeSocket(na), g.System.NodeSocket(nb); sa >= 0 && sa == sb {
-				p.Path = PathNUMANodes
-			}
+			p.SMI, p.NCCL, p.Path, p.LabelUncertain = SYS, SYS, g.nodesPath(na, nb), false
 		}
 		g.nvlinkPair(&p, hint) // NVLink, known or possible, is not the PCIe path's
 		return p
@@ -374,10 +375,7 @@ func (g *Graph) smiLabel(a, b *Device) (Label, string, []string) {
 	case na >= 0 && nb >= 0 && na == nb:
 		return NODE, PathHostBridges, nil
 	case na >= 0 && nb >= 0:
-		if sa, sb := g.System.NodeSocket(na), g.System.NodeSocket(nb); sa >= 0 && sa == sb {
-			return SYS, PathNUMANodes, nil
-		}
-		return SYS, PathSockets, nil
+		return SYS, g.nodesPath(na, nb), nil
 	case a.LocalCPUsNode && b.LocalCPUsNode && a.LocalCPUs != "" && a.LocalCPUs == b.LocalCPUs:
 		return NODE, PathHostBridges, nil // the node of those CPUs
 	case a.LocalCPUsNode && b.LocalCPUsNode && hbSocket(a) >= 0 && hbSocket(b) >= 0 && hbSocket(a) != hbSocket(b):
@@ -773,4 +771,17 @@ func PairsOf(pairs []Pair, ka, kb Kind) []Pair {
 		}
 	}
 	return out
+}
+
+// nodesPath is the path between two different NUMA nodes: one socket's, two
+// sockets', or unknown sockets'.
+func (g *Graph) nodesPath(na, nb int) string {
+	sa, sb := g.System.NodeSocket(na), g.System.NodeSocket(nb)
+	switch {
+	case sa < 0 || sb < 0:
+		return PathNodesSocketUnknown
+	case sa == sb:
+		return PathNUMANodes
+	}
+	return PathSockets
 }

@@ -991,3 +991,16 @@ func TestProviderFileTopoNote(t *testing.T) {
 		t.Errorf("check -v hgx-h100 speaks of a provider's file:\n%s", out)
 	}
 }
+
+// TestSocketsUnknown: an RCCL topology's CPU nodes are NUMA nodes whose
+// sockets it does not give (rccl-topo_8p_ts1: a Rome box of four nodes),
+// so a pair across them is SYS, as nvidia-smi says across NUMA nodes, but
+// never "another socket"; its remedy does not offer NCCL_NET_GDR_LEVEL=PHB
+// as reaching it.
+func TestSocketsUnknown(t *testing.T) {
+	_, out, errb := run("check", "-v", corpusPath(t, "nccl-xml", "rccl-topo_8p_ts1.xml"))
+	if strings.Contains(out, "another socket") || strings.Contains(out, "across sockets") || !strings.Contains(out, "SYS (across NUMA nodes, sockets unknown)") ||
+		!strings.Contains(out, "only NCCL_NET_GDR_LEVEL=SYS reaches them") {
+		t.Errorf("check -v rccl-topo_8p_ts1.xml (%s):\n%s", errb, out)
+	}
+}
