@@ -141,6 +141,16 @@ var measures = []measure{
 	{"info findings", "", func(m Measures) float64 { return float64(m.Info) }, false, true, true, false},
 }
 
+// RankingMeasures names the measures servers are ranked by, in their
+// order (after the gates of decide): what compare's help lists.
+func RankingMeasures() []string {
+	names := make([]string, len(measures))
+	for i, m := range measures {
+		names[i] = m.name
+	}
+	return names
+}
+
 // Verdict says which server wins, on which measure, by how much.
 type Verdict struct {
 	Best       string  `json:"best"`       // "" on a tie
@@ -476,7 +486,7 @@ func verdict(best, next Server) Verdict {
 	}
 	if m == nil {
 		v.Best, v.Tie = "", true
-		v.Sentence = fmt.Sprintf("%s and %s tie: equal on every measure the table shows that is known for both (worst and mean planned pair, findings by severity, accelerators, rail NICs)", best.Source, next.Source)
+		v.Sentence = fmt.Sprintf("%s and %s tie: equal on every measure the table shows that is known for both (%s)", best.Source, next.Source, strings.Join(RankingMeasures(), ", "))
 		if !sameUnseen(best.Measures, next.Measures) {
 			v.Sentence += fmt.Sprintf("; their findings are not compared, as fewer findings may be fewer seen (%s; %s)", showsWords(best), showsWords(next))
 		}
@@ -496,7 +506,9 @@ func verdict(best, next Server) Verdict {
 		}
 		v.Sentence = fmt.Sprintf("%s ranks first: its rail plan gives GPUDirect RDMA to %d of %d accelerators against %d of %d for %s, %s",
 			best.Source, b.GDRAccelerators, b.Accelerators, n.GDRAccelerators, n.Accelerators, next.Source, rest)
-		if fb, fn := measures[1].value(b), measures[1].value(n); fn > fb && !n.AtMost {
+		// Only a worst pair known for both (and not a lower ceiling) is
+		// higher: against an unknown one it is no comparison.
+		if fb, fn := measures[1].value(b), measures[1].value(n); fn > fb && measures[1].comparable(b, n) {
 			v.Sentence += fmt.Sprintf("; %s's higher worst pair (%s against %s) counts staged figures", next.Source, words.Gbps(fn), words.Gbps(fb))
 		}
 	case m.unit != "":
