@@ -16,8 +16,8 @@ import (
 // findings rest on, from the sources themselves: nothing for a capture
 // taken as root, link state for a VM's (the hypervisor's tree has no link
 // files), and link state, ACS and NUMA nodes for an lspci -tv -vvv dump
-// without LnkSta, ACSCtl or NUMA lines; the dump's findings are then not
-// counted against the capture's.
+// without LnkSta, ACSCtl or NUMA lines, and for the same machine's plain
+// lspci; the dump's findings are then not counted against the capture's.
 func TestCompareUnseen(t *testing.T) {
 	lenovo := filepath.Join("..", "..", "..", "shared", "corpus", "lspci", "lenovo-sd665n-v3-4xh100-genoa.lspci-t-vvv.txt")
 	sources := []string{fx("hgx-h100"), fx("recorded-vm")}
@@ -29,6 +29,10 @@ func TestCompareUnseen(t *testing.T) {
 		t.Logf("corpus not here, its lspci dump left out (it runs in CI): %v", err)
 	} else {
 		sources, want = append(sources, lenovo), append(want, []string{"link state", "ACS", "NUMA nodes"})
+		// The same machine's plain lspci -vvv: no paths, so no acs-unknown,
+		// but check's "Source lacks" names ACS, and so must compare.
+		plain := strings.Replace(lenovo, ".lspci-t-vvv.txt", ".lspci.txt", 1)
+		sources, want = append(sources, plain), append(want, []string{"link state", "ACS", "NUMA nodes"})
 	}
 	code, out, errb := run(append([]string{"compare", "-o", "json"}, sources...)...)
 	if code != ExitOK {
@@ -49,7 +53,7 @@ func TestCompareUnseen(t *testing.T) {
 			t.Errorf("%s: unseen %q, want %q", s.Source, s.Measures.Unseen, want[i])
 		}
 	}
-	if len(sources) < 3 {
+	if len(sources) < 4 {
 		return
 	}
 	// Against genoa-2s-rootports (GPUDirect RDMA decided for neither, 1

@@ -221,26 +221,45 @@ func ServerOf(r *Report) Server {
 }
 
 // unseenEvidence lists what r's source does not show that findings rest
-// on, of the accelerators, the rail NICs and the bridges above them:
-// "link state" (a current link speed or width unknown: no degraded-link
-// finding can be drawn), "ACS" (the advisor's acs-unknown: no
-// acs-redirect), "NUMA nodes" (none known: no numa-unknown, and no
-// cross-socket path told from another).
+// on, from the facts check's "Source lacks" rests on: "link state" (a
+// current link speed or width unknown on the way from an accelerator or a
+// rail NIC to its root port: no degraded-link finding can be drawn), "ACS"
+// (the advisor's acs-unknown, or bridges none of whose ACS the source
+// shows, as a plain lspci without ACSCtl lines: no acs-redirect), "NUMA
+// nodes" (none known: no numa-unknown, and no cross-socket path told from
+// another).
 func unseenEvidence(r *Report) []string {
 	unseen := []string{}
 	if linkStateUnseen(r) {
 		unseen = append(unseen, "link state")
 	}
-	for _, f := range r.Findings {
-		if f.Code == "acs-unknown" {
-			unseen = append(unseen, "ACS")
-			break
-		}
+	if acsUnseen(r) {
+		unseen = append(unseen, "ACS")
 	}
 	if len(r.System.NUMANodes) == 0 {
 		unseen = append(unseen, "NUMA nodes")
 	}
 	return unseen
+}
+
+// acsUnseen reports whether the source leaves ACS unknown: at a bridge on
+// an accelerator–NIC path (acs-unknown), or at every bridge it holds, as
+// the readers' "Source lacks" says it (a plain lspci dump has no paths, so
+// no acs-unknown, however many bridges it lists).
+func acsUnseen(r *Report) bool {
+	if slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Code == "acs-unknown" }) {
+		return true
+	}
+	unknown := false
+	for _, d := range r.Devices {
+		switch d.ACS {
+		case "redirect", "off":
+			return false
+		case "unknown":
+			unknown = true
+		}
+	}
+	return unknown
 }
 
 // linkStateUnseen reports whether the current link of an accelerator, a
