@@ -126,8 +126,8 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	gpu, nic := p.A, p.B
 	var why, doubt []string
 	// mayBeOff and mayBeOn say a doubt could turn the verdict: the NIC or
-	// accelerator may lack support, the distance may be another. Software
-	// state not captured (peer memory) turns neither: it is assumed.
+	// accelerator may lack support, peer memory and dma-buf may both be
+	// missing (gdrSupport 0, net/ib gdr.cc), the distance may be another.
 	var mayBeOff, mayBeOn bool
 
 	// 1. NIC side: gdrSupport is ptrSupport & NCCL_PTR_CUDA (a peer-memory
@@ -155,7 +155,7 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 				net = no
 				why = append(why, pm.why)
 			case unknown:
-				net = unknown
+				net, mayBeOff = unknown, true
 				doubt = append(doubt, pm.why)
 			}
 			if pm.note != "" {

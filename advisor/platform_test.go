@@ -229,6 +229,35 @@ func TestStorageRoutes(t *testing.T) {
 	}
 }
 
+// TestStorageGuessedLabel: with the NUMA nodes gone from the GDS server,
+// the drives across host bridges read NODE? (SYS where the nodes differ):
+// their route is unknown and their label marked a guess, while the drives
+// in each GPU's switch keep their certain route.
+func TestStorageGuessedLabel(t *testing.T) {
+	g, _ := analyzeFixture(t, "gds-storage", "")
+	g.System.NUMANodes = nil
+	for _, d := range g.Devices {
+		d.NUMANode, d.RawNUMANode, d.LocalCPUsNode = -1, -1, false
+	}
+	res, err := Analyze(g, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := map[string]int{}
+	for _, s := range res.Storage {
+		if s.Pair.A.BDF() != "0000:18:00.0" {
+			continue
+		}
+		routes[s.Route]++
+		if guessed := s.Route == RouteUnknown; s.Pair.LabelUncertain != guessed || guessed && s.Pair.SMI != topology.NODE {
+			t.Errorf("%s: %s route %q, label uncertain %v", s.Pair.B.BDF(), s.Pair.SMI, s.Route, s.Pair.LabelUncertain)
+		}
+	}
+	if routes[RouteSwitch] != 4 || routes[RouteUnknown] != 20 || len(routes) != 2 {
+		t.Errorf("GPU0 routes %v, want 4 in the switch and 20 unknown", routes)
+	}
+}
+
 // TestGen6Encoding: PCIe 6.0 at 64 GT/s runs in FLIT mode: no 128b/130b,
 // 236 TLP bytes in each 256-byte flit, and a TLP costs its 16-byte header
 // alone (framing, sequence number and LCRC are the flit's). Gen6 x16 at

@@ -8,7 +8,7 @@ const (
 	RouteRootComplex = "through the root complex"
 	RouteNUMA        = "across NUMA nodes of one socket"
 	RouteSockets     = "across sockets"
-	RouteUnknown     = "unknown" // the source does not show where the path turns (plain lspci)
+	RouteUnknown     = "unknown" // the source does not show where the path turns (plain lspci, NUMA nodes unknown)
 )
 
 // StoragePrediction is one accelerator-NVMe pair for GPUDirect Storage.
@@ -33,6 +33,9 @@ type StoragePair struct {
 	A, B *topology.Device // the accelerator, the NVMe drive
 	SMI  topology.Label
 	Path string
+	// LabelUncertain is topology.Pair.LabelUncertain: SMI is a guess,
+	// printed with "?" as the matrix prints it.
+	LabelUncertain bool
 }
 
 // predictStorage labels every accelerator-NVMe pair. NVIDIA's GPUDirect
@@ -43,12 +46,17 @@ func (a *analysis) predictStorage() {
 	n := len(a.g.OfKind(topology.KindAccelerator)) * len(a.g.OfKind(topology.KindNVMe))
 	a.storage = make([]StoragePrediction, 0, n)
 	for p := range a.g.EachStoragePair() {
-		sp := StoragePrediction{Pair: StoragePair{A: p.A, B: p.B, SMI: p.SMI, Path: p.Path}, ExpectedGbps: p.BottleneckGbps}
+		sp := StoragePrediction{Pair: StoragePair{A: p.A, B: p.B, SMI: p.SMI, Path: p.Path, LabelUncertain: p.LabelUncertain}, ExpectedGbps: p.BottleneckGbps}
 		tr, known, _ := a.translating(p.A)
 		iommu := tr && known
 		switch {
 		case p.SMI == topology.Unknown:
 			sp.Route, sp.Note = RouteUnknown, noteUnknown
+		case p.LabelUncertain && p.SMI == topology.NODE:
+			// A guessed NODE is SYS where the ends' NUMA nodes differ
+			// (topology's smiLabel); a guessed PHB (PHB or NODE) turns in
+			// the root complex either way.
+			sp.Route, sp.Note = RouteUnknown, noteGuessed
 		case p.SMI == topology.PIX || p.SMI == topology.PXB:
 			sp.Route, sp.Note = RouteSwitch, pick(iommu, noteSwitch+noteIOMMU, noteSwitch)
 		case p.SMI == topology.SYS && p.Path == topology.PathNUMANodes:
@@ -70,6 +78,7 @@ const (
 	noteSockets     = "peer-to-peer crosses the CPU interconnect: use a drive on the GPU's socket"
 	noteRootComplex = "peer-to-peer turns in the CPU's root complex, which bounds its bandwidth"
 	noteUnknown     = "the source shows no PCI hierarchy for this pair: where its reads turn is not known"
+	noteGuessed     = "the label is a guess (the source does not give both ends' NUMA nodes): its reads turn in the root complex if they share one, else cross NUMA nodes or sockets"
 	noteIOMMU       = "; the IOMMU translates the GPU's DMA: on x86, GDS wants it off or in passthrough (GDS best practices)"
 )
 
@@ -91,7 +100,7 @@ func (a *analysis) findStorage() {
 		if s.Route == RouteSwitch {
 			near[s.Pair.A], some = true, true
 		}
-		known[s.Pair.A] = known[s.Pair.A] || s.Route != RouteUnknown
+		known[s.Pair.A] = known[s.Pair.A] || s.Pair.SMI != topology.Unknown // a guessed NODE is still outside the switch
 	}
 	if !some {
 		return

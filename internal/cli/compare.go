@@ -26,13 +26,16 @@ accelerators and NICs with their link generation and width, how many
 accelerator-NIC pairs fall under each nvidia-smi label, the best one-to-one
 assignment of accelerators to NICs with its worst and mean expected throughput,
 and the findings by severity. It ranks the servers by the numbers the table
-shows, in this order: the worst planned pair, the mean, critical findings,
-warning findings, accelerators, rail NICs, info findings; the verdict names
-the first of these on which the best two differ and by how much, and says
-they tie only when every number ties. Findings are counted against each
-other only between sources that show the same of what they rest on: link
-state, ACS and NUMA nodes (the "Not shown" row; an lspci -tv dump shows
-none of them), as fewer findings there may be fewer seen. Before these, a
+shows, in this order: share of accelerators the plan gives GPUDirect RDMA,
+worst planned accelerator–NIC pair, mean planned pair, critical findings,
+warning findings, accelerators, rail NICs, info findings; an accelerator
+whose GPUDirect RDMA verdict its source leaves undecided is not counted in
+that share. The verdict names the first of these on which the best two
+differ and by how much, and says they tie only when every number ties.
+Findings are counted against each other only between sources that show the
+same of what they rest on: link state, ACS and NUMA nodes (the "Not shown"
+row; an lspci -tv dump shows none of them), as fewer findings there may be
+fewer seen. Before these, a
 server that cannot do GPUDirect RDMA at all (no accelerator, or no NIC that
 may do RDMA) ranks below every one that can, and two such servers tie; then
 a server whose accelerator-NIC paths are unknown (plain lspci, or a source

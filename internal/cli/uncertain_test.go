@@ -123,3 +123,39 @@ func uncertainAgrees(t *testing.T, src string) int {
 	}
 	return n
 }
+
+// TestStorageCarriesDoubt: the Lenovo SD665-N V3's lspci -tv gives no NUMA
+// nodes, so its accelerator-NVMe pairs across host bridges are NODE? (the
+// drives sit on the other socket of two accelerators). The storage table
+// counts them under an unknown route and prints the "?", and JSON says
+// the same; the GDS server's certain labels keep the table as it was.
+func TestStorageCarriesDoubt(t *testing.T) {
+	src := corpusPath(t, "lspci", "lenovo-sd665n-v3-4xh100-genoa.lspci-t-vvv.txt")
+	_, tab, _ := run("check", "-v", src)
+	_, rows, ok := strings.Cut(tab, "\nAccelerator x NVMe (GPUDirect Storage)\n")
+	if !ok {
+		t.Fatalf("no storage table:\n%s", tab)
+	}
+	rows, _, _ = strings.Cut(rows, "\n\n")
+	if !strings.Contains(rows, "Unknown route") || strings.Contains(rows, "through the root complex") || strings.Count(rows, "NODE? route unknown") != 4 {
+		t.Errorf("storage rows state a guessed route as known:\n%s", rows)
+	}
+	_, js, _ := run("check", "-o", "json", src)
+	var doc report.Check
+	if err := json.Unmarshal([]byte(js), &doc); err != nil || len(doc.Sources) != 1 || doc.Sources[0].Report == nil {
+		t.Fatalf("check -o json: %v", err)
+	}
+	pairs := doc.Sources[0].Report.StoragePairs
+	for _, s := range pairs {
+		if !s.LabelUncertain || s.Route != "unknown" {
+			t.Errorf("%s-%s: %s route %q, label_uncertain %v", s.Accelerator, s.NVMe, s.SMI, s.Route, s.LabelUncertain)
+		}
+	}
+	if len(pairs) != 8 {
+		t.Errorf("%d storage pairs, want 8", len(pairs))
+	}
+	_, tab, _ = run("check", "-v", "../../fixtures/gds-storage.tar.gz")
+	if !strings.Contains(tab, "Nearest drives") || strings.Contains(tab, "Unknown route") || strings.Contains(tab, "?:") {
+		t.Errorf("the GDS server's certain storage table changed:\n%s", tab)
+	}
+}

@@ -131,7 +131,7 @@ func checkReport(p *Printer, v *report.CheckView) error {
 	}
 	if len(v.Storage) > 0 {
 		p.Heading("Accelerator x NVMe (GPUDirect Storage)")
-		if err := p.Table([]string{"Accelerator", "In switch", "Root complex", "Other NUMA node", "Nearest drives", "Bottleneck"}, v.Storage); err != nil {
+		if err := p.Table(v.StorageColumns, v.Storage); err != nil {
 			return err
 		}
 	}

@@ -68,7 +68,8 @@ func Build(in Input) *Report {
 	}
 	for _, sp := range adv.Storage {
 		r.StoragePairs = append(r.StoragePairs, StoragePair{Accelerator: sp.Pair.A.BDF(), NVMe: sp.Pair.B.BDF(), SMI: string(sp.Pair.SMI),
-			Path: sp.Pair.Path, Route: sp.Route, BottleneckGbps: Round(sp.ExpectedGbps), Note: sp.Note})
+			Path: sp.Pair.Path, Route: sp.Route, BottleneckGbps: Round(sp.ExpectedGbps), Note: sp.Note,
+			LabelUncertain: sp.Pair.LabelUncertain || sp.Pair.SMI == topology.Unknown})
 	}
 	// Every pair's kinds and hops are cut from one array each: two
 	// allocations instead of two a pair. The pairs may come without their

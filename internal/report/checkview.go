@@ -49,6 +49,9 @@ type CheckView struct {
 	// one as nvidia-smi writes it (Verbose), several to keep check short.
 	NICLegendPerLine int
 	Storage          [][]string // Verbose: each accelerator's NVMe drives for GPUDirect Storage
+	// StorageColumns heads Storage: an "Unknown route" column only where
+	// some drive's route is unknown (no hierarchy, a guessed label).
+	StorageColumns []string
 	// StorageSummary is the Storage table in a line: the accelerators
 	// grouped by how they reach their nearest drives (not Verbose).
 	StorageSummary string
@@ -160,9 +163,18 @@ func NewCheckView(r *Report, opts CheckViewOptions) *CheckView {
 	}
 	storage := storageRows(r)
 	if opts.Verbose {
+		unknown := slices.ContainsFunc(storage, func(s storageRow) bool { return s.Unknown > 0 })
+		v.StorageColumns = []string{"Accelerator", "In switch", "Root complex", "Other NUMA node", "Nearest drives", "Bottleneck"}
+		if unknown {
+			v.StorageColumns = slices.Insert(v.StorageColumns, 4, "Unknown route")
+		}
 		for _, s := range storage {
-			v.Storage = append(v.Storage, []string{strings.TrimSpace(s.Alias + " " + s.Accelerator), known(s.InSwitch, s.Unknown), known(s.RootComplex, s.Unknown),
-				known(s.Far, s.Unknown), storageHow(s) + ": " + strings.Join(s.Nearest, ", "), words.Gbps(s.BottleneckGbps)})
+			row := []string{strings.TrimSpace(s.Alias + " " + s.Accelerator), known(s.InSwitch, s.Unplaced), known(s.RootComplex, s.Unknown),
+				known(s.Far, s.Unknown), storageHow(s) + ": " + strings.Join(s.Nearest, ", "), words.Gbps(s.BottleneckGbps)}
+			if unknown {
+				row = slices.Insert(row, 4, strconv.Itoa(s.Unknown))
+			}
+			v.Storage = append(v.Storage, row)
 		}
 	} else {
 		v.StorageSummary = storageSummary(storage)
@@ -582,10 +594,16 @@ func storageSummary(rows []storageRow) string {
 }
 
 // storageHow is how an accelerator reaches its nearest drives: "PXB in the
-// switch", or "path unknown" where the source shows no hierarchy.
+// switch", "NODE? route unknown" where the label is a guess, or "path
+// unknown" where the source shows no hierarchy.
 func storageHow(s storageRow) string {
-	if s.NearestRoute == advisor.RouteUnknown {
+	switch {
+	case s.NearestLabel == string(topology.Unknown):
 		return "path unknown (the source shows no PCI hierarchy)"
+	case s.NearestUncertain && s.NearestRoute == advisor.RouteUnknown:
+		return s.NearestLabel + "? route unknown"
+	case s.NearestUncertain:
+		return s.NearestLabel + "? " + s.NearestRoute
 	}
 	return s.NearestLabel + " " + s.NearestRoute
 }

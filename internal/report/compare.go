@@ -141,6 +141,16 @@ var measures = []measure{
 	{"info findings", "", func(m Measures) float64 { return float64(m.Info) }, false, true, true, false},
 }
 
+// RankingMeasures names the measures servers are ranked by, in their
+// order (after the gates of decide): what compare's help lists.
+func RankingMeasures() []string {
+	names := make([]string, len(measures))
+	for i, m := range measures {
+		names[i] = m.name
+	}
+	return names
+}
+
 // Verdict says which server wins, on which measure, by how much.
 type Verdict struct {
 	Best       string  `json:"best"`       // "" on a tie
@@ -211,26 +221,45 @@ func ServerOf(r *Report) Server {
 }
 
 // unseenEvidence lists what r's source does not show that findings rest
-// on, of the accelerators, the rail NICs and the bridges above them:
-// "link state" (a current link speed or width unknown: no degraded-link
-// finding can be drawn), "ACS" (the advisor's acs-unknown: no
-// acs-redirect), "NUMA nodes" (none known: no numa-unknown, and no
-// cross-socket path told from another).
+// on, from the facts check's "Source lacks" rests on: "link state" (a
+// current link speed or width unknown on the way from an accelerator or a
+// rail NIC to its root port: no degraded-link finding can be drawn), "ACS"
+// (the advisor's acs-unknown, or bridges none of whose ACS the source
+// shows, as a plain lspci without ACSCtl lines: no acs-redirect), "NUMA
+// nodes" (none known: no numa-unknown, and no cross-socket path told from
+// another).
 func unseenEvidence(r *Report) []string {
 	unseen := []string{}
 	if linkStateUnseen(r) {
 		unseen = append(unseen, "link state")
 	}
-	for _, f := range r.Findings {
-		if f.Code == "acs-unknown" {
-			unseen = append(unseen, "ACS")
-			break
-		}
+	if acsUnseen(r) {
+		unseen = append(unseen, "ACS")
 	}
 	if len(r.System.NUMANodes) == 0 {
 		unseen = append(unseen, "NUMA nodes")
 	}
 	return unseen
+}
+
+// acsUnseen reports whether the source leaves ACS unknown: at a bridge on
+// an accelerator–NIC path (acs-unknown), or at every bridge it holds, as
+// the readers' "Source lacks" says it (a plain lspci dump has no paths, so
+// no acs-unknown, however many bridges it lists).
+func acsUnseen(r *Report) bool {
+	if slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Code == "acs-unknown" }) {
+		return true
+	}
+	unknown := false
+	for _, d := range r.Devices {
+		switch d.ACS {
+		case "redirect", "off":
+			return false
+		case "unknown":
+			unknown = true
+		}
+	}
+	return unknown
 }
 
 // linkStateUnseen reports whether the current link of an accelerator, a
@@ -476,7 +505,7 @@ func verdict(best, next Server) Verdict {
 	}
 	if m == nil {
 		v.Best, v.Tie = "", true
-		v.Sentence = fmt.Sprintf("%s and %s tie: equal on every measure the table shows that is known for both (worst and mean planned pair, findings by severity, accelerators, rail NICs)", best.Source, next.Source)
+		v.Sentence = fmt.Sprintf("%s and %s tie: equal on every measure the table shows that is known for both (%s)", best.Source, next.Source, strings.Join(RankingMeasures(), ", "))
 		if !sameUnseen(best.Measures, next.Measures) {
 			v.Sentence += fmt.Sprintf("; their findings are not compared, as fewer findings may be fewer seen (%s; %s)", showsWords(best), showsWords(next))
 		}
@@ -496,7 +525,9 @@ func verdict(best, next Server) Verdict {
 		}
 		v.Sentence = fmt.Sprintf("%s ranks first: its rail plan gives GPUDirect RDMA to %d of %d accelerators against %d of %d for %s, %s",
 			best.Source, b.GDRAccelerators, b.Accelerators, n.GDRAccelerators, n.Accelerators, next.Source, rest)
-		if fb, fn := measures[1].value(b), measures[1].value(n); fn > fb && !n.AtMost {
+		// Only a worst pair known for both (and not a lower ceiling) is
+		// higher: against an unknown one it is no comparison.
+		if fb, fn := measures[1].value(b), measures[1].value(n); fn > fb && measures[1].comparable(b, n) {
 			v.Sentence += fmt.Sprintf("; %s's higher worst pair (%s against %s) counts staged figures", next.Source, words.Gbps(fn), words.Gbps(fb))
 		}
 	case m.unit != "":

@@ -33,6 +33,10 @@ func TestCompare(t *testing.T) {
 			server("genoa", Measures{WorstGbps: 260, MeanGbps: 260, Critical: 1, Accelerators: 4, RailNICs: 4}, "no-local-nic"),
 			server("hgx", Measures{GDRAccelerators: 8, WorstGbps: 230, MeanGbps: 379, Warning: 1, Accelerators: 8, RailNICs: 8})},
 			"hgx", "its rail plan gives GPUDirect RDMA to 8 of 8 accelerators against 0 of 4 for genoa, which stages the rest through host memory; genoa's higher worst pair (260 Gb/s against 230 Gb/s) counts staged figures", []int{2, 1}, false},
+		{"a staged worst pair is not higher than an unknown one", []Server{
+			server("dump", Measures{GDRAccelerators: 4, Accelerators: 4, RailNICs: 6, Unseen: []string{"link state", "ACS", "NUMA nodes"}}),
+			server("genoa", Measures{WorstGbps: 150, WorstStaged: true, MeanGbps: 232, Critical: 1, Accelerators: 4, RailNICs: 4}, "no-local-nic")},
+			"dump", "its rail plan gives GPUDirect RDMA to 4 of 4 accelerators against 0 of 4 for genoa, which stages the rest through host memory.", []int{1, 2}, false},
 		{"worst pair decides", []Server{
 			server("a", Measures{WorstGbps: 196, MeanGbps: 300, Accelerators: 8, RailNICs: 4}),
 			server("b", Measures{WorstGbps: 392, MeanGbps: 392, Accelerators: 4, RailNICs: 4})},
@@ -86,7 +90,7 @@ func TestCompare(t *testing.T) {
 		{"a tie, findings not compared", []Server{
 			server("dump", Measures{Accelerators: 4, RailNICs: 4, Unseen: []string{"link state"}}),
 			server("tree", Measures{Warning: 1, Accelerators: 4, RailNICs: 4})},
-			"", "dump and tree tie: equal on every measure the table shows that is known for both (worst and mean planned pair, findings by severity, accelerators, rail NICs); " +
+			"", "dump and tree tie: equal on every measure the table shows that is known for both (share of accelerators the plan gives GPUDirect RDMA, worst planned accelerator–NIC pair, mean planned pair, critical findings, warning findings, accelerators, rail NICs, info findings); " +
 				"their findings are not compared, as fewer findings may be fewer seen (dump does not show link state; tree shows link state, ACS and NUMA nodes).",
 			[]int{1, 1}, true},
 		{"a fragment whose NICs were skipped is unranked, not without RDMA", []Server{

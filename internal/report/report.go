@@ -94,9 +94,11 @@ type StoragePair struct {
 	NVMe           string  `json:"nvme"`
 	SMI            string  `json:"smi"`
 	Path           string  `json:"path"`
-	Route          string  `json:"route"` // in the switch, through the root complex, across NUMA nodes of one socket, across sockets
+	Route          string  `json:"route"` // in the switch, through the root complex, across NUMA nodes of one socket, across sockets, unknown
 	BottleneckGbps float64 `json:"bottleneck_gbps"`
 	Note           string  `json:"note"`
+	// LabelUncertain: SMI rests on a guess (a NUMA node), as Pair's.
+	LabelUncertain bool `json:"label_uncertain"`
 }
 
 // Summary counts the devices by model: "8 x NVIDIA H100 SXM5 80GB", "none".

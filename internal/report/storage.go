@@ -11,8 +11,12 @@ import (
 type storageRow struct {
 	Accelerator, Alias         string
 	InSwitch, RootComplex, Far int
-	Unknown                    int // drives whose path the source cannot tell
+	Unknown                    int // drives whose route the source cannot tell
+	// Unplaced counts the Unknown drives whose label is unknown too: only
+	// they may sit in the switch (a guessed NODE meets across host bridges).
+	Unplaced                   int
 	NearestLabel, NearestRoute string
+	NearestUncertain           bool     // NearestLabel is a guess
 	Nearest                    []string // BDFs of the nearest drives
 	BottleneckGbps             float64  // of the first nearest drive's path
 }
@@ -44,14 +48,19 @@ func storageRows(r *Report) []storageRow {
 			row.RootComplex++
 		case advisor.RouteUnknown:
 			row.Unknown++
+			if s.SMI == string(topology.Unknown) {
+				row.Unplaced++
+			}
 		default:
 			row.Far++
 		}
-		l := topology.Label(s.SMI)
+		// The nearest drives are those of the best label, a known label
+		// before the same label guessed.
+		l, r := topology.Label(s.SMI), topology.Label(row.NearestLabel).Rank()
 		switch {
-		case row.NearestLabel == "" || l.Rank() < topology.Label(row.NearestLabel).Rank():
-			row.NearestLabel, row.NearestRoute, row.Nearest, row.BottleneckGbps = s.SMI, s.Route, []string{s.NVMe}, s.BottleneckGbps
-		case s.SMI == row.NearestLabel:
+		case row.NearestLabel == "" || l.Rank() < r || l.Rank() == r && row.NearestUncertain && !s.LabelUncertain:
+			row.NearestLabel, row.NearestRoute, row.NearestUncertain, row.Nearest, row.BottleneckGbps = s.SMI, s.Route, s.LabelUncertain, []string{s.NVMe}, s.BottleneckGbps
+		case s.SMI == row.NearestLabel && s.LabelUncertain == row.NearestUncertain:
 			row.Nearest = append(row.Nearest, s.NVMe)
 		}
 	}
