@@ -505,3 +505,22 @@ func TestDualPortCardLink(t *testing.T) {
 		}
 	}
 }
+
+// TestGraceCrossSocketCapUnmeasured: between a GB200 tray's two Graces the
+// cap is NCCL's ARM_BW constant (src/graph/topo.cc), no measurement of
+// Grace: the prediction says so.
+func TestGraceCrossSocketCapUnmeasured(t *testing.T) {
+	_, res := analyzeFixture(t, "gb200-tray", "")
+	found := false
+	for _, p := range res.Predictions {
+		if p.GPU.BDF() == "0008:01:00.0" && p.NIC.BDF() == "0010:01:00.0" {
+			found = true
+			if !slices.ContainsFunc(p.Uncertain, func(s string) bool { return strings.Contains(s, "NCCL's model constant for NVIDIA Grace") }) {
+				t.Errorf("GPU0-NIC4 across the Graces: notes %q, want the cap named NCCL's constant", p.Uncertain)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no GPU0-NIC4 prediction")
+	}
+}
