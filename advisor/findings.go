@@ -580,6 +580,8 @@ func (a *analysis) findLocality(pairs []topology.Pair) {
 		case p.SMI == topology.SYS && p.Path == topology.PathSockets:
 			cross.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, a.evidence(gpu, "numa_node of the devices; sys/devices/system/node (sockets)",
 				fmt.Sprintf("NUMA node %d, its best NIC %s on NUMA node %d of another socket", gpu.NUMANode, p.B.BDF(), p.B.NUMANode)))
+		case a.localityLabel(p).Worse(topology.PXB) && p.SMI == topology.PHB && a.rcclPathOverride(gpu):
+			// RCCL may count the pair PXB; its GDR verdict says so, undecided.
 		case a.localityLabel(p).Worse(topology.PXB):
 			oneSocketSYS = oneSocketSYS || p.SMI == topology.SYS
 			far.add([]*topology.Device{gpu, p.B}, part, RemedyStep{}, "labels of the accelerator–NIC pairs (nvidia-smi semantics)")

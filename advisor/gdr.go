@@ -317,12 +317,20 @@ func (a *analysis) rcclMayAllow(gpu, nic *topology.Device) string {
 	switch {
 	case rome && gpu.NUMANode >= 0 && gpu.NUMANode == nic.NUMANode && gpu.Addr.Bus>>4 == nic.Addr.Bus>>4:
 		return "on this AMD CPU it sets the GDR level to PHB for a GPU and NIC on one CPU whose bus numbers share their high digit"
-	case s.CPUVendor != "AuthenticAMD" && mi300Class(gpu) && hyperVPCI(a.g):
+	case a.rcclPathOverride(gpu) && hyperVPCI(a.g):
 		return "on Hyper-V VMs with Intel CPUs, as this one is (each device on a PCI domain of its own), it counts each MI300-class GPU's paired NIC as PXB (rcclPathOverride)"
-	case s.CPUVendor != "AuthenticAMD" && mi300Class(gpu) && (a.inVM() || a.g.NCCLView):
+	case a.rcclPathOverride(gpu):
 		return "on Hyper-V VMs with Intel CPUs it counts each MI300-class GPU's paired NIC as PXB (rcclPathOverride), and this source cannot show whether the host is one"
 	}
 	return ""
+}
+
+// rcclPathOverride reports an MI300-class GPU of a guest on a non-AMD CPU,
+// whose paired NIC RCCL may count as PXB (ROCm/rccl src/graph/paths.cc,
+// rcclPathOverride, on Hyper-V VMs with Intel CPUs): its PHB is no
+// "no local NIC" to RCCL.
+func (a *analysis) rcclPathOverride(gpu *topology.Device) bool {
+	return a.g.System.CPUVendor != "AuthenticAMD" && mi300Class(gpu) && (hyperVPCI(a.g) || a.inVM() || a.g.NCCLView)
 }
 
 // mi300Class reports an AMD Instinct MI300 or MI350-series function

@@ -1008,3 +1008,15 @@ func TestSocketsUnknown(t *testing.T) {
 		t.Errorf("check -v rccl-topo_8p_ts1.xml (%s):\n%s", errb, out)
 	}
 }
+
+// TestRCCLPathOverrideNoWarning: RCCL's model of an Azure MI300X VM
+// (rccl-topo_8p_940vm: Hyper-V domains, an Intel CPU) pairs each GPU with
+// a NIC that RCCL's rcclPathOverride counts as PXB (ROCm/rccl
+// src/graph/paths.cc): no no-local-nic warning tells the tenant to change
+// instance type, and the verdict leaves GDR undecided.
+func TestRCCLPathOverrideNoWarning(t *testing.T) {
+	_, out, errb := run("check", corpusPath(t, "nccl-xml", "rccl-topo_8p_940vm.xml"))
+	if strings.Contains(out, "no-local-nic") || !strings.Contains(out, "(undecided for 8)") {
+		t.Errorf("check rccl-topo_8p_940vm.xml (%s):\n%s", errb, out)
+	}
+}
