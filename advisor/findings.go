@@ -853,7 +853,11 @@ func (a *analysis) findNUMAUnknown(devs []*topology.Device) {
 	case unread:
 		msg = fmt.Sprintf("NUMA node unknown for %%s on a %d-node machine: gdtopo cannot tell which node the kernel, and so NCCL, gives them", nodes)
 	}
-	a.emit("numa-unknown", Warning, &numa, msg, head, nil)
+	sev := Warning
+	if len(a.g.OfKind(topology.KindAccelerator)) == 0 {
+		sev = Info // no accelerator for NCCL to place
+	}
+	a.emit("numa-unknown", sev, &numa, msg, head, nil)
 }
 
 // findPlatform reports host-wide problems: peer memory and a virtual tree.

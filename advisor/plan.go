@@ -430,6 +430,8 @@ func (a *analysis) plan() Plan {
 	}
 	if hca.set && pl.NCCLIBHCA != "" {
 		pl.NCCLIBHCA = hca.value // the job's own list, which NCCL reads on every rank
+	} else if left := unplanned(nics, used); pl.NCCLIBHCA != "" && len(left) > 0 {
+		pl.Notes = append(pl.Notes, fmt.Sprintf("NCCL_IB_HCA leaves out %s: the plan gives them no accelerator (a storage or second-fabric NIC, say); add them to the list for NCCL to use them too", strings.Join(left, ", ")))
 	}
 	// The plan places accelerators, the PCI functions with a path; what a
 	// NIC's capacity is divided by is their ranks, one per compute partition.
@@ -704,4 +706,16 @@ func topoFileNote(g *topology.Graph) string {
 		return "a provider's topology file: this plan is NCCL's as the file tells it, which aws-ofi-nccl gives NCCL itself on the instance types it knows (an NCCL_DEBUG=INFO log says \"Setting NCCL_TOPO_FILE environment variable to ...\")"
 	}
 	return "a provider's topology file: this plan is NCCL's only with NCCL_TOPO_FILE set to this file on every rank (Azure's HPC images set it in /etc/nccl.conf); without it NCCL reads the VM's own PCI tree, where no accelerator and NIC share a switch, and keeps GPUDirect RDMA off"
+}
+
+// unplanned names the RDMA devices of the rails no assignment uses, which
+// the plan's NCCL_IB_HCA therefore leaves out.
+func unplanned(nics []*topology.Device, used map[*topology.Device]bool) []string {
+	var out []string
+	for _, n := range nics {
+		if !used[n] && len(n.RDMA) > 0 && netPlugin(n) == "" {
+			out = append(out, n.RDMA[0])
+		}
+	}
+	return out
 }

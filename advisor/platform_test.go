@@ -515,7 +515,9 @@ func TestGraceCrossSocketCapUnmeasured(t *testing.T) {
 	for _, p := range res.Predictions {
 		if p.GPU.BDF() == "0008:01:00.0" && p.NIC.BDF() == "0010:01:00.0" {
 			found = true
-			if !slices.ContainsFunc(p.Uncertain, func(s string) bool { return strings.Contains(s, "NCCL's model constant for NVIDIA Grace") }) {
+			if !slices.ContainsFunc(p.Uncertain, func(s string) bool {
+				return strings.Contains(s, "inter-socket link figure is NCCL's model constant for NVIDIA Grace")
+			}) {
 				t.Errorf("GPU0-NIC4 across the Graces: notes %q, want the cap named NCCL's constant", p.Uncertain)
 			}
 		}

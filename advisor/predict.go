@@ -484,9 +484,10 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 		limit, src, what := c.Value, c.Source, c.Key
 		if cpu.inter != nil && cpu.inter.Value < limit {
 			limit, src, what = cpu.inter.Value, cpu.inter.Source, cpu.inter.Key
-			if cpu.inter.Confidence == FromCode {
-				note(fmt.Sprintf("the cap across sockets is NCCL's model constant for %s (%s), not a measurement of it", cpu.name, cpu.inter.Source))
-			}
+		}
+		if cpu.inter != nil && cpu.inter.Confidence == FromCode {
+			// It caps the figure, bounds its range or sets the staged figure.
+			note(fmt.Sprintf("the inter-socket link figure is NCCL's model constant for %s (%s), not a measurement of it", cpu.name, cpu.inter.Source))
 		}
 		if cpu.inter == nil {
 			note("CPU unknown: no inter-socket cap from NCCL's table applied")

@@ -17,7 +17,7 @@ const (
 
 // RDMAByModel knows which NIC families have an RDMA engine: ConnectX and
 // BlueField (InfiniBand/RoCE), Intel E810 (irdma) and X722 (iWARP),
-// Broadcom NetXtreme-E (bnxt_re), AWS EFA; Intel's 1/10/25/40 GbE families without
+// Broadcom NetXtreme-E (bnxt_re), AWS EFA; Broadcom NetXtreme II (bnx2) and Intel's 1/10/25/40 GbE families without
 // one (82574L, 82576, 82580, I350, I210/I211, I225/I226, 82599, X540, X550, X710/XL710/XXV710),
 // Realtek, Aquantia, virtio-net and AWS ENA have none.
 func RDMAByModel(n *Device) (RDMAEngine, string) {
@@ -35,7 +35,7 @@ func RDMAByModel(n *Device) (RDMAEngine, string) {
 			if has, model := intelByName(n.Name); has != RDMAEngineUnknown {
 				return has, model
 			}
-		case d == 0x1521, d == 0x1533, d == 0x1539, d == 0x15f3, d == 0x125b, d == 0x125c, d == 0x10fb,
+		case d == 0x1520, d == 0x1521, d == 0x1533, // I350 VF and PF, I210 d == 0x1539, d == 0x15f3, d == 0x125b, d == 0x125c, d == 0x10fb,
 			d == 0x1528, d == 0x1563, d == 0x1572, d >= 0x1580 && d <= 0x158b,
 			d == 0x10c9, d >= 0x10e6 && d <= 0x10e8, d == 0x150a, d == 0x150d, d == 0x1518, d == 0x1526, // 82576
 			d == 0x10d3, d >= 0x150e && d <= 0x1511, d == 0x1516, d == 0x1527: // 82574L, 82580
@@ -45,6 +45,8 @@ func RDMAByModel(n *Device) (RDMAEngine, string) {
 		switch d := n.DeviceID; {
 		case d >= 0x16d6 && d <= 0x16df, d >= 0x1750 && d <= 0x1760:
 			return RDMAEngineYes, "Broadcom NetXtreme-E"
+		case d == 0x164a, d == 0x16aa, d == 0x164c, d == 0x16ac, d >= 0x1639 && d <= 0x163b: // bnx2: BCM5706, 5708, 5709, 5716
+			return RDMAEngineNo, "Broadcom NetXtreme II has no RDMA engine"
 		}
 	case 0x10ec, 0x1d6a:
 		return RDMAEngineNo, "Realtek/Aquantia NICs have no RDMA engine"

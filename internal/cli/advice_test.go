@@ -1020,3 +1020,14 @@ func TestRCCLPathOverrideNoWarning(t *testing.T) {
 		t.Errorf("check rccl-topo_8p_940vm.xml (%s):\n%s", errb, out)
 	}
 }
+
+// TestUnplannedNICsNamed: the plan's NCCL_IB_HCA lists the NICs it gives
+// accelerators; where it leaves rails out (dgx-a100's mlx5_8 and mlx5_9,
+// the storage pair), a note names them, so the list does not drop NICs
+// without a word.
+func TestUnplannedNICsNamed(t *testing.T) {
+	_, out, errb := run("check", "-v", fx("dgx-a100"))
+	if !strings.Contains(out, "NCCL_IB_HCA leaves out mlx5_8, mlx5_9: the plan gives them no accelerator") {
+		t.Errorf("check -v dgx-a100 (%s):\n%s", errb, out)
+	}
+}

@@ -280,7 +280,7 @@ func NICsByModel(nics []*topology.Device) []*topology.Device {
 // numbers NICs over RDMA devices alone, so the numbering may differ.
 func nicNumberingLacks(g *topology.Graph) []string {
 	rdma, plain := SplitNICs(g)
-	if len(rdma) > 0 || g.System.RDMAListed || len(plain) == 0 {
+	if len(rdma) > 0 || g.System.RDMAListed || len(plain) == 0 || g.TextForm == "" { // a sysfs capture's reader says it lacks the RDMA class
 		return nil
 	}
 	var unsure []string

@@ -199,7 +199,7 @@ func TestShownNICsByModel(t *testing.T) {
 	i210 := nic("0000:01:00.0", topology.VendorIntel, 0, "Intel Corporation I210 Gigabit Network Connection")
 	other := nic("0000:02:00.0", 0x1077, 0, "QLogic Corp. FastLinQ QL41000")
 	cx7 := nic("0000:03:00.0", topology.VendorMellanox, 0, "Mellanox Technologies MT2910 Family [ConnectX-7]")
-	g := &topology.Graph{Devices: []*topology.Device{i210, other, cx7}}
+	g := &topology.Graph{Devices: []*topology.Device{i210, other, cx7}, TextForm: "lspci"}
 	shown, hidden := ShownNICs(g)
 	if !slices.Equal(shown, []*topology.Device{cx7, other}) || !slices.Equal(hidden, []*topology.Device{i210}) {
 		t.Errorf("shown %v, hidden %v; want the ConnectX-7 then the QLogic shown, the I210 hidden", bdfs(shown), bdfs(hidden))
