@@ -874,7 +874,10 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 		}
 		allNoNUMA = allNoNUMA && d.RawNUMANode < 0 && d.NUMANodeUnread == "" // -1 read, not a file unread
 	}
-	if len(nvidia) > 0 && len(rdma) > 0 && len(p.PeerMemory) == 0 {
+	// An NCCL file's <net gdr="1"> is NCCL's own check passed: the NIC's
+	// plugin takes CUDA memory (peer memory or dma-buf, net_ib init.cc).
+	ncclSaysGDR := len(rdma) > 0 && !slices.ContainsFunc(rdma, func(n *topology.Device) bool { return n.NCCLGDR != "1" })
+	if len(nvidia) > 0 && len(rdma) > 0 && len(p.PeerMemory) == 0 && !ncclSaysGDR {
 		var g group
 		if p.ModulesRead {
 			g.add(append(nvidia, rdma...), "", RemedyStep{}, "absent: sys/module/nvidia_peermem, sys/module/nv_peer_mem, sys/kernel/mm/memory_peers/nv_mem/version; driver flavour from sys/module/nvidia/taint; kernel from proc/cmdline BOOT_IMAGE")

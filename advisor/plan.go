@@ -216,7 +216,11 @@ func (a *analysis) plan() Plan {
 		pl.Notes = append(pl.Notes, topoFileNote(a.g))
 	}
 	if providerFile && slices.ContainsFunc(gpus, func(d *topology.Device) bool { return d.NUMANode >= 0 }) {
-		pl.Notes = append(pl.Notes, "no numactl: a provider's topology file gives the CPU nodes NCCL is told of, not the instance's NUMA layout; take it from lscpu or nvidia-smi topo -m on the instance")
+		matrix := "nvidia-smi topo -m"
+		if slices.ContainsFunc(gpus, amdGPU) {
+			matrix = "rocm-smi --showtoponuma"
+		}
+		pl.Notes = append(pl.Notes, "no numactl: a provider's topology file gives the CPU nodes NCCL is told of, not the instance's NUMA layout; take it from lscpu or "+matrix+" on the instance")
 	}
 	for i, g := range gpus {
 		r := RankEnv{LocalRank: local[i], GPU: g, Vars: vars[i]}
@@ -705,7 +709,7 @@ func topoFileNote(g *topology.Graph) string {
 	if slices.ContainsFunc(g.Devices, func(d *topology.Device) bool { return netPlugin(d) != "" }) { // EFA, by IDs or rdma* names
 		return "a provider's topology file: this plan is NCCL's as the file tells it, which aws-ofi-nccl gives NCCL itself on the instance types it knows (an NCCL_DEBUG=INFO log says \"Setting NCCL_TOPO_FILE environment variable to ...\")"
 	}
-	return "a provider's topology file: this plan is NCCL's only with NCCL_TOPO_FILE set to this file on every rank (Azure's HPC images set it in /etc/nccl.conf); without it NCCL reads the VM's own PCI tree, where no accelerator and NIC share a switch, and keeps GPUDirect RDMA off"
+	return "a provider's topology file: this plan is NCCL's only with NCCL_TOPO_FILE set to this file on every rank (Azure's HPC images set it in /etc/nccl.conf); without it NCCL reads the VM's own PCI tree, not the places this file gives"
 }
 
 // unplanned names the RDMA devices of the rails no assignment uses, which

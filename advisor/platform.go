@@ -228,10 +228,11 @@ func (a *analysis) findGraceACS() {
 		"Grace: rdma-core kernel-boot/rdma_topo sets the kernel default there; rebooting restores it"), setpciWarning}
 	if dd {
 		sev = Critical
-		head = []RemedyStep{kernelParameter(`pci=config_acs="`+strings.Join(cmdline, ";")+`"`,
+		// The kernel check comes first: a reboot with a list the kernel
+		// cannot parse leaves the groups split.
+		head = []RemedyStep{a.configACSKernel(len(cmdline)), kernelParameter(`pci=config_acs="`+strings.Join(cmdline, ";")+`"`,
 			"Grace + ConnectX-8 Data Direct: set, do not clear, ACS (rdma-core kernel-boot/rdma_topo write-grub-acs; NVIDIA GB300/ConnectX-8 GPUDirect RDMA guide); "+
-				"quote it in GRUB_CMDLINE_LINUX, update-grub and reboot: the DMA function and its GPU then share one IOMMU group")}
-		head = append(head, a.configACSKernel(len(cmdline)), setpciWarning)
+				"once the kernel takes it: quote it in GRUB_CMDLINE_LINUX, update-grub and reboot: the DMA function and its GPU then share one IOMMU group"), setpciWarning}
 	}
 	a.emit("acs-grace", sev, &g, "ACS on this Grace system differs from what GPUDirect RDMA needs: %s", head, nil)
 }

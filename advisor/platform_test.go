@@ -526,3 +526,21 @@ func TestGraceCrossSocketCapUnmeasured(t *testing.T) {
 		t.Fatal("no GPU0-NIC4 prediction")
 	}
 }
+
+// TestGraceACSKernelFirst: the acs-grace remedy checks the kernel before
+// the reboot with pci=config_acs=: a kernel that cannot parse the list
+// (before "PCI/ACS: Fix 'pci=config_acs=' parameter") would leave the
+// Data Direct functions in groups of their own after the reboot.
+func TestGraceACSKernelFirst(t *testing.T) {
+	_, res := analyzeFixture(t, "grace-cx8-dd", "")
+	for _, f := range res.Findings {
+		if f.Code != "acs-grace" {
+			continue
+		}
+		if len(f.Remedy) < 2 || !strings.Contains(f.Remedy[0].Text, "kernel") || f.Remedy[1].Kind != RemedyKernelParameter {
+			t.Errorf("acs-grace remedy %+v: want the kernel check, then the parameter", f.Remedy)
+		}
+		return
+	}
+	t.Fatal("no acs-grace finding")
+}

@@ -57,7 +57,7 @@ func deviceVars(gpus []*topology.Device) ([][]EnvVar, []int, []string) {
 	if len(amd) == 0 {
 		return out, local, notes
 	}
-	notes = append(notes, "no ROCR_VISIBLE_DEVICES: set per rank it costs RCCL its P2P between the node's ranks (it treats a peer the rank cannot see as having no peer access, ROCm/rocm-systems#8136, and goes through host memory); each rank takes HIP device LOCAL_RANK (hipSetDevice, torch.cuda.set_device(LOCAL_RANK)), and its line binds the NIC and CPUs of the GPU at that index")
+	notes = append(notes, "no ROCR_VISIBLE_DEVICES: set per rank it costs RCCL its P2P between the node's ranks (it treats a peer the rank cannot see as having no peer access, ROCm/rocm-systems#8136, and goes through host memory)")
 	hip, known := hipIndexes(gpus, amd)
 	for _, i := range amd {
 		local[i] = -1
@@ -65,6 +65,7 @@ func deviceVars(gpus []*topology.Device) ([][]EnvVar, []int, []string) {
 			local[i] = hip[i]
 		}
 	}
+	const byIndex = "each rank takes HIP device LOCAL_RANK (hipSetDevice, torch.cuda.set_device(LOCAL_RANK)), and its line binds the NIC and CPUs of the GPU at that index"
 	switch {
 	case len(modes) > 0:
 		names := make([]string, 0, len(modes))
@@ -72,11 +73,11 @@ func deviceVars(gpus []*topology.Device) ([][]EnvVar, []int, []string) {
 			names = append(names, m)
 		}
 		slices.Sort(names)
-		notes = append(notes, fmt.Sprintf("AMD accelerators in %s compute partitioning are one HIP device per partition: which indexes each gets the source does not tell", strings.Join(names, "/")))
+		notes = append(notes, fmt.Sprintf("AMD accelerators in %s compute partitioning are one HIP device per partition, and the source does not tell which indexes each accelerator's partitions get: find each rank's HIP device's PCI address (rocm-smi --showbus) and use that accelerator's line", strings.Join(names, "/")))
 	case known:
-		notes = append(notes, "HIP device indexes are the topology file's <gpu dev> (RCCL's own numbering), not PCI address order")
+		notes = append(notes, byIndex+"; HIP device indexes are the topology file's <gpu dev> (RCCL's own numbering), not PCI address order")
 	default:
-		notes = append(notes, "which HIP device index each GPU has is ROCr's enumeration order (rocm-smi --showbus lists it), which the source does not give: the lines name each GPU; give each rank the line of the GPU at its index")
+		notes = append(notes, byIndex+"; which HIP device index each GPU has is ROCr's enumeration order (rocm-smi --showbus lists it), which the source does not give: the lines name each GPU; give each rank the line of the GPU at its index")
 	}
 	return out, local, notes
 }

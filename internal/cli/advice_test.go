@@ -667,7 +667,9 @@ func TestCeilingNotEstimate(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Verdict.Best != b200 || !c.Servers[0].Measures.AtMost || !strings.Contains(c.Verdict.Sentence, "ceilings that do not decide") {
+	// Their plans use eight NICs each: the ceiling decides nothing, so
+	// the file does not rank first.
+	if c.Verdict.Best == src || !c.Servers[0].Measures.AtMost || !strings.Contains(c.Verdict.Sentence, "ceilings that do not decide") {
 		t.Errorf("compare: %+v", c.Verdict)
 	}
 }
@@ -1029,5 +1031,32 @@ func TestUnplannedNICsNamed(t *testing.T) {
 	_, out, errb := run("check", "-v", fx("dgx-a100"))
 	if !strings.Contains(out, "NCCL_IB_HCA leaves out mlx5_8, mlx5_9: the plan gives them no accelerator") {
 		t.Errorf("check -v dgx-a100 (%s):\n%s", errb, out)
+	}
+}
+
+// TestVerdictGDRUndecided: where the source leaves every accelerator's
+// GPUDirect RDMA undecided (the Lenovo lspci -t -vvv: no peer-memory,
+// IOMMU or link state), check opens UNKNOWN, not OK; and compare ranks
+// nothing on the share of GDR, whose undecided part could turn it.
+func TestVerdictGDRUndecided(t *testing.T) {
+	src := corpusPath(t, "lspci", "lenovo-sd665n-v3-4xh100-genoa.lspci-t-vvv.txt")
+	if _, out, _ := run("check", src); !strings.HasPrefix(out, "UNKNOWN: 1 info; rail plan: GPUDirect RDMA for 0 of 4 accelerators (undecided for 4)") {
+		t.Errorf("check %s opens:\n%s", src, out)
+	}
+	_, out, errb := run("compare", "-o", "json", src, fx("hgx-h100"))
+	var c report.Comparison
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatalf("compare: %v (%s)", err, errb)
+	}
+	if c.Verdict.Measure != "accelerators" || !strings.Contains(c.Verdict.Sentence, "so not compared: share of accelerators the plan gives GPUDirect RDMA") {
+		t.Errorf("compare verdict %+v: want it decided on accelerators, the GDR share not compared", c.Verdict)
+	}
+}
+
+// TestNCCLSaysGDR: an NCCL dump whose <net gdr="1"> records NCCL's own
+// check passed (nccl-tests#213) raises no peer-memory-unknown finding.
+func TestNCCLSaysGDR(t *testing.T) {
+	if _, out, _ := run("check", corpusPath(t, "nccl-xml", "nccl-tests-213-h100.fragment.xml")); strings.Contains(out, "peer-memory") {
+		t.Errorf("check nccl-tests-213-h100.fragment.xml:\n%s", out)
 	}
 }

@@ -54,7 +54,7 @@ type Measures struct {
 	Critical     int  `json:"critical"`     // fewer is better
 	Warning      int  `json:"warning"`      // fewer is better
 	Accelerators int  `json:"accelerators"` // more is better
-	RailNICs     int  `json:"rail_nics"`    // more is better
+	RailNICs     int  `json:"rail_nics"`    // the NICs the rail plan uses (the rails where it has none); more is better
 	Info         int  `json:"info"`         // fewer is better
 	// UnknownPaths counts the accelerator–rail NIC pairs whose path the
 	// source cannot tell ("?"): a server with any is never ranked above
@@ -89,6 +89,10 @@ type measure struct {
 	mayBeZero  bool // else 0 means unknown: such a measure decides nothing
 	finding    bool // a count of findings: compared only where both sources show the same (Measures.Unseen)
 	gbps       bool // a rail plan figure: a ceiling where Measures.AtMost
+	// hi is the highest the value may be where the source leaves part of
+	// it undecided (nil: value is exact); it ranks only where the two
+	// servers' ranges do not overlap.
+	hi func(Measures) float64
 }
 
 // comparable reports whether m can rank x against y: known for both, for
@@ -98,6 +102,9 @@ type measure struct {
 func (m *measure) comparable(x, y Measures) bool {
 	if !m.mayBeZero && (m.value(x) == 0 || m.value(y) == 0) {
 		return false
+	}
+	if m.hi != nil && (m.hi(x) != m.value(x) || m.hi(y) != m.value(y)) && m.value(x) <= m.hi(y) && m.value(y) <= m.hi(x) {
+		return false // undecided parts that could turn the order
 	}
 	if m.gbps {
 		switch {
@@ -128,17 +135,22 @@ var gdrShare = measure{name: "share of accelerators the plan gives GPUDirect RDM
 		return 0
 	}
 	return float64(m.GDRAccelerators) / float64(m.Accelerators)
-}, more: true, mayBeZero: true}
+}, more: true, mayBeZero: true, hi: func(m Measures) float64 {
+	if m.Accelerators == 0 {
+		return 0
+	}
+	return float64(m.GDRAccelerators+m.GDRUndecided) / float64(m.Accelerators)
+}}
 
 var measures = []measure{
 	gdrShare,
-	{"worst planned accelerator–NIC pair", "Gb/s", func(m Measures) float64 { return m.WorstGbps }, true, false, false, true},
-	{"mean planned pair", "Gb/s", func(m Measures) float64 { return m.MeanGbps }, true, false, false, true},
-	{"critical findings", "", func(m Measures) float64 { return float64(m.Critical) }, false, true, true, false},
-	{"warning findings", "", func(m Measures) float64 { return float64(m.Warning) }, false, true, true, false},
-	{"accelerators", "", func(m Measures) float64 { return float64(m.Accelerators) }, true, true, false, false},
-	{"rail NICs", "", func(m Measures) float64 { return float64(m.RailNICs) }, true, true, false, false},
-	{"info findings", "", func(m Measures) float64 { return float64(m.Info) }, false, true, true, false},
+	{"worst planned accelerator–NIC pair", "Gb/s", func(m Measures) float64 { return m.WorstGbps }, true, false, false, true, nil},
+	{"mean planned pair", "Gb/s", func(m Measures) float64 { return m.MeanGbps }, true, false, false, true, nil},
+	{"critical findings", "", func(m Measures) float64 { return float64(m.Critical) }, false, true, true, false, nil},
+	{"warning findings", "", func(m Measures) float64 { return float64(m.Warning) }, false, true, true, false, nil},
+	{"accelerators", "", func(m Measures) float64 { return float64(m.Accelerators) }, true, true, false, false, nil},
+	{"rail NICs", "", func(m Measures) float64 { return float64(m.RailNICs) }, true, true, false, false, nil},
+	{"info findings", "", func(m Measures) float64 { return float64(m.Info) }, false, true, true, false, nil},
 }
 
 // RankingMeasures names the measures servers are ranked by, in their
@@ -192,6 +204,16 @@ func ServerOf(r *Report) Server {
 	}
 	unknownPaths, _ := UnknownPaths(r)
 	railNICs := len(r.NICs)
+	if len(r.Plan.Assignments) > 0 { // NICs no rank uses carry nothing
+		used := map[string]bool{}
+		for _, as := range r.Plan.Assignments {
+			used[as.NIC] = true
+			for _, n := range as.MoreNICs {
+				used[n] = true
+			}
+		}
+		railNICs = len(used)
+	}
 	if r.NoRDMANIC() { // the rails are NICs without RDMA: none counts
 		railNICs = 0
 		s.NICs = "none (" + s.NICs + ": no RDMA)"
@@ -505,11 +527,7 @@ func verdict(best, next Server) Verdict {
 	}
 	if m == nil {
 		v.Best, v.Tie = "", true
-		v.Sentence = fmt.Sprintf("%s and %s tie: equal on every measure the table shows that is known for both (%s)", best.Source, next.Source, strings.Join(RankingMeasures(), ", "))
-		if !sameUnseen(best.Measures, next.Measures) {
-			v.Sentence += fmt.Sprintf("; their findings are not compared, as fewer findings may be fewer seen (%s; %s)", showsWords(best), showsWords(next))
-		}
-		v.Sentence += "."
+		v.Sentence = fmt.Sprintf("%s and %s tie: no measure the table shows ranks them%s.", best.Source, next.Source, notDeciding(measures, best, next))
 		return v
 	}
 	v.Measure, v.BestValue, v.OtherValue = m.name, m.value(best.Measures), m.value(next.Measures)

@@ -90,8 +90,8 @@ func TestCompare(t *testing.T) {
 		{"a tie, findings not compared", []Server{
 			server("dump", Measures{Accelerators: 4, RailNICs: 4, Unseen: []string{"link state"}}),
 			server("tree", Measures{Warning: 1, Accelerators: 4, RailNICs: 4})},
-			"", "dump and tree tie: equal on every measure the table shows that is known for both (share of accelerators the plan gives GPUDirect RDMA, worst planned accelerator–NIC pair, mean planned pair, critical findings, warning findings, accelerators, rail NICs, info findings); " +
-				"their findings are not compared, as fewer findings may be fewer seen (dump does not show link state; tree shows link state, ACS and NUMA nodes).",
+			"", "dump and tree tie: no measure the table shows ranks them; they tie on accelerators, rail NICs; unknown for one or both, so not compared: worst planned accelerator–NIC pair, mean planned pair; " +
+				"not compared, as fewer findings may be fewer seen: critical findings, warning findings, info findings (dump does not show link state; tree shows link state, ACS and NUMA nodes).",
 			[]int{1, 1}, true},
 		{"a fragment whose NICs were skipped is unranked, not without RDMA", []Server{
 			server("frag", Measures{Accelerators: 2, Partial: "a tree fragment: give the whole lspci -tv", SkippedNICs: 6}),

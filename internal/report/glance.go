@@ -58,6 +58,9 @@ func verdictParts(r *Report) (status, rest string) {
 		return status, line + partialInput(r.Summary)
 	}
 	gdr, undecided, staged := gdrCounts(r.Accelerators)
+	if undecided == len(r.Accelerators) {
+		status = hidden // GPUDirect RDMA, what check is about, is undecided for every accelerator
+	}
 	line += fmt.Sprintf("; rail plan: GPUDirect RDMA for %d of %d accelerators", gdr, len(r.Accelerators))
 	if undecided > 0 {
 		line += fmt.Sprintf(" (undecided for %d)", undecided)
