@@ -28,22 +28,23 @@ assignment of accelerators to NICs with its worst and mean expected throughput,
 and the findings by severity. It ranks the servers by the numbers the table
 shows, in this order: share of accelerators the plan gives GPUDirect RDMA,
 worst planned accelerator–NIC pair, mean planned pair, critical findings,
-warning findings, accelerators, rail NICs, info findings; an accelerator
-whose GPUDirect RDMA verdict its source leaves undecided is not counted in
-that share. The verdict names the first of these on which the best two
-differ and by how much, and says they tie only when every number ties.
+warning findings, accelerators, rail NICs, info findings; rail NICs are the
+NICs the plan uses, and an accelerator whose GPUDirect RDMA verdict its
+source leaves undecided is not counted in the share, which ranks two
+servers only where their undecided accelerators could not turn it. The verdict
+names the first of these on which the best two differ and by how much, and
+says they tie when none ranks them, naming what tied and what was unknown.
 Findings are counted against each other only between sources that show the
 same of what they rest on: link state, ACS and NUMA nodes (the "Not shown"
 row; an lspci -tv dump shows none of them), as fewer findings there may be
-fewer seen. Before these, a
-server that cannot do GPUDirect RDMA at all (no accelerator, or no NIC that
-may do RDMA) ranks below every one that can, and two such servers tie; then
-a server whose accelerator-NIC paths are unknown (plain lspci, or a source
-holding part of a machine: an lspci -tv fragment, an NCCL topology cut at
-either end) ranks below one whose paths are all known, and two such servers
-tie. A partial source that shows no accelerator or no NIC may have them in
-the part it lacks: against a server that cannot do GPUDirect RDMA nothing
-ranks it.
+fewer seen. Before these, a server that cannot do GPUDirect RDMA at all (no
+accelerator, or no NIC that may do RDMA) ranks below every one that can, and
+two such servers tie; then a server whose accelerator-NIC paths are unknown
+(plain lspci, or a source holding part of a machine: an lspci -tv fragment,
+an NCCL topology cut at either end) ranks below one whose paths are all
+known, and two such servers tie. A partial source that shows no accelerator
+or no NIC may have them in the part it lacks: against a server that cannot
+do GPUDirect RDMA nothing ranks it.
 
 Head to head, these rules are not transitive (a measure unknown for one
 server decides nothing against it), so with three servers or more the
