@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,6 +88,9 @@ func Parse(name string, data []byte) (*Matrix, error) {
 		last := i == len(lines)-1
 		if t := patterns().title.FindStringSubmatch(l); t != nil && strings.Contains(l, "==") {
 			section, cols = t[1], nil
+			if seenTitles[section] && strings.HasSuffix(section, "between two GPUs") {
+				return nil, fmt.Errorf("%s: two %q tables: give one rocm-smi --showtopo output at a time", name, section)
+			}
 			seenTitles[section] = true
 			continue
 		}
@@ -166,9 +170,10 @@ func Parse(name string, data []byte) (*Matrix, error) {
 	return m, nil
 }
 
+// allGPUs reports a table header: GPU names, each once.
 func allGPUs(f []string) bool {
-	for _, s := range f {
-		if !patterns().gpu.MatchString(s) {
+	for i, s := range f {
+		if !patterns().gpu.MatchString(s) || slices.Contains(f[:i], s) {
 			return false
 		}
 	}
