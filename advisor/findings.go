@@ -428,7 +428,7 @@ func (a *analysis) vmSign() string {
 			return d.BDF() + ": QEMU display 1234:1111"
 		case d.VendorID == 0x104c && (d.DeviceID == 0x8232 || d.DeviceID == 0x8233) && holdsEnds(d):
 			return fmt.Sprintf("%s: XIO3130 switch 104c:%04x above accelerators or NICs, as QEMU emulates it", d.BDF(), d.DeviceID)
-		case d.VendorID == 0x1d0f:
+		case d.VendorID == topology.VendorAmazon:
 			return fmt.Sprintf("%s: AWS Nitro device 1d0f:%04x", d.BDF(), d.DeviceID)
 		case d.Kind == topology.KindNIC && netPlugin(d) != "": // EFA by its rdma* names, where IDs are not given
 			return d.BDF() + ": AWS EFA (rdma* RDMA device)"

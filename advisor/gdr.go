@@ -330,7 +330,7 @@ func (a *analysis) rcclMayAllow(gpu, nic *topology.Device) string {
 // rcclPathOverride, on Hyper-V VMs with Intel CPUs): its PHB is no
 // "no local NIC" to RCCL.
 func (a *analysis) rcclPathOverride(gpu *topology.Device) bool {
-	return a.g.System.CPUVendor != "AuthenticAMD" && mi300Class(gpu) && (hyperVPCI(a.g) || a.inVM() || a.g.NCCLView)
+	return a.g.System.CPUVendor != "AuthenticAMD" && mi300Class(gpu) && (a.inVM() || a.g.NCCLView) // inVM takes Hyper-V's PCI
 }
 
 // mi300Class reports an AMD Instinct MI300 or MI350-series function

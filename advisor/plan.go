@@ -440,20 +440,20 @@ func (a *analysis) plan() Plan {
 	// The plan places accelerators, the PCI functions with a path; what a
 	// NIC's capacity is divided by is their ranks, one per compute partition.
 	ranks := make([]int, len(nics)) // per NIC; -1 where a partition count is unknown
-	for i, as := range pl.Assignments {
-		j := slots[i] / capacity
-		switch n := topology.ComputePartitions(as.GPU); {
-		case n == 0 || ranks[j] < 0:
+	for i := range pl.Assignments {
+		as, j := &pl.Assignments[i], slots[i]/capacity
+		as.Partitions = topology.ComputePartitions(as.GPU)
+		switch {
+		case as.Partitions == 0 || ranks[j] < 0:
 			ranks[j] = -1
 		default:
-			ranks[j] += n
+			ranks[j] += as.Partitions
 		}
 	}
 	sum, unknown := 0.0, false
 	for i := range pl.Assignments {
 		as := &pl.Assignments[i]
 		j := slots[i] / capacity
-		as.Partitions = topology.ComputePartitions(as.GPU)
 		as.Shared = max(cardLoad(a.g, nics, ranks, j), 0)
 		onLink := max(linkLoad(nics, ranks, j), 0)
 		if as.ShareGbps = shareOf(*as, pred[i*len(nics)+j], onLink); onLink > ranks[j] && linkBinds(*as, pred[i*len(nics)+j], onLink) {

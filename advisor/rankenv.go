@@ -127,7 +127,7 @@ func netPlugin(n *topology.Device) string {
 // 1d0f:efa0-efa3), or an Amazon function with an RDMA device (ENA, Amazon's
 // Ethernet function, has none).
 func isEFA(n *topology.Device) bool {
-	return n.Driver == "efa" || n.VendorID == 0x1d0f && (n.DeviceID >= 0xefa0 && n.DeviceID <= 0xefa3 || len(n.RDMA) > 0)
+	return n.Driver == "efa" || n.VendorID == topology.VendorAmazon && (topology.EFAID(n.DeviceID) || len(n.RDMA) > 0)
 }
 
 // pluginNote is the line that replaces NCCL_IB_HCA where a net plugin

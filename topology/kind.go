@@ -51,6 +51,7 @@ const (
 	VendorIntel    = 0x8086
 	VendorMellanox = 0x15b3
 	VendorBroadcom = 0x1000
+	VendorAmazon   = 0x1d0f // AWS Nitro: ENA, EFA, NVMe
 )
 
 // displayOnly are GPU vendors' server display chips, the on-board VGA of

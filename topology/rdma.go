@@ -52,16 +52,20 @@ func RDMAByModel(n *Device) (RDMAEngine, string) {
 		return RDMAEngineNo, "Realtek/Aquantia NICs have no RDMA engine"
 	case 0x1af4: // virtio (Red Hat's vendor ID), as cloud and microVM guests show
 		return RDMAEngineNo, "virtio network devices have no RDMA engine"
-	case 0x1d0f: // Amazon
-		switch n.DeviceID {
-		case 0x0ec2, 0x1ec2, 0xec20, 0xec21: // Linux ena_pci_id_tbl.h
+	case VendorAmazon:
+		switch {
+		case n.DeviceID == 0x0ec2, n.DeviceID == 0x1ec2, n.DeviceID == 0xec20, n.DeviceID == 0xec21: // Linux ena_pci_id_tbl.h
 			return RDMAEngineNo, "AWS ENA has no RDMA engine (EFA is AWS's RDMA device)"
-		case 0xefa0, 0xefa1, 0xefa2, 0xefa3: // Linux drivers/infiniband/hw/efa/efa_main.c efa_pci_tbl
+		case EFAID(n.DeviceID):
 			return RDMAEngineYes, "AWS EFA"
 		}
 	}
 	return RDMAEngineUnknown, "no sys/class/infiniband in the source and the model is not known"
 }
+
+// EFAID reports an Amazon device ID of an Elastic Fabric Adapter (Linux
+// drivers/infiniband/hw/efa/efa_main.c, efa_pci_tbl: efa0-efa3).
+func EFAID(id uint16) bool { return id >= 0xefa0 && id <= 0xefa3 }
 
 // intelByName tells an Intel NIC's RDMA engine from its pci.ids name where
 // the source gives the name alone (lspci without -nn): the families
