@@ -201,22 +201,17 @@ func accelerators(g *topology.Graph, aliases map[*topology.Device]string, pl adv
 }
 
 // Aliases numbers accelerators GPU0.. in address order, as nvidia-smi does
-// with CUDA_DEVICE_ORDER=PCI_BUS_ID, and NICs NIC0.. with the RDMA-capable
-// ones first (nvidia-smi lists only those), each group in address order;
-// where the source shows no RDMA devices (lspci), the NICs whose model has
-// an RDMA engine first, then those whose model does not tell, then the
-// rest (NICByModel). Virtual functions get none.
+// with CUDA_DEVICE_ORDER=PCI_BUS_ID, and NICs NIC0.. the shown ones first,
+// then the hidden (ShownNICs), as nvidia-smi numbers its RDMA devices.
+// Virtual functions get none.
 func Aliases(g *topology.Graph) map[*topology.Device]string {
 	accels := g.OfKind(topology.KindAccelerator)
-	rdma, plain := SplitNICs(g)
-	if len(rdma) == 0 && !g.System.RDMAListed {
-		plain = NICsByModel(plain)
-	}
-	out := make(map[*topology.Device]string, len(accels)+len(rdma)+len(plain))
+	shown, hidden := ShownNICs(g)
+	out := make(map[*topology.Device]string, len(accels)+len(shown)+len(hidden))
 	for i, d := range accels {
 		out[d] = "GPU" + strconv.Itoa(i)
 	}
-	for i, d := range append(rdma, plain...) {
+	for i, d := range append(shown, hidden...) {
 		out[d] = "NIC" + strconv.Itoa(i)
 	}
 	return out
@@ -236,8 +231,10 @@ func SplitNICs(g *topology.Graph) (rdma, plain []*topology.Device) {
 }
 
 // ShownNICs are the NICs the tables show: the RDMA-capable ones when the
-// source names any (GPUDirect RDMA needs one; nvidia-smi shows only those),
-// else every NIC. hidden are the rest.
+// source names any (GPUDirect RDMA needs one; nvidia-smi shows only those);
+// where it shows no RDMA devices (lspci), those whose model has an RDMA
+// engine, then those it cannot tell (NICsByModel); else every NIC. hidden
+// are the rest.
 func ShownNICs(g *topology.Graph) (shown, hidden []*topology.Device) {
 	rdma, plain := SplitNICs(g)
 	if len(rdma) == 0 && !g.System.RDMAListed {
