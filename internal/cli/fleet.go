@@ -155,6 +155,7 @@ type fleetRead struct {
 // FILE:N). Each worker keeps one source at a time; only each machine's
 // comparable state stays.
 func (opts *fleetOptions) readFleet(sources []string) (*fleet.Fleet, []string) {
+	opts.IO.gc.manySources()
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(sources)))
 	type read struct {
 		i     int

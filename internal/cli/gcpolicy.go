@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 )
 
 // lateGCLimit is the memory (the runtime's total, as GOMEMLIMIT counts it)
@@ -17,25 +18,57 @@ const lateGCLimit = 24 << 20
 
 // collectLate makes a run of the binary collect no garbage until it holds
 // lateGCLimit, and from its first collection on collect as Go does by
-// default (GOGC=100, no memory limit). Most runs end long before: a check of
-// an 8-GPU server allocates a few megabytes in all, and at Go's default it
-// would collect at the 4 MB minimum goal on the way to the exit, for
-// nothing it would give back. A run that needs more (a tree of 10,000
-// functions) collects at the limit, then as Go does. GOGC or GOMEMLIMIT in
-// the environment leave the runtime's policy alone. A run over many sources
-// (fleet, check of several) keeps Go's collector after its first collection
-// too: it keeps memory flat in the number of sources at any GOMAXPROCS,
-// which a fixed memory limit raised as sources held more did not (one CPU:
-// 2,000 snapshots took 320 MB, the live heap 2 MB; TestFleetMemoryFlat).
-// It reports whether it set this policy.
-func collectLate(getenv func(string) string) bool {
+// default (GOGC=100, no memory limit), or at manySourcesGCPercent once the
+// run says it reads many sources (gcPolicy.manySources). Most runs end long
+// before: a check of an 8-GPU server allocates a few megabytes in all, and
+// at Go's default it would collect at the 4 MB minimum goal on the way to
+// the exit, for nothing it would give back. A run that needs more (a tree
+// of 10,000 functions) collects at the limit, then as Go does. GOGC or
+// GOMEMLIMIT in the environment leave the runtime's policy alone: it
+// returns nil then. A run over many sources (fleet, check of several)
+// keeps a GOGC after its first collection, not a memory limit: that keeps
+// memory flat in the number of sources at any GOMAXPROCS, which a fixed
+// memory limit raised as sources held more did not (one CPU: 2,000
+// snapshots took 320 MB, the live heap 2 MB; TestFleetMemoryFlat).
+func collectLate(getenv func(string) string) *gcPolicy {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
-		return false
+		return nil
 	}
+	p := &gcPolicy{percent: 100}
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(lateGCLimit)
-	restoreAfterGC()
-	return true
+	p.restoreAfterGC()
+	return p
+}
+
+// manySourcesGCPercent is the GOGC of a run over many sources after its
+// first collection. Such a run's live heap is a few megabytes (one source
+// per worker), so at Go's 100 it collects every few sources; at 200 it
+// collects half as often for a few megabytes more, still flat in the
+// number of sources.
+const manySourcesGCPercent = 200
+
+// gcPolicy is the collector policy collectLate set, which a run over many
+// sources changes.
+type gcPolicy struct {
+	mu       sync.Mutex
+	percent  int  // the GOGC from the first collection on
+	restored bool // the first collection has come, and percent holds
+}
+
+// manySources makes the run collect at manySourcesGCPercent from its first
+// collection on (at once, if that has come). A nil policy, the
+// environment's, stays.
+func (p *gcPolicy) manySources() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.percent = manySourcesGCPercent
+	if p.restored {
+		debug.SetGCPercent(p.percent)
+	}
 }
 
 // collectAfterReading collects the garbage a source's reading left (the
@@ -60,16 +93,19 @@ func collectAfterReading() {
 // alive.
 type gcSentinel struct{ _ *int }
 
-// restoreAfterGC restores Go's default collection policy after the next
-// garbage collection, unless another policy holds then: it looks again
-// after the collection after that.
-func restoreAfterGC() {
+// restoreAfterGC ends the late policy after the next garbage collection:
+// GOGC p.percent, no memory limit; unless another policy holds then, when it
+// looks again after the collection after that.
+func (p *gcPolicy) restoreAfterGC() {
 	runtime.AddCleanup(new(gcSentinel), func(struct{}) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
 		if debug.SetMemoryLimit(-1) != lateGCLimit {
-			restoreAfterGC()
+			p.restoreAfterGC()
 			return
 		}
-		debug.SetGCPercent(100)
+		debug.SetGCPercent(p.percent)
 		debug.SetMemoryLimit(math.MaxInt64)
+		p.restored = true
 	}, struct{}{})
 }

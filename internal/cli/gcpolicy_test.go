@@ -58,12 +58,12 @@ func TestCollectLate(t *testing.T) {
 }
 
 // TestCollectAfterReading checks that a command reading one source, told
-// to (Streams.CollectAfterReading, as MainTerminal tells it), collects
+// to (a Streams with the collector policy MainTerminal sets), collects
 // between reading the source and analysing it once the process has
 // collected before, and that a fleet's worker (an Opener of its own) does
 // not.
 func TestCollectAfterReading(t *testing.T) {
-	o := &globalOptions{IO: &Streams{CollectAfterReading: true}}
+	o := &globalOptions{IO: &Streams{gc: &gcPolicy{}}}
 	o.resolver()
 	runtime.GC() // the process has collected: as a run whose reading passed lateGCLimit
 	// No collection but the one asked for: the collector off, as it is
@@ -83,5 +83,46 @@ func TestCollectAfterReading(t *testing.T) {
 		if collected := after.NumGC > before.NumGC; collected == worker {
 			t.Errorf("fleet worker %v: collected %v after reading, want %v", worker, collected, !worker)
 		}
+	}
+}
+
+// TestManySources checks that a run over many sources collects at
+// manySourcesGCPercent from the first collection on, whether it says so
+// before that collection or after, and that the environment's policy (a
+// nil gcPolicy) stays.
+func TestManySources(t *testing.T) {
+	percent, limit := gcPercent(), debug.SetMemoryLimit(-1)
+	t.Cleanup(func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	})
+	debug.SetGCPercent(100)
+	(*gcPolicy)(nil).manySources()
+	if gcPercent() != 100 {
+		t.Fatalf("a nil policy's manySources set GOGC %d", gcPercent())
+	}
+	collectUntil := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for gcPercent() != want || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+			if time.Now().After(deadline) {
+				t.Fatalf("after a collection: GOGC %d, memory limit %d; want %d and none", gcPercent(), debug.SetMemoryLimit(-1), want)
+			}
+			runtime.GC()
+			time.Sleep(time.Millisecond)
+		}
+	}
+	before := collectLate(func(string) string { return "" })
+	before.manySources()
+	if p := gcPercent(); p != -1 {
+		t.Fatalf("manySources before the first collection set GOGC %d; want the late policy's -1 until it", p)
+	}
+	collectUntil(manySourcesGCPercent)
+
+	after := collectLate(func(string) string { return "" })
+	collectUntil(100)
+	after.manySources()
+	if p := gcPercent(); p != manySourcesGCPercent {
+		t.Fatalf("manySources after the first collection: GOGC %d, want %d", p, manySourcesGCPercent)
 	}
 }

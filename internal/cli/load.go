@@ -53,7 +53,7 @@ func (o *globalOptions) loadWith(op *source.Opener, name string, allNames bool) 
 		return nil, err
 	}
 	a := &analysis{src: report.Source{Name: l.Source.Name, Kind: string(l.Source.Kind), Format: l.Source.Format}, g: l.Graph, nvsmi: l.NVSMI}
-	if op == nil && o.IO.CollectAfterReading {
+	if op == nil && o.IO.gc != nil {
 		collectAfterReading() // a fleet's sources are small, and its workers share the heap
 	}
 	return a, nil

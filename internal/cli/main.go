@@ -57,10 +57,12 @@ type Streams struct {
 	// Version is the version a release build was stamped with (-ldflags
 	// "-X main.version=v1.2.3"); empty, gdtopo reports the one Go recorded.
 	Version string
-	// CollectAfterReading: a command that reads one source collects the
-	// reader's garbage before analysing a large one (collectAfterReading),
-	// as MainTerminal's collector policy wants; tests leave Go's.
-	CollectAfterReading bool
+	// gc is the collector policy MainTerminal set (collectLate): with it, a
+	// command that reads one source collects the reader's garbage before
+	// analysing a large one (collectAfterReading), and a run over many
+	// sources collects less often (gcPolicy.manySources). Nil, as in
+	// tests, leaves Go's.
+	gc *gcPolicy
 }
 
 // open opens a SOURCE that is a folder or archive, through op (which keeps

@@ -75,6 +75,7 @@ type fleetResult struct {
 // An error from emit stops the output; the analyses under way finish and
 // are dropped.
 func (opts *checkOptions) fleetLines(names []string, f render.Format, emit func(fleetResult) error) error {
+	opts.IO.gc.manySources()
 	workers := min(runtime.GOMAXPROCS(0), len(names))
 	window := make(chan struct{}, 2*workers)
 	results := make([]chan fleetResult, len(names))

@@ -15,9 +15,9 @@ import (
 // a terminal is plain and unwrapped unless COLUMNS says otherwise. version
 // is the version the binary was stamped with, if any (Streams.Version).
 func MainTerminal(args []string, stdin io.Reader, stdout *os.File, stderr io.Writer, getenv func(string) string, version string) int {
-	late := collectLate(getenv)
+	gc := collectLate(getenv)
 	return mainStreams(args, &Streams{In: stdin, Out: stdout, Err: stderr, Style: terminalStyle(stdout, getenv), NCCLEnv: ncclEnviron(getenv), Version: version,
-		CollectAfterReading: late})
+		gc: gc})
 }
 
 // ncclEnviron are the NCCL variables the advisor follows that getenv has;
