@@ -27,9 +27,9 @@ const lateGCLimit = 24 << 20
 // GOMEMLIMIT in the environment leave the runtime's policy alone: it
 // returns nil then. A run over many sources (fleet, check of several)
 // keeps a GOGC after its first collection, not a memory limit: that keeps
-// memory flat in the number of sources at any GOMAXPROCS, which a fixed
-// memory limit raised as sources held more did not (one CPU: 2,000
-// snapshots took 320 MB, the live heap 2 MB; TestFleetMemoryFlat).
+// memory flat in the number of sources at any GOMAXPROCS, which a memory
+// limit raised as sources held more did not on one CPU
+// (TestFleetMemoryFlat).
 func collectLate(getenv func(string) string) *gcPolicy {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return nil

@@ -46,9 +46,9 @@ func writeCheckJSON(w io.Writer, c *report.Check) error {
 
 // CheckDocument writes the -o json document of a check one source at a
 // time, byte for byte as writeJSON writes the whole report.Check: a run
-// over many sources keeps no report once it is written, and
-// no document is encoded whole (encoded whole, one took ten times its
-// size in memory: 2.9 GB for 1,000 snapshots of hgx-h100). The exit
+// over many sources keeps no report once it is written, and no document
+// is encoded whole (encoding takes several times the document's size in
+// memory). The exit
 // status, which needs every source, follows the sources array. As
 // CheckSections does, sources that could not be read wait for the first
 // that could, and a document where none could be read is not written.
