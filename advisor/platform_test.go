@@ -544,3 +544,31 @@ func TestGraceACSKernelFirst(t *testing.T) {
 	}
 	t.Fatal("no acs-grace finding")
 }
+
+// TestStorageSocketsUnknown: with the GDS server's NUMA nodes kept but
+// their sockets unknown (as an NCCL topology gives them), the drives on
+// the other node are routed across NUMA nodes with the sockets unknown,
+// not said to cross the CPU interconnect.
+func TestStorageSocketsUnknown(t *testing.T) {
+	g, _ := analyzeFixture(t, "gds-storage", "")
+	for i := range g.System.NUMANodes {
+		g.System.NUMANodes[i].Socket = -1
+	}
+	res, err := Analyze(g, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := map[string]int{}
+	for _, s := range res.Storage {
+		if s.Pair.A.BDF() != "0000:18:00.0" {
+			continue
+		}
+		routes[s.Route]++
+		if s.Route == RouteNodesSocketUnknown && (s.Note != noteNodes || s.Pair.Path != topology.PathNodesSocketUnknown) {
+			t.Errorf("%s: path %q, note %q", s.Pair.B.BDF(), s.Pair.Path, s.Note)
+		}
+	}
+	if routes[RouteSwitch] != 4 || routes[RouteRootComplex] != 8 || routes[RouteNodesSocketUnknown] != 12 || len(routes) != 3 {
+		t.Errorf("GPU0 routes %v, want 4 in the switch, 8 through the root complex and 12 across NUMA nodes with sockets unknown", routes)
+	}
+}

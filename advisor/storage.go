@@ -8,7 +8,11 @@ const (
 	RouteRootComplex = "through the root complex"
 	RouteNUMA        = "across NUMA nodes of one socket"
 	RouteSockets     = "across sockets"
-	RouteUnknown     = "unknown" // the source does not show where the path turns (plain lspci, NUMA nodes unknown)
+	// RouteNodesSocketUnknown: across NUMA nodes whose sockets the source
+	// does not give (an NCCL topology's CPU nodes): one socket's fabric or
+	// the CPU interconnect.
+	RouteNodesSocketUnknown = "across NUMA nodes, sockets unknown"
+	RouteUnknown            = "unknown" // the source does not show where the path turns (plain lspci, NUMA nodes unknown)
 )
 
 // StoragePrediction is one accelerator-NVMe pair for GPUDirect Storage.
@@ -18,8 +22,9 @@ type StoragePrediction struct {
 	// of these pairs, and each whole topology.Pair is 160 bytes.
 	Pair StoragePair
 	// Route says where the peer-to-peer reads turn: RouteSwitch (PIX,
-	// PXB), RouteRootComplex (PHB, NODE), RouteNUMA or RouteSockets (SYS),
-	// RouteUnknown where the source cannot tell.
+	// PXB), RouteRootComplex (PHB, NODE), RouteNUMA, RouteSockets or
+	// RouteNodesSocketUnknown (SYS), RouteUnknown where the source cannot
+	// tell.
 	Route string
 	// ExpectedGbps is the slowest current PCIe link on the path
 	// (topology.DataGbps): the drive's own link, usually. 0 when unknown.
@@ -61,6 +66,8 @@ func (a *analysis) predictStorage() {
 			sp.Route, sp.Note = RouteSwitch, pick(iommu, noteSwitch+noteIOMMU, noteSwitch)
 		case p.SMI == topology.SYS && p.Path == topology.PathNUMANodes:
 			sp.Route, sp.Note = RouteNUMA, pick(iommu, noteNUMA+noteIOMMU, noteNUMA)
+		case p.SMI == topology.SYS && p.Path == topology.PathNodesSocketUnknown:
+			sp.Route, sp.Note = RouteNodesSocketUnknown, pick(iommu, noteNodes+noteIOMMU, noteNodes)
 		case p.SMI == topology.SYS:
 			sp.Route, sp.Note = RouteSockets, pick(iommu, noteSockets+noteIOMMU, noteSockets)
 		default:
@@ -76,6 +83,7 @@ const (
 	noteSwitch      = "peer-to-peer stays below the PCIe switch, as the GDS design guide recommends"
 	noteNUMA        = "peer-to-peer crosses the socket's fabric between NUMA nodes: use a drive of the GPU's NUMA node"
 	noteSockets     = "peer-to-peer crosses the CPU interconnect: use a drive on the GPU's socket"
+	noteNodes       = "peer-to-peer crosses NUMA nodes, over one socket's fabric or the CPU interconnect (the source does not say which): use a drive of the GPU's NUMA node"
 	noteRootComplex = "peer-to-peer turns in the CPU's root complex, which bounds its bandwidth"
 	noteUnknown     = "the source shows no PCI hierarchy for this pair: where its reads turn is not known"
 	noteGuessed     = "the label is a guess (the source does not give both ends' NUMA nodes): its reads turn in the root complex if they share one, else cross NUMA nodes or sockets"
