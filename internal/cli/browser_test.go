@@ -100,6 +100,7 @@ func checkSVGFile(ctx context.Context, path string) (svgResult, error) {
 // the JSON report has them, with no network request, and a hostile device
 // name stays text.
 func TestRenderInBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := browser(t)
 	dir := t.TempDir()
 

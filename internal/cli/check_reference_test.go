@@ -51,6 +51,7 @@ func referenceOf(t *testing.T, out string) (*report.Reference, []string) {
 // NIC5 repaired is better, not worse, and exits 0; the clean fixture
 // against itself has no difference and exits 0.
 func TestCheckReference(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	node := func(name string) string {
 		to := filepath.Join(dir, name)

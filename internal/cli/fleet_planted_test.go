@@ -180,6 +180,7 @@ func diffLines(t *testing.T, out string) map[string][]string {
 // AER errors counted at NIC3. With that repaired copy as --reference,
 // every copy with NIC5 at x8 is flagged.
 func TestFleetPlantedHGX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	node := func(name string) string {
 		to := filepath.Join(dir, name)

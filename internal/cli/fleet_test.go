@@ -103,6 +103,7 @@ func fleetLines(t *testing.T, out string) []fleetNode {
 // them with one planted difference each, and checks that fleet names
 // exactly those five and exactly their differences.
 func TestFleetFindsThePlantedNodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	clean := filepath.Join(dir, "clean")
 	if err := fixtures.Write(clean, fleetMachine(plantNone)); err != nil {
@@ -280,6 +281,7 @@ func TestFleetUnreadable(t *testing.T) {
 // it, as out of the majority's bond, worse, with exit status 3; every
 // accelerator's throughput to it falls with the bond's second port.
 func TestFleetBond(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var sources []string
 	for _, name := range []string{"a", "b", "c"} {

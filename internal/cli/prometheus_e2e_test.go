@@ -125,6 +125,7 @@ func promQuery(ctx context.Context, addr, query string) ([]promSample, error) {
 // shipped alerting rules (deploy/gdtopo-alerts.yaml, their "for" waits cut
 // to none) must fire the warning alerts for it and for it alone.
 func TestPrometheusEndToEnd(t *testing.T) {
+	t.Parallel()
 	bins := needTools(t, "prometheus", "prometheus-node-exporter")
 	dir := t.TempDir()
 	clean, faulty := filepath.Join(dir, "clean"), filepath.Join(dir, "nic-x8")
