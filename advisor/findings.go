@@ -525,7 +525,7 @@ func (a *analysis) smiLabel(gpu, nic *topology.Device) topology.Label {
 			return p.SMI
 		}
 	}
-	return a.g.Classify(gpu, nic).SMI
+	return a.g.ClassifyWithoutHops(gpu, nic).SMI
 }
 
 // findLocality reports accelerators whose best NIC is far away.

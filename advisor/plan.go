@@ -296,7 +296,7 @@ func (a *analysis) plan() Plan {
 				case v <= 0:
 					// No figure at all (a dump without link speeds): rank by
 					// what is known, GDR on first, then the nearer NCCL path.
-					r, _ := ncclRank(a.g.Classify(g, n).NCCL)
+					r, _ := ncclRank(a.g.ClassifyWithoutHops(g, n).NCCL)
 					v = float64(20-r) / 100
 					if p.GDR {
 						v++

@@ -106,7 +106,7 @@ func (a *analysis) pxnPeers() (sure, maybe map[pairKey]pxnRoute) {
 	unsure := map[pairKey]bool{} // accelerator pairs NVLink may join, the source cannot tell
 	for i, x := range gpus {
 		for _, y := range gpus[i+1:] {
-			if a.g.Classify(x, y).SMI == topology.NVLinkUnknown {
+			if a.g.ClassifyWithoutHops(x, y).SMI == topology.NVLinkUnknown {
 				unsure[pairKey{x, y}], unsure[pairKey{y, x}] = true, true
 			}
 		}

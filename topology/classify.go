@@ -261,6 +261,12 @@ func pathEnd(p Pair) *Device {
 // Classify labels the path between a and b.
 func (g *Graph) Classify(a, b *Device) Pair { return g.classify(a, b, g.NVLinkHint(), true) }
 
+// ClassifyWithoutHops is Classify without the hops, for callers that read
+// only the labels or the bottleneck: it allocates no path.
+func (g *Graph) ClassifyWithoutHops(a, b *Device) Pair {
+	return g.classify(a, b, g.NVLinkHint(), false)
+}
+
 // classify is Classify with the graph's NVLinkHint worked out once; without
 // withHops it leaves Hops nil and takes BottleneckGbps from a walk of the
 // same path that allocates nothing.

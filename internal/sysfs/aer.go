@@ -1,7 +1,6 @@
 package sysfs
 
 import (
-	"path"
 	"strconv"
 	"strings"
 
@@ -26,7 +25,7 @@ func (r *reader) readAER(dirs map[topology.BDF]string) {
 			}
 			var c topology.AERCounts
 			for i, cl := range [3]*topology.AERClass{&c.Correctable, &c.Nonfatal, &c.Fatal} {
-				if s, err := r.text(path.Join(dir, AERFiles[i])); err == nil {
+				if s, err := r.text(dir + "/" + AERFiles[i]); err == nil { // dir is the clean folder readFunctions found
 					*cl = parseAER(s)
 				}
 			}
