@@ -112,6 +112,7 @@ func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo
 		}
 	}
 	aliases := report.Aliases(g)
+	t.Devices = make([]TopoDevice, 0, len(keep))
 	for _, d := range g.Devices {
 		if !keep[d] {
 			continue
