@@ -232,6 +232,13 @@ func checkRun(opts *checkOptions) error {
 	return e
 }
 
+// talliesStorage reports whether check's output in f shows no
+// accelerator-NVMe pair, only each accelerator's tally of them: the plain
+// table without -v.
+func (opts *checkOptions) talliesStorage(f render.Format) bool {
+	return f == render.Table && !opts.Verbose
+}
+
 // anyReport reports whether some source could be read.
 func anyReport(results []report.Result) bool {
 	for _, r := range results {

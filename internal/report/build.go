@@ -24,6 +24,10 @@ type Input struct {
 	// NoHops leaves every pair's hops out, for an output that shows none
 	// (check's plain table, -o jsonl): they are most of a report.
 	NoHops bool
+	// NoStoragePairs leaves the accelerator-NVMe pairs out, keeping only
+	// each accelerator's tally of them, for an output that shows no more
+	// (check's plain table): a large machine has tens of thousands.
+	NoStoragePairs bool
 	// NVSMI is the host's nvidia-smi topo -m against the tree (NVSMI
 	// builds it); nil when none was given.
 	NVSMI *NVSMICheck
@@ -51,25 +55,26 @@ func Build(in Input) *Report {
 	for _, hb := range g.HostBridges {
 		r.HostBridges = append(r.HostBridges, HostBridge{Name: hb.Name, NUMANode: hb.NUMANode, Socket: hb.Socket, Devices: bdfs(hb.Devices)})
 	}
+	adv := in.Advice
+	if adv == nil {
+		adv = &advisor.Result{}
+	}
+	r.storagePairs(adv.Storage, in.NoStoragePairs)
+	// The rest needs no storage pair: a copy of the advice without them
+	// lets a large machine's go before the devices are made.
+	rest := *adv
+	rest.Storage = nil
+	adv = &rest
 	aliases := Aliases(g)
 	ids := hexIDs{}
 	for _, d := range g.Devices {
 		r.Devices = append(r.Devices, device(g, d, aliases[d], ids))
 	}
-	adv := in.Advice
-	if adv == nil {
-		adv = &advisor.Result{}
-	}
 	shown, hidden := ShownNICs(g)
 	r.NICs, r.HiddenNICs = bdfs(computeOnly(shown, adv.SetAside)), bdfs(hidden)
-	r.SetAsideNICs, r.StoragePairs = make([]SetAsideNIC, 0, len(adv.SetAside)), make([]StoragePair, 0, len(adv.Storage))
+	r.SetAsideNICs = make([]SetAsideNIC, 0, len(adv.SetAside))
 	for _, n := range adv.SetAside {
 		r.SetAsideNICs = append(r.SetAsideNICs, SetAsideNIC{NIC: n.NIC.BDF(), Reason: n.Reason})
-	}
-	for _, sp := range adv.Storage {
-		r.StoragePairs = append(r.StoragePairs, StoragePair{Accelerator: sp.Pair.A.BDF(), NVMe: sp.Pair.B.BDF(), SMI: string(sp.Pair.SMI),
-			Path: sp.Pair.Path, Route: sp.Route, BottleneckGbps: Round(sp.ExpectedGbps), Note: sp.Note,
-			LabelUncertain: sp.Pair.LabelUncertain || sp.Pair.SMI == topology.Unknown})
 	}
 	// Every pair's kinds and hops are cut from one array each: two
 	// allocations instead of two a pair. The pairs may come without their
@@ -136,6 +141,28 @@ func Build(in Input) *Report {
 		r.ExitStatus = ExitFindings
 	}
 	return r
+}
+
+// storagePairs fills StoragePairs from the advisor's, or with noPairs
+// tallies them by accelerator instead (Input.NoStoragePairs).
+func (r *Report) storagePairs(storage []advisor.StoragePrediction, noPairs bool) {
+	var t storageTally
+	if !noPairs {
+		r.StoragePairs = make([]StoragePair, 0, len(storage))
+	}
+	for _, sp := range storage {
+		s := StoragePair{Accelerator: sp.Pair.A.BDF(), NVMe: sp.Pair.B.BDF(), SMI: string(sp.Pair.SMI),
+			Path: sp.Pair.Path, Route: sp.Route, BottleneckGbps: Round(sp.ExpectedGbps), Note: sp.Note,
+			LabelUncertain: sp.Pair.LabelUncertain || sp.Pair.SMI == topology.Unknown}
+		if noPairs {
+			t.add(s)
+		} else {
+			r.StoragePairs = append(r.StoragePairs, s)
+		}
+	}
+	if noPairs {
+		r.StoragePairs, r.storage, r.storageTallied = []StoragePair{}, t.rows, true
+	}
 }
 
 // sortWarnings puts the reader's warnings in one order whatever the

@@ -80,6 +80,10 @@ type Report struct {
 	// of ends, in Graph.Pairs' order (i < j): the pair of ends i and j is
 	// then found by arithmetic, and pairAt is not made.
 	endAt map[string]int
+	// storage are StoragePairs tallied by accelerator, without their
+	// aliases, when Build left the pairs out (storageTallied).
+	storage        []storageRow
+	storageTallied bool
 }
 
 // SetAsideNIC is a NIC left out of the compute rails, and why.
