@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync/atomic"
 )
 
 // lateGCLimit is the memory (the runtime's total, as GOMEMLIMIT counts it)
@@ -14,6 +15,20 @@ import (
 // and collecting then lets it reuse that memory rather than touch fresh
 // pages. Lower limits collect more often, and reach inputs of the corpus.
 const lateGCLimit = 24 << 20
+
+// largeSourceGCPercent is GOGC, from its first collection on, for a run
+// that reads one source (readsOneSource): the source is large then, and
+// its graph most of the heap, so a heap a quarter over what is live keeps
+// the peak near the graph's size for a few more collections.
+const largeSourceGCPercent = 25
+
+// oneSource is set while a run of the binary reads a single source.
+var oneSource atomic.Bool
+
+// readsOneSource tells the collector policy that the run reads one source:
+// a run that reaches lateGCLimit then holds a large graph, not many small
+// ones, and collects at largeSourceGCPercent instead of Go's default.
+func readsOneSource() { oneSource.Store(true) }
 
 // collectLate makes a run of the binary collect no garbage until it holds
 // lateGCLimit, and from its first collection on collect as Go does by
@@ -61,15 +76,19 @@ func collectAfterReading() {
 type gcSentinel struct{ _ *int }
 
 // restoreAfterGC restores Go's default collection policy after the next
-// garbage collection, unless another policy holds then: it looks again
-// after the collection after that.
+// garbage collection (largeSourceGCPercent for one source), unless another
+// policy holds then: it looks again after the collection after that.
 func restoreAfterGC() {
 	runtime.AddCleanup(new(gcSentinel), func(struct{}) {
 		if debug.SetMemoryLimit(-1) != lateGCLimit {
 			restoreAfterGC()
 			return
 		}
-		debug.SetGCPercent(100)
+		percent := 100
+		if oneSource.Load() {
+			percent = largeSourceGCPercent
+		}
+		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(math.MaxInt64)
 	}, struct{}{})
 }

@@ -72,9 +72,10 @@ type reportOptions struct {
 	FailOn  string // critical, warning, info or never; "" for critical
 	Explain bool   // fill in each prediction's arithmetic (path --explain)
 	NoHops  bool   // leave the pairs' hops out (outputs that show none: checkOptions.showsHops)
-	// NoStoragePairs keeps each accelerator's tally of its NVMe pairs in
-	// place of the pairs (checkOptions.talliesStorage).
-	NoStoragePairs bool
+	// PlainTable builds the report for check's plain table alone
+	// (checkOptions.plainTable): the storage pairs tallied, and only the
+	// devices it names.
+	PlainTable bool
 }
 
 // buildReport analyses a loaded source: the advisor's predictions,
@@ -91,7 +92,7 @@ func (a *analysis) buildReport(adv *adviceOptions, ro reportOptions) (*report.Re
 	}
 	return report.Build(report.Input{
 		Source: a.src,
-		Graph:  a.g, Pairs: pairs, Advice: res, FailOn: ro.FailOn, NoHops: ro.NoHops, NoStoragePairs: ro.NoStoragePairs,
+		Graph:  a.g, Pairs: pairs, Advice: res, FailOn: ro.FailOn, NoHops: ro.NoHops, NoStoragePairs: ro.PlainTable, NamedDevicesOnly: ro.PlainTable,
 		NVSMI: a.nvsmiCheck(), NCCLEnv: adv.vars,
 	}), nil
 }

@@ -52,7 +52,7 @@ func measureCheck(t *testing.T, opts *checkOptions, name string, functions int) 
 	m := checkMemory{functions: functions}
 	m.loaded, _ = heapOf(func() any { return load() })
 	m.retained, m.allocated = heapOf(func() any {
-		r, err := load().buildReport(&opts.adviceOptions, reportOptions{NoHops: !opts.showsHops(render.Table)})
+		r, err := load().buildReport(&opts.adviceOptions, reportOptions{NoHops: !opts.showsHops(render.Table), PlainTable: opts.plainTable(render.Table)})
 		if err != nil {
 			t.Fatal(err)
 		}

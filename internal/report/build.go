@@ -28,6 +28,10 @@ type Input struct {
 	// each accelerator's tally of them, for an output that shows no more
 	// (check's plain table): a large machine has tens of thousands.
 	NoStoragePairs bool
+	// NamedDevicesOnly keeps only the devices with a table name (GPU0,
+	// NIC0), and any of the same address, for an output that shows no
+	// other (check's plain table).
+	NamedDevicesOnly bool
 	// NVSMI is the host's nvidia-smi topo -m against the tree (NVSMI
 	// builds it); nil when none was given.
 	NVSMI *NVSMICheck
@@ -42,7 +46,7 @@ type Input struct {
 func Build(in Input) *Report {
 	g := in.Graph
 	r := &Report{Source: in.Source, Graph: g, FailOn: in.FailOn, NVSMI: in.NVSMI, NCCLEnv: in.NCCLEnv,
-		HostBridges: make([]HostBridge, 0, len(g.HostBridges)), Devices: make([]Device, 0, len(g.Devices)), Accelerators: []Accelerator{},
+		HostBridges: make([]HostBridge, 0, len(g.HostBridges)), Accelerators: []Accelerator{},
 		NICs: []string{}, HiddenNICs: []string{}, Pairs: make([]Pair, 0, len(in.Pairs)),
 		Warnings: make([]Warning, 0, len(g.Warnings)), Lacks: append(append(append([]string{}, g.Lacks...), unidentifiedLacks(g)...), nicNumberingLacks(g)...), Findings: []Finding{},
 		Plan: Plan{Assignments: []Assignment{}, Ranks: []Rank{}}}
@@ -67,8 +71,27 @@ func Build(in Input) *Report {
 	adv = &rest
 	aliases := Aliases(g)
 	ids := hexIDs{}
+	keep := func(*topology.Device) bool { return true }
+	kept := len(g.Devices)
+	if in.NamedDevicesOnly {
+		named := make(map[string]bool, len(aliases))
+		for d := range aliases {
+			named[d.BDF()] = true
+		}
+		keep = func(d *topology.Device) bool { return named[d.BDF()] }
+		kept = 0
+		for _, d := range g.Devices {
+			if keep(d) {
+				kept++
+			}
+		}
+		r.functions, r.namedDevicesOnly = len(g.Devices), true
+	}
+	r.Devices = make([]Device, 0, kept)
 	for _, d := range g.Devices {
-		r.Devices = append(r.Devices, device(g, d, aliases[d], ids))
+		if keep(d) {
+			r.Devices = append(r.Devices, device(g, d, aliases[d], ids))
+		}
 	}
 	shown, hidden := ShownNICs(g)
 	r.NICs, r.HiddenNICs = bdfs(computeOnly(shown, adv.SetAside)), bdfs(hidden)
