@@ -83,7 +83,11 @@ type reportOptions struct {
 // report, printed.
 func (a *analysis) buildReport(adv *adviceOptions, ro reportOptions) (*report.Report, error) {
 	pairs := a.g.PairsWithoutHops() // report.Build works out each pair's hops
-	res, err := a.advise(adv, pairs, ro.Explain)
+	var tally *report.StorageTally
+	if ro.PlainTable {
+		tally = &report.StorageTally{}
+	}
+	res, err := a.adviseTallying(adv, pairs, ro.Explain, tally)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +96,7 @@ func (a *analysis) buildReport(adv *adviceOptions, ro reportOptions) (*report.Re
 	}
 	return report.Build(report.Input{
 		Source: a.src,
-		Graph:  a.g, Pairs: pairs, Advice: res, FailOn: ro.FailOn, NoHops: ro.NoHops, NoStoragePairs: ro.PlainTable, NamedDevicesOnly: ro.PlainTable,
+		Graph:  a.g, Pairs: pairs, Advice: res, FailOn: ro.FailOn, NoHops: ro.NoHops, StorageTally: tally, NamedDevicesOnly: ro.PlainTable,
 		NVSMI: a.nvsmiCheck(), NCCLEnv: adv.vars,
 	}), nil
 }

@@ -24,10 +24,11 @@ type Input struct {
 	// NoHops leaves every pair's hops out, for an output that shows none
 	// (check's plain table, -o jsonl): they are most of a report.
 	NoHops bool
-	// NoStoragePairs leaves the accelerator-NVMe pairs out, keeping only
-	// each accelerator's tally of them, for an output that shows no more
-	// (check's plain table): a large machine has tens of thousands.
-	NoStoragePairs bool
+	// StorageTally, when set, holds the accelerator-NVMe pairs tallied as
+	// the advisor made them (advisor.Options.EachStorage), for an output
+	// that shows no more (check's plain table): the report keeps the tally
+	// in place of the pairs, and Advice.Storage is not read.
+	StorageTally *StorageTally
 	// NamedDevicesOnly keeps only the devices with a table name (GPU0,
 	// NIC0), and any of the same address, for an output that shows no
 	// other (check's plain table).
@@ -63,7 +64,14 @@ func Build(in Input) *Report {
 	if adv == nil {
 		adv = &advisor.Result{}
 	}
-	r.storagePairs(adv.Storage, in.NoStoragePairs)
+	if in.StorageTally != nil {
+		r.StoragePairs, r.storage, r.storageTallied = []StoragePair{}, in.StorageTally.rows, true
+	} else {
+		r.StoragePairs = make([]StoragePair, 0, len(adv.Storage))
+		for _, sp := range adv.Storage {
+			r.StoragePairs = append(r.StoragePairs, storagePair(sp))
+		}
+	}
 	// The rest needs no storage pair: a copy of the advice without them
 	// lets a large machine's go before the devices are made.
 	rest := *adv
@@ -166,26 +174,11 @@ func Build(in Input) *Report {
 	return r
 }
 
-// storagePairs fills StoragePairs from the advisor's, or with noPairs
-// tallies them by accelerator instead (Input.NoStoragePairs).
-func (r *Report) storagePairs(storage []advisor.StoragePrediction, noPairs bool) {
-	var t storageTally
-	if !noPairs {
-		r.StoragePairs = make([]StoragePair, 0, len(storage))
-	}
-	for _, sp := range storage {
-		s := StoragePair{Accelerator: sp.Pair.A.BDF(), NVMe: sp.Pair.B.BDF(), SMI: string(sp.Pair.SMI),
-			Path: sp.Pair.Path, Route: sp.Route, BottleneckGbps: Round(sp.ExpectedGbps), Note: sp.Note,
-			LabelUncertain: sp.Pair.LabelUncertain || sp.Pair.SMI == topology.Unknown}
-		if noPairs {
-			t.add(s)
-		} else {
-			r.StoragePairs = append(r.StoragePairs, s)
-		}
-	}
-	if noPairs {
-		r.StoragePairs, r.storage, r.storageTallied = []StoragePair{}, t.rows, true
-	}
+// storagePair is the report's row of the advisor's storage prediction.
+func storagePair(sp advisor.StoragePrediction) StoragePair {
+	return StoragePair{Accelerator: sp.Pair.A.BDF(), NVMe: sp.Pair.B.BDF(), SMI: string(sp.Pair.SMI),
+		Path: sp.Pair.Path, Route: sp.Route, BottleneckGbps: Round(sp.ExpectedGbps), Note: sp.Note,
+		LabelUncertain: sp.Pair.LabelUncertain || sp.Pair.SMI == topology.Unknown}
 }
 
 // sortWarnings puts the reader's warnings in one order whatever the

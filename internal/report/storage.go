@@ -30,7 +30,7 @@ func storageRows(r *Report) []storageRow {
 	if r.storageTallied {
 		out = slices.Clone(r.storage)
 	} else {
-		var t storageTally
+		var t StorageTally
 		for _, s := range r.StoragePairs {
 			t.add(s)
 		}
@@ -53,15 +53,19 @@ func storageRows(r *Report) []storageRow {
 	return out
 }
 
-// storageTally groups storage pairs by accelerator, one pair at a time, so
-// that the pairs themselves need not be kept.
-type storageTally struct {
+// StorageTally groups the advisor's storage predictions by accelerator,
+// one at a time, so that the pairs themselves need not be kept
+// (Input.StorageTally). The zero value is empty.
+type StorageTally struct {
 	rows  []storageRow // without their aliases
 	index map[string]int
 }
 
+// Add counts one prediction in its accelerator's row.
+func (t *StorageTally) Add(sp advisor.StoragePrediction) { t.add(storagePair(sp)) }
+
 // add counts one pair in its accelerator's row.
-func (t *storageTally) add(s StoragePair) {
+func (t *StorageTally) add(s StoragePair) {
 	i, ok := t.index[s.Accelerator]
 	if !ok {
 		if t.index == nil {
