@@ -437,8 +437,8 @@ func TestRoCELAGRate(t *testing.T) {
 	check("802.3ad", res, 400, 200, "one flow gets at most one port's rate")
 	lags := []*topology.LAG{}
 	for _, d := range g.Devices {
-		if d.LAG != nil {
-			lags = append(lags, d.LAG)
+		if d.LAG() != nil {
+			lags = append(lags, d.LAG())
 		}
 	}
 	if len(lags) != 2 {

@@ -398,13 +398,13 @@ func device(g *topology.Graph, d *topology.Device, alias string, ids hexIDs) Dev
 		BDF: d.BDF(), Alias: alias, Kind: string(d.Kind), Role: string(d.Role),
 		Class: ids.get(d.Class, 6), VendorID: ids.get(uint32(d.VendorID), 4), DeviceID: ids.get(uint32(d.DeviceID), 4),
 		Name: d.Name, NUMANode: d.NUMANode, NUMAFrom: d.NUMAFrom, LocalCPUs: d.LocalCPUs,
-		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn, PortRateGbps: Round(d.PortRateGbps),
+		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn(), PortRateGbps: Round(d.PortRateGbps),
 		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs), Children: bdfs(d.Children),
-		Positional: d.Positional, PlaceUnknown: d.PlaceUnknown,
+		Positional: d.Positional(), PlaceUnknown: d.PlaceUnknown,
 		Link: Link{MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth},
 	}
 	out.Link.CurrentGTs, out.Link.CurrentWidth = knownLink(d.Link)
-	out.Bond, out.ComputePartition, out.MemoryPartition = d.Bond, d.ComputePartition, d.MemoryPartition
+	out.Bond, out.ComputePartition, out.MemoryPartition = d.Bond, d.ComputePartition(), d.MemoryPartition()
 	out.Ports, out.AER = ports(d), aer(d)
 	out.Unidentified = d.Unidentified
 	if d.Kind == topology.KindBridge {
