@@ -11,10 +11,10 @@ import (
 // lateGCLimit is the memory (the runtime's total, as GOMEMLIMIT counts it)
 // a run of the gdtopo binary reaches before its first garbage collection.
 // No fixture or corpus input reaches it (the largest, bzip2'd hwloc
-// captures, come within a few megabytes); a large tree's check passes it
-// with the reader's garbage, and collecting then lets it reuse that memory
-// rather than touch fresh pages. Lower limits reach inputs of the corpus;
-// higher ones let a large tree's peak grow with garbage.
+// captures, come close); a large tree's check passes it with the reader's
+// garbage, and collecting then lets it reuse that memory rather than touch
+// fresh pages. Lower limits reach inputs of the corpus; higher ones let a
+// large tree's peak grow with garbage.
 const lateGCLimit = 20 << 20
 
 // largeSourceGCPercent is GOGC, from its first collection on, for a run
@@ -33,7 +33,8 @@ func readsOneSource() { oneSource.Store(true) }
 
 // collectLate makes a run of the binary collect no garbage until it holds
 // lateGCLimit, and from its first collection on collect as Go does by
-// default (GOGC=100, no memory limit). Most runs end long before: a check of
+// default (GOGC=100, no memory limit; a run of one source at
+// largeSourceGCPercent). Most runs end long before: a check of
 // an 8-GPU server allocates a few megabytes in all, and at Go's default it
 // would collect at the 4 MB minimum goal on the way to the exit, for
 // nothing it would give back. A run that needs more (a tree of 10,000
