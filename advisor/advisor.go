@@ -159,6 +159,11 @@ type Options struct {
 	// large part of what a prediction costs, and only an explanation shows
 	// them.
 	SkipExplain bool
+	// EachStorage, when set, is given each accelerator-NVMe pair's
+	// prediction, in Result.Storage's order, in place of keeping them
+	// there: a large machine has tens of thousands, which a caller that
+	// only counts them need not hold.
+	EachStorage func(StoragePrediction)
 }
 
 // Result of Analyze.
@@ -242,6 +247,11 @@ type analysis struct {
 	beyondLevel map[topology.Label]string
 	pxn         map[pairKey]pxnRoute // pairs NCCL routes through an NVLink peer (pxnPeers)
 	pxnMaybe    map[pairKey]pxnRoute // pairs it would, if NVLink the source cannot show joined them
+	// eachStorage is Options.EachStorage; storageNear and storageKnown are
+	// what findStorage needs of the pairs: the accelerators with a drive
+	// under their switch, and those with a drive whose path is known.
+	eachStorage               func(StoragePrediction)
+	storageNear, storageKnown map[*topology.Device]bool
 }
 
 // Analyze predicts every accelerator–NIC pair of pairs (nil: g.Pairs()),
@@ -255,7 +265,8 @@ func Analyze(g *topology.Graph, pairs []topology.Pair, opts Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	a := &analysis{g: g, m: opts.Model, v: v, env: opts.Env, explain: !opts.SkipExplain, iommu: map[*topology.Device]iommuState{}}
+	a := &analysis{g: g, m: opts.Model, v: v, env: opts.Env, explain: !opts.SkipExplain, iommu: map[*topology.Device]iommuState{},
+		eachStorage: opts.EachStorage}
 	for _, n := range g.OfKind(topology.KindNIC) {
 		a.anyRDMA = a.anyRDMA || len(n.RDMA) > 0
 	}

@@ -186,7 +186,7 @@ func TestDMABufBoundaries(t *testing.T) {
 			b.g.Platform.PeerMemory = nil
 			b.g.System.Cmdline = "BOOT_IMAGE=/vmlinuz-" + kernel + "-generic ro"
 			for _, d := range gpus {
-				d.ComputeCapability = sm
+				d.SetComputeCapability(sm)
 			}
 			return b.graph(), Options{NCCLVersion: nccl}
 		}
@@ -332,9 +332,10 @@ func TestNCCLVersionBoundaries(t *testing.T) {
 	} {
 		b, gpus, nics := rails(2, 2)
 		for _, d := range gpus {
-			d.ComputeCapability = c.sm
+			d.SetComputeCapability(c.sm)
 			if c.sm < 0 {
-				d.ComputeCapability, d.DeviceID = 0, 0xffff // not in the table
+				d.DeviceID = 0xffff // not in the table
+				d.SetComputeCapability(0)
 			}
 		}
 		g := b.graph()
@@ -365,7 +366,7 @@ func TestReadFactorBoundaries(t *testing.T) {
 	} {
 		b, gpus, _ := rails(2, 2)
 		b.g.System.CPUVendor, b.g.System.CPUFamily, b.g.System.CPUModelID = "AuthenticAMD", 0x17, c.model
-		gpus[0].ComputeCapability = c.sm
+		gpus[0].SetComputeCapability(c.sm)
 		a := &analysis{g: b.graph(), m: m}
 		if lo, hi := a.readFactor(gpus[0]); lo != c.lo || hi != c.hi {
 			t.Errorf("family 17h model %#x, sm %d: read factor %s..%s; want %s..%s", c.model, c.sm, lo.Key, hi.Key, c.lo.Key, c.hi.Key)

@@ -113,7 +113,7 @@ func (a *analysis) evidence(d *topology.Device, sysfs, dump string) string {
 	if a.g.TextForm == "" {
 		return sysfs
 	}
-	where := d.Seen
+	where := d.Seen()
 	if where == "" {
 		where = a.g.TextForm + " output"
 	}
@@ -742,9 +742,9 @@ func partitionedOf(gs []*topology.Device) (string, bool) {
 		out[i] = d.BDF()
 		switch n := topology.ComputePartitions(d); {
 		case n == 0:
-			out[i], some = fmt.Sprintf("%s in %s partitions of unknown count", d.BDF(), d.ComputePartition), true
+			out[i], some = fmt.Sprintf("%s in %s partitions of unknown count", d.BDF(), d.ComputePartition()), true
 		case n > 1:
-			out[i], some = fmt.Sprintf("%s in %d %s partitions", d.BDF(), n, d.ComputePartition), true
+			out[i], some = fmt.Sprintf("%s in %d %s partitions", d.BDF(), n, d.ComputePartition()), true
 		}
 	}
 	return strings.Join(out, ", "), some
@@ -804,19 +804,19 @@ func (a *analysis) findDevices(ends []*topology.Device) {
 // locality: the BIOS remedy), or a file that could not be read, where
 // what the kernel and NCCL see is unknown and only the host can tell.
 func (a *analysis) findNUMAUnknown(devs []*topology.Device) {
-	unread := slices.ContainsFunc(devs, func(d *topology.Device) bool { return d.NUMANodeUnread != "" })
-	minusOne := slices.ContainsFunc(devs, func(d *topology.Device) bool { return d.NUMANodeUnread == "" })
+	unread := slices.ContainsFunc(devs, func(d *topology.Device) bool { return d.NUMANodeUnread() != "" })
+	minusOne := slices.ContainsFunc(devs, func(d *topology.Device) bool { return d.NUMANodeUnread() == "" })
 	var numa group
 	for _, d := range devs {
 		file := sysfsFile(d, "numa_node")
-		if d.NUMANodeUnread != "" {
+		if d.NUMANodeUnread() != "" {
 			inferred := ""
 			if d.NUMANode >= 0 {
 				inferred = fmt.Sprintf(", node %d taken from %s", d.NUMANode, d.NUMAFrom)
 			}
-			numa.add([]*topology.Device{d}, fmt.Sprintf("%s: numa_node could not be read (%s)%s", d.BDF(), d.NUMANodeUnread, inferred),
-				command("cat /"+file, "on the host: gdtopo could not read it ("+d.NUMANodeUnread+"); -1 there means the firmware gives no locality"),
-				file+" could not be read ("+d.NUMANodeUnread+")")
+			numa.add([]*topology.Device{d}, fmt.Sprintf("%s: numa_node could not be read (%s)%s", d.BDF(), d.NUMANodeUnread(), inferred),
+				command("cat /"+file, "on the host: gdtopo could not read it ("+d.NUMANodeUnread()+"); -1 there means the firmware gives no locality"),
+				file+" could not be read ("+d.NUMANodeUnread()+")")
 			continue
 		}
 		var fix RemedyStep
@@ -872,11 +872,11 @@ func (a *analysis) findPlatform(ends []*topology.Device) {
 		if d.Kind == topology.KindNIC && len(d.RDMA) > 0 {
 			rdma = append(rdma, d)
 		}
-		allNoNUMA = allNoNUMA && d.RawNUMANode < 0 && d.NUMANodeUnread == "" // -1 read, not a file unread
+		allNoNUMA = allNoNUMA && d.RawNUMANode < 0 && d.NUMANodeUnread() == "" // -1 read, not a file unread
 	}
 	// An NCCL file's <net gdr="1"> is NCCL's own check passed: the NIC's
 	// plugin takes CUDA memory (peer memory or dma-buf, net_ib init.cc).
-	ncclSaysGDR := len(rdma) > 0 && !slices.ContainsFunc(rdma, func(n *topology.Device) bool { return n.NCCLGDR != "1" })
+	ncclSaysGDR := len(rdma) > 0 && !slices.ContainsFunc(rdma, func(n *topology.Device) bool { return n.NCCLGDR() != "1" })
 	if len(nvidia) > 0 && len(rdma) > 0 && len(p.PeerMemory) == 0 && !ncclSaysGDR {
 		var g group
 		if p.ModulesRead {

@@ -133,7 +133,7 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	// 1. NIC side: gdrSupport is ptrSupport & NCCL_PTR_CUDA (a peer-memory
 	// module) or dma-buf (net/ib gdr.cc, init.cc dmaBufSupported).
 	net := yes
-	switch nic.NCCLGDR {
+	switch nic.NCCLGDR() {
 	case "0":
 		net = no
 		why = append(why, "NCCL topology file: <net gdr=\"0\">")
@@ -166,9 +166,9 @@ func (a *analysis) gdr(p topology.Pair, pr *Prediction, note func(string)) {
 	// 1. GPU side: cudaDevAttrGPUDirectRDMASupported (plugin/net.cc
 	// ncclGpuGdrSupport), or the file's <gpu gdr>.
 	switch {
-	case gpu.NCCLGDR == "0":
+	case gpu.NCCLGDR() == "0":
 		why = append(why, "NCCL topology file: <gpu gdr=\"0\">")
-	case gpu.NCCLGDR == "1":
+	case gpu.NCCLGDR() == "1":
 	case gpu.VendorID != 0 && gpu.VendorID != topology.VendorNVIDIA && !amdGPU(gpu):
 		// NCCL and RCCL decide GPUDirect RDMA for NVIDIA and AMD GPUs
 		// only; another accelerator's memory is a NIC's DMA target only
@@ -387,7 +387,7 @@ func geForce(d *topology.Device) bool {
 // nicRDMA says whether NCCL can use the NIC over verbs: an RDMA device in
 // the source, or, when the source holds none at all, the model.
 func (a *analysis) nicRDMA(n *topology.Device) (tri, string) {
-	if len(n.RDMA) > 0 || n.NCCLGDR != "" {
+	if len(n.RDMA) > 0 || n.NCCLGDR() != "" {
 		return yes, "RDMA device " + strings.Join(n.RDMA, ",")
 	}
 	if a.rdmaListed() {

@@ -26,8 +26,8 @@ func TestCheckGdrBranches(t *testing.T) {
 		unknown string
 	}{
 		// 1. gdrSupport of the NET and of the GPU.
-		{name: "net gdr=0 in an NCCL XML", build: pix, setup: func(b *builder, g, n *topology.Device) { n.NCCLGDR = "0" }, reason: `<net gdr="0">`},
-		{name: "gpu gdr=0 in an NCCL XML", build: pix, setup: func(b *builder, g, n *topology.Device) { g.NCCLGDR = "0" }, reason: `<gpu gdr="0">`},
+		{name: "net gdr=0 in an NCCL XML", build: pix, setup: func(b *builder, g, n *topology.Device) { n.SetNCCLGDR("0") }, reason: `<net gdr="0">`},
+		{name: "gpu gdr=0 in an NCCL XML", build: pix, setup: func(b *builder, g, n *topology.Device) { g.SetNCCLGDR("0") }, reason: `<gpu gdr="0">`},
 		{name: "GeForce: no cudaDevAttrGPUDirectRDMASupported", build: pix,
 			setup: func(b *builder, g, n *topology.Device) { g.Name = "GA102 [GeForce RTX 3090]" }, reason: "GeForce"},
 		{name: "Intel X710 in an lspci dump: no RDMA", build: pix, setup: func(b *builder, g, n *topology.Device) {
@@ -53,9 +53,9 @@ func TestCheckGdrBranches(t *testing.T) {
 		// 3. Reads.
 		{name: "NCCL_NET_GDR_READ=0", env: map[string]string{"NCCL_NET_GDR_READ": "0"}, build: pix, gdr: true, reason: "NCCL_NET_GDR_READ=0"},
 		{name: "NCCL_NET_GDR_READ=1 keeps V100 reads on", env: map[string]string{"NCCL_NET_GDR_READ": "1"}, build: pixTwo,
-			setup: func(b *builder, g, n *topology.Device) { b.g.NCCLView, g.ComputeCapability = true, 70 }, gdr: true, read: true},
+			setup: func(b *builder, g, n *topology.Device) { b.g.NCCLView = true; g.SetComputeCapability(70) }, gdr: true, read: true},
 		{name: "sm from the NCCL XML decides (2.21)", version: "2.21.5", build: pixTwo,
-			setup: func(b *builder, g, n *topology.Device) { b.g.NCCLView, g.ComputeCapability = true, 70 }, gdr: true, reason: "pre-Ampere"},
+			setup: func(b *builder, g, n *topology.Device) { b.g.NCCLView = true; g.SetComputeCapability(70) }, gdr: true, reason: "pre-Ampere"},
 		// 4-5. The level.
 		{name: "PHB at 2.28: PXB", version: "2.28.9", build: phb, reason: "PHB > GDR level PXB"},
 		{name: "NCCL_NET_GDR_LEVEL=PHB", env: map[string]string{"NCCL_NET_GDR_LEVEL": "PHB"}, build: phb, gdr: true, read: true},

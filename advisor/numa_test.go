@@ -67,7 +67,7 @@ func TestNUMAUnknownSaysWhatWasRead(t *testing.T) {
 				}
 			}
 			if f == nil {
-				t.Fatalf("no numa-unknown finding; %s: raw %d, unread %q", bdf, d.RawNUMANode, d.NUMANodeUnread)
+				t.Fatalf("no numa-unknown finding; %s: raw %d, unread %q", bdf, d.RawNUMANode, d.NUMANodeUnread())
 			}
 			var remedy strings.Builder
 			bios := false
@@ -80,8 +80,8 @@ func TestNUMAUnknownSaysWhatWasRead(t *testing.T) {
 				t.Fatalf("numa_from %q node %d, want local_cpus 0", d.NUMAFrom, d.NUMANode)
 			}
 			if tc.why == "" {
-				if d.NUMANodeUnread != "" {
-					t.Errorf("a read -1 marked unread: %q", d.NUMANodeUnread)
+				if d.NUMANodeUnread() != "" {
+					t.Errorf("a read -1 marked unread: %q", d.NUMANodeUnread())
 				}
 				if want := "numa_node is -1 for " + bdf + " on a 2-node machine"; !strings.HasPrefix(f.Message, want) {
 					t.Errorf("message %q, want it to start %q", f.Message, want)
@@ -94,8 +94,8 @@ func TestNUMAUnknownSaysWhatWasRead(t *testing.T) {
 				}
 				return
 			}
-			if !strings.Contains(d.NUMANodeUnread, tc.why) {
-				t.Errorf("unread %q, want %q", d.NUMANodeUnread, tc.why)
+			if !strings.Contains(d.NUMANodeUnread(), tc.why) {
+				t.Errorf("unread %q, want %q", d.NUMANodeUnread(), tc.why)
 			}
 			for _, s := range []string{f.Message, f.Evidence, remedy.String()} {
 				if strings.Contains(s, "-1 for") || strings.Contains(s, "= -1") || strings.Contains(s, "is -1") {

@@ -42,7 +42,7 @@ func TestPartitionedPlan(t *testing.T) {
 		set   func(d *topology.Device)
 		check func(as Assignment) bool
 	}{
-		{"SPX", func(d *topology.Device) { d.ComputePartition = "SPX" }, func(as Assignment) bool {
+		{"SPX", func(d *topology.Device) { d.SetPartitions("SPX", d.MemoryPartition()) }, func(as Assignment) bool {
 			return as.Partitions == 1 && as.Shared == 1 && as.ShareGbps == as.ExpectedGbps
 		}},
 		{"CPX, XCDs unknown", func(d *topology.Device) { d.DeviceID = 0x74ff }, func(as Assignment) bool {

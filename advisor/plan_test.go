@@ -228,11 +228,12 @@ func TestPlanShareAndAMD(t *testing.T) {
 	}
 	// RCCL's topology file numbers the GPUs as HIP does (<gpu dev>): the
 	// ranks follow it, not the address order.
-	g.NCCLDev, g2.NCCLDev = "1", "0"
+	g.SetNCCLDev("1")
+	g2.SetNCCLDev("0")
 	pl = analyze(t, b.graph(), Options{}).Plan
 	for _, r := range pl.Ranks {
 		if want := map[*topology.Device]int{g: 1, g2: 0}[r.GPU]; r.LocalRank != want {
-			t.Errorf("%s (dev %s): local rank %d, want %d", r.GPU.BDF(), r.GPU.NCCLDev, r.LocalRank, want)
+			t.Errorf("%s (dev %s): local rank %d, want %d", r.GPU.BDF(), r.GPU.NCCLDev(), r.LocalRank, want)
 		}
 	}
 }
@@ -423,9 +424,10 @@ func TestPlanAMDPartitions(t *testing.T) {
 	b, gpus, _ := rails(4, 4)
 	for i, d := range gpus {
 		d.VendorID, d.DeviceID = topology.VendorAMD, 0x74a1 // MI300X
-		d.ComputePartition, d.NCCLDev = "SPX", fmt.Sprint(i)
+		d.SetPartitions("SPX", d.MemoryPartition())
+		d.SetNCCLDev(fmt.Sprint(i))
 		if i >= 2 {
-			d.ComputePartition = "CPX"
+			d.SetPartitions("CPX", d.MemoryPartition())
 		}
 	}
 	pl := analyze(t, b.graph(), Options{}).Plan

@@ -437,8 +437,8 @@ func TestRoCELAGRate(t *testing.T) {
 	check("802.3ad", res, 400, 200, "one flow gets at most one port's rate")
 	lags := []*topology.LAG{}
 	for _, d := range g.Devices {
-		if d.LAG != nil {
-			lags = append(lags, d.LAG)
+		if d.LAG() != nil {
+			lags = append(lags, d.LAG())
 		}
 	}
 	if len(lags) != 2 {
@@ -570,5 +570,35 @@ func TestStorageSocketsUnknown(t *testing.T) {
 	}
 	if routes[RouteSwitch] != 4 || routes[RouteRootComplex] != 8 || routes[RouteNodesSocketUnknown] != 12 || len(routes) != 3 {
 		t.Errorf("GPU0 routes %v, want 4 in the switch, 8 through the root complex and 12 across NUMA nodes with sockets unknown", routes)
+	}
+}
+
+// TestEachStorage checks that Options.EachStorage is given the storage
+// predictions Result.Storage would hold, in its order, keeps none, and
+// leaves the findings as they were (gds-no-local-nvme among them on
+// hgx-b200).
+func TestEachStorage(t *testing.T) {
+	for _, name := range []string{"gds-storage", "hgx-b200"} {
+		g, kept := analyzeFixture(t, name, "")
+		var given []StoragePrediction
+		res, err := Analyze(g, nil, Options{EachStorage: func(sp StoragePrediction) { given = append(given, sp) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(kept.Storage) == 0 || !slices.Equal(given, kept.Storage) {
+			t.Errorf("%s: given %d predictions, Result.Storage holds %d, or they differ", name, len(given), len(kept.Storage))
+		}
+		if res.Storage != nil {
+			t.Errorf("%s: Result.Storage holds %d predictions with EachStorage set", name, len(res.Storage))
+		}
+		codes := func(r *Result) (out []string) {
+			for _, f := range r.Findings {
+				out = append(out, f.Code+" "+strings.Join(f.Devices, ","))
+			}
+			return out
+		}
+		if a, b := codes(res), codes(kept); !slices.Equal(a, b) {
+			t.Errorf("%s: findings %v with EachStorage, %v without", name, a, b)
+		}
 	}
 }

@@ -413,7 +413,7 @@ func (a *analysis) predict(p topology.Pair) Prediction {
 	if port.PortRateGbps > 0 {
 		rateWords = fmt.Sprintf("port %.4g Gb/s", port.PortRateGbps)
 	}
-	if lag := port.LAG; lag != nil {
+	if lag := port.LAG(); lag != nil {
 		rateGbps, rateWords, rateSource = a.lagRate(lag, port, rateGbps, rateWords, note)
 	}
 	pr.nicLinkGbps, pr.portGbps = own, rateGbps
@@ -665,8 +665,8 @@ func computeCapability(d *topology.Device) (int, bool) {
 	if d.VendorID != topology.VendorNVIDIA {
 		return 0, false
 	}
-	if d.ComputeCapability > 0 {
-		return d.ComputeCapability, true
+	if d.ComputeCapability() > 0 {
+		return d.ComputeCapability(), true
 	}
 	for _, r := range smRanges {
 		if d.DeviceID >= r.lo && d.DeviceID <= r.hi {

@@ -45,7 +45,7 @@ func deviceVars(gpus []*topology.Device) ([][]EnvVar, []int, []string) {
 			nvidia++
 		case topology.VendorAMD:
 			amd = append(amd, i)
-			if m := d.ComputePartition; m != "" && m != "SPX" {
+			if m := d.ComputePartition(); m != "" && m != "SPX" {
 				modes[m] = true
 			}
 		}
@@ -89,7 +89,7 @@ func hipIndexes(gpus []*topology.Device, amd []int) (map[int]int, bool) {
 	hip := map[int]int{}
 	seen := map[int]bool{}
 	for _, i := range amd {
-		n, err := strconv.Atoi(gpus[i].NCCLDev)
+		n, err := strconv.Atoi(gpus[i].NCCLDev())
 		if err != nil || n < 0 || seen[n] {
 			return nil, false
 		}

@@ -126,8 +126,8 @@ func (a *analysis) findSocketDirect(plan Plan) {
 			port = "its " + words.Gbps(n.PortRateGbps) + " port"
 		}
 		g.add(card, fmt.Sprintf("%s are one card (VPD serial %s), %d accelerators planned on it, sharing %s",
-			strings.Join(bdfs(card), " + "), n.VPDSN, users, port), RemedyStep{},
-			a.evidence(n, "sys/bus/pci/devices/"+n.BDF()+"/vpd: SN", "VPD serial number "+n.VPDSN))
+			strings.Join(bdfs(card), " + "), n.VPDSN(), users, port), RemedyStep{},
+			a.evidence(n, "sys/bus/pci/devices/"+n.BDF()+"/vpd: SN", "VPD serial number "+n.VPDSN()))
 	}
 	a.emit("socket-direct", Info, &g, "Socket Direct: %s",
 		[]RemedyStep{manual("run each accelerator's ranks on the half of the card on its own socket", "the rail plan does; the halves share the card's port bandwidth")}, nil)
@@ -158,7 +158,7 @@ func linkLoad(nics []*topology.Device, load []int, j int) int {
 	n := 0
 	a := nics[j].Addr
 	for k, o := range nics {
-		if b := o.Addr; b.Domain == a.Domain && b.Bus == a.Bus && b.Device == a.Device && o.Positional == "" {
+		if b := o.Addr; b.Domain == a.Domain && b.Bus == a.Bus && b.Device == a.Device && o.Positional() == "" {
 			if load[k] < 0 {
 				return -1
 			}

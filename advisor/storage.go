@@ -48,8 +48,11 @@ type StoragePair struct {
 // drives under one PCIe switch; P2P through the CPU's root complex is
 // bounded by the root complex, and across sockets by the CPU interconnect.
 func (a *analysis) predictStorage() {
-	n := len(a.g.OfKind(topology.KindAccelerator)) * len(a.g.OfKind(topology.KindNVMe))
-	a.storage = make([]StoragePrediction, 0, n)
+	if a.eachStorage == nil {
+		n := len(a.g.OfKind(topology.KindAccelerator)) * len(a.g.OfKind(topology.KindNVMe))
+		a.storage = make([]StoragePrediction, 0, n)
+	}
+	a.storageNear, a.storageKnown = map[*topology.Device]bool{}, map[*topology.Device]bool{}
 	for p := range a.g.EachStoragePair() {
 		sp := StoragePrediction{Pair: StoragePair{A: p.A, B: p.B, SMI: p.SMI, Path: p.Path, LabelUncertain: p.LabelUncertain}, ExpectedGbps: p.BottleneckGbps}
 		tr, known, _ := a.translating(p.A)
@@ -73,7 +76,17 @@ func (a *analysis) predictStorage() {
 		default:
 			sp.Route, sp.Note = RouteRootComplex, pick(iommu, noteRootComplex+noteIOMMU, noteRootComplex)
 		}
-		a.storage = append(a.storage, sp)
+		if sp.Route == RouteSwitch {
+			a.storageNear[p.A] = true
+		}
+		if p.SMI != topology.Unknown { // a guessed NODE is still outside the switch
+			a.storageKnown[p.A] = true
+		}
+		if a.eachStorage != nil {
+			a.eachStorage(sp)
+		} else {
+			a.storage = append(a.storage, sp)
+		}
 	}
 }
 
@@ -101,16 +114,8 @@ func pick(cond bool, yes, no string) string {
 // findStorage reports accelerators with no drive under their own switch
 // on a machine where other accelerators have one: GDS works unevenly there.
 func (a *analysis) findStorage() {
-	near := map[*topology.Device]bool{}
-	known := map[*topology.Device]bool{} // some drive's path is known
-	some := false
-	for _, s := range a.storage {
-		if s.Route == RouteSwitch {
-			near[s.Pair.A], some = true, true
-		}
-		known[s.Pair.A] = known[s.Pair.A] || s.Pair.SMI != topology.Unknown // a guessed NODE is still outside the switch
-	}
-	if !some {
+	near, known := a.storageNear, a.storageKnown
+	if len(near) == 0 {
 		return
 	}
 	var g group

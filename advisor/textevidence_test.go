@@ -32,7 +32,7 @@ func TestTextDumpEvidence(t *testing.T) {
 			g := c.graph()
 			g.TextForm = "lspci"
 			for i, d := range g.Devices {
-				d.Seen = "dump.txt line " + strings.Repeat("1", 1+i%3)
+				d.SetSeen("dump.txt line " + strings.Repeat("1", 1+i%3))
 			}
 			r := analyze(t, g, Options{})
 			for _, f := range r.Findings {

@@ -15,11 +15,11 @@ func (g *Graph) applyDataDirect(p *Pair) {
 	dma := g.DataDirectOf(p.B)
 	if dma == nil {
 		switch {
-		case p.B.VendorID == VendorMellanox && p.B.VPDV3 == "" && g.hasDataDirect():
+		case p.B.VendorID == VendorMellanox && p.B.VPDV3() == "" && g.hasDataDirect():
 			p.LabelUncertain = true
 			p.Notes = append(p.Notes, "the machine has ConnectX-8 Data Direct DMA functions but the source holds no VPD for this NIC "+
 				"(vpd is root-only, and private in a redacted capture): NCCL may label the pair on a DMA function instead")
-		case g.TextForm != "" && p.B.VPDV3 == "" && mayBeCX8(p.B):
+		case g.TextForm != "" && p.B.VPDV3() == "" && mayBeCX8(p.B):
 			// A dump shows no VPD, and hwloc filters the DMA functions out
 			// (or a dump without IDs cannot name them): whether NCCL sees
 			// this NIC through a Data Direct function is unknown;

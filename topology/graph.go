@@ -197,7 +197,9 @@ func TLPOverhead(gts, overheadBytes float64) float64 {
 	return overheadBytes
 }
 
-// Device is one PCI function.
+// Device is one PCI function. What few functions have (the fields of
+// deviceMore) is held apart, behind accessors, so that a large tree's
+// thousands of switch ports and drives do not each carry it.
 type Device struct {
 	Addr       BDF
 	bdf        string      // Addr formatted once by the reader; tables and pairs ask for it often
@@ -209,53 +211,15 @@ type Device struct {
 	VendorID, DeviceID       uint16
 	SubVendorID, SubDeviceID uint16
 	SubsystemKnown           bool
-	Kind                     Kind
-	Role                     Role
-	RoleFrom                 string // "config" (PCIe port type) or "structure"
-	Driver                   string // basename of the driver link
-	IOMMUGroup               string // basename of the iommu_group link
-	PhysFn                   string // BDF of the physical function, for SR-IOV virtual functions
-	NUMANode                 int    // effective node; -1 unknown
-	NUMAFrom                 string // where NUMANode came from: "numa_node", "local_cpus" or "host_bridge"
-	RawNUMANode              int    // numa_node as the file says (-1 when absent), which is what NCCL reads
-	NUMANodeUnread           string // why sysfs numa_node was not read ("missing", "invalid value …"): RawNUMANode -1 is then no reading
-	LocalCPUs                string // local_cpulist (or local_cpus as a list)
 	// LocalCPUsNode: LocalCPUs are all the CPUs of the device's NUMA
 	// node, which node the source does not say (hwloc: the device is
 	// local to a Package whose NUMA nodes all span its CPUs). Linux gives
 	// each CPU one node, so devices with equal LocalCPUs share a node.
-	LocalCPUsNode bool
-	Link          Link
-	RDMA          []string // /sys/class/infiniband names
-	Netdevs       []string // /sys/class/net names
-	PortRateGbps  float64  // fastest active port, 0 unknown
-	ConfigLen     int      // bytes of config space read; 0 when absent
-	Name          string   // model name, set by the names resolver
-	// ComputeCapability is an NVIDIA GPU's compute capability × 10 as an
-	// NCCL topology file's <gpu sm=…> gives it; 0 when the source lacks it.
-	ComputeCapability int
-	// NCCLGDR is the gdr attribute of the device's <gpu> or <net> element
-	// in an NCCL topology file: "1", "0", or "" when the source lacks it.
-	NCCLGDR string
-	// NCCLDev is the dev attribute of the device's <gpu> element in an
-	// NCCL or RCCL topology file: the runtime's device index with every
-	// device visible; "" when the source lacks it.
-	NCCLDev                      string
-	BARs                         []BAR  // memory BARs from the resource file; nil when not captured
+	LocalCPUsNode                bool
 	ACSRedirect, ACSKnown        bool   // ACS request/completion redirect on this port, and whether config showed it
 	HasACS                       bool   // the port has an ACS capability (config read past 256 bytes)
 	ACSCtl                       uint16 // its ACS Control register, when HasACS
-	MaxReadRequest, MaxPayload   int    // DevCtl, bytes; 0 unknown
 	RelaxedOrdering, DevCtlKnown bool
-	// Positional is set on a function the source shows without an address
-	// (lstopo console text prints bridges so): where it was seen, e.g.
-	// "standard input line 31". Its Addr is a stand-in in PositionalDomain
-	// and BDF() names it by that position.
-	Positional string
-	// Seen is where a text reader read this function, for evidence: "lspci.txt
-	// line 120", "in.xml <pci busid=...>"; empty for sysfs, whose files are the
-	// evidence.
-	Seen string
 	// PlaceUnknown is set when the source does not say where the function
 	// hangs (plain lspci): Parent and HostBridge are nil and every path to
 	// it is unknown.
@@ -272,31 +236,184 @@ type Device struct {
 	// vendor tells) or no class at all. It is not counted as an accelerator,
 	// and reports say that accelerators may be missed.
 	Unidentified bool
-	// VPDV3 is the V3 keyword of the function's Vital Product Data (a UUID
-	// on ConnectX-8 that ties its Data Direct DMA function to the NIC);
-	// read only for Mellanox functions, "" when absent or unreadable.
-	VPDV3 string
-	// VPDSN is the serial number (SN) of the function's VPD: functions of
-	// one card share it (rdma_topo groups a board's PFs by it).
-	VPDSN string
-	// ComputePartition and MemoryPartition are amdgpu's
-	// current_compute_partition (SPX, DPX, QPX, CPX) and
-	// current_memory_partition (NPS1, NPS4) of an AMD Instinct accelerator.
-	ComputePartition, MemoryPartition string
+
+	Kind         Kind
+	Role         Role
+	RoleFrom     string // "config" (PCIe port type) or "structure"
+	Driver       string // basename of the driver link
+	IOMMUGroup   string // basename of the iommu_group link
+	NUMANode     int    // effective node; -1 unknown
+	NUMAFrom     string // where NUMANode came from: "numa_node", "local_cpus" or "host_bridge"
+	RawNUMANode  int    // numa_node as the file says (-1 when absent), which is what NCCL reads
+	LocalCPUs    string // local_cpulist (or local_cpus as a list)
+	Link         Link
+	RDMA         []string // /sys/class/infiniband names
+	Netdevs      []string // /sys/class/net names
+	PortRateGbps float64  // fastest active port, 0 unknown
+	ConfigLen    int      // bytes of config space read; 0 when absent
+	Name         string   // model name, set by the names resolver
+	BARs         []BAR    // memory BARs from the resource file; nil when not captured
+
+	MaxReadRequest, MaxPayload int // DevCtl, bytes; 0 unknown
 	// Bond is the bonding interface a netdev of this function is enslaved
 	// to (net/<if>/master), "" when none.
 	Bond string
-	// LAG is the RoCE LAG bond whose one RDMA device this function holds
-	// (mlx5_bond_N): its mode and member ports; nil where it holds none or
-	// the source shows no bonds.
-	LAG *LAG
 	// Ports are the ports of its RDMA devices; nil where the source shows
 	// none (lspci, hwloc and NCCL files never do): their state is unknown.
 	Ports []IBPort
 	// AER holds its AER counters; nil where the source has no aer_dev_*
 	// file for it (not AER capable, a kernel before 4.19, or not sysfs).
 	AER *AERCounts
+
+	more *deviceMore // nil where none of its fields is set
 }
+
+// deviceMore holds what few functions have. It is never changed once a
+// Device holds it (a Device copied shares it): setters replace it.
+type deviceMore struct {
+	physFn         string // BDF of the physical function, for SR-IOV virtual functions
+	numaNodeUnread string // why sysfs numa_node was not read ("missing", "invalid value …"): RawNUMANode -1 is then no reading
+	// computeCapability is an NVIDIA GPU's compute capability × 10 as an
+	// NCCL topology file's <gpu sm=…> gives it; 0 when the source lacks it.
+	computeCapability int
+	// ncclGDR is the gdr attribute of the device's <gpu> or <net> element
+	// in an NCCL topology file: "1", "0", or "" when the source lacks it.
+	ncclGDR string
+	// ncclDev is the dev attribute of the device's <gpu> element in an
+	// NCCL or RCCL topology file: the runtime's device index with every
+	// device visible; "" when the source lacks it.
+	ncclDev string
+	// positional is set on a function the source shows without an address
+	// (lstopo console text prints bridges so): where it was seen, e.g.
+	// "standard input line 31". Its Addr is a stand-in in PositionalDomain
+	// and BDF() names it by that position.
+	positional string
+	// seen is where a text reader read this function, for evidence: "lspci.txt
+	// line 120", "in.xml <pci busid=...>"; empty for sysfs, whose files are the
+	// evidence.
+	seen string
+	// vpdV3 is the V3 keyword of the function's Vital Product Data (a UUID
+	// on ConnectX-8 that ties its Data Direct DMA function to the NIC);
+	// read only for Mellanox functions, "" when absent or unreadable.
+	vpdV3 string
+	// vpdSN is the serial number (SN) of the function's VPD: functions of
+	// one card share it (rdma_topo groups a board's PFs by it).
+	vpdSN string
+	// computePartition and memoryPartition are amdgpu's
+	// current_compute_partition (SPX, DPX, QPX, CPX) and
+	// current_memory_partition (NPS1, NPS4) of an AMD Instinct accelerator.
+	computePartition, memoryPartition string
+	// lag is the RoCE LAG bond whose one RDMA device this function holds
+	// (mlx5_bond_N): its mode and member ports; nil where it holds none or
+	// the source shows no bonds.
+	lag *LAG
+}
+
+// moreOf returns a copy of d's deviceMore, the zero value where it has none.
+func (d *Device) moreOf() deviceMore {
+	if d.more == nil {
+		return deviceMore{}
+	}
+	return *d.more
+}
+
+// setMore replaces d's deviceMore with one changed by f; none where f
+// leaves every field unset.
+func (d *Device) setMore(f func(*deviceMore)) {
+	m := d.moreOf()
+	f(&m)
+	if m == (deviceMore{}) {
+		d.more = nil
+		return
+	}
+	d.more = &m
+}
+
+// PhysFn is the BDF of the physical function, for SR-IOV virtual functions.
+func (d *Device) PhysFn() string { return d.moreOf().physFn }
+
+// SetPhysFn sets PhysFn.
+func (d *Device) SetPhysFn(s string) { d.setMore(func(m *deviceMore) { m.physFn = s }) }
+
+// NUMANodeUnread is why sysfs numa_node was not read ("missing", "invalid
+// value …"): RawNUMANode -1 is then no reading.
+func (d *Device) NUMANodeUnread() string { return d.moreOf().numaNodeUnread }
+
+// SetNUMANodeUnread sets NUMANodeUnread.
+func (d *Device) SetNUMANodeUnread(s string) { d.setMore(func(m *deviceMore) { m.numaNodeUnread = s }) }
+
+// ComputeCapability is an NVIDIA GPU's compute capability × 10 as an NCCL
+// topology file's <gpu sm=…> gives it; 0 when the source lacks it.
+func (d *Device) ComputeCapability() int { return d.moreOf().computeCapability }
+
+// SetComputeCapability sets ComputeCapability.
+func (d *Device) SetComputeCapability(n int) {
+	d.setMore(func(m *deviceMore) { m.computeCapability = n })
+}
+
+// NCCLGDR is the gdr attribute of the device's <gpu> or <net> element in
+// an NCCL topology file: "1", "0", or "" when the source lacks it.
+func (d *Device) NCCLGDR() string { return d.moreOf().ncclGDR }
+
+// SetNCCLGDR sets NCCLGDR.
+func (d *Device) SetNCCLGDR(s string) { d.setMore(func(m *deviceMore) { m.ncclGDR = s }) }
+
+// NCCLDev is the dev attribute of the device's <gpu> element in an NCCL or
+// RCCL topology file: the runtime's device index with every device
+// visible; "" when the source lacks it.
+func (d *Device) NCCLDev() string { return d.moreOf().ncclDev }
+
+// SetNCCLDev sets NCCLDev.
+func (d *Device) SetNCCLDev(s string) { d.setMore(func(m *deviceMore) { m.ncclDev = s }) }
+
+// Positional is set on a function the source shows without an address
+// (lstopo console text prints bridges so): where it was seen, e.g.
+// "standard input line 31". Its Addr is a stand-in in PositionalDomain and
+// BDF() names it by that position.
+func (d *Device) Positional() string { return d.moreOf().positional }
+
+// Seen is where a text reader read this function, for evidence: "lspci.txt
+// line 120", "in.xml <pci busid=...>"; empty for sysfs, whose files are
+// the evidence.
+func (d *Device) Seen() string { return d.moreOf().seen }
+
+// SetSeen sets Seen.
+func (d *Device) SetSeen(s string) { d.setMore(func(m *deviceMore) { m.seen = s }) }
+
+// VPDV3 is the V3 keyword of the function's Vital Product Data (a UUID on
+// ConnectX-8 that ties its Data Direct DMA function to the NIC); read only
+// for Mellanox functions, "" when absent or unreadable.
+func (d *Device) VPDV3() string { return d.moreOf().vpdV3 }
+
+// VPDSN is the serial number (SN) of the function's VPD: functions of one
+// card share it (rdma_topo groups a board's PFs by it).
+func (d *Device) VPDSN() string { return d.moreOf().vpdSN }
+
+// SetVPD sets VPDV3 and VPDSN.
+func (d *Device) SetVPD(v3, sn string) {
+	d.setMore(func(m *deviceMore) { m.vpdV3, m.vpdSN = v3, sn })
+}
+
+// ComputePartition is amdgpu's current_compute_partition (SPX, DPX, QPX,
+// CPX) of an AMD Instinct accelerator.
+func (d *Device) ComputePartition() string { return d.moreOf().computePartition }
+
+// MemoryPartition is amdgpu's current_memory_partition (NPS1, NPS4) of an
+// AMD Instinct accelerator.
+func (d *Device) MemoryPartition() string { return d.moreOf().memoryPartition }
+
+// SetPartitions sets ComputePartition and MemoryPartition.
+func (d *Device) SetPartitions(compute, memory string) {
+	d.setMore(func(m *deviceMore) { m.computePartition, m.memoryPartition = compute, memory })
+}
+
+// LAG is the RoCE LAG bond whose one RDMA device this function holds
+// (mlx5_bond_N): its mode and member ports; nil where it holds none or the
+// source shows no bonds.
+func (d *Device) LAG() *LAG { return d.moreOf().lag }
+
+// SetLAG sets LAG.
+func (d *Device) SetLAG(l *LAG) { d.setMore(func(m *deviceMore) { m.lag = l }) }
 
 // PositionalDomain is the PCI domain of the stand-in addresses of
 // positional devices. Linux domains are 16-bit, or from 0x10000 for Intel
@@ -316,7 +433,7 @@ func NewPositional(n, line int, where string) *Device {
 	return &Device{
 		Addr:     BDF{Domain: PositionalDomain, Bus: uint8(n / 32), Device: uint8(n % 32)},
 		bdf:      fmt.Sprintf("bridge@line%d", line),
-		NUMANode: -1, RawNUMANode: -1, Positional: where, Seen: where,
+		NUMANode: -1, RawNUMANode: -1, more: &deviceMore{positional: where, seen: where},
 	}
 }
 
@@ -350,7 +467,7 @@ const (
 )
 
 // IsVirtualFunction reports whether d is an SR-IOV virtual function.
-func (d *Device) IsVirtualFunction() bool { return d.PhysFn != "" }
+func (d *Device) IsVirtualFunction() bool { return d.PhysFn() != "" }
 
 // IsSwitchPort reports whether d is an upstream or downstream port of a PCIe switch.
 func (d *Device) IsSwitchPort() bool { return d.Role == RoleUpstream || d.Role == RoleDownstream }

@@ -26,7 +26,8 @@ func TestComputePartitions(t *testing.T) {
 		{VendorAMD, 0x74a1, "OPX", 0}, // no such mode known
 		{VendorNVIDIA, 0x2330, "", 1},
 	} {
-		d := &Device{VendorID: tc.vendor, DeviceID: tc.device, ComputePartition: tc.mode}
+		d := &Device{VendorID: tc.vendor, DeviceID: tc.device}
+		d.SetPartitions(tc.mode, "")
 		if got := ComputePartitions(d); got != tc.want {
 			t.Errorf("%04x:%04x in %q: %d partitions, want %d", tc.vendor, tc.device, tc.mode, got, tc.want)
 		}

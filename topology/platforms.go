@@ -54,12 +54,12 @@ func (d *Device) IsDataDirectDMA() bool {
 // socket's PCIe link (NVIDIA ConnectX-7 user manual, "Socket Direct").
 // nil when n is not on such a card or the VPD is not in the source.
 func (g *Graph) SocketDirectPeers(n *Device) []*Device {
-	if n.Kind != KindNIC || n.VPDSN == "" || n.NUMANode < 0 {
+	if n.Kind != KindNIC || n.VPDSN() == "" || n.NUMANode < 0 {
 		return nil
 	}
 	var out []*Device
 	for _, d := range g.OfKind(KindNIC) {
-		if d != n && d.VPDSN == n.VPDSN && d.NUMANode >= 0 && d.NUMANode != n.NUMANode {
+		if d != n && d.VPDSN() == n.VPDSN() && d.NUMANode >= 0 && d.NUMANode != n.NUMANode {
 			out = append(out, d)
 		}
 	}
@@ -88,11 +88,11 @@ func (g *Graph) C2C(d *Device) bool {
 // ConnectX-8 DMA function whose VPD V3 UUID equals n's, as rdma_topo
 // matches them (PCITopo.__get_nvcx_complex). nil when there is none.
 func (g *Graph) DataDirectOf(n *Device) *Device {
-	if n.Kind != KindNIC || n.VPDV3 == "" {
+	if n.Kind != KindNIC || n.VPDV3() == "" {
 		return nil
 	}
 	for _, d := range g.Devices {
-		if d.IsDataDirectDMA() && d.VPDV3 == n.VPDV3 {
+		if d.IsDataDirectDMA() && d.VPDV3() == n.VPDV3() {
 			return d
 		}
 	}
@@ -146,10 +146,10 @@ func (g *Graph) PlatformFeatures() []string {
 	modes := map[string]int{}
 	var order []string
 	for _, d := range g.OfKind(KindAccelerator) {
-		if d.ComputePartition == "" && d.MemoryPartition == "" {
+		if d.ComputePartition() == "" && d.MemoryPartition() == "" {
 			continue
 		}
-		m := strings.Trim(d.ComputePartition+"/"+d.MemoryPartition, "/")
+		m := strings.Trim(d.ComputePartition()+"/"+d.MemoryPartition(), "/")
 		if modes[m] == 0 {
 			order = append(order, m)
 		}
@@ -193,7 +193,7 @@ func (g *Graph) PlatformFeatures() []string {
 // QPX=>4, CPX=>8"). 0 where unknown: a mode it does not know, or CPX on a
 // model whose XCD count it does not know.
 func ComputePartitions(d *Device) int {
-	switch d.ComputePartition {
+	switch d.ComputePartition() {
 	case "", "SPX":
 		return 1
 	case "DPX":

@@ -87,8 +87,8 @@ func TestGraceCX8DataDirect(t *testing.T) {
 	g := readFixture(t, "grace-cx8-dd")
 	nic := g.Device(mustBDF(t, "0000:01:00.0"))
 	dma := g.DataDirectOf(nic)
-	if dma == nil || dma.BDF() != "0008:03:00.0" || nic.VPDV3 == "" {
-		t.Fatalf("Data Direct of mlx5_0: %v (V3 %q), want 0008:03:00.0", dma, nic.VPDV3)
+	if dma == nil || dma.BDF() != "0008:03:00.0" || nic.VPDV3() == "" {
+		t.Fatalf("Data Direct of mlx5_0: %v (V3 %q), want 0008:03:00.0", dma, nic.VPDV3())
 	}
 	pairs := g.Pairs()
 	p := pairOf(t, pairs, "0008:06:00.0", "0000:01:00.0")

@@ -101,11 +101,20 @@ func (o *adviceOptions) parseEnv() error {
 // advise runs the advisor on the analysis's pairs; explain fills in each
 // prediction's arithmetic (path --explain).
 func (a *analysis) advise(o *adviceOptions, pairs []topology.Pair, explain bool) (*advisor.Result, error) {
+	return a.adviseTallying(o, pairs, explain, nil)
+}
+
+// adviseTallying is advise, the accelerator-NVMe pairs counted in tally
+// rather than kept in the result when tally is not nil.
+func (a *analysis) adviseTallying(o *adviceOptions, pairs []topology.Pair, explain bool, tally *report.StorageTally) (*advisor.Result, error) {
 	m, err := o.loadModel()
 	if err != nil {
 		return nil, err
 	}
 	opts := advisor.Options{NCCLVersion: o.NCCLVersion, Model: m, Env: o.env, SkipExplain: !explain}
+	if tally != nil {
+		opts.EachStorage = tally.Add
+	}
 	res, err := advisor.Analyze(a.g, pairs, opts)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--nccl-version: %w", err)}

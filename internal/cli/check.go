@@ -192,6 +192,7 @@ func checkRun(opts *checkOptions) error {
 		return err
 	}
 	if len(names) == 1 {
+		opts.IO.gc.oneSource()
 		// One source runs here, on the calling goroutine: the workers of
 		// checkSources would start threads that only wait for it.
 		err = emit(opts.encodedResult(nil, names[0], f))
@@ -230,6 +231,14 @@ func checkRun(opts *checkOptions) error {
 		e.msg = strings.Join(why, "; ")
 	}
 	return e
+}
+
+// plainTable reports whether check's output in f is the plain table
+// without -v: it shows each accelerator's tally of its NVMe pairs, not the
+// pairs, and no device but the accelerators and NICs; --reference compares
+// every device.
+func (opts *checkOptions) plainTable(f render.Format) bool {
+	return f == render.Table && !opts.Verbose && opts.Reference == ""
 }
 
 // anyReport reports whether some source could be read.

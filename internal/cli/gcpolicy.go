@@ -10,26 +10,40 @@ import (
 
 // lateGCLimit is the memory (the runtime's total, as GOMEMLIMIT counts it)
 // a run of the gdtopo binary reaches before its first garbage collection.
-// No fixture or corpus input comes near it (the largest allocate a few
-// megabytes); a large tree's check passes it with the reader's garbage,
-// and collecting then lets it reuse that memory rather than touch fresh
-// pages. Lower limits collect more often, and reach inputs of the corpus.
-const lateGCLimit = 24 << 20
+// No fixture or corpus input reaches it (the largest, bzip2'd hwloc
+// captures, come close); a large tree's check passes it with the reader's
+// garbage, and collecting then lets it reuse that memory rather than touch
+// fresh pages. Lower limits reach inputs of the corpus; higher ones let a
+// large tree's peak grow with garbage.
+const lateGCLimit = 20 << 20
+
+// largeSourceGCPercent is GOGC, from its first collection on, for a run
+// that reads one source (gcPolicy.oneSource): the source is large then, and
+// its graph most of the heap, so a heap a quarter over what is live keeps
+// the peak near the graph's size for a few more collections.
+const largeSourceGCPercent = 25
+
+// manySourcesGCPercent is the GOGC of a run over many sources after its
+// first collection. Such a run's live heap is a few megabytes (one source
+// per worker), so at Go's 100 it collects every few sources; at 200 it
+// collects half as often for a few megabytes more, still flat in the
+// number of sources.
+const manySourcesGCPercent = 200
 
 // collectLate makes a run of the binary collect no garbage until it holds
 // lateGCLimit, and from its first collection on collect as Go does by
-// default (GOGC=100, no memory limit), or at manySourcesGCPercent once the
-// run says it reads many sources (gcPolicy.manySources). Most runs end long
-// before: a check of an 8-GPU server allocates a few megabytes in all, and
-// at Go's default it would collect at the 4 MB minimum goal on the way to
-// the exit, for nothing it would give back. A run that needs more (a tree
-// of 10,000 functions) collects at the limit, then as Go does. GOGC or
-// GOMEMLIMIT in the environment leave the runtime's policy alone: it
-// returns nil then. A run over many sources (fleet, check of several)
-// keeps a GOGC after its first collection, not a memory limit: that keeps
-// memory flat in the number of sources at any GOMAXPROCS, which a memory
-// limit raised as sources held more did not on one CPU
-// (TestFleetMemoryFlat).
+// default (GOGC=100, no memory limit), or at the GOGC a run of one source
+// (gcPolicy.oneSource) or of many (gcPolicy.manySources) asks for. Most
+// runs end long before: a check of an 8-GPU server allocates a few
+// megabytes in all, and at Go's default it would collect at the 4 MB
+// minimum goal on the way to the exit, for nothing it would give back. A
+// run that needs more (a tree of 10,000 functions) collects at the limit,
+// then at its GOGC. GOGC or GOMEMLIMIT in the environment leave the
+// runtime's policy alone: it returns nil then. A run over many sources
+// (fleet, check of several) keeps a GOGC after its first collection, not a
+// memory limit: that keeps memory flat in the number of sources at any
+// GOMAXPROCS, which a memory limit raised as sources held more did not on
+// one CPU (TestFleetMemoryFlat).
 func collectLate(getenv func(string) string) *gcPolicy {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return nil
@@ -41,31 +55,32 @@ func collectLate(getenv func(string) string) *gcPolicy {
 	return p
 }
 
-// manySourcesGCPercent is the GOGC of a run over many sources after its
-// first collection. Such a run's live heap is a few megabytes (one source
-// per worker), so at Go's 100 it collects every few sources; at 200 it
-// collects half as often for a few megabytes more, still flat in the
-// number of sources.
-const manySourcesGCPercent = 200
-
-// gcPolicy is the collector policy collectLate set, which a run over many
-// sources changes.
+// gcPolicy is the collector policy collectLate set, whose GOGC after the
+// first collection a run of one source or of many changes.
 type gcPolicy struct {
 	mu       sync.Mutex
 	percent  int  // the GOGC from the first collection on
 	restored bool // the first collection has come, and percent holds
 }
 
+// oneSource makes the run collect at largeSourceGCPercent from its first
+// collection on.
+func (p *gcPolicy) oneSource() { p.collectAt(largeSourceGCPercent) }
+
 // manySources makes the run collect at manySourcesGCPercent from its first
+// collection on.
+func (p *gcPolicy) manySources() { p.collectAt(manySourcesGCPercent) }
+
+// collectAt makes the run collect at GOGC percent from its first
 // collection on (at once, if that has come). A nil policy, the
 // environment's, stays.
-func (p *gcPolicy) manySources() {
+func (p *gcPolicy) collectAt(percent int) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.percent = manySourcesGCPercent
+	p.percent = percent
 	if p.restored {
 		debug.SetGCPercent(p.percent)
 	}

@@ -18,8 +18,9 @@ func gcPercent() int {
 }
 
 // TestCollectLate checks the binary's collection policy: none until the
-// limit, then Go's default from the first collection on; and nothing
-// changed when the environment sets GOGC or GOMEMLIMIT. It changes the
+// limit, then Go's default from the first collection on (a run of one
+// source: largeSourceGCPercent); and nothing changed when the environment
+// sets GOGC or GOMEMLIMIT. It changes the
 // process's collector settings, so it does not run in parallel, and puts
 // them back.
 func TestCollectLate(t *testing.T) {
@@ -43,17 +44,24 @@ func TestCollectLate(t *testing.T) {
 		}
 	}
 
-	collectLate(func(string) string { return "" })
-	if p, l := gcPercent(), debug.SetMemoryLimit(-1); p != -1 || l != lateGCLimit {
-		t.Fatalf("after collectLate: GOGC %d, memory limit %d; want -1 and %d", p, l, lateGCLimit)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for gcPercent() != 100 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
-		if time.Now().After(deadline) {
-			t.Fatalf("after a collection: GOGC %d, memory limit %d; want Go's default back", gcPercent(), debug.SetMemoryLimit(-1))
+	for _, one := range []bool{false, true} {
+		want := 100
+		policy := collectLate(func(string) string { return "" })
+		if one {
+			want = largeSourceGCPercent
+			policy.oneSource()
 		}
-		runtime.GC()
-		time.Sleep(time.Millisecond)
+		if p, l := gcPercent(), debug.SetMemoryLimit(-1); p != -1 || l != lateGCLimit {
+			t.Fatalf("after collectLate: GOGC %d, memory limit %d; want -1 and %d", p, l, lateGCLimit)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for gcPercent() != want || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+			if time.Now().After(deadline) {
+				t.Fatalf("one source %v, after a collection: GOGC %d, memory limit %d; want %d and no limit", one, gcPercent(), debug.SetMemoryLimit(-1), want)
+			}
+			runtime.GC()
+			time.Sleep(time.Millisecond)
+		}
 	}
 }
 

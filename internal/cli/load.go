@@ -72,6 +72,10 @@ type reportOptions struct {
 	FailOn  string // critical, warning, info or never; "" for critical
 	Explain bool   // fill in each prediction's arithmetic (path --explain)
 	NoHops  bool   // leave the pairs' hops out (outputs that show none: checkOptions.showsHops)
+	// PlainTable builds the report for check's plain table alone
+	// (checkOptions.plainTable): the storage pairs tallied, and only the
+	// devices it names.
+	PlainTable bool
 }
 
 // buildReport analyses a loaded source: the advisor's predictions,
@@ -79,7 +83,11 @@ type reportOptions struct {
 // report, printed.
 func (a *analysis) buildReport(adv *adviceOptions, ro reportOptions) (*report.Report, error) {
 	pairs := a.g.PairsWithoutHops() // report.Build works out each pair's hops
-	res, err := a.advise(adv, pairs, ro.Explain)
+	var tally *report.StorageTally
+	if ro.PlainTable {
+		tally = &report.StorageTally{}
+	}
+	res, err := a.adviseTallying(adv, pairs, ro.Explain, tally)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +96,7 @@ func (a *analysis) buildReport(adv *adviceOptions, ro reportOptions) (*report.Re
 	}
 	return report.Build(report.Input{
 		Source: a.src,
-		Graph:  a.g, Pairs: pairs, Advice: res, FailOn: ro.FailOn, NoHops: ro.NoHops,
+		Graph:  a.g, Pairs: pairs, Advice: res, FailOn: ro.FailOn, NoHops: ro.NoHops, StorageTally: tally, NamedDevicesOnly: ro.PlainTable,
 		NVSMI: a.nvsmiCheck(), NCCLEnv: adv.vars,
 	}), nil
 }

@@ -155,7 +155,7 @@ func (opts *checkOptions) result(op *source.Opener, name string, f render.Format
 	if err != nil {
 		return report.NewResult(name, nil, err, exitCode(err))
 	}
-	r, err := a.buildReport(&opts.adviceOptions, reportOptions{FailOn: opts.FailOn, NoHops: !opts.showsHops(f)})
+	r, err := a.buildReport(&opts.adviceOptions, reportOptions{FailOn: opts.FailOn, NoHops: !opts.showsHops(f), PlainTable: opts.plainTable(f)})
 	if err != nil {
 		return report.NewResult(name, nil, err, exitCode(err))
 	}

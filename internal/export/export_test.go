@@ -288,7 +288,7 @@ func TestNCCLXMLGDR(t *testing.T) {
 	nccl := without
 	nccl.Devices = append([]*topology.Device(nil), without.Devices...)
 	gpu := *nccl.OfKind(topology.KindAccelerator)[0]
-	gpu.NCCLGDR = "0"
+	gpu.SetNCCLGDR("0")
 	for i, d := range nccl.Devices {
 		if d.Addr == gpu.Addr {
 			nccl.Devices[i] = &gpu

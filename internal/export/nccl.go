@@ -110,8 +110,8 @@ func NCCLXML(w io.Writer, g *topology.Graph) error {
 	}
 	for _, d := range g.Devices {
 		switch {
-		case d.Positional != "":
-			return fmt.Errorf("%s has no bus ID (%s: lstopo without -v), and an NCCL topology names every PCI node by its bus ID: export from lstopo -v, hwloc XML or the sysfs tree", d.BDF(), d.Positional)
+		case d.Positional() != "":
+			return fmt.Errorf("%s has no bus ID (%s: lstopo without -v), and an NCCL topology names every PCI node by its bus ID: export from lstopo -v, hwloc XML or the sysfs tree", d.BDF(), d.Positional())
 		case d.PlaceUnknown:
 			return fmt.Errorf("%s: the source shows no PCI hierarchy, which an NCCL topology is made of: export from lspci -tv, sudo lspci -vvv or the sysfs tree", d.BDF())
 		}
@@ -306,8 +306,8 @@ func (x *xmlWriter) gpu(depth int, d *topology.Device) {
 func (x *xmlWriter) gdr(d *topology.Device) string {
 	p := x.g.Platform
 	switch {
-	case d.NCCLGDR != "":
-		return d.NCCLGDR
+	case d.NCCLGDR() != "":
+		return d.NCCLGDR()
 	case p.ModulesRead && len(p.PeerMemory) > 0:
 		return "1"
 	}

@@ -430,9 +430,10 @@ func (b *builder) device(o, normal *object, hb *topology.HostBridge, parent *top
 		return nil
 	}
 	d := topology.NewDevice(addr)
-	d.Parent, d.HostBridge, d.Seen = parent, hb, b.where(o)
+	d.Parent, d.HostBridge = parent, hb
+	d.SetSeen(b.where(o))
 	if o.line == 0 {
-		d.Seen = b.name + " <object pci_busid=" + strconv.Quote(o.busid) + ">"
+		d.SetSeen(b.name + " <object pci_busid=" + strconv.Quote(o.busid) + ">")
 	}
 	if hb == nil {
 		d.HostBridge = b.hostBridgeAt(addr.Domain, addr.Bus, true)
@@ -465,7 +466,7 @@ func (b *builder) device(o, normal *object, hb *topology.HostBridge, parent *top
 		d.LocalCPUs = cpuList(normal.cpus)
 		if len(normal.nodes) > 1 && nodesSpan(normal) {
 			d.LocalCPUsNode = true
-			d.NUMANodeUnread = fmt.Sprintf("hwloc records no numa_node; the device is local to CPUs %s, of one of NUMA nodes %s", d.LocalCPUs, cpuList(normal.nodes))
+			d.SetNUMANodeUnread(fmt.Sprintf("hwloc records no numa_node; the device is local to CPUs %s, of one of NUMA nodes %s", d.LocalCPUs, cpuList(normal.nodes)))
 		}
 	}
 	d.Link = b.link(addr.String(), o.link)

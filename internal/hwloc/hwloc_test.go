@@ -362,7 +362,7 @@ func TestLstopoFixtures(t *testing.T) {
 				}
 				positional := 0
 				for _, d := range hw.Devices {
-					if d.Positional != "" {
+					if d.Positional() != "" {
 						positional++
 						if d.Kind != topology.KindBridge || !strings.HasPrefix(d.BDF(), "bridge@line") {
 							t.Errorf("positional %s is a %s", d.BDF(), d.Kind)

@@ -322,8 +322,8 @@ func same(t *testing.T, want, got *topology.Graph, labels, ids bool) {
 		if parentOf(d) != parentOf(w) {
 			t.Errorf("%s: parent %q, want %q", w.BDF(), parentOf(d), parentOf(w))
 		}
-		if d.PhysFn != w.PhysFn {
-			t.Errorf("%s: physfn %q, want %q", w.BDF(), d.PhysFn, w.PhysFn)
+		if d.PhysFn() != w.PhysFn() {
+			t.Errorf("%s: physfn %q, want %q", w.BDF(), d.PhysFn(), w.PhysFn())
 		}
 	}
 	if !labels {

@@ -86,8 +86,8 @@ func (p *parser) virtualFunctions(g *topology.Graph, recs map[topology.BDF]*rec,
 				break
 			}
 			a := topology.BDF{Domain: pf.Addr.Domain, Bus: uint8(v >> 8), Device: uint8(v >> 3 & 0x1f), Function: uint8(v & 7)}
-			if d := devs[a]; d != nil && d != pf && d.PhysFn == "" {
-				d.PhysFn = pf.BDF()
+			if d := devs[a]; d != nil && d != pf && d.PhysFn() == "" {
+				d.SetPhysFn(pf.BDF())
 			}
 		}
 	}
@@ -107,21 +107,21 @@ func (p *parser) virtualFunctions(g *topology.Graph, recs map[topology.BDF]*rec,
 	ambiguous := map[*topology.Device][]*topology.Device{} // first physical function taken, for the warning
 	var taken []*topology.Device
 	for _, d := range g.Devices { // in address order
-		if d.PhysFn != "" || d.Kind == topology.KindBridge || !isVF(d) {
+		if d.PhysFn() != "" || d.Kind == topology.KindBridge || !isVF(d) {
 			continue
 		}
 		r := recs[d.Addr]
 		var pfs []*topology.Device
 		for _, o := range byBus[bus{d.Addr.Domain, d.Addr.Bus}] {
 			or := recs[o.Addr]
-			if o != d && o.PhysFn == "" && o.Kind == d.Kind && r.vendorKnown && or.vendorKnown && or.vendor == r.vendor && !isVF(o) && !or.sriov.placed() {
+			if o != d && o.PhysFn() == "" && o.Kind == d.Kind && r.vendorKnown && or.vendorKnown && or.vendor == r.vendor && !isVF(o) && !or.sriov.placed() {
 				pfs = append(pfs, o)
 			}
 		}
 		if len(pfs) == 0 {
 			continue
 		}
-		d.PhysFn = pfs[0].BDF()
+		d.SetPhysFn(pfs[0].BDF())
 		if len(pfs) > 1 {
 			if ambiguous[pfs[0]] == nil {
 				taken = append(taken, pfs[0])
@@ -134,7 +134,7 @@ func (p *parser) virtualFunctions(g *topology.Graph, recs map[topology.BDF]*rec,
 		vfs := ambiguous[pf]
 		var others []string
 		for _, o := range byBus[bus{pf.Addr.Domain, pf.Addr.Bus}] {
-			if o != pf && o.PhysFn == "" && o.Kind == pf.Kind && recs[o.Addr].vendor == recs[pf.Addr].vendor && !isVF(o) && !recs[o.Addr].sriov.placed() {
+			if o != pf && o.PhysFn() == "" && o.Kind == pf.Kind && recs[o.Addr].vendor == recs[pf.Addr].vendor && !isVF(o) && !recs[o.Addr].sriov.placed() {
 				others = append(others, o.BDF())
 			}
 		}

@@ -55,8 +55,8 @@ func TestVirtualFunctionsSetAside(t *testing.T) {
 			for _, d := range g.Devices {
 				if d.IsVirtualFunction() {
 					vfs++
-					if want := fmt.Sprintf("%04x:%02x:00.0", d.Addr.Domain, d.Addr.Bus); d.PhysFn != want {
-						t.Errorf("%s: physfn %q, want %q", d.BDF(), d.PhysFn, want)
+					if want := fmt.Sprintf("%04x:%02x:00.0", d.Addr.Domain, d.Addr.Bus); d.PhysFn() != want {
+						t.Errorf("%s: physfn %q, want %q", d.BDF(), d.PhysFn(), want)
 					}
 				}
 			}
@@ -100,8 +100,8 @@ func TestVirtualFunctionsTree(t *testing.T) {
 		t.Fatalf("NICs %v, want the two ports", nics)
 	}
 	for _, f := range []string{"00.2", "00.3", "00.4", "00.5"} {
-		if d := dev(t, g, "0000:58:"+f); d.PhysFn != "0000:58:00.0" {
-			t.Errorf("%s: physfn %q, want 0000:58:00.0 (taken, with a warning)", d.BDF(), d.PhysFn)
+		if d := dev(t, g, "0000:58:"+f); d.PhysFn() != "0000:58:00.0" {
+			t.Errorf("%s: physfn %q, want 0000:58:00.0 (taken, with a warning)", d.BDF(), d.PhysFn())
 		}
 	}
 	var said []string
@@ -151,8 +151,8 @@ func TestVirtualFunctionsCapability(t *testing.T) {
 	want := map[string]string{"00.0": "", "00.1": "", "00.2": "0000:58:00.0", "00.3": "0000:58:00.0", "00.4": "0000:58:00.0",
 		"00.5": "0000:58:00.1", "00.6": "0000:58:00.1"}
 	for f, w := range want {
-		if d := dev(t, g, "0000:58:"+f); d.PhysFn != w {
-			t.Errorf("%s: physfn %q, want %q", d.BDF(), d.PhysFn, w)
+		if d := dev(t, g, "0000:58:"+f); d.PhysFn() != w {
+			t.Errorf("%s: physfn %q, want %q", d.BDF(), d.PhysFn(), w)
 		}
 	}
 	if len(g.Warnings) != 0 {
@@ -169,8 +169,8 @@ func TestVirtualFunctionsCapability(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"00.2", "00.3"} {
-		if d := dev(t, g, "0000:58:"+f); d.PhysFn != "0000:58:00.1" {
-			t.Errorf("port 0 disabled: %s: physfn %q, want 0000:58:00.1", d.BDF(), d.PhysFn)
+		if d := dev(t, g, "0000:58:"+f); d.PhysFn() != "0000:58:00.1" {
+			t.Errorf("port 0 disabled: %s: physfn %q, want 0000:58:00.1", d.BDF(), d.PhysFn())
 		}
 	}
 	if len(g.Warnings) != 0 {
@@ -189,7 +189,7 @@ func TestVirtualFunctionInVM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if nics := g.OfKind(topology.KindNIC); len(nics) != 1 || nics[0].PhysFn != "" {
+	if nics := g.OfKind(topology.KindNIC); len(nics) != 1 || nics[0].PhysFn() != "" {
 		t.Errorf("NICs %v, want the virtual function as the VM's NIC", nics)
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -166,22 +165,22 @@ type rankKey struct {
 }
 
 var (
-	rePrefix  = regexp.MustCompile(`([A-Za-z0-9._-]+):(\d+):(\d+) \[(\d+)\](?: \S+:\d+(?: \([^)]*\))?)? $`)
-	reVersion = regexp.MustCompile(`\b(NCCL|RCCL) version\s*:?\s*(\S+)`)
-	reInit    = regexp.MustCompile(`\bcomm 0x[0-9a-fA-F]+ rank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev (\d+))? busId ([0-9a-fA-F]+)`)
-	reLocal   = regexp.MustCompile(`\bcomm 0x[0-9a-fA-F]+ rank (\d+) nRanks (\d+) nNodes \d+ localRanks \d+ localRank (\d+)`)
-	reChannel = regexp.MustCompile(`^(?:Channel|Ring|Coll) (\d+)(?:/(\d+))? : (\d+)(?:\[([0-9a-fA-F]+)\])? -> (\d+)(?:\[([0-9a-fA-F]+)\])?(?: \[(send|receive)\])? via (.*)$`)
-	reColl    = regexp.MustCompile(`^Coll(?:Net)? (\d+)(?:/(\d+))? : (\d+) \[(send|receive)\] via (COLLNET/.*)$`)
-	reNet     = regexp.MustCompile(`^(NET|COLLNET)/(.+)/(\d+)(?:\((\d+)\))?((?:/[A-Za-z]+(?:\([A-Z]+\))?)*)$`)
-	reIBNIC   = regexp.MustCompile(`\[(\d+)\]([^\s:\[\]]+):(\d+)/([A-Za-z]+)`)
-	reSockNIC = regexp.MustCompile(`\[(\d+)\]([^\s:\[\]<]+):`)
-	reHCAGDR  = regexp.MustCompile(`^NET/(.+?) : GPU Direct RDMA (Enabled|Disabled) for HCA (\d+) '([^']*)'(?: \((.*)\))?`)
-	rePathGDR = regexp.MustCompile(`^GPU Direct RDMA (Enabled|Disabled) for GPU ([0-9a-fA-F]+) / HCA (\d+) \(distance (\d+) ?(?:>|<=) ?(-?\d+)\)`)
-	reRing    = regexp.MustCompile(`use ring PXN (\d+) GDR (\d+)`)
-	reEnv     = regexp.MustCompile(`^(NCCL_[A-Z0-9_]+) set by environment to (.*?)\.?$`)
-	rePlugin  = regexp.MustCompile(`^NET/Plugin ?: Loaded net plugin (.+)$`)
-	reAvg     = regexp.MustCompile(`^#\s*Avg bus bandwidth\s*:\s*([0-9.]+)`)
-	reTestDev = regexp.MustCompile(`^#\s*Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([0-9A-Fa-fx:]+)\]\s*(.*)$`)
+	rePrefix  = lazy(`([A-Za-z0-9._-]+):(\d+):(\d+) \[(\d+)\](?: \S+:\d+(?: \([^)]*\))?)? $`)
+	reVersion = lazy(`\b(NCCL|RCCL) version\s*:?\s*(\S+)`)
+	reInit    = lazy(`\bcomm 0x[0-9a-fA-F]+ rank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev (\d+))? busId ([0-9a-fA-F]+)`)
+	reLocal   = lazy(`\bcomm 0x[0-9a-fA-F]+ rank (\d+) nRanks (\d+) nNodes \d+ localRanks \d+ localRank (\d+)`)
+	reChannel = lazy(`^(?:Channel|Ring|Coll) (\d+)(?:/(\d+))? : (\d+)(?:\[([0-9a-fA-F]+)\])? -> (\d+)(?:\[([0-9a-fA-F]+)\])?(?: \[(send|receive)\])? via (.*)$`)
+	reColl    = lazy(`^Coll(?:Net)? (\d+)(?:/(\d+))? : (\d+) \[(send|receive)\] via (COLLNET/.*)$`)
+	reNet     = lazy(`^(NET|COLLNET)/(.+)/(\d+)(?:\((\d+)\))?((?:/[A-Za-z]+(?:\([A-Z]+\))?)*)$`)
+	reIBNIC   = lazy(`\[(\d+)\]([^\s:\[\]]+):(\d+)/([A-Za-z]+)`)
+	reSockNIC = lazy(`\[(\d+)\]([^\s:\[\]<]+):`)
+	reHCAGDR  = lazy(`^NET/(.+?) : GPU Direct RDMA (Enabled|Disabled) for HCA (\d+) '([^']*)'(?: \((.*)\))?`)
+	rePathGDR = lazy(`^GPU Direct RDMA (Enabled|Disabled) for GPU ([0-9a-fA-F]+) / HCA (\d+) \(distance (\d+) ?(?:>|<=) ?(-?\d+)\)`)
+	reRing    = lazy(`use ring PXN (\d+) GDR (\d+)`)
+	reEnv     = lazy(`^(NCCL_[A-Z0-9_]+) set by environment to (.*?)\.?$`)
+	rePlugin  = lazy(`^NET/Plugin ?: Loaded net plugin (.+)$`)
+	reAvg     = lazy(`^#\s*Avg bus bandwidth\s*:\s*([0-9.]+)`)
+	reTestDev = lazy(`^#\s*Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([0-9A-Fa-fx:]+)\]\s*(.*)$`)
 )
 
 // Parse reads a log from r; name is for errors. It returns ErrNotLog
@@ -372,7 +371,7 @@ func (p *parser) line(l string) {
 // not a connection.
 // NCCL prints it "Channel %02d/%02d :" (the count of channels, two
 // digits), a connection "Channel %02d/%d" (its index, one digit).
-var reRingOrder = regexp.MustCompile(`^(?:Channel|Ring) \d+(?:/\d\d+)? :(?:\s+\d+)*\s*$`)
+var reRingOrder = lazy(`^(?:Channel|Ring) \d+(?:/\d\d+)? :(?:\s+\d+)*\s*$`)
 
 // knownStarts are messages a cut last line may be the start of.
 var knownStarts = []string{"Channel ", "Connected all rings", "Connected all trees", "NET/IB : Using", "NET/Socket : Using", "Using network ", "comm 0x", "Init COMPLETE"}
@@ -405,7 +404,7 @@ func cutMessage(msg string) bool {
 }
 
 // reCutStart is the start of an NCCL line: "host:pid:tid [" or shorter.
-var reCutStart = regexp.MustCompile(`^(?:\[[^\]]*\] ?)?[A-Za-z0-9._-]+:\d+(?::\d*(?: \[\d*\]?)?)?$|NCCL INFO [A-Za-z]*$`)
+var reCutStart = lazy(`^(?:\[[^\]]*\] ?)?[A-Za-z0-9._-]+:\d+(?::\d*(?: \[\d*\]?)?)?$|NCCL INFO [A-Za-z]*$`)
 
 func (p *parser) version(lib, v string) {
 	if lib == "RCCL" || strings.Contains(v, "hip") {

@@ -3,7 +3,6 @@ package nccllog
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,9 +93,9 @@ var (
 	// reNode is a node as ncclTopoPrintRec names it: TYPE/ID, where ID is
 	// the bare id in hex ("%lX", NCCL up to 2.20) or system id and local id
 	// ("%lx-%lx", 2.21 on), then a parenthesis for CPU, PCI, GPU, DEV and NET.
-	reNode = regexp.MustCompile(`^([A-Z]{3})/([0-9A-Fa-f]+)(?:-([0-9A-Fa-f]+))?(?: \(([^)]*)\))?`)
+	reNode = lazy(`^([A-Z]{3})/([0-9A-Fa-f]+)(?:-([0-9A-Fa-f]+))?(?: \(([^)]*)\))?`)
 	// reLink is "+ TYPE[bw] - " before the node a link goes to.
-	reLink = regexp.MustCompile(`^\+ ([A-Z0-9]+)\[([0-9.]+)\] - `)
+	reLink = lazy(`^\+ ([A-Z0-9]+)\[([0-9.]+)\] - `)
 )
 
 // node is one parsed node of a print line.

@@ -445,9 +445,10 @@ func (p *parser) open(name string, a map[string]string, desc string) {
 			if a["gdr"] == "0" {
 				p.warn(parent.dev.BDF(), "gpu gdr=0: NCCL routes its traffic with NICs through the CPU (PHB)")
 			}
-			parent.dev.NCCLGDR, parent.dev.NCCLDev = a["gdr"], a["dev"]
+			parent.dev.SetNCCLGDR(a["gdr"])
+			parent.dev.SetNCCLDev(a["dev"])
 			if sm, err := strconv.Atoi(a["sm"]); err == nil && sm > 0 {
-				parent.dev.ComputeCapability = sm
+				parent.dev.SetComputeCapability(sm)
 			}
 		} else {
 			p.warn(p.name, f.desc+" outside a <pci>: left out")
@@ -539,7 +540,8 @@ func (p *parser) pci(a map[string]string, desc string) *topology.Device {
 		return nil
 	}
 	d := topology.NewDevice(addr)
-	d.RoleFrom, d.Seen = topology.RoleFromStructure, p.name+" "+desc
+	d.RoleFrom = topology.RoleFromStructure
+	d.SetSeen(p.name + " " + desc)
 	up := p.enclosing(func(f *frame) bool { return f.dev != nil || f.hb != nil })
 	switch {
 	case up != nil && up.dev != nil:
@@ -617,8 +619,8 @@ func (p *parser) net(parent *frame, a map[string]string) {
 	if a["gdr"] == "0" {
 		p.warn(d.BDF(), fmt.Sprintf("net %q gdr=0: NCCL routes GPU traffic to it through the CPU (PHB)", a["name"]))
 	}
-	if d.NCCLGDR != "1" { // a NIC with several <net> ports: GDR if any port has it
-		d.NCCLGDR = a["gdr"]
+	if d.NCCLGDR() != "1" { // a NIC with several <net> ports: GDR if any port has it
+		d.SetNCCLGDR(a["gdr"])
 	}
 }
 

@@ -24,6 +24,15 @@ type Input struct {
 	// NoHops leaves every pair's hops out, for an output that shows none
 	// (check's plain table, -o jsonl): they are most of a report.
 	NoHops bool
+	// StorageTally, when set, holds the accelerator-NVMe pairs tallied as
+	// the advisor made them (advisor.Options.EachStorage), for an output
+	// that shows no more (check's plain table): the report keeps the tally
+	// in place of the pairs, and Advice.Storage is not read.
+	StorageTally *StorageTally
+	// NamedDevicesOnly keeps only the devices with a table name (GPU0,
+	// NIC0), and any of the same address, for an output that shows no
+	// other (check's plain table).
+	NamedDevicesOnly bool
 	// NVSMI is the host's nvidia-smi topo -m against the tree (NVSMI
 	// builds it); nil when none was given.
 	NVSMI *NVSMICheck
@@ -38,7 +47,7 @@ type Input struct {
 func Build(in Input) *Report {
 	g := in.Graph
 	r := &Report{Source: in.Source, Graph: g, FailOn: in.FailOn, NVSMI: in.NVSMI, NCCLEnv: in.NCCLEnv,
-		HostBridges: make([]HostBridge, 0, len(g.HostBridges)), Devices: make([]Device, 0, len(g.Devices)), Accelerators: []Accelerator{},
+		HostBridges: make([]HostBridge, 0, len(g.HostBridges)), Accelerators: []Accelerator{},
 		NICs: []string{}, HiddenNICs: []string{}, Pairs: make([]Pair, 0, len(in.Pairs)),
 		Warnings: make([]Warning, 0, len(g.Warnings)), Lacks: append(append(append([]string{}, g.Lacks...), unidentifiedLacks(g)...), nicNumberingLacks(g)...), Findings: []Finding{},
 		Plan: Plan{Assignments: []Assignment{}, Ranks: []Rank{}}}
@@ -51,25 +60,52 @@ func Build(in Input) *Report {
 	for _, hb := range g.HostBridges {
 		r.HostBridges = append(r.HostBridges, HostBridge{Name: hb.Name, NUMANode: hb.NUMANode, Socket: hb.Socket, Devices: bdfs(hb.Devices)})
 	}
-	aliases := Aliases(g)
-	ids := hexIDs{}
-	for _, d := range g.Devices {
-		r.Devices = append(r.Devices, device(g, d, aliases[d], ids))
-	}
 	adv := in.Advice
 	if adv == nil {
 		adv = &advisor.Result{}
 	}
+	if in.StorageTally != nil {
+		r.StoragePairs, r.storage, r.storageTallied = []StoragePair{}, in.StorageTally.rows, true
+	} else {
+		r.StoragePairs = make([]StoragePair, 0, len(adv.Storage))
+		for _, sp := range adv.Storage {
+			r.StoragePairs = append(r.StoragePairs, storagePair(sp))
+		}
+	}
+	// The rest needs no storage pair: a copy of the advice without them
+	// lets a large machine's go before the devices are made.
+	rest := *adv
+	rest.Storage = nil
+	adv = &rest
+	aliases := Aliases(g)
+	ids := hexIDs{}
+	keep := func(*topology.Device) bool { return true }
+	kept := len(g.Devices)
+	if in.NamedDevicesOnly {
+		named := make(map[string]bool, len(aliases))
+		for d := range aliases {
+			named[d.BDF()] = true
+		}
+		keep = func(d *topology.Device) bool { return named[d.BDF()] }
+		kept = 0
+		for _, d := range g.Devices {
+			if keep(d) {
+				kept++
+			}
+		}
+		r.functions, r.namedDevicesOnly = len(g.Devices), true
+	}
+	r.Devices = make([]Device, 0, kept)
+	for _, d := range g.Devices {
+		if keep(d) {
+			r.Devices = append(r.Devices, device(g, d, aliases[d], ids))
+		}
+	}
 	shown, hidden := ShownNICs(g)
 	r.NICs, r.HiddenNICs = bdfs(computeOnly(shown, adv.SetAside)), bdfs(hidden)
-	r.SetAsideNICs, r.StoragePairs = make([]SetAsideNIC, 0, len(adv.SetAside)), make([]StoragePair, 0, len(adv.Storage))
+	r.SetAsideNICs = make([]SetAsideNIC, 0, len(adv.SetAside))
 	for _, n := range adv.SetAside {
 		r.SetAsideNICs = append(r.SetAsideNICs, SetAsideNIC{NIC: n.NIC.BDF(), Reason: n.Reason})
-	}
-	for _, sp := range adv.Storage {
-		r.StoragePairs = append(r.StoragePairs, StoragePair{Accelerator: sp.Pair.A.BDF(), NVMe: sp.Pair.B.BDF(), SMI: string(sp.Pair.SMI),
-			Path: sp.Pair.Path, Route: sp.Route, BottleneckGbps: Round(sp.ExpectedGbps), Note: sp.Note,
-			LabelUncertain: sp.Pair.LabelUncertain || sp.Pair.SMI == topology.Unknown})
 	}
 	// Every pair's kinds and hops are cut from one array each: two
 	// allocations instead of two a pair. The pairs may come without their
@@ -136,6 +172,13 @@ func Build(in Input) *Report {
 		r.ExitStatus = ExitFindings
 	}
 	return r
+}
+
+// storagePair is the report's row of the advisor's storage prediction.
+func storagePair(sp advisor.StoragePrediction) StoragePair {
+	return StoragePair{Accelerator: sp.Pair.A.BDF(), NVMe: sp.Pair.B.BDF(), SMI: string(sp.Pair.SMI),
+		Path: sp.Pair.Path, Route: sp.Route, BottleneckGbps: Round(sp.ExpectedGbps), Note: sp.Note,
+		LabelUncertain: sp.Pair.LabelUncertain || sp.Pair.SMI == topology.Unknown}
 }
 
 // sortWarnings puts the reader's warnings in one order whatever the
@@ -355,13 +398,13 @@ func device(g *topology.Graph, d *topology.Device, alias string, ids hexIDs) Dev
 		BDF: d.BDF(), Alias: alias, Kind: string(d.Kind), Role: string(d.Role),
 		Class: ids.get(d.Class, 6), VendorID: ids.get(uint32(d.VendorID), 4), DeviceID: ids.get(uint32(d.DeviceID), 4),
 		Name: d.Name, NUMANode: d.NUMANode, NUMAFrom: d.NUMAFrom, LocalCPUs: d.LocalCPUs,
-		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn, PortRateGbps: Round(d.PortRateGbps),
+		Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn(), PortRateGbps: Round(d.PortRateGbps),
 		ConfigBytes: d.ConfigLen, RDMA: nonNil(d.RDMA), Netdev: nonNil(d.Netdevs), Children: bdfs(d.Children),
-		Positional: d.Positional, PlaceUnknown: d.PlaceUnknown,
+		Positional: d.Positional(), PlaceUnknown: d.PlaceUnknown,
 		Link: Link{MaxGTs: d.Link.MaxGTs, MaxWidth: d.Link.MaxWidth},
 	}
 	out.Link.CurrentGTs, out.Link.CurrentWidth = knownLink(d.Link)
-	out.Bond, out.ComputePartition, out.MemoryPartition = d.Bond, d.ComputePartition, d.MemoryPartition
+	out.Bond, out.ComputePartition, out.MemoryPartition = d.Bond, d.ComputePartition(), d.MemoryPartition()
 	out.Ports, out.AER = ports(d), aer(d)
 	out.Unidentified = d.Unidentified
 	if d.Kind == topology.KindBridge {

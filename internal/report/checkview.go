@@ -115,7 +115,7 @@ func NewCheckView(r *Report, opts CheckViewOptions) *CheckView {
 	v := &CheckView{Source: r.Source.Name, Verbose: opts.Verbose, Summary: SummaryRows(r), HiddenNICs: r.HiddenNICs, Counts: r.Counts.String()}
 	status, rest := verdictParts(r)
 	v.Severity, v.Verdict = strings.ToLower(status), rest
-	among := fmt.Sprintf(" among %d PCI functions", len(r.Devices))
+	among := fmt.Sprintf(" among %d PCI functions", r.functionCount())
 	switch {
 	case len(r.Accelerators) == 0 && r.Summary.Partial != "":
 		v.NoPairs = "no accelerators" + noneInPartial(r.Summary, r.Summary.SkippedAccelerators, "accelerator", among)

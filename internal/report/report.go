@@ -80,6 +80,22 @@ type Report struct {
 	// of ends, in Graph.Pairs' order (i < j): the pair of ends i and j is
 	// then found by arithmetic, and pairAt is not made.
 	endAt map[string]int
+	// storage are StoragePairs tallied by accelerator, without their
+	// aliases, when Build left the pairs out (storageTallied).
+	storage        []storageRow
+	storageTallied bool
+	// functions counts the source's PCI functions when Build kept only
+	// the named devices (namedDevicesOnly).
+	functions        int
+	namedDevicesOnly bool
+}
+
+// functionCount is how many PCI functions the source holds.
+func (r *Report) functionCount() int {
+	if r.namedDevicesOnly {
+		return r.functions
+	}
+	return len(r.Devices)
 }
 
 // SetAsideNIC is a NIC left out of the compute rails, and why.

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"slices"
+
 	"github.com/gdtopo/gdtopo/advisor"
 	"github.com/gdtopo/gdtopo/topology"
 )
@@ -21,8 +23,22 @@ type storageRow struct {
 	BottleneckGbps             float64  // of the first nearest drive's path
 }
 
-// storageRows groups r.StoragePairs by accelerator, in their order.
+// storageRows groups r.StoragePairs by accelerator, in their order, or
+// returns the rows Build tallied in their place (Input.NoStoragePairs).
 func storageRows(r *Report) []storageRow {
+	var out []storageRow
+	if r.storageTallied {
+		out = slices.Clone(r.storage)
+	} else {
+		var t StorageTally
+		for _, s := range r.StoragePairs {
+			t.add(s)
+		}
+		out = t.rows
+	}
+	if len(out) == 0 {
+		return out
+	}
 	aliases := map[string]string{} // only the few aliased among thousands of devices
 	for _, d := range r.Devices {
 		if d.Alias != "" {
@@ -31,40 +47,57 @@ func storageRows(r *Report) []storageRow {
 			delete(aliases, d.BDF) // a later device of the same BDF, as before
 		}
 	}
-	var out []storageRow
-	index := map[string]int{}
-	for _, s := range r.StoragePairs {
-		i, ok := index[s.Accelerator]
-		if !ok {
-			i = len(out)
-			index[s.Accelerator] = i
-			out = append(out, storageRow{Accelerator: s.Accelerator, Alias: aliases[s.Accelerator]})
-		}
-		row := &out[i]
-		switch s.Route {
-		case advisor.RouteSwitch:
-			row.InSwitch++
-		case advisor.RouteRootComplex:
-			row.RootComplex++
-		case advisor.RouteUnknown:
-			row.Unknown++
-			if s.SMI == string(topology.Unknown) {
-				row.Unplaced++
-			}
-		default:
-			row.Far++
-		}
-		// The nearest drives are those of the best label, a known label
-		// before the same label guessed.
-		l, r := topology.Label(s.SMI), topology.Label(row.NearestLabel).Rank()
-		switch {
-		case row.NearestLabel == "" || l.Rank() < r || l.Rank() == r && row.NearestUncertain && !s.LabelUncertain:
-			row.NearestLabel, row.NearestRoute, row.NearestUncertain, row.Nearest, row.BottleneckGbps = s.SMI, s.Route, s.LabelUncertain, []string{s.NVMe}, s.BottleneckGbps
-		case s.SMI == row.NearestLabel && s.LabelUncertain == row.NearestUncertain:
-			row.Nearest = append(row.Nearest, s.NVMe)
-		}
+	for i := range out {
+		out[i].Alias = aliases[out[i].Accelerator]
 	}
 	return out
+}
+
+// StorageTally groups the advisor's storage predictions by accelerator,
+// one at a time, so that the pairs themselves need not be kept
+// (Input.StorageTally). The zero value is empty.
+type StorageTally struct {
+	rows  []storageRow // without their aliases
+	index map[string]int
+}
+
+// Add counts one prediction in its accelerator's row.
+func (t *StorageTally) Add(sp advisor.StoragePrediction) { t.add(storagePair(sp)) }
+
+// add counts one pair in its accelerator's row.
+func (t *StorageTally) add(s StoragePair) {
+	i, ok := t.index[s.Accelerator]
+	if !ok {
+		if t.index == nil {
+			t.index = map[string]int{}
+		}
+		i = len(t.rows)
+		t.index[s.Accelerator] = i
+		t.rows = append(t.rows, storageRow{Accelerator: s.Accelerator})
+	}
+	row := &t.rows[i]
+	switch s.Route {
+	case advisor.RouteSwitch:
+		row.InSwitch++
+	case advisor.RouteRootComplex:
+		row.RootComplex++
+	case advisor.RouteUnknown:
+		row.Unknown++
+		if s.SMI == string(topology.Unknown) {
+			row.Unplaced++
+		}
+	default:
+		row.Far++
+	}
+	// The nearest drives are those of the best label, a known label
+	// before the same label guessed.
+	l, r := topology.Label(s.SMI), topology.Label(row.NearestLabel).Rank()
+	switch {
+	case row.NearestLabel == "" || l.Rank() < r || l.Rank() == r && row.NearestUncertain && !s.LabelUncertain:
+		row.NearestLabel, row.NearestRoute, row.NearestUncertain, row.Nearest, row.BottleneckGbps = s.SMI, s.Route, s.LabelUncertain, []string{s.NVMe}, s.BottleneckGbps
+	case s.SMI == row.NearestLabel && s.LabelUncertain == row.NearestUncertain:
+		row.Nearest = append(row.Nearest, s.NVMe)
+	}
 }
 
 // NoRDMAOnly reports whether the NIC was set aside only for having no

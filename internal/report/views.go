@@ -126,7 +126,7 @@ func MatrixOf(r *Report) *Matrix {
 	}
 	ends = append(ends, r.NICs...)
 	m := &Matrix{SchemaVersion: SchemaVersion, Source: r.Source, Devices: make([]MatrixDevice, 0, len(ends)), Labels: make([][]string, 0, len(ends)),
-		Legend: append(make([]LegendEntry, 0, len(legend)+3), legend...), HiddenNICs: r.HiddenNICs, PCIFunctions: len(r.Devices)}
+		Legend: append(make([]LegendEntry, 0, len(legend)+3), legend...), HiddenNICs: r.HiddenNICs, PCIFunctions: r.functionCount()}
 	cells := make([]string, len(ends)*len(ends)) // the rows are cut from one array
 	nv, nvUnknown, uncertain, xgmiKnown, xgmiUnknown := false, false, false, false, false
 	gpuNUMA := "N/A"

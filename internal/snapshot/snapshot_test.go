@@ -144,13 +144,13 @@ func project(g *topology.Graph) view {
 		v.Devices = append(v.Devices, devView{BDF: d.BDF(), Parent: bdf(d.Parent), HostBridge: hb, Kind: d.Kind, Role: d.Role,
 			Class: d.Class, Vendor: d.VendorID, Device: d.DeviceID, SubVen: d.SubVendorID, SubDev: d.SubDeviceID,
 			SubsystemKnown: d.SubsystemKnown, NUMANode: d.NUMANode, RawNUMANode: d.RawNUMANode, NUMAFrom: d.NUMAFrom,
-			LocalCPUs: d.LocalCPUs, Link: d.Link, Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn,
+			LocalCPUs: d.LocalCPUs, Link: d.Link, Driver: d.Driver, IOMMUGroup: d.IOMMUGroup, PhysFn: d.PhysFn(),
 			RDMA: d.RDMA, Netdevs: d.Netdevs, PortRateGbps: d.PortRateGbps, ConfigLen: d.ConfigLen, BARs: d.BARs,
 			ACSRedirect: d.ACSRedirect, ACSKnown: d.ACSKnown, MaxReadRequest: d.MaxReadRequest, MaxPayload: d.MaxPayload,
 			RelaxedOrdering: d.RelaxedOrdering, DevCtlKnown: d.DevCtlKnown, Ports: d.Ports, AER: d.AER,
-			NUMANodeUnread: d.NUMANodeUnread, LocalCPUsNode: d.LocalCPUsNode, HasACS: d.HasACS, ACSCtl: d.ACSCtl,
-			VPDV3: d.VPDV3, VPDSN: d.VPDSN, ComputePartition: d.ComputePartition, MemPartition: d.MemoryPartition,
-			Bond: d.Bond, LAG: d.LAG})
+			NUMANodeUnread: d.NUMANodeUnread(), LocalCPUsNode: d.LocalCPUsNode, HasACS: d.HasACS, ACSCtl: d.ACSCtl,
+			VPDV3: d.VPDV3(), VPDSN: d.VPDSN(), ComputePartition: d.ComputePartition(), MemPartition: d.MemoryPartition(),
+			Bond: d.Bond, LAG: d.LAG()})
 	}
 	for _, hb := range g.HostBridges {
 		v.HostBridges = append(v.HostBridges, hbView{hb.Name, hb.NUMANode, hb.Socket, hb.Inferred, len(hb.Devices)})

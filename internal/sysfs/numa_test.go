@@ -44,8 +44,8 @@ func TestNUMANodeUnreadIsNotMinusOne(t *testing.T) {
 			}
 			a, _ := topology.ParseBDF("0000:03:00.0")
 			d := g.Device(a)
-			if d.RawNUMANode != -1 || d.NUMANodeUnread != tc.unread {
-				t.Errorf("raw %d, unread %q; want -1, %q", d.RawNUMANode, d.NUMANodeUnread, tc.unread)
+			if d.RawNUMANode != -1 || d.NUMANodeUnread() != tc.unread {
+				t.Errorf("raw %d, unread %q; want -1, %q", d.RawNUMANode, d.NUMANodeUnread(), tc.unread)
 			}
 		})
 	}

@@ -69,15 +69,17 @@ func (r *reader) readExtras(dirs map[topology.BDF]string) {
 		switch {
 		case d.VendorID == topology.VendorMellanox && (d.Kind == topology.KindNIC || d.DeviceID == topology.DeviceCX8DMA):
 			if b, err := r.read(path.Join(dir, "vpd"), maxConfigBytes); err == nil {
-				d.VPDV3, d.VPDSN = vpdKeyword(b, "V3"), vpdKeyword(b, "SN")
+				d.SetVPD(vpdKeyword(b, "V3"), vpdKeyword(b, "SN"))
 			}
 		case d.Kind == topology.KindAccelerator && d.VendorID == topology.VendorAMD:
+			compute, memory := d.ComputePartition(), d.MemoryPartition()
 			if s, err := r.text(path.Join(dir, "current_compute_partition")); err == nil {
-				d.ComputePartition = s
+				compute = s
 			}
 			if s, err := r.text(path.Join(dir, "current_memory_partition")); err == nil {
-				d.MemoryPartition = s
+				memory = s
 			}
+			d.SetPartitions(compute, memory)
 		}
 		for _, n := range d.Netdevs {
 			nd, err := r.resolve(path.Join(pathNet, n))
@@ -139,7 +141,7 @@ func (r *reader) readLAGs() {
 			}
 			return 1
 		})
-		d.LAG = lag
+		d.SetLAG(lag)
 	}
 }
 

@@ -18,8 +18,8 @@ func TestMI300XPartitions(t *testing.T) {
 		t.Fatalf("%d accelerators, want 8 physical MI300X", len(gpus))
 	}
 	for _, d := range gpus {
-		if d.DeviceID != 0x74a1 || d.ComputePartition != "CPX" || d.MemoryPartition != "NPS4" {
-			t.Errorf("%s: %04x %q/%q, want 74a1 CPX/NPS4", d.BDF(), d.DeviceID, d.ComputePartition, d.MemoryPartition)
+		if d.DeviceID != 0x74a1 || d.ComputePartition() != "CPX" || d.MemoryPartition() != "NPS4" {
+			t.Errorf("%s: %04x %q/%q, want 74a1 CPX/NPS4", d.BDF(), d.DeviceID, d.ComputePartition(), d.MemoryPartition())
 		}
 	}
 	if p := g.Classify(gpus[0], g.OfKind(topology.KindNIC)[0]); p.SMI != topology.PIX || p.NCCL != topology.PIX {
@@ -50,7 +50,7 @@ func TestRoCELAGBond(t *testing.T) {
 // bond's second port, which holds none, gets no LAG of its own.
 func TestRoCELAGMembers(t *testing.T) {
 	g := readSource(t, fixturetest.Archive(t, "roce-lag-bond"))
-	lag := dev(t, g, "0000:17:00.0").LAG
+	lag := dev(t, g, "0000:17:00.0").LAG()
 	if lag == nil {
 		t.Fatal("0000:17:00.0: no LAG")
 	}
@@ -65,7 +65,7 @@ func TestRoCELAGMembers(t *testing.T) {
 	if got := lag.Gbps(); got != 400 {
 		t.Errorf("LAG carries %g Gb/s, want 400 (both ports)", got)
 	}
-	if l := dev(t, g, "0000:17:00.1").LAG; l != nil {
+	if l := dev(t, g, "0000:17:00.1").LAG(); l != nil {
 		t.Errorf("0000:17:00.1 has a LAG %+v, want none (no RDMA device)", l)
 	}
 }

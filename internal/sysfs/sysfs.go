@@ -728,18 +728,18 @@ func (r *reader) readFunction(addr topology.BDF, dir string) *topology.Device {
 	d.Driver = linkBase(f, "driver")
 	d.IOMMUGroup = linkBase(f, "iommu_group")
 	if cfg == nil { // a virtual function's config reads vendor 0xffff, so only these can be one
-		d.PhysFn = linkBase(f, "physfn")
+		d.SetPhysFn(linkBase(f, "physfn"))
 	}
 
 	// RawNUMANode stays -1 when the file is not read; NUMANodeUnread then
 	// says why, so no one reports -1 as the kernel's answer.
 	if s, why := attrWhy("numa_node"); why != "" {
-		d.NUMANodeUnread = why
+		d.SetNUMANodeUnread(why)
 	} else if n, err := strconv.Atoi(s); err == nil && n >= -1 && n < 1<<16 {
 		d.RawNUMANode = n
 	} else {
-		d.NUMANodeUnread = fmt.Sprintf("invalid value %q", s)
-		r.warn(bdf+"/numa_node", d.NUMANodeUnread)
+		d.SetNUMANodeUnread(fmt.Sprintf("invalid value %q", s))
+		r.warn(bdf+"/numa_node", d.NUMANodeUnread())
 	}
 	// Local CPUs matter for the endpoints gdtopo reports, and for placing a
 	// function whose numa_node says nothing.
