@@ -102,7 +102,7 @@ func checkSVGFile(ctx context.Context, path string) (svgResult, error) {
 func TestRenderInBrowser(t *testing.T) {
 	t.Parallel()
 	ctx := browser(t)
-	dir := t.TempDir()
+	dir := fixturetest.TempDir(t)
 
 	// The checker fails where it should: small text, overlaps, a foreign
 	// box, text off the canvas.

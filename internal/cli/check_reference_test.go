@@ -52,7 +52,7 @@ func referenceOf(t *testing.T, out string) (*report.Reference, []string) {
 // against itself has no difference and exits 0.
 func TestCheckReference(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := fixturetest.TempDir(t)
 	node := func(name string) string {
 		to := filepath.Join(dir, name)
 		if err := fixturetest.ExtractFile(fx("hgx-h100"), to); err != nil {

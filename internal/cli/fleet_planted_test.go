@@ -181,7 +181,7 @@ func diffLines(t *testing.T, out string) map[string][]string {
 // every copy with NIC5 at x8 is flagged.
 func TestFleetPlantedHGX(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := fixturetest.TempDir(t)
 	node := func(name string) string {
 		to := filepath.Join(dir, name)
 		if err := fixturetest.ExtractFile(fx("hgx-h100"), to); err != nil {

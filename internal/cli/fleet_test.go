@@ -104,7 +104,7 @@ func fleetLines(t *testing.T, out string) []fleetNode {
 // exactly those five and exactly their differences.
 func TestFleetFindsThePlantedNodes(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := fixturetest.TempDir(t)
 	clean := filepath.Join(dir, "clean")
 	if err := fixtures.Write(clean, fleetMachine(plantNone)); err != nil {
 		t.Fatal(err)
@@ -282,7 +282,7 @@ func TestFleetUnreadable(t *testing.T) {
 // accelerator's throughput to it falls with the bond's second port.
 func TestFleetBond(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := fixturetest.TempDir(t)
 	var sources []string
 	for _, name := range []string{"a", "b", "c"} {
 		to := filepath.Join(dir, name)
