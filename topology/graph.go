@@ -197,9 +197,10 @@ func TLPOverhead(gts, overheadBytes float64) float64 {
 	return overheadBytes
 }
 
-// Device is one PCI function. What few functions have (the fields of
-// deviceMore) is held apart, behind accessors, so that a large tree's
-// thousands of switch ports and drives do not each carry it.
+// Device is one PCI function. What few functions of a sysfs tree have
+// (the fields of deviceMore) is held apart, behind accessors, so that a
+// large tree's thousands of switch ports and drives do not each carry it;
+// a text source's devices all have one (Seen).
 type Device struct {
 	Addr       BDF
 	bdf        string      // Addr formatted once by the reader; tables and pairs ask for it often
@@ -210,15 +211,15 @@ type Device struct {
 	Class                    uint32 // class code: base<<16 | sub<<8 | prog-if
 	VendorID, DeviceID       uint16
 	SubVendorID, SubDeviceID uint16
+	ACSCtl                   uint16 // its ACS Control register, when HasACS
 	SubsystemKnown           bool
 	// LocalCPUsNode: LocalCPUs are all the CPUs of the device's NUMA
 	// node, which node the source does not say (hwloc: the device is
 	// local to a Package whose NUMA nodes all span its CPUs). Linux gives
 	// each CPU one node, so devices with equal LocalCPUs share a node.
 	LocalCPUsNode                bool
-	ACSRedirect, ACSKnown        bool   // ACS request/completion redirect on this port, and whether config showed it
-	HasACS                       bool   // the port has an ACS capability (config read past 256 bytes)
-	ACSCtl                       uint16 // its ACS Control register, when HasACS
+	ACSRedirect, ACSKnown        bool // ACS request/completion redirect on this port, and whether config showed it
+	HasACS                       bool // the port has an ACS capability (config read past 256 bytes)
 	RelaxedOrdering, DevCtlKnown bool
 	// PlaceUnknown is set when the source does not say where the function
 	// hangs (plain lspci): Parent and HostBridge are nil and every path to

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"math"
 	"runtime"
 	"runtime/debug"
@@ -17,17 +18,18 @@ import (
 // large tree's peak grow with garbage.
 const lateGCLimit = 20 << 20
 
-// largeSourceGCPercent is GOGC, from its first collection on, for a run
-// that reads one source (gcPolicy.oneSource): the source is large then, and
+// largeSourceGCPercent is GOGC, from its first collection on, for a check
+// of one source (gcPolicy.oneSource): the source is large then, and
 // its graph most of the heap, so a heap a quarter over what is live keeps
 // the peak near the graph's size for a few more collections.
 const largeSourceGCPercent = 25
 
 // manySourcesGCPercent is the GOGC of a run over many sources after its
-// first collection. Such a run's live heap is a few megabytes (one source
-// per worker), so at Go's 100 it collects every few sources; at 200 it
-// collects half as often for a few megabytes more, still flat in the
-// number of sources.
+// first collection. Such a run's live heap is the sources under way (one
+// per worker) and what it keeps of each (a fleet's comparable state, a few
+// hundred bytes), so at Go's 100 it collects every few sources; at 200 it
+// collects half as often, for a heap of up to three times what is live
+// instead of twice.
 const manySourcesGCPercent = 200
 
 // collectLate makes a run of the binary collect no garbage until it holds
@@ -48,7 +50,7 @@ func collectLate(getenv func(string) string) *gcPolicy {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return nil
 	}
-	p := &gcPolicy{percent: 100}
+	p := &gcPolicy{}
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(lateGCLimit)
 	p.restoreAfterGC()
@@ -59,7 +61,7 @@ func collectLate(getenv func(string) string) *gcPolicy {
 // first collection a run of one source or of many changes.
 type gcPolicy struct {
 	mu       sync.Mutex
-	percent  int  // the GOGC from the first collection on
+	percent  int  // the GOGC from the first collection on; 0 is Go's default, 100
 	restored bool // the first collection has come, and percent holds
 }
 
@@ -82,7 +84,7 @@ func (p *gcPolicy) collectAt(percent int) {
 	defer p.mu.Unlock()
 	p.percent = percent
 	if p.restored {
-		debug.SetGCPercent(p.percent)
+		debug.SetGCPercent(cmp.Or(p.percent, 100))
 	}
 }
 
@@ -119,7 +121,7 @@ func (p *gcPolicy) restoreAfterGC() {
 			p.restoreAfterGC()
 			return
 		}
-		debug.SetGCPercent(p.percent)
+		debug.SetGCPercent(cmp.Or(p.percent, 100))
 		debug.SetMemoryLimit(math.MaxInt64)
 		p.restored = true
 	}, struct{}{})

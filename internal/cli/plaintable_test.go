@@ -19,8 +19,13 @@ import (
 // switches and drives.
 func TestPlainTableReport(t *testing.T) {
 	opts := &checkOptions{globalOptions: &globalOptions{IO: &Streams{Out: io.Discard, Err: os.Stderr}}}
-	if !opts.plainTable(render.Table) || opts.plainTable(render.JSON) {
-		t.Fatal("plainTable: the plain table is -o table without -v")
+	if !opts.plainTable(render.Table) || opts.plainTable(render.JSON) || opts.plainTable(render.Markdown) {
+		t.Fatal("plainTable: the plain table is -o table")
+	}
+	for _, o := range []*checkOptions{{Verbose: true}, {Reference: "ref.tar.gz"}} {
+		if o.plainTable(render.Table) {
+			t.Fatalf("plainTable with -v %v, --reference %q: -v shows every pair and --reference compares every device", o.Verbose, o.Reference)
+		}
 	}
 	for _, name := range append(fixturetest.Names(t), "scale") {
 		src := fx(name)

@@ -99,7 +99,7 @@ type TopoFinding struct {
 // NewTopo takes from a machine's graph, its labelled pairs and the
 // advisor's result what the fleet command compares. res may be nil.
 func NewTopo(g *topology.Graph, pairs []topology.Pair, res *advisor.Result) Topo {
-	t := Topo{Devices: []TopoDevice{}, Pairs: []TopoPair{}, Findings: []TopoFinding{}} // [] in JSON, never null
+	t := Topo{Pairs: []TopoPair{}, Findings: []TopoFinding{}} // [] in JSON, never null (Devices: made below)
 	keep := map[*topology.Device]bool{}
 	for _, d := range g.Devices {
 		// Every bridge is kept, so an empty slot is compared as a slot, not

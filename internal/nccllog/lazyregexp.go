@@ -1,7 +1,9 @@
 package nccllog
 
 import (
+	"os"
 	"regexp"
+	"strings"
 	"sync"
 )
 
@@ -12,10 +14,19 @@ type lazyRegexp struct {
 }
 
 // lazy returns expr as a lazyRegexp; it panics on first use where expr is
-// not a valid expression, as regexp.MustCompile does at once.
+// not a valid expression, as regexp.MustCompile does at once, and at once
+// in a test binary, so that a bad expression in a rare branch fails every
+// test run (as Go's internal/lazyregexp does).
 func lazy(expr string) *lazyRegexp {
-	return &lazyRegexp{compile: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })}
+	l := &lazyRegexp{compile: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })}
+	if inTest {
+		l.compile()
+	}
+	return l
 }
+
+// inTest reports whether this is a test binary (pkg.test).
+var inTest = len(os.Args) > 0 && strings.HasSuffix(strings.TrimSuffix(os.Args[0], ".exe"), ".test")
 
 // FindStringSubmatch is regexp.Regexp's.
 func (l *lazyRegexp) FindStringSubmatch(s string) []string {

@@ -61,6 +61,7 @@ func Build(in Input) *Report {
 		r.HostBridges = append(r.HostBridges, HostBridge{Name: hb.Name, NUMANode: hb.NUMANode, Socket: hb.Socket, Devices: bdfs(hb.Devices)})
 	}
 	adv := in.Advice
+	in.Advice = nil // adv alone holds the advice, so that the copy below lets its storage pairs go
 	if adv == nil {
 		adv = &advisor.Result{}
 	}

@@ -110,7 +110,7 @@ type StoragePair struct {
 	NVMe           string  `json:"nvme"`
 	SMI            string  `json:"smi"`
 	Path           string  `json:"path"`
-	Route          string  `json:"route"` // in the switch, through the root complex, across NUMA nodes of one socket, across sockets, unknown
+	Route          string  `json:"route"` // in the switch, through the root complex, across NUMA nodes of one socket, across sockets, across NUMA nodes, sockets unknown, unknown
 	BottleneckGbps float64 `json:"bottleneck_gbps"`
 	Note           string  `json:"note"`
 	// LabelUncertain: SMI rests on a guess (a NUMA node), as Pair's.

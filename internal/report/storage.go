@@ -24,7 +24,7 @@ type storageRow struct {
 }
 
 // storageRows groups r.StoragePairs by accelerator, in their order, or
-// returns the rows Build tallied in their place (Input.NoStoragePairs).
+// returns the rows Build tallied in their place (Input.StorageTally).
 func storageRows(r *Report) []storageRow {
 	var out []storageRow
 	if r.storageTallied {
