@@ -239,23 +239,32 @@ func TestStorageGuessedLabel(t *testing.T) {
 	for _, d := range g.Devices {
 		d.NUMANode, d.RawNUMANode, d.LocalCPUsNode = -1, -1, false
 	}
+	routes := gpu0Routes(t, g, func(s StoragePrediction) {
+		if guessed := s.Route == RouteUnknown; s.Pair.LabelUncertain != guessed || guessed && s.Pair.SMI != topology.NODE {
+			t.Errorf("%s: %s route %q, label uncertain %v", s.Pair.B.BDF(), s.Pair.SMI, s.Route, s.Pair.LabelUncertain)
+		}
+	})
+	if routes[RouteSwitch] != 4 || routes[RouteUnknown] != 20 || len(routes) != 2 {
+		t.Errorf("GPU0 routes %v, want 4 in the switch and 20 unknown", routes)
+	}
+}
+
+// gpu0Routes analyses the GDS server's graph g and counts the routes of
+// GPU0's (0000:18:00.0) drives, handing each of its predictions to check.
+func gpu0Routes(t *testing.T, g *topology.Graph, check func(StoragePrediction)) map[string]int {
+	t.Helper()
 	res, err := Analyze(g, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	routes := map[string]int{}
 	for _, s := range res.Storage {
-		if s.Pair.A.BDF() != "0000:18:00.0" {
-			continue
-		}
-		routes[s.Route]++
-		if guessed := s.Route == RouteUnknown; s.Pair.LabelUncertain != guessed || guessed && s.Pair.SMI != topology.NODE {
-			t.Errorf("%s: %s route %q, label uncertain %v", s.Pair.B.BDF(), s.Pair.SMI, s.Route, s.Pair.LabelUncertain)
+		if s.Pair.A.BDF() == "0000:18:00.0" {
+			routes[s.Route]++
+			check(s)
 		}
 	}
-	if routes[RouteSwitch] != 4 || routes[RouteUnknown] != 20 || len(routes) != 2 {
-		t.Errorf("GPU0 routes %v, want 4 in the switch and 20 unknown", routes)
-	}
+	return routes
 }
 
 // TestGen6Encoding: PCIe 6.0 at 64 GT/s runs in FLIT mode: no 128b/130b,
@@ -554,20 +563,11 @@ func TestStorageSocketsUnknown(t *testing.T) {
 	for i := range g.System.NUMANodes {
 		g.System.NUMANodes[i].Socket = -1
 	}
-	res, err := Analyze(g, nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	routes := map[string]int{}
-	for _, s := range res.Storage {
-		if s.Pair.A.BDF() != "0000:18:00.0" {
-			continue
-		}
-		routes[s.Route]++
+	routes := gpu0Routes(t, g, func(s StoragePrediction) {
 		if s.Route == RouteNodesSocketUnknown && (s.Note != noteNodes || s.Pair.Path != topology.PathNodesSocketUnknown) {
 			t.Errorf("%s: path %q, note %q", s.Pair.B.BDF(), s.Pair.Path, s.Note)
 		}
-	}
+	})
 	if routes[RouteSwitch] != 4 || routes[RouteRootComplex] != 8 || routes[RouteNodesSocketUnknown] != 12 || len(routes) != 3 {
 		t.Errorf("GPU0 routes %v, want 4 in the switch, 8 through the root complex and 12 across NUMA nodes with sockets unknown", routes)
 	}

@@ -20,17 +20,10 @@ func gcPercent() int {
 // TestCollectLate checks the binary's collection policy: none until the
 // limit, then Go's default from the first collection on (a run of one
 // source: largeSourceGCPercent); and nothing changed when the environment
-// sets GOGC or GOMEMLIMIT. It changes the
-// process's collector settings, so it does not run in parallel, and puts
-// them back.
+// sets GOGC or GOMEMLIMIT. It changes the process's collector settings, so
+// it does not run in parallel, and puts them back.
 func TestCollectLate(t *testing.T) {
-	percent, limit := gcPercent(), debug.SetMemoryLimit(-1)
-	t.Cleanup(func() {
-		debug.SetGCPercent(percent)
-		debug.SetMemoryLimit(limit)
-	})
-	debug.SetGCPercent(100)
-	debug.SetMemoryLimit(math.MaxInt64)
+	defaultGCSettings(t)
 
 	for _, env := range []string{"GOGC", "GOMEMLIMIT"} {
 		collectLate(func(k string) string {
@@ -56,6 +49,18 @@ func TestCollectLate(t *testing.T) {
 		}
 		collectUntil(t, want)
 	}
+}
+
+// defaultGCSettings sets Go's default collector settings (GOGC 100, no
+// memory limit) for a test, and puts the process's back when it ends.
+func defaultGCSettings(t *testing.T) {
+	percent, limit := gcPercent(), debug.SetMemoryLimit(-1)
+	t.Cleanup(func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	})
+	debug.SetGCPercent(100)
+	debug.SetMemoryLimit(math.MaxInt64)
 }
 
 // collectUntil collects until the policy's cleanup has set GOGC want and
@@ -106,12 +111,7 @@ func TestCollectAfterReading(t *testing.T) {
 // before that collection or after, and that the environment's policy (a
 // nil gcPolicy) stays whatever the run says.
 func TestManySources(t *testing.T) {
-	percent, limit := gcPercent(), debug.SetMemoryLimit(-1)
-	t.Cleanup(func() {
-		debug.SetGCPercent(percent)
-		debug.SetMemoryLimit(limit)
-	})
-	debug.SetGCPercent(100)
+	defaultGCSettings(t)
 	(*gcPolicy)(nil).manySources()
 	(*gcPolicy)(nil).oneSource()
 	if gcPercent() != 100 {
