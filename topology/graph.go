@@ -310,18 +310,23 @@ type deviceMore struct {
 	lag *LAG
 }
 
-// moreOf returns a copy of d's deviceMore, the zero value where it has none.
-func (d *Device) moreOf() deviceMore {
+// noMore is the deviceMore of every Device that has none. Nothing writes
+// it: setMore copies before it changes.
+var noMore deviceMore
+
+// moreOf returns d's deviceMore, or noMore where it has none, for reading:
+// a pointer, so that reading one field copies none of the others.
+func (d *Device) moreOf() *deviceMore {
 	if d.more == nil {
-		return deviceMore{}
+		return &noMore
 	}
-	return *d.more
+	return d.more
 }
 
 // setMore replaces d's deviceMore with one changed by f; none where f
 // leaves every field unset.
 func (d *Device) setMore(f func(*deviceMore)) {
-	m := d.moreOf()
+	m := *d.moreOf()
 	f(&m)
 	if m == (deviceMore{}) {
 		d.more = nil

@@ -431,9 +431,10 @@ func (b *builder) device(o, normal *object, hb *topology.HostBridge, parent *top
 	}
 	d := topology.NewDevice(addr)
 	d.Parent, d.HostBridge = parent, hb
-	d.SetSeen(b.where(o))
 	if o.line == 0 {
 		d.SetSeen(b.name + " <object pci_busid=" + strconv.Quote(o.busid) + ">")
+	} else {
+		d.SetSeen(b.where(o))
 	}
 	if hb == nil {
 		d.HostBridge = b.hostBridgeAt(addr.Domain, addr.Bus, true)

@@ -262,9 +262,10 @@ func (p *parser) build() *topology.Graph {
 		d.ACSKnown, d.ACSRedirect = r.acsKnown || r.noCaps || r.capsSeen && !r.denied && !r.looped && !r.cut, r.acsRedirect
 		d.MaxPayload, d.MaxReadRequest, d.RelaxedOrdering, d.DevCtlKnown = r.maxPayload, r.maxReadReq, r.relaxedOrdering, r.devCtlKnown
 		d.Kind = topology.KindOf(d.Class, d.VendorID, d.DeviceID)
-		d.SetSeen(r.at)
 		if r.verboseAt != "" {
 			d.SetSeen(r.verboseAt) // where its link, ACS and DevCtl lines are
+		} else {
+			d.SetSeen(r.at)
 		}
 		if r.roleKnown {
 			d.Role, d.RoleFrom = r.role, topology.RoleFromConfig
